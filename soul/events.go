@@ -1,0 +1,207 @@
+package soul
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is one message on the wire from the Soul to whoever drives it (the
+// TUI, print mode, tests). Events are plain data; the only exception is
+// ApprovalRequest, which carries a way to answer it.
+type Event interface{ EventType() string }
+
+// Sink receives events in order. It must not block for long: the TUI batches
+// them and print mode writes them out.
+type Sink func(Event)
+
+// SessionStart opens a print-mode jsonl stream.
+type SessionStart struct {
+	SessionID string `json:"session_id"`
+	WorkDir   string `json:"work_dir"`
+	Model     string `json:"model"`
+}
+
+// StepBegin is sent before each model call of a run; N counts from 1.
+type StepBegin struct {
+	N          int `json:"n"`
+	Checkpoint int `json:"checkpoint"`
+}
+
+// StepRetry is sent before a retry of a failed model call.
+type StepRetry struct {
+	Attempt int           `json:"attempt"` // 1 for the first retry
+	Max     int           `json:"max"`
+	Wait    time.Duration `json:"wait_ns"`
+	Reason  string        `json:"reason"`
+}
+
+// StepInterrupted says the current step was cancelled and nothing of it kept.
+type StepInterrupted struct {
+	Reason string `json:"reason"`
+}
+
+// CompactionBegin is sent when compaction (manual or automatic) starts.
+type CompactionBegin struct {
+	Auto   bool `json:"auto"`
+	Tokens int  `json:"tokens"`
+}
+
+// CompactionEnd is sent when compaction has produced a new generation.
+type CompactionEnd struct {
+	NewGen      int    `json:"new_gen"`
+	ArchivedGen int    `json:"archived_gen"`
+	Truncated   bool   `json:"truncated"` // the summary call failed; fell back to truncation
+	Reason      string `json:"reason,omitempty"`
+	Tokens      int    `json:"tokens"`
+	Kept        int    `json:"kept"` // messages preserved verbatim
+}
+
+// StatusUpdate carries the numbers the status bar shows.
+type StatusUpdate struct {
+	Model          string  `json:"model"`
+	Step           int     `json:"step"`
+	Tokens         int     `json:"tokens"`
+	MaxContext     int     `json:"max_context"`
+	ContextPercent float64 `json:"context_percent"`
+	Generation     int     `json:"generation"`
+}
+
+// ContentPart is a delta of the assistant's answer text.
+type ContentPart struct {
+	Text string `json:"text"`
+}
+
+// ReasoningPart is a delta of the model's reasoning.
+type ReasoningPart struct {
+	Text string `json:"text"`
+}
+
+// ToolCall is sent when a complete tool call is known and about to run.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolCallPart is a delta of a tool call while the model streams it.
+type ToolCallPart struct {
+	Index          int    `json:"index"`
+	ID             string `json:"id,omitempty"`
+	Name           string `json:"name,omitempty"`
+	ArgumentsDelta string `json:"arguments_delta"`
+}
+
+// ToolOutput is live output of a running tool call (Shell streams here).
+type ToolOutput struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// ToolResult is the final result of a tool call.
+type ToolResult struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Output   string        `json:"output"`
+	IsError  bool          `json:"is_error"`
+	Brief    string        `json:"brief,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	Todos    []Todo        `json:"todos,omitempty"` // SetTodoList
+}
+
+// Todo is one entry of the model's todo list.
+type Todo struct {
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+// ApprovalDecision answers an ApprovalRequest.
+type ApprovalDecision int
+
+const (
+	Reject ApprovalDecision = iota
+	ApproveOnce
+	ApproveForSession
+)
+
+// ApprovalRequest asks the user to allow a tool call that writes or executes.
+type ApprovalRequest struct {
+	ToolCallID  string `json:"tool_call_id"`
+	Tool        string `json:"tool"`
+	Action      string `json:"action"` // the approval class, e.g. "edit file", "run shell command"
+	Description string `json:"description"`
+	Arguments   string `json:"arguments"`
+	Diff        string `json:"diff,omitempty"`    // unified diff for edits
+	Command     string `json:"command,omitempty"` // for Shell
+
+	reply chan approvalReply
+}
+
+type approvalReply struct {
+	decision ApprovalDecision
+	feedback string
+}
+
+// Respond answers the request; only the first answer counts.
+func (r *ApprovalRequest) Respond(d ApprovalDecision, feedback string) {
+	select {
+	case r.reply <- approvalReply{d, feedback}:
+	default:
+	}
+}
+
+// Backtrack is sent after a D-Mail moved the session back to a checkpoint.
+type Backtrack struct {
+	CheckpointID  int    `json:"checkpoint_id"`
+	Discarded     int    `json:"discarded"` // messages kept only in the archived generation
+	ReturnedTo    string `json:"returned_to"`
+	Note          string `json:"note"`
+	NewGen        int    `json:"new_gen"`
+	ArchivedGen   int    `json:"archived_gen"`
+	FilesReverted bool   `json:"files_reverted"`
+}
+
+// Error reports a failure of the run; Temporary is set when retries ran out
+// on a failure that might pass (print mode exits 75 then).
+type Error struct {
+	Message   string `json:"message"`
+	Temporary bool   `json:"temporary"`
+}
+
+// RunEnd closes a run.
+type RunEnd struct {
+	Reason string `json:"reason"` // "done", "max_steps", "rejected", "interrupted", "error"
+	Steps  int    `json:"steps"`
+}
+
+// LoopWarning says the model keeps running (nearly) the same shell command.
+type LoopWarning struct {
+	Command string `json:"command"`
+	Count   int    `json:"count"`
+}
+
+func (SessionStart) EventType() string     { return "SessionStart" }
+func (StepBegin) EventType() string        { return "StepBegin" }
+func (StepRetry) EventType() string        { return "StepRetry" }
+func (StepInterrupted) EventType() string  { return "StepInterrupted" }
+func (CompactionBegin) EventType() string  { return "CompactionBegin" }
+func (CompactionEnd) EventType() string    { return "CompactionEnd" }
+func (StatusUpdate) EventType() string     { return "StatusUpdate" }
+func (ContentPart) EventType() string      { return "ContentPart" }
+func (ReasoningPart) EventType() string    { return "ReasoningPart" }
+func (ToolCall) EventType() string         { return "ToolCall" }
+func (ToolCallPart) EventType() string     { return "ToolCallPart" }
+func (ToolOutput) EventType() string       { return "ToolOutput" }
+func (ToolResult) EventType() string       { return "ToolResult" }
+func (*ApprovalRequest) EventType() string { return "ApprovalRequest" }
+func (Backtrack) EventType() string        { return "Backtrack" }
+func (Error) EventType() string            { return "Error" }
+func (RunEnd) EventType() string           { return "RunEnd" }
+func (LoopWarning) EventType() string      { return "LoopWarning" }
+
+// MarshalEvent encodes an event as one jsonl line: {"type":…,"payload":…}.
+func MarshalEvent(e Event) ([]byte, error) {
+	return json.Marshal(struct {
+		Type    string `json:"type"`
+		Payload Event  `json:"payload"`
+	}{e.EventType(), e})
+}

@@ -1,0 +1,377 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Message is one OpenAI-style chat message exactly as kimi-cli keeps it in
+// context.jsonl. Fields rewind does not know are kept in Extra so that an
+// import → export round trip loses nothing.
+type Message struct {
+	Role       string
+	Content    Content
+	ToolCalls  []ToolCall
+	ToolCallID string
+	Name       string
+	// Extra holds every top-level field not named above, verbatim.
+	Extra map[string]json.RawMessage
+}
+
+// Content is either a plain string or a list of typed parts.
+type Content struct {
+	Text    string // used when Parts is nil
+	Parts   []Part // non-nil when the JSON held a list
+	IsNull  bool   // the JSON held null (assistant messages with only tool calls)
+	Omitted bool   // the JSON had no content key at all
+}
+
+// Part is one element of a list content: text, think, image_url, or a type
+// rewind does not know. Raw keeps the original object so unknown part types
+// and unknown fields survive a round trip.
+type Part struct {
+	Type  string
+	Text  string // type "text"
+	Think string // type "think"
+	Raw   json.RawMessage
+}
+
+// ToolCall is an assistant's request to run a tool.
+type ToolCall struct {
+	ID      string
+	Type    string // "function"
+	Name    string
+	Args    string // the arguments as the model sent them (a JSON string)
+	Extra   map[string]json.RawMessage
+	FnExtra map[string]json.RawMessage
+}
+
+// TextContent builds string content.
+func TextContent(s string) Content { return Content{Text: s} }
+
+// PlainText is the message's readable text: the string content, or the text
+// parts joined (think parts excluded).
+func (c Content) PlainText() string {
+	if c.Parts == nil {
+		return c.Text
+	}
+	var b bytes.Buffer
+	for _, p := range c.Parts {
+		if p.Type == "text" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// Reasoning joins the think parts of a list content.
+func (c Content) Reasoning() string {
+	var b bytes.Buffer
+	for _, p := range c.Parts {
+		if p.Type == "think" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(p.Think)
+		}
+	}
+	return b.String()
+}
+
+// NewText is a convenience constructor for a message with string content.
+func NewText(role, text string) Message { return Message{Role: role, Content: TextContent(text)} }
+
+var knownMessageKeys = map[string]bool{"role": true, "content": true, "tool_calls": true, "tool_call_id": true, "name": true}
+
+// MarshalJSON writes the message in kimi-cli's context.jsonl shape.
+func (m Message) MarshalJSON() ([]byte, error) {
+	obj := map[string]json.RawMessage{}
+	for k, v := range m.Extra {
+		obj[k] = v
+	}
+	put := func(k string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("marshal %s: %w", k, err)
+		}
+		obj[k] = b
+		return nil
+	}
+	if err := put("role", m.Role); err != nil {
+		return nil, err
+	}
+	switch {
+	case m.Content.Omitted:
+	case m.Content.IsNull:
+		obj["content"] = json.RawMessage("null")
+	case m.Content.Parts != nil:
+		parts := make([]json.RawMessage, 0, len(m.Content.Parts))
+		for _, p := range m.Content.Parts {
+			b, err := p.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, b)
+		}
+		if err := put("content", parts); err != nil {
+			return nil, err
+		}
+	default:
+		if err := put("content", m.Content.Text); err != nil {
+			return nil, err
+		}
+	}
+	if len(m.ToolCalls) > 0 {
+		calls := make([]json.RawMessage, 0, len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			b, err := c.MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, b)
+		}
+		if err := put("tool_calls", calls); err != nil {
+			return nil, err
+		}
+	}
+	if m.ToolCallID != "" {
+		if err := put("tool_call_id", m.ToolCallID); err != nil {
+			return nil, err
+		}
+	}
+	if m.Name != "" {
+		if err := put("name", m.Name); err != nil {
+			return nil, err
+		}
+	}
+	return marshalOrdered(obj, []string{"role", "content", "tool_calls", "tool_call_id", "name"})
+}
+
+// UnmarshalJSON reads a kimi-cli message line, keeping unknown fields.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return err
+	}
+	*m = Message{}
+	if raw, ok := obj["role"]; ok {
+		if err := json.Unmarshal(raw, &m.Role); err != nil {
+			return fmt.Errorf("role: %w", err)
+		}
+	}
+	if raw, ok := obj["content"]; !ok {
+		m.Content.Omitted = true
+	} else if err := m.Content.unmarshal(raw); err != nil {
+		return err
+	}
+	if raw, ok := obj["tool_calls"]; ok && string(raw) != "null" {
+		var calls []json.RawMessage
+		if err := json.Unmarshal(raw, &calls); err != nil {
+			return fmt.Errorf("tool_calls: %w", err)
+		}
+		for _, c := range calls {
+			var tc ToolCall
+			if err := tc.UnmarshalJSON(c); err != nil {
+				return fmt.Errorf("tool_calls: %w", err)
+			}
+			m.ToolCalls = append(m.ToolCalls, tc)
+		}
+	}
+	if raw, ok := obj["tool_call_id"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m.ToolCallID); err != nil {
+			return fmt.Errorf("tool_call_id: %w", err)
+		}
+	}
+	if raw, ok := obj["name"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m.Name); err != nil {
+			return fmt.Errorf("name: %w", err)
+		}
+	}
+	for k, v := range obj {
+		if !knownMessageKeys[k] {
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = v
+		}
+	}
+	return nil
+}
+
+func (c *Content) unmarshal(raw json.RawMessage) error {
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case string(trimmed) == "null":
+		c.IsNull = true
+	case len(trimmed) > 0 && trimmed[0] == '"':
+		if err := json.Unmarshal(trimmed, &c.Text); err != nil {
+			return fmt.Errorf("content: %w", err)
+		}
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		var parts []json.RawMessage
+		if err := json.Unmarshal(trimmed, &parts); err != nil {
+			return fmt.Errorf("content: %w", err)
+		}
+		c.Parts = make([]Part, 0, len(parts))
+		for _, pr := range parts {
+			var p Part
+			if err := p.UnmarshalJSON(pr); err != nil {
+				return fmt.Errorf("content part: %w", err)
+			}
+			c.Parts = append(c.Parts, p)
+		}
+	default:
+		return fmt.Errorf("content: want a string, a list of parts or null, got %.40s", trimmed)
+	}
+	return nil
+}
+
+// MarshalJSON writes the part; an unchanged imported part is written as it came.
+func (p Part) MarshalJSON() ([]byte, error) {
+	if len(p.Raw) > 0 {
+		return p.Raw, nil
+	}
+	switch p.Type {
+	case "think":
+		return json.Marshal(struct {
+			Type  string `json:"type"`
+			Think string `json:"think"`
+		}{p.Type, p.Think})
+	default:
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{p.Type, p.Text})
+	}
+}
+
+// UnmarshalJSON reads a part, keeping the raw object.
+func (p *Part) UnmarshalJSON(data []byte) error {
+	var head struct {
+		Type  string `json:"type"`
+		Text  string `json:"text"`
+		Think string `json:"think"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return err
+	}
+	*p = Part{Type: head.Type, Text: head.Text, Think: head.Think, Raw: append(json.RawMessage(nil), data...)}
+	return nil
+}
+
+var knownCallKeys = map[string]bool{"id": true, "type": true, "function": true}
+
+// MarshalJSON writes an OpenAI-style tool call.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	fn := map[string]json.RawMessage{}
+	for k, v := range c.FnExtra {
+		fn[k] = v
+	}
+	name, _ := json.Marshal(c.Name)
+	args, _ := json.Marshal(c.Args)
+	fn["name"], fn["arguments"] = name, args
+	fnJSON, err := marshalOrdered(fn, []string{"name", "arguments"})
+	if err != nil {
+		return nil, err
+	}
+	obj := map[string]json.RawMessage{}
+	for k, v := range c.Extra {
+		obj[k] = v
+	}
+	typ := c.Type
+	if typ == "" {
+		typ = "function"
+	}
+	id, _ := json.Marshal(c.ID)
+	t, _ := json.Marshal(typ)
+	obj["id"], obj["type"], obj["function"] = id, t, fnJSON
+	return marshalOrdered(obj, []string{"type", "id", "function"})
+}
+
+// UnmarshalJSON reads an OpenAI-style tool call, keeping unknown fields.
+func (c *ToolCall) UnmarshalJSON(data []byte) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return err
+	}
+	*c = ToolCall{}
+	if raw, ok := obj["id"]; ok {
+		_ = json.Unmarshal(raw, &c.ID)
+	}
+	if raw, ok := obj["type"]; ok {
+		_ = json.Unmarshal(raw, &c.Type)
+	}
+	if raw, ok := obj["function"]; ok {
+		var fn map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fn); err != nil {
+			return fmt.Errorf("function: %w", err)
+		}
+		for k, v := range fn {
+			switch k {
+			case "name":
+				_ = json.Unmarshal(v, &c.Name)
+			case "arguments":
+				if err := json.Unmarshal(v, &c.Args); err != nil {
+					// Some servers send arguments as an object; keep it as text.
+					c.Args = string(v)
+				}
+			default:
+				if c.FnExtra == nil {
+					c.FnExtra = map[string]json.RawMessage{}
+				}
+				c.FnExtra[k] = v
+			}
+		}
+	}
+	for k, v := range obj {
+		if !knownCallKeys[k] {
+			if c.Extra == nil {
+				c.Extra = map[string]json.RawMessage{}
+			}
+			c.Extra[k] = v
+		}
+	}
+	return nil
+}
+
+// marshalOrdered writes obj with the given keys first (in that order) and the
+// rest sorted, so output is stable and reads like kimi-cli's.
+func marshalOrdered(obj map[string]json.RawMessage, first []string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	write := func(k string, v json.RawMessage) {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	seen := map[string]bool{}
+	for _, k := range first {
+		if v, ok := obj[k]; ok {
+			write(k, v)
+			seen[k] = true
+		}
+	}
+	rest := make([]string, 0, len(obj))
+	for k := range obj {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		write(k, obj[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

@@ -1,0 +1,133 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Kind is the kind of a context record.
+type Kind string
+
+const (
+	KindMessage    Kind = "message"
+	KindCheckpoint Kind = "checkpoint"
+	KindUsage      Kind = "usage"
+)
+
+// Cause says why a generation was started.
+type Cause string
+
+const (
+	CauseStart     Cause = "start"
+	CauseRevert    Cause = "revert"
+	CauseBacktrack Cause = "backtrack"
+	CauseCompact   Cause = "compact"
+	CauseClear     Cause = "clear"
+	CauseRestore   Cause = "restore"
+	CauseImport    Cause = "import"
+	CauseFork      Cause = "fork"
+)
+
+// Errors callers match with errors.Is. Messages wrapped around them name the
+// session, checkpoint or generation.
+var (
+	ErrSessionNotFound    = errors.New("session not found")
+	ErrCheckpointNotFound = errors.New("checkpoint not found")
+	ErrGenerationNotFound = errors.New("generation not found")
+	ErrAmbiguousID        = errors.New("session id prefix is ambiguous")
+	ErrNotDatabase        = errors.New("not a rewind database")
+	ErrNewerSchema        = errors.New("database was written by a newer rewind")
+	ErrLeaseHeld          = errors.New("session is open in another rewind process")
+	ErrCompactedRegion    = errors.New("checkpoint lies in a region replaced by compaction")
+)
+
+// Session is one conversation. The counters describe its current view.
+type Session struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	WorkDir     string    `json:"work_dir"`
+	Model       string    `json:"model"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	CurrentGen  int       `json:"current_gen"`
+	Deleted     bool      `json:"deleted"`
+	Messages    int       `json:"messages"`
+	Checkpoints int       `json:"checkpoints"`
+	Tokens      int       `json:"tokens"`
+	Generations int       `json:"generations"`
+}
+
+// Generation is one version of a session's context. Its view is its parent's
+// view restricted to records with seq < ForkSeq, followed by its own records.
+type Generation struct {
+	SessionID  string     `json:"session_id"`
+	Gen        int        `json:"gen"`
+	ParentGen  *int       `json:"parent_gen"`
+	ForkSeq    *int64     `json:"fork_seq"`
+	SourceGen  *int       `json:"source_gen,omitempty"` // compaction/fork: the generation it came from
+	Cause      Cause      `json:"cause"`
+	Note       string     `json:"note"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ArchivedAt *time.Time `json:"archived_at"`
+	// Counters of the generation's view, kept up to date on every append.
+	Messages         int `json:"messages"`
+	NextCheckpointID int `json:"next_checkpoint_id"`
+	Tokens           int `json:"tokens"`
+}
+
+// Archived reports whether the generation has been replaced.
+func (g Generation) Archived() bool { return g.ArchivedAt != nil }
+
+// Record is one row of the context table.
+type Record struct {
+	SessionID    string          `json:"-"`
+	Seq          int64           `json:"seq"`
+	Gen          int             `json:"gen"`
+	Kind         Kind            `json:"kind"`
+	Role         string          `json:"role,omitempty"`
+	CheckpointID int             `json:"checkpoint_id"` // meaningful for checkpoint records
+	TokenCount   int             `json:"token_count"`   // meaningful for usage records
+	Body         json.RawMessage `json:"message,omitempty"`
+	CreatedAt    time.Time       `json:"created_at"`
+}
+
+// Message decodes a message record's body.
+func (r Record) Message() (Message, error) {
+	var m Message
+	err := json.Unmarshal(r.Body, &m)
+	return m, err
+}
+
+// View is what a generation holds: the records the model would be sent,
+// in seq order, plus its counters.
+type View struct {
+	SessionID        string
+	Generation       Generation
+	Records          []Record
+	Tokens           int
+	NextCheckpointID int
+}
+
+// Messages decodes the view's message records in order. Bodies that fail to
+// decode are skipped; the store never writes such bodies.
+func (v View) Messages() []Message {
+	out := make([]Message, 0, len(v.Records))
+	for _, r := range v.Records {
+		if r.Kind != KindMessage {
+			continue
+		}
+		if m, err := r.Message(); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Step is what one agent step commits atomically: the assistant message, the
+// results of its tool calls (in call order) and the usage after it.
+type Step struct {
+	Assistant   Message
+	ToolResults []Message
+	TokenCount  int // the context size reported (or estimated) after the step; 0 = no usage record
+}
