@@ -1,0 +1,74 @@
+package views
+
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// Themed is implemented by every view: a theme change is broadcast by
+// calling SetTheme on each, no view reads a global.
+type Themed interface {
+	SetTheme(themes.Theme)
+}
+
+// Bound is implemented by views with a key registry.
+type Bound interface {
+	Bindings() []KeyBinding
+}
+
+// pane is the shared frame of the bordered views: theme, title, focus mark.
+type pane struct {
+	*tview.Box
+	theme  themes.Theme
+	title  string
+	border bool
+}
+
+func newPane(title string) pane {
+	p := pane{Box: tview.NewBox(), theme: themes.Default(), title: title, border: true}
+	p.Box.SetBorder(true)
+	return p
+}
+
+// SetTheme applies a theme to the frame.
+func (p *pane) setTheme(t themes.Theme) { p.theme = t }
+
+// SetPaneTitle changes the title shown in the border.
+func (p *pane) SetPaneTitle(title string) { p.title = SanitizeLine(title) }
+
+// ShowBorder turns the border (and title) on or off.
+func (p *pane) ShowBorder(on bool) {
+	p.border = on
+	p.Box.SetBorder(on)
+}
+
+func (p *pane) base() tcell.Style {
+	return tcell.StyleDefault.Background(p.theme.Background).Foreground(p.theme.Text)
+}
+
+// frame draws background, border and title (marked when focused) and
+// returns the inner rectangle.
+func (p *pane) frame(screen tcell.Screen, self tview.Primitive) (int, int, int, int) {
+	focused := p.HasFocus()
+	p.Box.SetBackgroundColor(p.theme.Background)
+	if focused {
+		p.Box.SetBorderColor(p.theme.FocusedBorder)
+		p.Box.SetTitleColor(p.theme.FocusedBorder)
+		if p.title != "" {
+			p.Box.SetTitle(" ▶ " + tview.Escape(p.title) + " ")
+		}
+	} else {
+		p.Box.SetBorderColor(p.theme.Border)
+		p.Box.SetTitleColor(p.theme.Title)
+		if p.title != "" {
+			p.Box.SetTitle(" " + tview.Escape(p.title) + " ")
+		}
+	}
+	p.Box.SetBorderStyle(tcell.StyleDefault.Background(p.theme.Background).Foreground(p.Box.GetBorderColor()))
+	p.Box.DrawForSubclass(screen, self)
+	x, y, w, h := p.GetInnerRect()
+	fillRect(screen, x, y, w, h, p.base())
+	return x, y, w, h
+}

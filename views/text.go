@@ -1,0 +1,224 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+)
+
+// Span is a run of sanitised text drawn in one style.
+type Span struct {
+	Text  string
+	Style tcell.Style
+}
+
+// Line is one screen row made of spans.
+type Line []Span
+
+// Width is the number of terminal columns the line takes.
+func (l Line) Width() int {
+	w := 0
+	for _, s := range l {
+		w += runewidth.StringWidth(s.Text)
+	}
+	return w
+}
+
+// String is the line's text without styles.
+func (l Line) String() string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// runeWidth is the terminal width of r; control runes take no cell (they
+// are never drawn).
+func runeWidth(r rune) int {
+	if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		return 0
+	}
+	return runewidth.RuneWidth(r)
+}
+
+// drawText draws s at (x, y), at most maxW columns, and returns the columns
+// used. Control runes are skipped (text should already be sanitised; this
+// is a second line of defence because the cells go to the terminal as is).
+func drawText(screen tcell.Screen, x, y, maxW int, s string, style tcell.Style) int {
+	used := 0
+	for _, r := range s {
+		w := runeWidth(r)
+		if w == 0 {
+			continue
+		}
+		if used+w > maxW {
+			break
+		}
+		screen.SetContent(x+used, y, r, nil, style)
+		used += w
+	}
+	return used
+}
+
+// drawLine draws the spans of l from column x, clipped to maxW.
+func drawLine(screen tcell.Screen, x, y, maxW int, l Line) int {
+	used := 0
+	for _, s := range l {
+		if used >= maxW {
+			break
+		}
+		used += drawText(screen, x+used, y, maxW-used, s.Text, s.Style)
+	}
+	return used
+}
+
+// fill paints w cells from (x, y) with spaces in style.
+func fill(screen tcell.Screen, x, y, w int, style tcell.Style) {
+	for i := 0; i < w; i++ {
+		screen.SetContent(x+i, y, ' ', nil, style)
+	}
+}
+
+// fillRect paints a rectangle.
+func fillRect(screen tcell.Screen, x, y, w, h int, style tcell.Style) {
+	for j := 0; j < h; j++ {
+		fill(screen, x, y+j, w, style)
+	}
+}
+
+// truncate cuts s to at most w columns, ending in "…" when cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if runewidth.StringWidth(s) <= w {
+		return s
+	}
+	return runewidth.Truncate(s, w, "…")
+}
+
+// padRight pads s with spaces to exactly w columns (truncating if longer).
+func padRight(s string, w int) string {
+	s = truncate(s, w)
+	if n := w - runewidth.StringWidth(s); n > 0 {
+		s += strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// cell is one rune with its style, used while wrapping.
+type cell struct {
+	r     rune
+	w     int
+	style tcell.Style
+}
+
+// wrapSpans word-wraps spans (which may contain '\n') to width columns.
+// Continuation rows start with indent (already styled). Words longer than
+// a row are broken. An empty input yields one empty line.
+func wrapSpans(spans []Span, width int, first, indent Line) []Line {
+	if width < 1 {
+		width = 1
+	}
+	var lines []Line
+	var cur []cell
+	prefix := first
+	avail := func() int {
+		a := width - prefix.Width()
+		if a < 1 {
+			a = 1
+		}
+		return a
+	}
+	emit := func(cells []cell) {
+		l := make(Line, 0, len(prefix)+2)
+		l = append(l, prefix...)
+		l = append(l, cellsToSpans(cells)...)
+		lines = append(lines, l)
+		prefix = indent
+	}
+	curW := 0
+	lastSpace := -1
+	for _, sp := range spans {
+		for _, r := range sp.Text {
+			if r == '\n' {
+				emit(cur)
+				cur, curW, lastSpace = cur[:0:0], 0, -1
+				continue
+			}
+			w := runeWidth(r)
+			if w == 0 {
+				continue
+			}
+			if curW+w > avail() {
+				if r == ' ' {
+					// break here; drop the space
+					emit(cur)
+					cur, curW, lastSpace = cur[:0:0], 0, -1
+					continue
+				}
+				if lastSpace >= 0 {
+					head := cur[:lastSpace]
+					tail := append([]cell(nil), cur[lastSpace+1:]...)
+					emit(head)
+					cur = tail
+				} else {
+					emit(cur)
+					cur = nil
+				}
+				curW = 0
+				for _, c := range cur {
+					curW += c.w
+				}
+				lastSpace = -1
+			}
+			if r == ' ' {
+				lastSpace = len(cur)
+			}
+			cur = append(cur, cell{r, w, sp.Style})
+			curW += w
+		}
+	}
+	if len(cur) > 0 || len(lines) == 0 {
+		emit(cur)
+	}
+	return lines
+}
+
+func cellsToSpans(cells []cell) Line {
+	var out Line
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 && c.style != cells[i-1].style {
+			out = append(out, Span{b.String(), cells[i-1].style})
+			b.Reset()
+		}
+		b.WriteRune(c.r)
+	}
+	if len(cells) > 0 {
+		out = append(out, Span{b.String(), cells[len(cells)-1].style})
+	}
+	return out
+}
+
+// clipLine cuts a line to width columns without wrapping (code blocks).
+func clipLine(l Line, width int) Line {
+	if l.Width() <= width {
+		return l
+	}
+	var out Line
+	used := 0
+	for _, s := range l {
+		sw := runewidth.StringWidth(s.Text)
+		if used+sw <= width-1 {
+			out = append(out, s)
+			used += sw
+			continue
+		}
+		out = append(out, Span{runewidth.Truncate(s.Text, width-used, "…"), s.Style})
+		break
+	}
+	return out
+}
