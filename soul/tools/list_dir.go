@@ -1,0 +1,100 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed list_dir.md
+var listDirDescription string
+
+const listMaxEntries = 1000
+
+var listDirParams = []param{
+	{Name: "path", Type: "string", Default: ".", Description: "The directory to list (default: the work dir)."},
+}
+
+// ListDir lists one directory.
+type ListDir struct{}
+
+func (*ListDir) Name() string            { return "ListDir" }
+func (*ListDir) Description() string     { return listDirDescription }
+func (*ListDir) Schema() json.RawMessage { return schemaOf(listDirParams) }
+
+func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	env = envOrEmpty(env)
+	a := struct {
+		Path string `json:"path"`
+	}{Path: "."}
+	if err := decodeArgs(t.Name(), args, listDirParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	tg, res, ok := resolveForRead(ctx, env, t.Name(), a.Path, "List")
+	if !ok {
+		return res
+	}
+	info, err := os.Stat(tg.Real)
+	if err != nil {
+		return statErr(tg.Display, err)
+	}
+	if !info.IsDir() {
+		return errorResult("not a directory", "%s is a file (%s), not a directory; use ReadFile to read it.", tg.Display, humanBytes(info.Size()))
+	}
+	entries, err := os.ReadDir(tg.Real) // sorted by name
+	if err != nil {
+		return statErr(tg.Display, err)
+	}
+	if len(entries) == 0 {
+		return Result{Output: fmt.Sprintf("%s is empty.", tg.Display), Brief: "empty directory"}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:\n", tg.Display)
+	for i, e := range entries {
+		if i == listMaxEntries {
+			fmt.Fprintf(&b, "[… %d more entries not shown; use Glob to narrow down.]\n", len(entries)-listMaxEntries)
+			break
+		}
+		b.WriteString(formatEntry(tg.Real, e))
+	}
+	return Result{
+		Output: strings.TrimRight(b.String(), "\n"),
+		Brief:  fmt.Sprintf("%s in %s", pluralEntries(len(entries)), tg.Display),
+	}
+}
+
+// formatEntry renders one directory entry as "type  size  name".
+func formatEntry(dir string, e fs.DirEntry) string {
+	name := e.Name()
+	switch {
+	case e.Type()&fs.ModeSymlink != 0:
+		dest, err := os.Readlink(filepath.Join(dir, name))
+		if err != nil {
+			dest = "?"
+		}
+		return fmt.Sprintf("%-7s %9s  %s -> %s\n", "symlink", "-", name, dest)
+	case e.IsDir():
+		return fmt.Sprintf("%-7s %9s  %s/\n", "dir", "-", name)
+	}
+	size := "?"
+	kind := "file"
+	if info, err := e.Info(); err == nil {
+		size = humanBytes(info.Size())
+		if !info.Mode().IsRegular() {
+			kind, size = "other", "-"
+		}
+	}
+	return fmt.Sprintf("%-7s %9s  %s\n", kind, size, name)
+}
+
+func pluralEntries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}

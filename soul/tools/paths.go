@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// target is a path argument resolved against the work dir.
+type target struct {
+	Abs     string // lexical absolute path
+	Real    string // symlinks resolved (as far as the path exists)
+	Display string // relative to the work dir when lexically inside it
+	// Inside: Real lies in the work dir (the confinement check).
+	Inside bool
+	// Escapes: the path lies lexically in the work dir but a symlink takes
+	// it outside. Never written through.
+	Escapes bool
+	// Track is the path handed to the FileTracker: Real re-expressed under
+	// the work dir as the caller spelt it, when Inside.
+	Track string
+}
+
+// workDir returns env.WorkDir made absolute (the current dir when empty).
+func workDir(env *Env) (string, error) {
+	wd := env.WorkDir
+	if wd == "" {
+		wd = "."
+	}
+	abs, err := filepath.Abs(wd)
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve the work dir %q: %v", wd, err)
+	}
+	return abs, nil
+}
+
+// within reports whether p is base or below it (both clean and absolute).
+func within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
+}
+
+// evalExisting resolves symlinks in the longest existing prefix of p and
+// appends the rest unchanged.
+func evalExisting(p string) string {
+	rest := ""
+	cur := p
+	for {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// resolve resolves a path argument. An empty path means the work dir.
+func resolve(env *Env, p string) (target, error) {
+	wd, err := workDir(env)
+	if err != nil {
+		return target{}, err
+	}
+	if strings.ContainsRune(p, 0) {
+		return target{}, errors.New("the path contains a NUL byte")
+	}
+	var t target
+	if p == "" {
+		t.Abs = wd
+	} else if filepath.IsAbs(p) {
+		t.Abs = filepath.Clean(p)
+	} else {
+		t.Abs = filepath.Join(wd, p)
+	}
+	realWD := evalExisting(wd)
+	t.Real = evalExisting(t.Abs)
+	lexInside := within(wd, t.Abs)
+	t.Inside = within(realWD, t.Real)
+	t.Escapes = lexInside && !t.Inside
+	if lexInside {
+		t.Display, _ = filepath.Rel(wd, t.Abs)
+	} else {
+		t.Display = t.Abs
+	}
+	t.Track = t.Real
+	if t.Inside {
+		if rel, err := filepath.Rel(realWD, t.Real); err == nil {
+			t.Track = filepath.Join(wd, rel)
+		}
+	}
+	return t, nil
+}
+
+// resolveForRead resolves p and, when it lies outside the work dir, asks
+// the user (ActionAccessOutside). ok is false with a ready Result otherwise.
+func resolveForRead(ctx context.Context, env *Env, tool, p, verb string) (target, Result, bool) {
+	t, err := resolve(env, p)
+	if err != nil {
+		return t, errorResult("bad path", "Invalid path %q: %v.", p, err), false
+	}
+	if t.Inside {
+		return t, Result{}, true
+	}
+	what := t.Abs
+	if t.Escapes {
+		what = fmt.Sprintf("%s (a symlink to %s)", t.Display, t.Real)
+	}
+	res, ok := approve(ctx, env, Approval{
+		Tool:        tool,
+		Action:      ActionAccessOutside,
+		Description: fmt.Sprintf("%s %s, outside the work dir", verb, what),
+	})
+	return t, res, ok
+}
+
+// checkWritable refuses writes through a symlink that leaves the work dir
+// and reports the approval action for the write.
+func checkWritable(t target) (action string, res Result, ok bool) {
+	if t.Escapes {
+		return "", errorResult("refused", "Refusing to write %s: it resolves through a symlink to %s, outside the work dir. Write to a path inside the work dir instead.", t.Display, t.Real), false
+	}
+	if !t.Inside {
+		return ActionEditOutside, Result{}, true
+	}
+	return ActionEditFile, Result{}, true
+}
+
+// statErr turns a stat/open error into a tool error the model can act on.
+func statErr(display string, err error) Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult("not found", "%s does not exist. Check the path (relative paths resolve against the work dir).", display)
+	case errors.Is(err, fs.ErrPermission):
+		return errorResult("permission denied", "Permission denied: %s.", display)
+	}
+	return errorResult("error", "Cannot access %s: %v.", display, err)
+}
+
+// skipDir reports directories never walked by Glob and Grep.
+func skipDir(name string) bool {
+	return name == ".git"
+}
+
+// relSlash is p relative to base with forward slashes ("" when not below).
+func relSlash(base, p string) string {
+	rel, err := filepath.Rel(base, p)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// isBinary reports whether the head of a file looks binary (a NUL byte).
+func isBinary(head []byte) bool {
+	for _, b := range head {
+		if b == 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+//go:embed send_dmail.md
+var sendDMailDescription string
+
+var sendDMailParams = []param{
+	{Name: "message", Type: "string", Required: true, Description: "The message to your past self. Make it self-contained."},
+	{Name: "checkpoint_id", Type: "integer", Required: true, Minimum: minimum(0), Description: "The checkpoint to send the D-Mail to (N of <system>CHECKPOINT N</system>)."},
+}
+
+// SendDMail queues a D-Mail; the soul backtracks after the step.
+type SendDMail struct{}
+
+func (*SendDMail) Name() string            { return "SendDMail" }
+func (*SendDMail) Description() string     { return sendDMailDescription }
+func (*SendDMail) Schema() json.RawMessage { return schemaOf(sendDMailParams) }
+
+// DMailNotDelivered is the output of a successful call: on success the
+// context is rewound, so the model only ever sees it when the backtrack did
+// not happen (kimi-cli's trick).
+const DMailNotDelivered = "If you see this message, the D-Mail was not delivered: the backtrack did not happen (for example because another tool call in this step was rejected or the run was interrupted)."
+
+func (t *SendDMail) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	env = envOrEmpty(env)
+	var a struct {
+		Message      string `json:"message"`
+		CheckpointID int    `json:"checkpoint_id"`
+	}
+	if err := decodeArgs(t.Name(), args, sendDMailParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	if strings.TrimSpace(a.Message) == "" {
+		return errorResult("invalid arguments", "Invalid arguments for SendDMail: the message is empty; tell your past self what to do differently.")
+	}
+	if env.DMail == nil {
+		return errorResult("unavailable", "D-Mail is not available in this session.")
+	}
+	if err := env.DMail(a.Message, a.CheckpointID); err != nil {
+		return errorResult("D-Mail failed", "The D-Mail was not sent: %v.", strings.TrimSuffix(err.Error(), "."))
+	}
+	return Result{Output: DMailNotDelivered, Brief: fmt.Sprintf("D-Mail to checkpoint %d", a.CheckpointID)}
+}

@@ -1,0 +1,93 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestDefaultSetNamesAndSchemas(t *testing.T) {
+	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail"}
+	s := Default()
+	if got := strings.Join(s.Names(), ","); got != strings.Join(want, ",") {
+		t.Fatalf("names = %s, want %s", got, strings.Join(want, ","))
+	}
+	wantArgs := map[string][]string{
+		"Shell":          {"command", "timeout"},
+		"ReadFile":       {"path", "line_offset", "n_lines"},
+		"WriteFile":      {"path", "content", "mode"},
+		"StrReplaceFile": {"path", "old", "new", "replace_all"},
+		"Glob":           {"pattern", "directory"},
+		"Grep":           {"pattern", "path", "glob", "ignore_case"},
+		"ListDir":        {"path"},
+		"Think":          {"thought"},
+		"SetTodoList":    {"todos"},
+		"SendDMail":      {"message", "checkpoint_id"},
+	}
+	for _, spec := range s.Specs() {
+		if strings.TrimSpace(spec.Description) == "" {
+			t.Errorf("%s: empty description", spec.Name)
+		}
+		var sch struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(spec.Parameters, &sch); err != nil {
+			t.Fatalf("%s: schema is not JSON: %v", spec.Name, err)
+		}
+		if sch.Type != "object" || sch.Required == nil {
+			t.Errorf("%s: schema type %q, required %v", spec.Name, sch.Type, sch.Required)
+		}
+		if len(sch.Properties) != len(wantArgs[spec.Name]) {
+			t.Errorf("%s: properties %v, want %v", spec.Name, sch.Properties, wantArgs[spec.Name])
+		}
+		for _, a := range wantArgs[spec.Name] {
+			if _, ok := sch.Properties[a]; !ok {
+				t.Errorf("%s: schema lacks %q", spec.Name, a)
+			}
+		}
+		for _, r := range sch.Required {
+			if _, ok := sch.Properties[r]; !ok {
+				t.Errorf("%s: required %q not in properties", spec.Name, r)
+			}
+		}
+		if tool, ok := s.Get(spec.Name); !ok || tool.Name() != spec.Name {
+			t.Errorf("Get(%s) = %v, %v", spec.Name, tool, ok)
+		}
+	}
+}
+
+func TestSetCallUnknownAndWithout(t *testing.T) {
+	s := Default()
+	res := s.Call(context.Background(), &Env{WorkDir: t.TempDir()}, "Bash", json.RawMessage(`{}`))
+	if !res.IsError || !strings.Contains(res.Output, `"Bash" does not exist`) || !strings.Contains(res.Output, "Shell") {
+		t.Fatalf("unknown tool: %+v", res)
+	}
+	res = s.Call(context.Background(), nil, "Think", json.RawMessage(`{"thought":"hmm"}`))
+	if res.IsError || res.Output != "Thought logged." {
+		t.Fatalf("Think via Set with nil env: %+v", res)
+	}
+	w := s.Without("SendDMail")
+	if w.Has("SendDMail") || len(w.All()) != 9 || !s.Has("SendDMail") {
+		t.Fatalf("Without: %v (original %v)", w.Names(), s.Names())
+	}
+}
+
+type panicTool struct{ Think }
+
+func (*panicTool) Name() string { return "Boom" }
+func (*panicTool) Call(context.Context, *Env, json.RawMessage) Result {
+	var m map[string]int
+	m["x"] = 1
+	return Result{}
+}
+
+func TestSetCallRecoversPanic(t *testing.T) {
+	s := NewSet(&panicTool{})
+	res := s.Call(context.Background(), nil, "Boom", nil)
+	if !res.IsError || !strings.Contains(res.Output, "internal error") {
+		t.Fatalf("panic not turned into a tool error: %+v", res)
+	}
+}

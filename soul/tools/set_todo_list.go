@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+//go:embed set_todo_list.md
+var setTodoListDescription string
+
+var todoStatuses = []string{TodoPending, TodoInProgress, TodoDone}
+
+var setTodoListParams = []param{
+	{Name: "todos", Type: "array", Required: true, Description: "The complete todo list.",
+		Items: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"title":  map[string]any{"type": "string", "description": "What to do."},
+				"status": map[string]any{"type": "string", "enum": todoStatuses},
+			},
+			"required": []string{"title", "status"},
+		}},
+}
+
+// SetTodoList replaces the model's todo list.
+type SetTodoList struct{}
+
+func (*SetTodoList) Name() string            { return "SetTodoList" }
+func (*SetTodoList) Description() string     { return setTodoListDescription }
+func (*SetTodoList) Schema() json.RawMessage { return schemaOf(setTodoListParams) }
+
+func (t *SetTodoList) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	env = envOrEmpty(env)
+	var a struct {
+		Todos []*Todo `json:"todos"`
+	}
+	if err := decodeArgs(t.Name(), args, setTodoListParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	todos := make([]Todo, 0, len(a.Todos))
+	for i, td := range a.Todos {
+		if td == nil {
+			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] is null; each todo is an object with title and status.", i)
+		}
+		td.Title = strings.TrimSpace(td.Title)
+		if td.Title == "" {
+			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] has an empty title.", i)
+		}
+		switch td.Status {
+		case TodoPending, TodoInProgress, TodoDone:
+		case "":
+			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] (%q) has no status; use pending, in_progress or done.", i, td.Title)
+		default:
+			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] (%q) has status %q; use pending, in_progress or done.", i, td.Title, td.Status)
+		}
+		todos = append(todos, *td)
+	}
+	if env.Todos != nil {
+		env.Todos(append([]Todo(nil), todos...))
+	}
+	var b strings.Builder
+	done := 0
+	if len(todos) == 0 {
+		b.WriteString("Todo list cleared.")
+	} else {
+		b.WriteString("Todo list updated:\n")
+	}
+	for _, td := range todos {
+		mark := " "
+		switch td.Status {
+		case TodoDone:
+			mark = "x"
+			done++
+		case TodoInProgress:
+			mark = "~"
+		}
+		fmt.Fprintf(&b, "- [%s] %s\n", mark, td.Title)
+	}
+	return Result{
+		Output: strings.TrimRight(b.String(), "\n"),
+		Brief:  fmt.Sprintf("%d/%d done", done, len(todos)),
+		Todos:  todos,
+	}
+}

@@ -1,0 +1,314 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+//go:embed shell.md
+var shellDescription string
+
+// Shell limits.
+const (
+	shellDefaultTimeout = 60
+	shellMaxTimeout     = 600
+	shellDefaultOutput  = 40 << 10
+	// shellDrainGrace is how long to wait for the output pipe to close once
+	// the shell has exited (background jobs may keep it open).
+	shellDrainGrace = 2 * time.Second
+	// shellKillGrace is the time between SIGTERM and SIGKILL.
+	shellKillGrace = 1 * time.Second
+)
+
+var shellParams = []param{
+	{Name: "command", Type: "string", Required: true, Description: "The shell command to run (bash -c)."},
+	{Name: "timeout", Type: "integer", Default: shellDefaultTimeout, Minimum: minimum(1), Description: fmt.Sprintf("Seconds before the command is killed (at most %d).", shellMaxTimeout)},
+}
+
+// Shell runs a command with bash -c in the work dir.
+type Shell struct {
+	// MaxOutput caps the output returned to the model (head and tail are
+	// kept); 0 means 40 KB. Live output through Env.Output is not capped.
+	MaxOutput int
+}
+
+func (*Shell) Name() string            { return "Shell" }
+func (*Shell) Description() string     { return shellDescription }
+func (*Shell) Schema() json.RawMessage { return schemaOf(shellParams) }
+
+func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	env = envOrEmpty(env)
+	a := struct {
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+	}{Timeout: shellDefaultTimeout}
+	if err := decodeArgs(t.Name(), args, shellParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return errorResult("invalid arguments", "Invalid arguments for Shell: the command is empty.")
+	}
+	if a.Timeout > shellMaxTimeout {
+		return errorResult("invalid arguments", "Invalid arguments for Shell: timeout %d is too long; the maximum is %d seconds. Run long jobs in the background with their output redirected to a file.", a.Timeout, shellMaxTimeout)
+	}
+	wd, err := workDir(env)
+	if err != nil {
+		return errorResult("bad work dir", "%v", err)
+	}
+	if info, err := os.Stat(wd); err != nil || !info.IsDir() {
+		return errorResult("bad work dir", "The work dir %s is not an accessible directory.", wd)
+	}
+	if res, ok := approve(ctx, env, Approval{
+		Tool:        t.Name(),
+		Action:      ActionRunShell,
+		Description: "Run: " + clip(firstLine(a.Command), 100),
+		Command:     a.Command,
+	}); !ok {
+		return res
+	}
+	if ctx.Err() != nil {
+		return errorResult("interrupted", "The command was interrupted before it started.")
+	}
+
+	var after func(context.Context) error
+	if env.Files != nil {
+		if after, err = env.Files.AroundShell(ctx); err != nil {
+			return errorResult("checkpoint failed", "The command was not run: scanning the work dir for the file checkpoint failed: %v.", err)
+		}
+	}
+	r := t.run(ctx, env, wd, a.Command, time.Duration(a.Timeout)*time.Second)
+	res := r.result(a.Timeout)
+	if after != nil {
+		// Record changes even when the call was interrupted or timed out.
+		if err := after(context.WithoutCancel(ctx)); err != nil {
+			res.Output += fmt.Sprintf("\n[Recording file changes for the checkpoint failed: %v]", err)
+		}
+	}
+	return res
+}
+
+// shellRun is the outcome of running a command.
+type shellRun struct {
+	out        *capture
+	exitCode   int
+	signal     string
+	timedOut   bool
+	cancelled  bool
+	leftBehind bool // background processes kept the output open
+	startErr   error
+}
+
+func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout time.Duration) shellRun {
+	limit := t.MaxOutput
+	if limit <= 0 {
+		limit = shellDefaultOutput
+	}
+	r := shellRun{out: newCapture(limit)}
+
+	shell := "bash"
+	if _, err := exec.LookPath(shell); err != nil {
+		shell = "sh"
+	}
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		r.startErr = err
+		return r
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		r.startErr = err
+		return r
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+
+	readDone := make(chan struct{})
+	go func() { // owner: this call; ends at EOF or when the read deadline passes
+		defer close(readDone)
+		r.out.stream(pr, env.Output)
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-timer.C:
+		r.timedOut = true
+	case <-ctx.Done():
+		r.cancelled = true
+	}
+	if r.timedOut || r.cancelled {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case waitErr = <-waitDone:
+		case <-time.After(shellKillGrace):
+		}
+		// Children may ignore SIGTERM or outlive the shell: kill the group.
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if cmd.ProcessState == nil {
+			waitErr = <-waitDone
+		}
+	}
+	select {
+	case <-readDone:
+	case <-time.After(shellDrainGrace):
+		r.leftBehind = true
+		_ = pr.SetReadDeadline(time.Now())
+		<-readDone
+	}
+
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		r.startErr = waitErr
+	}
+	if st := cmd.ProcessState; st != nil {
+		r.exitCode = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.signal = ws.Signal().String()
+		}
+	}
+	return r
+}
+
+func (r shellRun) result(timeout int) Result {
+	if r.startErr != nil && r.out.total == 0 {
+		return errorResult("failed to start", "The command could not be run: %v.", r.startErr)
+	}
+	var b strings.Builder
+	text := r.out.String()
+	if text == "" {
+		b.WriteString("(no output)")
+	} else {
+		b.WriteString(strings.TrimRight(text, "\n"))
+	}
+	b.WriteString("\n\n")
+	size := humanBytes(r.out.total)
+	var brief string
+	isErr := true
+	switch {
+	case r.timedOut:
+		fmt.Fprintf(&b, "[Command timed out after %ds and was killed, with every process it started. Use a longer timeout or run it in the background with output redirected to a file.]", timeout)
+		brief = fmt.Sprintf("timed out after %ds · %s", timeout, size)
+	case r.cancelled:
+		b.WriteString("[Command interrupted by the user and killed.]")
+		brief = "interrupted · " + size
+	case r.signal != "":
+		fmt.Fprintf(&b, "[Command killed by signal %s.]", r.signal)
+		brief = "killed (" + r.signal + ") · " + size
+	default:
+		fmt.Fprintf(&b, "[Exit code: %d]", r.exitCode)
+		brief = fmt.Sprintf("exit %d · %s", r.exitCode, size)
+		isErr = r.exitCode != 0
+	}
+	if r.leftBehind {
+		b.WriteString("\n[Background processes are still running and holding the output open; their further output is not captured.]")
+	}
+	return Result{Output: b.String(), IsError: isErr, Brief: brief}
+}
+
+// capture keeps the head and the tail of a stream up to a byte limit and
+// forwards it live in UTF-8-safe chunks.
+type capture struct {
+	headMax, tailMax int
+	head, tail       []byte
+	total            int64
+}
+
+func newCapture(limit int) *capture {
+	return &capture{headMax: limit / 2, tailMax: limit - limit/2}
+}
+
+func (c *capture) write(p []byte) {
+	c.total += int64(len(p))
+	if room := c.headMax - len(c.head); room > 0 {
+		n := min(room, len(p))
+		c.head = append(c.head, p[:n]...)
+		p = p[n:]
+	}
+	if len(p) == 0 {
+		return
+	}
+	c.tail = append(c.tail, p...)
+	if len(c.tail) > 2*c.tailMax+4096 {
+		c.tail = append(c.tail[:0:0], c.tail[len(c.tail)-c.tailMax:]...)
+	}
+}
+
+// stream copies r into c and to out (when non-nil) until EOF or an error,
+// never splitting a UTF-8 sequence between two calls of out.
+func (c *capture) stream(r io.Reader, out func(string)) {
+	buf := make([]byte, 8192)
+	var pending []byte
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			c.write(buf[:n])
+			if out != nil {
+				data := append(pending, buf[:n]...)
+				cut := completeUTF8(data)
+				if cut > 0 {
+					out(string(data[:cut]))
+				}
+				pending = append(pending[:0:0], data[cut:]...)
+			}
+		}
+		if err != nil {
+			if out != nil && len(pending) > 0 {
+				out(strings.ToValidUTF8(string(pending), "\uFFFD"))
+			}
+			return
+		}
+	}
+}
+
+// completeUTF8 is the length of data without a trailing incomplete rune.
+func completeUTF8(data []byte) int {
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(data[i]) {
+			if utf8.FullRune(data[i:]) {
+				return len(data)
+			}
+			return i
+		}
+	}
+	return len(data)
+}
+
+// String is the captured output, with a marker where bytes were elided.
+func (c *capture) String() string {
+	tail := c.tail
+	if len(tail) > c.tailMax {
+		tail = tail[len(tail)-c.tailMax:]
+	}
+	elided := c.total - int64(len(c.head)) - int64(len(tail))
+	if elided <= 0 {
+		return strings.ToValidUTF8(string(c.head)+string(tail), "\uFFFD")
+	}
+	head := string(c.head[:completeUTF8(c.head)])
+	t := string(tail)
+	for k := 0; k < utf8.UTFMax && t != "" && !utf8.RuneStart(t[0]); k++ {
+		t = t[1:]
+	}
+	return strings.ToValidUTF8(head, "\uFFFD") +
+		fmt.Sprintf("\n\n… %d bytes elided …\n\n", elided) +
+		strings.ToValidUTF8(t, "\uFFFD")
+}

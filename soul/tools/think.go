@@ -1,0 +1,50 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"strings"
+)
+
+//go:embed think.md
+var thinkDescription string
+
+var thinkParams = []param{
+	{Name: "thought", Type: "string", Required: true, Description: "Your thought."},
+}
+
+// Think lets the model think out loud; it has no side effect.
+type Think struct{}
+
+func (*Think) Name() string            { return "Think" }
+func (*Think) Description() string     { return thinkDescription }
+func (*Think) Schema() json.RawMessage { return schemaOf(thinkParams) }
+
+func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	var a struct {
+		Thought string `json:"thought"`
+	}
+	if err := decodeArgs(t.Name(), args, thinkParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	return Result{Output: "Thought logged.", Brief: clip(firstLine(a.Thought), 60)}
+}
+
+// firstLine is s up to its first newline, trimmed.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// clip shortens s to at most n runes, adding "…".
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

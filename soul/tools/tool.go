@@ -1,0 +1,150 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tool is one tool the model can call.
+type Tool interface {
+	Name() string
+	// Description is the text sent to the model, embedded from a .md file
+	// next to the tool.
+	Description() string
+	// Schema is the JSON schema (type object) of the arguments.
+	Schema() json.RawMessage
+	// Call runs the tool. It never panics and reports every failure as a
+	// Result with IsError set.
+	Call(ctx context.Context, env *Env, args json.RawMessage) Result
+}
+
+// Env is what a tool call may touch. Every field is optional except WorkDir
+// (an empty WorkDir means the process's current directory).
+type Env struct {
+	WorkDir string
+	// Output receives live output (Shell). It is called from one goroutine
+	// at a time, possibly not the caller's, and only before Call returns.
+	Output func(text string)
+	// Approve asks the user. nil approves everything (yolo). Approval for
+	// the session is the caller's bookkeeping, keyed by Approval.Action.
+	Approve func(ctx context.Context, a Approval) Decision
+	// Files records file checkpoints. nil disables them.
+	Files FileTracker
+	// DMail queues a D-Mail to checkpointID; its error (no such checkpoint,
+	// one already pending) becomes a tool error. nil: D-Mail unavailable.
+	DMail func(message string, checkpointID int) error
+	// Todos receives the model's todo list (SetTodoList).
+	Todos func([]Todo)
+}
+
+// Approval is a request to the user to allow a tool call.
+type Approval struct {
+	Tool        string // tool name, e.g. "WriteFile"
+	Action      string // approval class, one of the Action* constants
+	Description string // one line, e.g. "Write 12 lines to main.go"
+	Diff        string // unified diff for edits
+	Command     string // the shell command for Shell
+}
+
+// Decision answers an Approval.
+type Decision struct {
+	Approved bool
+	Feedback string // optional, from the user on reject
+}
+
+// Result is the outcome of a tool call.
+type Result struct {
+	Output   string // what the model sees
+	IsError  bool
+	Brief    string // one short line for the UI
+	Rejected bool   // the user rejected the call; the soul stops the run
+	Todos    []Todo // SetTodoList: the list as set
+}
+
+// FileTracker is the file-checkpoint hook (DESIGN §7).
+type FileTracker interface {
+	// BeforeWrite is called before WriteFile/StrReplaceFile touch paths
+	// (absolute). An error aborts the write.
+	BeforeWrite(ctx context.Context, paths []string) error
+	// AroundShell is called before a shell command runs; after is called
+	// when it is done, whatever the outcome.
+	AroundShell(ctx context.Context) (after func(context.Context) error, err error)
+}
+
+// Todo is one entry of the model's todo list.
+type Todo struct {
+	Title  string `json:"title"`
+	Status string `json:"status"` // TodoPending, TodoInProgress or TodoDone
+}
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoDone       = "done"
+)
+
+// Approval actions: the classes the user approves "for the session".
+const (
+	ActionRunShell      = "run shell command"
+	ActionEditFile      = "edit file"
+	ActionEditOutside   = "edit file outside work dir"
+	ActionAccessOutside = "access outside work dir"
+)
+
+// RejectedOutput starts the output of a call the user rejected.
+const RejectedOutput = "The user rejected this tool call"
+
+// errorResult is a tool error with a brief.
+func errorResult(brief, format string, a ...any) Result {
+	return Result{Output: fmt.Sprintf(format, a...), IsError: true, Brief: brief}
+}
+
+// approve asks env.Approve (nil approves) and turns a rejection into a Result.
+func approve(ctx context.Context, env *Env, a Approval) (Result, bool) {
+	if env.Approve == nil {
+		return Result{}, true
+	}
+	if err := ctx.Err(); err != nil {
+		return errorResult("interrupted", "The tool call was interrupted before it was approved."), false
+	}
+	d := env.Approve(ctx, a)
+	if d.Approved {
+		return Result{}, true
+	}
+	out := RejectedOutput + "."
+	if fb := strings.TrimSpace(d.Feedback); fb != "" {
+		out = RejectedOutput + ". The user's feedback: " + fb
+	}
+	return Result{Output: out, IsError: true, Rejected: true, Brief: "rejected"}, false
+}
+
+// envOrEmpty lets tools accept a nil *Env.
+func envOrEmpty(env *Env) *Env {
+	if env == nil {
+		return &Env{}
+	}
+	return env
+}
+
+// plural formats "1 line" / "3 lines".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// humanBytes formats a size as "512 B", "3.2 KB", "1.5 MB".
+func humanBytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	}
+}

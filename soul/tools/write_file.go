@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed write_file.md
+var writeFileDescription string
+
+var writeFileParams = []param{
+	{Name: "path", Type: "string", Required: true, Description: "The file to write (relative to the work dir, or absolute)."},
+	{Name: "content", Type: "string", Required: true, Description: "The content to write."},
+	{Name: "mode", Type: "string", Enum: []string{"overwrite", "append"}, Default: "overwrite", Description: "overwrite replaces the file; append adds to its end."},
+}
+
+// maxDiffSource: files larger than this get no diff in the approval.
+const maxDiffSource = 4 << 20
+
+// WriteFile writes or appends to a file after approval.
+type WriteFile struct{}
+
+func (*WriteFile) Name() string            { return "WriteFile" }
+func (*WriteFile) Description() string     { return writeFileDescription }
+func (*WriteFile) Schema() json.RawMessage { return schemaOf(writeFileParams) }
+
+func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
+	env = envOrEmpty(env)
+	a := struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+		Mode    string `json:"mode"`
+	}{Mode: "overwrite"}
+	if err := decodeArgs(t.Name(), args, writeFileParams, &a); err != nil {
+		return errorResult("invalid arguments", "%v", err)
+	}
+	if strings.TrimSpace(a.Path) == "" {
+		return errorResult("invalid arguments", "Invalid arguments for WriteFile: the path is empty.")
+	}
+	tg, err := resolve(env, a.Path)
+	if err != nil {
+		return errorResult("bad path", "Invalid path %q: %v.", a.Path, err)
+	}
+	action, res, ok := checkWritable(tg)
+	if !ok {
+		return res
+	}
+
+	old, exists, perm, res, ok := readForEdit(tg)
+	if !ok {
+		return res
+	}
+	appendMode := a.Mode == "append"
+	newContent := a.Content
+	if appendMode {
+		newContent = old + a.Content
+	}
+	lines := countLines(a.Content)
+	var desc string
+	switch {
+	case !exists:
+		desc = fmt.Sprintf("Create %s (%s)", tg.Display, plural(lines, "line"))
+	case appendMode:
+		desc = fmt.Sprintf("Append %s to %s", plural(lines, "line"), tg.Display)
+	default:
+		desc = fmt.Sprintf("Overwrite %s with %s", tg.Display, plural(lines, "line"))
+	}
+	if action == ActionEditOutside {
+		desc += " (outside the work dir)"
+	}
+	if res, ok := approve(ctx, env, Approval{
+		Tool:        t.Name(),
+		Action:      action,
+		Description: desc,
+		Diff:        editDiff(tg.Display, old, newContent, exists),
+	}); !ok {
+		return res
+	}
+	if res, ok := beforeWrite(ctx, env, tg); !ok {
+		return res
+	}
+	if err := os.MkdirAll(filepath.Dir(tg.Real), 0o755); err != nil {
+		return errorResult("write failed", "Cannot create the directory for %s: %v.", tg.Display, err)
+	}
+	if appendMode && exists {
+		err = appendFile(tg.Real, a.Content)
+	} else {
+		err = os.WriteFile(tg.Real, []byte(newContent), perm)
+	}
+	if err != nil {
+		return errorResult("write failed", "Writing %s failed: %v.", tg.Display, err)
+	}
+	verb := "Wrote"
+	if appendMode {
+		verb = "Appended"
+	}
+	return Result{
+		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), humanBytes(int64(len(a.Content))), tg.Display),
+		Brief:  fmt.Sprintf("%s %s to %s", strings.ToLower(verb), plural(lines, "line"), tg.Display),
+	}
+}
+
+func appendFile(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readForEdit reads the current content of a file about to be edited.
+// A missing file is not an error (exists is false).
+func readForEdit(tg target) (content string, exists bool, perm fs.FileMode, res Result, ok bool) {
+	perm = 0o644
+	info, err := os.Stat(tg.Real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, perm, Result{}, true
+	}
+	if err != nil {
+		return "", false, perm, statErr(tg.Display, err), false
+	}
+	if info.IsDir() {
+		return "", false, perm, errorResult("is a directory", "%s is a directory, not a file.", tg.Display), false
+	}
+	if !info.Mode().IsRegular() {
+		return "", false, perm, errorResult("not a file", "%s is not a regular file.", tg.Display), false
+	}
+	b, err := os.ReadFile(tg.Real)
+	if err != nil {
+		return "", false, perm, statErr(tg.Display, err), false
+	}
+	return string(b), true, info.Mode().Perm(), Result{}, true
+}
+
+// editDiff is the diff shown in an edit approval.
+func editDiff(display, old, new string, exists bool) string {
+	if len(old) > maxDiffSource || len(new) > maxDiffSource {
+		return fmt.Sprintf("(diff omitted: %s is %s → %s)\n", display, humanBytes(int64(len(old))), humanBytes(int64(len(new))))
+	}
+	if isBinary([]byte(old[:min(len(old), 8192)])) || isBinary([]byte(new[:min(len(new), 8192)])) {
+		return fmt.Sprintf("(binary content, diff omitted: %s → %s)\n", humanBytes(int64(len(old))), humanBytes(int64(len(new))))
+	}
+	return unifiedDiff(display, old, new, !exists)
+}
+
+// beforeWrite calls the file-checkpoint hook.
+func beforeWrite(ctx context.Context, env *Env, tg target) (Result, bool) {
+	if err := ctx.Err(); err != nil {
+		return errorResult("interrupted", "The tool call was interrupted; %s was not changed.", tg.Display), false
+	}
+	if env.Files == nil {
+		return Result{}, true
+	}
+	if err := env.Files.BeforeWrite(ctx, []string{tg.Track}); err != nil {
+		return errorResult("checkpoint failed", "%s was not changed: saving its checkpoint failed: %v.", tg.Display, err), false
+	}
+	return Result{}, true
+}
+
+// countLines counts lines, a last line without newline included.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
