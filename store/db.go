@@ -1,0 +1,323 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// ApplicationID marks a SQLite file as a rewind database ("RWND").
+const ApplicationID = 0x52574e44
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one numbered SQL file of migrations/.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// DB is an open rewind database: one writer connection (every write
+// transaction is BEGIN IMMEDIATE) beside a pool of readers.
+type DB struct {
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+	closed chan struct{}
+}
+
+// DefaultHome is $REWIND_HOME, or ~/.rewind.
+func DefaultHome() string {
+	if h := os.Getenv("REWIND_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ".rewind"
+	}
+	return filepath.Join(home, ".rewind")
+}
+
+// DefaultPath is the default database file, $REWIND_HOME/rewind.db.
+func DefaultPath() string { return filepath.Join(DefaultHome(), "rewind.db") }
+
+// dsn is the only place the connection string is built. Writers use
+// _txlock=immediate; readers use deferred transactions so a read snapshot
+// never takes the write lock.
+func dsn(path string, txlock string) string {
+	return "file:" + escapePath(path) +
+		"?_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=" + txlock + "&_synchronous=NORMAL"
+}
+
+// escapePath keeps characters SQLite's URI parser treats specially literal.
+func escapePath(p string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return r.Replace(p)
+}
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the current schema. A file that is not a rewind database (ErrNotDatabase) or
+// was written by a newer rewind (ErrNewerSchema) is refused and left as is.
+func Open(ctx context.Context, path string) (*DB, error) {
+	migs, err := loadMigrations()
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := prepareFile(path); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := probe(ctx, path, len(migs)); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	writer, err := sql.Open("sqlite3", dsn(path, "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	reader, err := sql.Open("sqlite3", dsn(path, "deferred"))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	reader.SetMaxOpenConns(4)
+	reader.SetMaxIdleConns(4)
+	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{})}
+	if err := db.migrate(ctx, migs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			db.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+	}
+	return db, nil
+}
+
+// prepareFile creates a missing database file with mode 0600 and refuses an
+// existing non-empty file whose header is not SQLite's, without writing.
+func prepareFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return err
+	}
+	f, err = os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%w: is a directory", ErrNotDatabase)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	head := make([]byte, 100)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return fmt.Errorf("%w: too short for a SQLite file", ErrNotDatabase)
+	}
+	if !bytes.Equal(head[:16], []byte("SQLite format 3\x00")) {
+		return fmt.Errorf("%w: not a SQLite file", ErrNotDatabase)
+	}
+	return nil
+}
+
+// probe reads the schema marker through a read-only connection (so a WAL
+// not yet checkpointed is seen) and decides whether we may write the file.
+func probe(ctx context.Context, path string, latest int) error {
+	ro, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		return err
+	}
+	defer ro.Close()
+	var appID, version, objects int
+	err = ro.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID)
+	if err == nil {
+		err = ro.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
+	}
+	if err == nil {
+		err = ro.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&objects)
+	}
+	if err != nil {
+		var se sqlite3.Error
+		if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
+			return fmt.Errorf("%w: %v", ErrNotDatabase, err)
+		}
+		return err
+	}
+	switch {
+	case appID == 0 && version == 0 && objects == 0:
+		return nil // new, empty database
+	case appID != ApplicationID:
+		return fmt.Errorf("%w: SQLite file without rewind's application id", ErrNotDatabase)
+	case version > latest:
+		return fmt.Errorf("%w: schema version %d, this rewind knows up to %d", ErrNewerSchema, version, latest)
+	}
+	return nil
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	var migs []migration
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		if !ok {
+			return nil, fmt.Errorf("migration %s: want NNNN_name.sql", name)
+		}
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: want NNNN_name.sql", name)
+		}
+		body, err := migrationFS.ReadFile("migrations/" + name)
+		if err != nil {
+			return nil, err
+		}
+		migs = append(migs, migration{version: v, name: name, sql: string(body)})
+	}
+	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
+	for i, m := range migs {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return migs, nil
+}
+
+// SchemaVersion is the schema version this build migrates to.
+func SchemaVersion() int {
+	migs, err := loadMigrations()
+	if err != nil {
+		return 0
+	}
+	return len(migs)
+}
+
+// migrate applies the missing migrations, each in its own transaction that
+// also sets user_version; a concurrent opener waits on BEGIN IMMEDIATE and
+// then sees the work done.
+func (db *DB) migrate(ctx context.Context, migs []migration) error {
+	return db.migrateTo(ctx, migs, len(migs))
+}
+
+func (db *DB) migrateTo(ctx context.Context, migs []migration, target int) error {
+	for _, m := range migs[:target] {
+		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+			var v int
+			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+				return err
+			}
+			if v > len(migs) {
+				return fmt.Errorf("%w: schema version %d, this rewind knows up to %d", ErrNewerSchema, v, len(migs))
+			}
+			if v >= m.version {
+				return nil
+			}
+			if v != m.version-1 {
+				return fmt.Errorf("schema version %d cannot take migration %s", v, m.name)
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return err
+			}
+			if m.version == 1 {
+				if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+					return err
+				}
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// Close stops lease heartbeats and closes both pools.
+func (db *DB) Close() error {
+	select {
+	case <-db.closed:
+		return nil
+	default:
+		close(db.closed)
+	}
+	err := db.reader.Close()
+	if werr := db.writer.Close(); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Reader is the pool for read-only queries (deferred transactions).
+func (db *DB) Reader() *sql.DB { return db.reader }
+
+// WriteTx runs fn in one BEGIN IMMEDIATE transaction on the single writer
+// connection, committing if fn returns nil and rolling back otherwise.
+func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// readTx runs fn in one deferred (snapshot) transaction on the reader pool.
+func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+func nowMS() int64 { return time.Now().UnixMilli() }
+
+func fromMS(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func toMS(t time.Time) int64 {
+	if t.IsZero() {
+		return nowMS()
+	}
+	return t.UnixMilli()
+}
