@@ -1,0 +1,79 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestSimilarity(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"go test ./...", "go test ./...", 1},
+		{"go  test\t./...", "go test ./...", 1},
+		{"kitten", "sitting", 1 - 3.0/7},
+		{"abc", "xyz", 0},
+		{"abc", "abcd", 0.75},
+	}
+	for _, c := range cases {
+		if got := Similarity(c.a, c.b); fmt.Sprintf("%.4f", got) != fmt.Sprintf("%.4f", c.want) {
+			t.Errorf("Similarity(%q, %q) = %.4f, want %.4f", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestLoopDetector(t *testing.T) {
+	d := NewLoopDetector()
+	if w := d.Record("go test ./store/..."); w != "" {
+		t.Fatalf("first command warned: %s", w)
+	}
+	if w := d.Record("ls -la"); w != "" {
+		t.Fatalf("different command warned: %s", w)
+	}
+	if w := d.Record("go test ./store/...  "); w != "" {
+		t.Fatalf("second repeat warned: %s", w)
+	}
+	// ≥85 % similar: one character differs in 19.
+	w := d.Record("go test ./store/..,")
+	if !strings.Contains(w, "3 times") {
+		t.Fatalf("third similar command: %q", w)
+	}
+	if w := d.Record("go test ./store/..."); !strings.Contains(w, "4 times") {
+		t.Fatalf("fourth: %q", w)
+	}
+	// Below 85 %: not counted.
+	if w := d.Record("go vet ./soul/tools/"); w != "" {
+		t.Fatalf("dissimilar command warned: %s", w)
+	}
+	d.Reset()
+	if w := d.Record("go test ./store/..."); w != "" {
+		t.Fatalf("after Reset: %s", w)
+	}
+}
+
+func TestLoopDetectorThresholdAndConcurrency(t *testing.T) {
+	d := &LoopDetector{Threshold: 5, Similarity: 1}
+	var wg sync.WaitGroup
+	warnings := make(chan string, 10)
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if w := d.Record("make"); w != "" {
+				warnings <- w
+			}
+		}()
+	}
+	wg.Wait()
+	close(warnings)
+	if n := len(warnings); n != 6 { // the 5th … 10th
+		t.Fatalf("got %d warnings, want 6", n)
+	}
+	if w := d.Record("make " + strings.Repeat("x", 2000)); w != "" {
+		t.Fatalf("long distinct command warned: %s", w)
+	}
+}
