@@ -90,59 +90,72 @@ func isBidiControl(r rune) bool {
 }
 
 // skipEscape skips the rest of a sequence that started with ESC at i-1.
-func skipEscape(s string, i int) int {
+func skipEscape(s string, i int) int { j, _ := escapeEnd(s, i); return j }
+
+// skipCSI skips parameter and intermediate bytes and the final byte.
+func skipCSI(s string, i int) int { j, _ := csiEnd(s, i); return j }
+
+// skipString skips an OSC/DCS-style string up to BEL, ESC \ or C1 ST.
+func skipString(s string, i int) int { j, _ := stringEnd(s, i); return j }
+
+// escapeEnd returns where the sequence after ESC (at i-1) ends and whether
+// it was complete.
+func escapeEnd(s string, i int) (int, bool) {
 	if i >= len(s) {
-		return i
+		return i, false
 	}
 	switch s[i] {
 	case '[':
-		return skipCSI(s, i+1)
+		return csiEnd(s, i+1)
 	case ']', 'P', 'X', '^', '_':
-		return skipString(s, i+1)
+		return stringEnd(s, i+1)
 	}
 	// ESC followed by intermediates (0x20-0x2f) then one final byte.
 	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
 		i++
 	}
 	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
-		i++
+		return i + 1, true
 	}
-	return i
+	return i, i < len(s)
 }
 
-// skipCSI skips parameter and intermediate bytes and the final byte.
-func skipCSI(s string, i int) int {
+// csiEnd finds the final byte of a CSI sequence whose parameters start at i.
+func csiEnd(s string, i int) (int, bool) {
 	for i < len(s) {
 		c := s[i]
 		if c >= 0x40 && c <= 0x7e {
-			return i + 1
+			return i + 1, true
 		}
-		if c < 0x20 || c > 0x3f && c < 0x40 || c >= 0x80 {
+		if c < 0x20 || c >= 0x80 {
 			// not a CSI byte: the sequence is broken; stop here
-			return i
+			return i, true
 		}
 		i++
 	}
-	return i
+	return i, false
 }
 
-// skipString skips an OSC/DCS-style string up to BEL, ESC \ or C1 ST.
-func skipString(s string, i int) int {
+// stringEnd finds the end of an OSC/DCS-style string: BEL, ESC \ or C1 ST.
+func stringEnd(s string, i int) (int, bool) {
 	for i < len(s) {
 		if s[i] == 0x07 {
-			return i + 1
+			return i + 1, true
 		}
 		if s[i] == 0x1b {
-			if i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
+			if i+1 < len(s) {
+				if s[i+1] == '\\' {
+					return i + 2, true
+				}
+				return i + 1, true
 			}
-			return i + 1
+			return i, false
 		}
-		if r, size := utf8.DecodeRuneInString(s[i:]); r == 0x9c {
-			return i + size
-		} else {
-			i += size
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == 0x9c {
+			return i + size, true
 		}
+		i += size
 	}
-	return i
+	return i, false
 }

@@ -1,0 +1,655 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// ItemKind is the kind of a conversation entry.
+type ItemKind int
+
+const (
+	ItemUser      ItemKind = iota // the user's message
+	ItemAssistant                 // assistant text (markdown)
+	ItemReasoning                 // model reasoning, folded by default
+	ItemTool                      // one tool call, a one-liner that expands
+	ItemBanner                    // backtrack, compaction, interrupt, info, preview
+	ItemError                     // an error shown in the error colour
+)
+
+// ToolStatus is the state of a tool call.
+type ToolStatus int
+
+const (
+	ToolRunning ToolStatus = iota
+	ToolOK
+	ToolFailed
+)
+
+// BannerKind selects a banner's colour and icon.
+type BannerKind int
+
+const (
+	BannerInfo BannerKind = iota
+	BannerBacktrack
+	BannerCompact
+	BannerInterrupt
+	BannerPreview
+)
+
+// Item is the view model of one conversation entry. All text is untrusted
+// and sanitised by the view.
+type Item struct {
+	Kind ItemKind
+	ID   string // optional; tool call id, used by UpdateItem
+	Text string // message / reasoning / banner / error text (markdown for assistant)
+
+	// Tool calls.
+	ToolName string
+	KeyArg   string // the argument shown on the one-liner (path, command…)
+	Args     string // full arguments, shown when expanded
+	Result   string // result excerpt, shown when expanded
+	Status   ToolStatus
+	Duration time.Duration
+
+	Banner BannerKind // for ItemBanner
+
+	// Expanded unfolds reasoning and tool calls (Enter toggles).
+	Expanded bool
+}
+
+// maxExpandedLines bounds the args/result excerpt of an expanded tool call.
+const maxExpandedLines = 12
+
+type convItem struct {
+	Item
+	stream streamSanitizer // for AppendDelta
+	width  int             // width of the cached layout; 0 = stale
+	first  bool            // laid out as the first item (no leading gap)
+	lines  []Line
+}
+
+// Conversation is a virtual list of conversation items: it lays out items
+// lazily per width, caches the layouts and draws only the visible rows.
+type Conversation struct {
+	pane
+	items    []*convItem
+	ids      map[string]int
+	selected int
+
+	// scroll anchor: the first visible row is line topLine of item topItem;
+	// with follow the view is anchored at the bottom instead.
+	topItem, topLine int
+	follow           bool
+
+	preview  string
+	height   int // rows of the item area at the last draw
+	width    int // layout width at the last draw
+	rowItems []int
+
+	onSelect func(index int, it Item)
+	keys     Keymap
+}
+
+// NewConversation returns an empty conversation that follows the bottom.
+func NewConversation() *Conversation {
+	c := &Conversation{pane: newPane("Conversation"), ids: map[string]int{}, follow: true, height: 20, width: 60}
+	c.keys = Keymap{
+		bind("next item", func() { c.Select(c.selected + 1) }, R('j'), K(tcell.KeyDown)),
+		bind("previous item", func() { c.Select(c.selected - 1) }, R('k'), K(tcell.KeyUp)),
+		bind("page down", func() { c.Scroll(c.page()) }, K(tcell.KeyPgDn), K(tcell.KeyCtrlF)),
+		bind("page up", func() { c.Scroll(-c.page()) }, K(tcell.KeyPgUp), K(tcell.KeyCtrlB)),
+		bind("first item", func() { c.Select(0) }, R('g'), K(tcell.KeyHome)),
+		bind("last item, follow output", c.ScrollToEnd, R('G'), K(tcell.KeyEnd)),
+		bind("fold / unfold reasoning or tool call", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
+	}
+	return c
+}
+
+// SetTheme applies a theme and drops cached layouts.
+func (c *Conversation) SetTheme(t themes.Theme) {
+	c.setTheme(t)
+	c.invalidateAll()
+}
+
+// Bindings lists the conversation's keys.
+func (c *Conversation) Bindings() []KeyBinding { return c.keys }
+
+// SetOnSelect sets a callback for selection changes (e.g. to show the
+// selected tool call's output).
+func (c *Conversation) SetOnSelect(f func(index int, it Item)) { c.onSelect = f }
+
+func sanitizeItem(it Item) Item {
+	it.Text = Sanitize(it.Text)
+	it.ID = SanitizeLine(it.ID)
+	it.ToolName = SanitizeLine(it.ToolName)
+	it.KeyArg = SanitizeLine(it.KeyArg)
+	it.Args = Sanitize(it.Args)
+	it.Result = Sanitize(it.Result)
+	return it
+}
+
+// SetItems replaces all items and follows the bottom.
+func (c *Conversation) SetItems(items []Item) {
+	c.items = make([]*convItem, 0, len(items))
+	c.ids = make(map[string]int, len(items))
+	for _, it := range items {
+		c.push(it)
+	}
+	c.selected = max(0, len(c.items)-1)
+	c.topItem, c.topLine, c.follow = 0, 0, true
+}
+
+func (c *Conversation) push(it Item) {
+	ci := &convItem{Item: sanitizeItem(it)}
+	if ci.ID != "" {
+		c.ids[ci.ID] = len(c.items)
+	}
+	c.items = append(c.items, ci)
+}
+
+// Append adds items at the end. A view following the bottom keeps
+// following it, and the selection moves with it.
+func (c *Conversation) Append(items ...Item) {
+	atEnd := c.selected >= len(c.items)-1
+	for _, it := range items {
+		c.push(it)
+	}
+	if atEnd && c.follow {
+		c.selected = len(c.items) - 1
+	}
+}
+
+// Len is the number of items.
+func (c *Conversation) Len() int { return len(c.items) }
+
+// Item returns item i (sanitised).
+func (c *Conversation) Item(i int) (Item, bool) {
+	if i < 0 || i >= len(c.items) {
+		return Item{}, false
+	}
+	return c.items[i].Item, true
+}
+
+// Selected returns the selected index (-1 when empty).
+func (c *Conversation) Selected() int {
+	if len(c.items) == 0 {
+		return -1
+	}
+	return c.selected
+}
+
+// AppendDelta appends streamed text to the last assistant item (creating
+// one if the last item is something else). Only that item is laid out
+// again, at the next draw.
+func (c *Conversation) AppendDelta(text string) { c.appendDelta(ItemAssistant, text) }
+
+// AppendReasoningDelta is AppendDelta for streamed reasoning.
+func (c *Conversation) AppendReasoningDelta(text string) { c.appendDelta(ItemReasoning, text) }
+
+func (c *Conversation) appendDelta(kind ItemKind, text string) {
+	if n := len(c.items); n == 0 || c.items[n-1].Kind != kind {
+		c.Append(Item{Kind: kind})
+	}
+	last := c.items[len(c.items)-1]
+	if clean := last.stream.Write(text); clean != "" {
+		last.Text += clean
+		last.width = 0
+	}
+}
+
+// UpdateItem changes the item with the given ID (e.g. a tool call's
+// status, result and duration) and reports whether it exists.
+func (c *Conversation) UpdateItem(id string, update func(*Item)) bool {
+	i, ok := c.ids[id]
+	if !ok || i >= len(c.items) {
+		return false
+	}
+	it := c.items[i].Item
+	update(&it)
+	it.ID = id
+	c.items[i].Item = sanitizeItem(it)
+	c.items[i].width = 0
+	return true
+}
+
+// SetPreview pins a preview banner (e.g. "Preview of checkpoint 3 —
+// read-only") above the items; "" removes it.
+func (c *Conversation) SetPreview(text string) { c.preview = SanitizeLine(text) }
+
+// Preview returns the pinned preview text.
+func (c *Conversation) Preview() string { return c.preview }
+
+// Following reports whether the view follows the bottom.
+func (c *Conversation) Following() bool { return c.follow }
+
+// ScrollToEnd selects the last item and follows the bottom.
+func (c *Conversation) ScrollToEnd() {
+	c.follow = true
+	if len(c.items) > 0 {
+		c.selected = len(c.items) - 1
+		c.notify()
+	}
+}
+
+// Toggle folds or unfolds item i if it is reasoning or a tool call.
+func (c *Conversation) Toggle(i int) {
+	if i < 0 || i >= len(c.items) {
+		return
+	}
+	it := c.items[i]
+	if it.Kind == ItemReasoning || it.Kind == ItemTool {
+		it.Expanded = !it.Expanded
+		it.width = 0
+	}
+}
+
+func (c *Conversation) invalidateAll() {
+	for _, it := range c.items {
+		it.width = 0
+	}
+}
+
+func (c *Conversation) notify() {
+	if c.onSelect != nil && c.selected >= 0 && c.selected < len(c.items) {
+		c.onSelect(c.selected, c.items[c.selected].Item)
+	}
+}
+
+func (c *Conversation) page() int { return max(1, c.height-1) }
+
+// lines returns the cached layout of item i for the current width.
+func (c *Conversation) lines(i int) []Line {
+	it := c.items[i]
+	if it.width != c.width || it.first != (i == 0) {
+		it.lines = c.layout(it, i == 0)
+		it.width = c.width
+		it.first = i == 0
+	}
+	return it.lines
+}
+
+func (c *Conversation) layout(it *convItem, first bool) []Line {
+	th := c.theme
+	base := c.base()
+	w := c.width
+	var out []Line
+	gap := func() {
+		if !first {
+			out = append(out, Line{})
+		}
+	}
+	switch it.Kind {
+	case ItemUser:
+		gap()
+		bar := Span{"▌ ", base.Foreground(th.User)}
+		out = append(out, wrapSpans([]Span{{it.Text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
+	case ItemAssistant:
+		gap()
+		body := RenderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant))
+		for j, l := range body {
+			p := Span{"  ", base}
+			if j == 0 {
+				p = Span{"● ", base.Foreground(th.Accent)}
+			}
+			out = append(out, append(Line{p}, l...))
+		}
+	case ItemReasoning:
+		st := base.Foreground(th.Reasoning).Italic(true)
+		n := strings.Count(strings.TrimRight(it.Text, "\n"), "\n") + 1
+		if !it.Expanded {
+			out = append(out, Line{{"▸ ", base.Foreground(th.Reasoning)}, {fmt.Sprintf("Thinking (%d lines, Enter to unfold)", n), st}})
+			break
+		}
+		out = append(out, Line{{"▾ ", base.Foreground(th.Reasoning)}, {"Thinking", st}})
+		out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{"  ", base}}, Line{{"  ", base}})...)
+	case ItemTool:
+		out = append(out, c.toolLines(it, w)...)
+	case ItemBanner:
+		gap()
+		col, icon := c.bannerStyle(it.Banner)
+		st := base.Foreground(col).Bold(true)
+		out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})...)
+	case ItemError:
+		gap()
+		st := base.Foreground(th.Error)
+		out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{"✗ ", st.Bold(true)}}, Line{{"  ", st}})...)
+	}
+	if len(out) == 0 {
+		out = append(out, Line{})
+	}
+	return out
+}
+
+func (c *Conversation) bannerStyle(k BannerKind) (tcell.Color, string) {
+	th := c.theme
+	switch k {
+	case BannerBacktrack:
+		return th.BannerBacktrack, "⟲"
+	case BannerCompact:
+		return th.BannerCompact, "⇊"
+	case BannerInterrupt:
+		return th.BannerInterrupt, "■"
+	case BannerPreview:
+		return th.BannerPreview, "◉"
+	}
+	return th.BannerInfo, "ℹ"
+}
+
+// ToolStatusGlyph returns the glyph and theme colour of a tool status.
+func ToolStatusGlyph(s ToolStatus, th themes.Theme) (string, tcell.Color) {
+	switch s {
+	case ToolOK:
+		return "✓", th.ToolOK
+	case ToolFailed:
+		return "✗", th.ToolError
+	}
+	return "…", th.ToolRunning
+}
+
+// formatDuration renders a duration compactly: 850ms, 1.2s, 3m04s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func (c *Conversation) toolLines(it *convItem, w int) []Line {
+	th := c.theme
+	base := c.base()
+	glyph, col := ToolStatusGlyph(it.Status, th)
+	fold := "▸"
+	if it.Expanded {
+		fold = "▾"
+	}
+	head := Line{
+		{fold + " ", base.Foreground(th.Dim)},
+		{glyph + " ", base.Foreground(col).Bold(true)},
+		{it.ToolName, base.Foreground(th.Tool).Bold(true)},
+	}
+	tail := ""
+	if d := formatDuration(it.Duration); d != "" {
+		tail = "  " + d
+	}
+	if it.KeyArg != "" {
+		avail := w - head.Width() - 1 - len([]rune(tail))
+		head = append(head, Span{" " + truncate(it.KeyArg, max(1, avail)), base.Foreground(th.Text)})
+	}
+	if tail != "" {
+		head = append(head, Span{tail, base.Foreground(th.Dim)})
+	}
+	out := []Line{clipLine(head, w)}
+	if !it.Expanded {
+		return out
+	}
+	dim := base.Foreground(th.Dim)
+	section := func(label, body string, st tcell.Style) {
+		if body == "" {
+			return
+		}
+		out = append(out, Line{{"    " + label, dim.Bold(true)}})
+		rows := strings.Split(strings.TrimRight(body, "\n"), "\n")
+		more := 0
+		if len(rows) > maxExpandedLines {
+			more = len(rows) - maxExpandedLines
+			rows = rows[:maxExpandedLines]
+		}
+		for _, r := range rows {
+			out = append(out, clipLine(Line{{"    " + r, st}}, w))
+		}
+		if more > 0 {
+			out = append(out, Line{{fmt.Sprintf("    … %d more lines (see tool output)", more), dim}})
+		}
+	}
+	section("arguments", it.Args, dim)
+	rs := base.Foreground(th.Text)
+	if it.Status == ToolFailed {
+		rs = base.Foreground(th.ToolError)
+	}
+	section("result", it.Result, rs)
+	return out
+}
+
+// Select selects item i (clamped) and scrolls it into view. Selecting the
+// last item follows the bottom.
+func (c *Conversation) Select(i int) {
+	if len(c.items) == 0 {
+		return
+	}
+	i = max(0, min(i, len(c.items)-1))
+	c.selected = i
+	if i == len(c.items)-1 {
+		c.follow = true
+	} else {
+		c.ensureVisible(i)
+	}
+	c.notify()
+}
+
+// ensureVisible moves the anchor so item i is on screen.
+func (c *Conversation) ensureVisible(i int) {
+	if c.follow {
+		c.topItem, c.topLine = c.bottomAnchor()
+		c.follow = false
+	}
+	if i < c.topItem || (i == c.topItem && c.topLine > 0) {
+		c.topItem, c.topLine = i, 0
+		return
+	}
+	// rows from the anchor to the end of item i
+	rows := len(c.lines(c.topItem)) - c.topLine
+	for j := c.topItem + 1; j <= i && rows <= c.height; j++ {
+		rows += len(c.lines(j))
+	}
+	if rows <= c.height {
+		return
+	}
+	// put the end of item i at the bottom, or its top at the top if taller
+	h := len(c.lines(i))
+	if h >= c.height {
+		c.topItem, c.topLine = i, 0
+		return
+	}
+	c.topItem, c.topLine = i, 0
+	c.scrollBy(-(c.height - h))
+}
+
+// bottomAnchor is the anchor that shows the last rows.
+func (c *Conversation) bottomAnchor() (int, int) {
+	need := c.height
+	for i := len(c.items) - 1; i >= 0; i-- {
+		n := len(c.lines(i))
+		if n >= need {
+			return i, n - need
+		}
+		need -= n
+	}
+	return 0, 0
+}
+
+// Scroll moves the view by n rows (negative = up) without changing the
+// selection unless it leaves the screen.
+func (c *Conversation) Scroll(n int) {
+	if len(c.items) == 0 || n == 0 {
+		return
+	}
+	if c.follow {
+		if n > 0 {
+			return
+		}
+		c.topItem, c.topLine = c.bottomAnchor()
+		c.follow = false
+	}
+	c.scrollBy(n)
+	// keep the selection on screen
+	if c.selected < c.topItem && !c.follow {
+		c.selected = c.topItem
+		c.notify()
+	} else if last := c.lastVisible(); c.selected > last {
+		c.selected = last
+		c.notify()
+	}
+}
+
+func (c *Conversation) scrollBy(n int) {
+	c.topLine += n
+	for c.topLine < 0 && c.topItem > 0 {
+		c.topItem--
+		c.topLine += len(c.lines(c.topItem))
+	}
+	if c.topLine < 0 {
+		c.topLine = 0
+	}
+	for c.topItem < len(c.items)-1 && c.topLine >= len(c.lines(c.topItem)) {
+		c.topLine -= len(c.lines(c.topItem))
+		c.topItem++
+	}
+	// at or past the bottom? then follow
+	rows := len(c.lines(c.topItem)) - c.topLine
+	for j := c.topItem + 1; j < len(c.items) && rows <= c.height; j++ {
+		rows += len(c.lines(j))
+	}
+	if rows <= c.height {
+		c.follow = true
+	}
+}
+
+func (c *Conversation) lastVisible() int {
+	ti, tl := c.topItem, c.topLine
+	if c.follow {
+		ti, tl = c.bottomAnchor()
+	}
+	rows := -tl
+	i := ti
+	for ; i < len(c.items); i++ {
+		rows += len(c.lines(i))
+		if rows >= c.height {
+			break
+		}
+	}
+	return min(i, len(c.items)-1)
+}
+
+// Draw draws the visible rows only.
+func (c *Conversation) Draw(screen tcell.Screen) {
+	x, y, w, h := c.frame(screen, c)
+	if w <= 2 || h <= 0 {
+		return
+	}
+	if c.preview != "" {
+		st := c.base().Background(c.theme.BannerPreview).Foreground(c.theme.Background).Bold(true)
+		fill(screen, x, y, w, st)
+		drawText(screen, x+1, y, w-1, "◉ "+c.preview, st)
+		y++
+		h--
+	}
+	c.width = w - 1 // column 0 is the selection gutter
+	c.height = h
+	if cap(c.rowItems) < h {
+		c.rowItems = make([]int, h)
+	}
+	c.rowItems = c.rowItems[:h]
+	for r := range c.rowItems {
+		c.rowItems[r] = -1
+	}
+	if len(c.items) == 0 {
+		drawText(screen, x+1, y, w-1, "No messages yet.", c.base().Foreground(c.theme.Dim))
+		return
+	}
+	ti, tl := c.topItem, c.topLine
+	if c.follow {
+		ti, tl = c.bottomAnchor()
+	}
+	ti = min(ti, len(c.items)-1)
+	gutter := c.base().Foreground(c.theme.Accent)
+	if !c.HasFocus() {
+		gutter = c.base().Foreground(c.theme.Dim)
+	}
+	row := 0
+	for i := ti; i < len(c.items) && row < h; i++ {
+		ls := c.lines(i)
+		start := 0
+		if i == ti {
+			start = min(tl, len(ls))
+		}
+		for _, l := range ls[start:] {
+			if row >= h {
+				break
+			}
+			c.rowItems[row] = i
+			if i == c.selected {
+				screen.SetContent(x, y+row, '▎', nil, gutter)
+			}
+			drawLine(screen, x+1, y+row, w-1, l)
+			row++
+		}
+	}
+	if !c.follow {
+		// a hint that more output is below
+		st := c.base().Foreground(c.theme.Background).Background(c.theme.Accent)
+		msg := " ↓ more below (G) "
+		if w > len(msg)+2 {
+			drawText(screen, x+w-len([]rune(msg))-1, y+h-1, len(msg), msg, st)
+		}
+	}
+}
+
+// InputHandler handles navigation keys.
+func (c *Conversation) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return c.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		c.keys.Handle(ev)
+	})
+}
+
+// MouseHandler scrolls on the wheel and selects/toggles on click.
+func (c *Conversation) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return c.WrapMouseHandler(func(action tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+		mx, my := ev.Position()
+		if !c.InRect(mx, my) {
+			return false, nil
+		}
+		switch action {
+		case tview.MouseScrollUp:
+			c.Scroll(-3)
+			return true, nil
+		case tview.MouseScrollDown:
+			c.Scroll(3)
+			return true, nil
+		case tview.MouseLeftClick:
+			setFocus(c)
+			_, iy, _, _ := c.GetInnerRect()
+			if c.preview != "" {
+				iy++
+			}
+			r := my - iy
+			if r >= 0 && r < len(c.rowItems) && c.rowItems[r] >= 0 {
+				i := c.rowItems[r]
+				if i == c.selected {
+					c.Toggle(i)
+				} else {
+					c.selected = i
+					if i != len(c.items)-1 {
+						c.ensureVisible(i)
+					}
+					c.notify()
+				}
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+}

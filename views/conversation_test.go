@@ -1,0 +1,299 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func sampleItems() []Item {
+	return []Item{
+		{Kind: ItemUser, Text: "Please fix the parser"},
+		{Kind: ItemReasoning, Text: "secret thoughts line one\nline two"},
+		{Kind: ItemAssistant, Text: "# Plan\n\nI will **fix** it with `go test`.\n\n- one\n- two\n\n```go\nfunc main() { return }\n```\n"},
+		{Kind: ItemTool, ID: "t1", ToolName: "Shell", KeyArg: "go test ./...", Args: `{"command":"go test ./..."}`, Result: "FAIL parser", Status: ToolFailed, Duration: 1200 * time.Millisecond},
+		{Kind: ItemTool, ID: "t2", ToolName: "ReadFile", KeyArg: "main.go", Status: ToolOK, Duration: 30 * time.Millisecond},
+		{Kind: ItemBanner, Banner: BannerBacktrack, Text: "Backtracked to checkpoint 2 · discarded 5 messages (archived)"},
+		{Kind: ItemError, Text: "model error: 500"},
+	}
+}
+
+func TestConversationRenders(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprint(sz.w, "x", sz.h), func(t *testing.T) {
+			c := NewConversation()
+			c.SetTheme(dark)
+			c.SetItems(sampleItems())
+			s := draw(t, c, sz.w, sz.h)
+			x, y := mustFind(t, s, "Please fix the parser")
+			if fg(s, x, y) != dark.User {
+				t.Errorf("user text colour %v", fg(s, x, y))
+			}
+			mustFind(t, s, "Thinking (2 lines")
+			if _, _, ok := find(s, "secret thoughts"); ok {
+				t.Error("reasoning not folded")
+			}
+			x, y = mustFind(t, s, "✗ Shell go test ./...")
+			if fg(s, x, y) != dark.ToolError {
+				t.Errorf("✗ colour %v, want tool error %v", fg(s, x, y), dark.ToolError)
+			}
+			mustFind(t, s, "1.2s")
+			x, y = mustFind(t, s, "✓ ReadFile main.go")
+			if fg(s, x, y) != dark.ToolOK {
+				t.Errorf("✓ colour %v", fg(s, x, y))
+			}
+			x, y = mustFind(t, s, "Backtracked to checkpoint 2")
+			if fg(s, x, y) != dark.BannerBacktrack {
+				t.Errorf("banner colour %v", fg(s, x, y))
+			}
+			x, y = mustFind(t, s, "model error: 500")
+			if fg(s, x, y) != dark.Error {
+				t.Errorf("error colour %v", fg(s, x, y))
+			}
+			x, y = mustFind(t, s, "Plan")
+			if fg(s, x, y) != dark.Heading {
+				t.Errorf("heading colour %v", fg(s, x, y))
+			}
+			mustFind(t, s, "• one")
+			x, y = mustFind(t, s, "fix")
+			if _, _, attr := cellStyle(s, x, y).Decompose(); attr&tcell.AttrBold == 0 {
+				t.Error("**fix** not bold")
+			}
+		})
+	}
+}
+
+func cellStyle(s tcell.SimulationScreen, x, y int) tcell.Style {
+	cells, w, _ := s.GetContents()
+	return cells[y*w+x].Style
+}
+
+func TestConversationChromaHighlight(t *testing.T) {
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems([]Item{{Kind: ItemAssistant, Text: "```go\nfunc main() {\n\tx := 1\n}\n```"}})
+	s := draw(t, c, 80, 24)
+	kx, ky := mustFind(t, s, "func")
+	mx, my := mustFind(t, s, "main")
+	if fg(s, kx, ky) == fg(s, mx, my) {
+		t.Fatalf("keyword and identifier share colour %v", fg(s, kx, ky))
+	}
+	if fg(s, kx, ky) == dark.Assistant || fg(s, kx, ky) == dark.Text {
+		t.Fatal("keyword drawn in plain text colour")
+	}
+	if bg(s, kx, ky) != dark.CodeBg {
+		t.Fatalf("code background %v", bg(s, kx, ky))
+	}
+	mustFind(t, s, " go ")
+}
+
+func TestConversationMarkdownBlocks(t *testing.T) {
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems([]Item{{Kind: ItemAssistant, Text: "> quoted words\n\n1. first\n2. second\n\n| a | bb |\n|---|----|\n| 1 | 2 |\n\nsee [docs](http://x.y) and *it*\n\n---"}})
+	s := draw(t, c, 80, 24)
+	x, y := mustFind(t, s, "│ quoted words")
+	if fg(s, x, y) != dark.Quote {
+		t.Error("quote colour")
+	}
+	mustFind(t, s, "1. first")
+	mustFind(t, s, "2. second")
+	mustFind(t, s, "a │ bb")
+	mustFind(t, s, "1 │ 2")
+	mustFind(t, s, "──┼─")
+	x, y = mustFind(t, s, "docs (http://x.y)")
+	if fg(s, x, y) != dark.Link {
+		t.Error("link colour")
+	}
+	x, y = mustFind(t, s, "it")
+	_ = x
+	_ = y
+}
+
+func TestConversationHostileStrings(t *testing.T) {
+	hostile := []string{"\x1b]0;pwned\x07", "\x1b[2J", "[red]x[-]", "\u009b31m", "a\rb", "\x07bell", "\x1b[31mred"}
+	c := NewConversation()
+	var items []Item
+	for _, h := range hostile {
+		items = append(items,
+			Item{Kind: ItemUser, Text: h + "U"},
+			Item{Kind: ItemAssistant, Text: h + "A"},
+			Item{Kind: ItemTool, ToolName: h + "T", KeyArg: h, Args: h, Result: h, Expanded: true},
+			Item{Kind: ItemBanner, Text: h + "B"},
+			Item{Kind: ItemError, Text: h + "E"})
+	}
+	c.SetItems(items)
+	c.SetPreview("\x1b]0;pwned\x07preview")
+	s := draw(t, c, 200, 60)
+	assertNoControls(t, s)
+	text := screenText(s)
+	if strings.Contains(text, "pwned") || strings.Contains(text, "[2J") || strings.Contains(text, "31m") {
+		t.Fatalf("escape payload visible:\n%s", text)
+	}
+	if !strings.Contains(text, "[red]x[-]") {
+		t.Fatal("tview tags must show literally")
+	}
+	// streamed escape split across deltas
+	c.SetItems(nil)
+	for _, d := range []string{"safe ", "\x1b]0;pw", "ned\x07", "\x1b[", "2J", "\xc2", "\x9b31m", "end"} {
+		c.AppendDelta(d)
+	}
+	if got := c.items[0].Text; got != "safe end" {
+		t.Fatalf("streamed text = %q", got)
+	}
+}
+
+func TestConversationStreaming(t *testing.T) {
+	c := NewConversation()
+	c.SetTheme(dark)
+	var items []Item
+	for i := 0; i < 200; i++ {
+		items = append(items, Item{Kind: ItemUser, Text: fmt.Sprintf("question %d", i)})
+	}
+	c.SetItems(items)
+	s := draw(t, c, 80, 24)
+	mustFind(t, s, "question 199")
+	for _, tok := range strings.Fields("the answer is forty two") {
+		c.AppendDelta(tok + " ")
+	}
+	redraw(s, c)
+	mustFind(t, s, "the answer is forty two")
+	if c.Len() != 201 || c.items[200].Kind != ItemAssistant {
+		t.Fatal("delta did not create one assistant item")
+	}
+	// layout of earlier items is not redone on a delta
+	before := c.items[199].lines
+	c.AppendDelta("more")
+	redraw(s, c)
+	if &before[0] != &c.items[199].lines[0] {
+		t.Fatal("earlier item re-laid out on delta")
+	}
+	mustFind(t, s, "forty two more")
+
+	// scroll up: stop following; new deltas do not move the view
+	send(c, key(tcell.KeyPgUp, 0, 0), key(tcell.KeyPgUp, 0, 0))
+	if c.Following() {
+		t.Fatal("still following after PgUp")
+	}
+	redraw(s, c)
+	top := row(s, 1)
+	c.AppendDelta(" and more")
+	c.Append(Item{Kind: ItemUser, Text: "newest"})
+	redraw(s, c)
+	if row(s, 1) != top {
+		t.Fatal("view moved while scrolled up")
+	}
+	if _, _, ok := find(s, "newest"); ok {
+		t.Fatal("scrolled-up view jumped to the bottom")
+	}
+	mustFind(t, s, "more below")
+	send(c, key(tcell.KeyRune, 'G', 0))
+	redraw(s, c)
+	mustFind(t, s, "newest")
+	if !c.Following() {
+		t.Fatal("G does not follow")
+	}
+}
+
+func TestConversationKeysAndToggle(t *testing.T) {
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems(sampleItems())
+	var got []int
+	c.SetOnSelect(func(i int, it Item) { got = append(got, i) })
+	s := draw(t, c, 80, 24)
+	send(c, key(tcell.KeyRune, 'g', 0), key(tcell.KeyRune, 'j', 0))
+	if c.Selected() != 1 {
+		t.Fatalf("selected %d", c.Selected())
+	}
+	send(c, key(tcell.KeyEnter, 0, 0))
+	redraw(s, c)
+	mustFind(t, s, "secret thoughts line one")
+	send(c, key(tcell.KeyDown, 0, 0), key(tcell.KeyDown, 0, 0), key(tcell.KeyEnter, 0, 0))
+	redraw(s, c)
+	mustFind(t, s, "FAIL parser")
+	mustFind(t, s, `{"command":"go test ./..."}`)
+	x, y := mustFind(t, s, "FAIL parser")
+	if fg(s, x, y) != dark.ToolError {
+		t.Error("failed result not in error colour")
+	}
+	if len(got) == 0 || got[len(got)-1] != 3 {
+		t.Fatalf("OnSelect calls %v", got)
+	}
+	// update a running tool call
+	send(c, key(tcell.KeyRune, 'G', 0))
+	c.Append(Item{Kind: ItemTool, ID: "t9", ToolName: "Grep", KeyArg: "TODO"})
+	redraw(s, c)
+	x, y = mustFind(t, s, "… Grep TODO")
+	if fg(s, x, y) != dark.ToolRunning {
+		t.Error("running colour")
+	}
+	if !c.UpdateItem("t9", func(it *Item) { it.Status = ToolOK; it.Duration = 2 * time.Second }) {
+		t.Fatal("UpdateItem")
+	}
+	redraw(s, c)
+	mustFind(t, s, "✓ Grep TODO  2.0s")
+	if c.UpdateItem("nope", func(*Item) {}) {
+		t.Fatal("UpdateItem of unknown id")
+	}
+	// preview banner
+	c.SetPreview("Preview of checkpoint 3 — read-only")
+	redraw(s, c)
+	x, y = mustFind(t, s, "Preview of checkpoint 3")
+	if y != 1 || bg(s, x, y) != dark.BannerPreview {
+		t.Errorf("preview banner at row %d bg %v", y, bg(s, x, y))
+	}
+}
+
+func TestConversationScrollMany(t *testing.T) {
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems(manyItems(1000))
+	s := draw(t, c, 80, 24)
+	mustFind(t, s, "message 999")
+	send(c, key(tcell.KeyHome, 0, 0))
+	redraw(s, c)
+	mustFind(t, s, "message 0 ")
+	for i := 0; i < 10; i++ {
+		send(c, key(tcell.KeyPgDn, 0, 0))
+	}
+	redraw(s, c)
+	if _, _, ok := find(s, "message 0 "); ok {
+		t.Fatal("PgDn did not scroll")
+	}
+	sel := c.Selected()
+	x, y := 0, 0
+	for yy := 1; yy < 23; yy++ {
+		if strings.Contains(row(s, yy), "▎") {
+			x, y = 1, yy
+			break
+		}
+	}
+	if y == 0 {
+		t.Fatalf("selected item %d not visible after PgDn", sel)
+	}
+	_ = x
+	send(c, key(tcell.KeyEnd, 0, 0))
+	redraw(s, c)
+	mustFind(t, s, "message 999")
+}
+
+func manyItems(n int) []Item {
+	items := make([]Item, 0, n)
+	for i := 0; i < n; i++ {
+		switch i % 4 {
+		case 0:
+			items = append(items, Item{Kind: ItemUser, Text: fmt.Sprintf("message %d from the user, asking about something rather long so that it wraps at eighty columns for sure", i)})
+		case 1:
+			items = append(items, Item{Kind: ItemAssistant, Text: fmt.Sprintf("message %d **answer** with `code` and a list:\n\n- a\n- b\n\n```go\nfunc f() int { return %d }\n```", i, i)})
+		case 2:
+			items = append(items, Item{Kind: ItemTool, ToolName: "Shell", KeyArg: fmt.Sprintf("message %d ls -la", i), Status: ToolOK, Duration: time.Second})
+		default:
+			items = append(items, Item{Kind: ItemAssistant, Text: fmt.Sprintf("message %d short reply", i)})
+		}
+	}
+	return items
+}

@@ -1,0 +1,406 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
+
+// mdRenderer turns markdown into wrapped, styled lines for one width.
+type mdRenderer struct {
+	src   []byte
+	th    themes.Theme
+	base  tcell.Style
+	width int
+	out   []Line
+}
+
+// RenderMarkdown renders sanitised markdown src into lines at most width
+// columns wide: headings, lists, emphasis, code spans, links, block quotes,
+// tables as text, and fenced code highlighted with the theme's chroma style.
+func RenderMarkdown(src string, width int, th themes.Theme, base tcell.Style) []Line {
+	if width < 4 {
+		width = 4
+	}
+	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width}
+	doc := mdParser.Parse(text.NewReader(r.src))
+	r.blocks(doc, nil, nil, width)
+	// drop a trailing blank line
+	for len(r.out) > 0 && len(r.out[len(r.out)-1]) == 0 {
+		r.out = r.out[:len(r.out)-1]
+	}
+	if len(r.out) == 0 {
+		r.out = append(r.out, Line{})
+	}
+	return r.out
+}
+
+// blocks renders the block children of n. first/rest are the prefixes of
+// the first and later rows (list bullets, quote bars).
+func (r *mdRenderer) blocks(n ast.Node, first, rest Line, width int) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		p := first
+		if c != n.FirstChild() {
+			p = rest
+		}
+		r.block(c, p, rest, width)
+		first = rest
+	}
+}
+
+func (r *mdRenderer) blank(prefix Line) {
+	if len(r.out) > 0 && len(r.out[len(r.out)-1]) != 0 {
+		trimmed := make(Line, 0, len(prefix))
+		for _, s := range prefix {
+			if t := strings.TrimRight(s.Text, " "); t != "" {
+				trimmed = append(trimmed, Span{t, s.Style})
+			}
+		}
+		r.out = append(r.out, trimmed)
+	}
+}
+
+func (r *mdRenderer) block(n ast.Node, first, rest Line, width int) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		st := r.base.Foreground(r.th.Heading).Bold(true)
+		if n.Level == 1 {
+			st = st.Underline(true)
+		}
+		spans := r.inlines(n, st)
+		hashes := Span{strings.Repeat("#", n.Level) + " ", r.base.Foreground(r.th.Dim)}
+		r.out = append(r.out, wrapSpans(append([]Span{hashes}, spans...), width, first, rest)...)
+		r.blank(rest)
+	case *ast.Paragraph:
+		r.out = append(r.out, wrapSpans(r.inlines(n, r.base), width, first, rest)...)
+		if !isTightItem(n) {
+			r.blank(rest)
+		}
+	case *ast.TextBlock:
+		r.out = append(r.out, wrapSpans(r.inlines(n, r.base), width, first, rest)...)
+	case *ast.ThematicBreak:
+		w := width - rest.Width()
+		r.out = append(r.out, append(append(Line{}, first...), Span{strings.Repeat("─", max(1, w)), r.base.Foreground(r.th.Dim)}))
+		r.blank(rest)
+	case *ast.Blockquote:
+		bar := Span{"│ ", r.base.Foreground(r.th.Quote)}
+		f := append(append(Line{}, first...), bar)
+		rs := append(append(Line{}, rest...), bar)
+		saved := r.base
+		r.base = r.base.Foreground(r.th.Quote).Italic(true)
+		r.blocks(n, f, rs, width)
+		r.base = saved
+		// the blank inside the quote already ends it
+	case *ast.List:
+		num := n.Start
+		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+			var marker string
+			if n.IsOrdered() {
+				marker = strconv.Itoa(num) + ". "
+				num++
+			} else {
+				marker = "• "
+			}
+			mk := Span{marker, r.base.Foreground(r.th.Accent)}
+			pad := Span{strings.Repeat(" ", runewidth.StringWidth(marker)), r.base}
+			f := append(append(Line{}, first...), mk)
+			rs := append(append(Line{}, rest...), pad)
+			r.blocks(item, f, rs, width)
+			first = rest
+		}
+		if n.Parent() != nil && n.Parent().Kind() == ast.KindDocument {
+			r.blank(rest)
+		}
+	case *ast.FencedCodeBlock:
+		lang := string(n.Language(r.src))
+		r.code(codeText(n, r.src), lang, first, rest, width)
+		r.blank(rest)
+	case *ast.CodeBlock:
+		r.code(codeText(n, r.src), "", first, rest, width)
+		r.blank(rest)
+	case *ast.HTMLBlock:
+		st := r.base.Foreground(r.th.Dim)
+		lines := n.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			s := strings.TrimRight(string(seg.Value(r.src)), "\n")
+			r.out = append(r.out, wrapSpans([]Span{{s, st}}, width, first, rest)...)
+			first = rest
+		}
+		r.blank(rest)
+	case *east.Table:
+		r.table(n, first, rest, width)
+		r.blank(rest)
+	default:
+		if n.Type() == ast.TypeBlock && n.HasChildren() {
+			r.blocks(n, first, rest, width)
+		}
+	}
+}
+
+func isTightItem(n ast.Node) bool {
+	p := n.Parent()
+	if p == nil || p.Kind() != ast.KindListItem {
+		return false
+	}
+	if l, ok := p.Parent().(*ast.List); ok {
+		return l.IsTight
+	}
+	return false
+}
+
+func codeText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(src))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// code renders a code block, highlighted, clipped (not wrapped) to width.
+func (r *mdRenderer) code(src, lang string, first, rest Line, width int) {
+	bg := r.base.Background(r.th.CodeBg)
+	var rows []Line
+	if lang != "" || src != "" {
+		rows = HighlightCode(src, lang, r.th, bg)
+	}
+	if lang != "" {
+		r.out = append(r.out, append(append(Line{}, first...), Span{" " + SanitizeLine(lang) + " ", bg.Foreground(r.th.Dim)}))
+		first = rest
+	}
+	for _, row := range rows {
+		l := append(append(Line{}, first...), Span{" ", bg})
+		avail := width - l.Width()
+		row = clipLine(row, max(1, avail))
+		l = append(l, row...)
+		if pad := width - l.Width(); pad > 0 {
+			l = append(l, Span{strings.Repeat(" ", pad), bg})
+		}
+		r.out = append(r.out, l)
+		first = rest
+	}
+}
+
+var chromaCache sync.Map // style name → *chroma.Style
+
+func chromaStyle(name string) *chroma.Style {
+	if s, ok := chromaCache.Load(name); ok {
+		return s.(*chroma.Style)
+	}
+	s := styles.Get(name)
+	chromaCache.Store(name, s)
+	return s
+}
+
+// ChromaColour converts a chroma colour to tcell (ColorDefault when unset).
+func ChromaColour(c chroma.Colour) tcell.Color {
+	if !c.IsSet() {
+		return tcell.ColorDefault
+	}
+	return tcell.NewRGBColor(int32(c.Red()), int32(c.Green()), int32(c.Blue()))
+}
+
+// HighlightCode tokenises src with chroma (lexer by language name, or
+// guessed) and returns one line per source line, coloured with the
+// theme's chroma style over base (whose background is kept).
+func HighlightCode(src, lang string, th themes.Theme, base tcell.Style) []Line {
+	var lexer chroma.Lexer
+	if lang != "" {
+		lexer = lexers.Get(lang)
+	}
+	if lexer == nil {
+		lexer = lexers.Analyse(src)
+	}
+	plain := func() []Line {
+		var out []Line
+		for _, l := range strings.Split(src, "\n") {
+			out = append(out, Line{{l, base.Foreground(th.Code)}})
+		}
+		return out
+	}
+	if lexer == nil {
+		return plain()
+	}
+	lexer = chroma.Coalesce(lexer)
+	it, err := lexer.Tokenise(nil, src)
+	if err != nil {
+		return plain()
+	}
+	style := chromaStyle(th.ChromaStyle)
+	out := []Line{{}}
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		e := style.Get(tok.Type)
+		st := base
+		if fg := ChromaColour(e.Colour); fg != tcell.ColorDefault {
+			st = st.Foreground(fg)
+		} else {
+			st = st.Foreground(th.Code)
+		}
+		if e.Bold == chroma.Yes {
+			st = st.Bold(true)
+		}
+		if e.Italic == chroma.Yes {
+			st = st.Italic(true)
+		}
+		if e.Underline == chroma.Yes {
+			st = st.Underline(true)
+		}
+		parts := strings.Split(tok.Value, "\n")
+		for i, p := range parts {
+			if i > 0 {
+				out = append(out, Line{})
+			}
+			if p != "" {
+				out[len(out)-1] = append(out[len(out)-1], Span{p, st})
+			}
+		}
+	}
+	if len(out) > 1 && len(out[len(out)-1]) == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// table renders a GFM table as aligned text with │ separators.
+func (r *mdRenderer) table(t *east.Table, first, rest Line, width int) {
+	var rows [][]string
+	header := -1
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		if row.Kind() == east.KindTableHeader && header < 0 {
+			header = len(rows)
+		}
+		var cells []string
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			cells = append(cells, Line(r.inlines(c, r.base)).String())
+		}
+		rows = append(rows, cells)
+	}
+	ncol := 0
+	for _, row := range rows {
+		ncol = max(ncol, len(row))
+	}
+	widths := make([]int, ncol)
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], runewidth.StringWidth(c))
+		}
+	}
+	sep := Span{" │ ", r.base.Foreground(r.th.Dim)}
+	for ri, row := range rows {
+		st := r.base
+		if ri == header {
+			st = st.Bold(true)
+		}
+		var spans []Span
+		for i := 0; i < ncol; i++ {
+			if i > 0 {
+				spans = append(spans, sep)
+			}
+			c := ""
+			if i < len(row) {
+				c = row[i]
+			}
+			if i < ncol-1 {
+				c = padRight(c, widths[i])
+			}
+			spans = append(spans, Span{c, st})
+		}
+		r.out = append(r.out, wrapSpans(spans, width, first, rest)...)
+		first = rest
+		if ri == header {
+			var parts []string
+			for _, w := range widths {
+				parts = append(parts, strings.Repeat("─", w))
+			}
+			r.out = append(r.out, clipLine(append(append(Line{}, rest...), Span{strings.Join(parts, "─┼─"), r.base.Foreground(r.th.Dim)}), width))
+		}
+	}
+}
+
+// inlines flattens the inline children of n into styled spans.
+func (r *mdRenderer) inlines(n ast.Node, st tcell.Style) []Span {
+	var out []Span
+	var walk func(n ast.Node, st tcell.Style)
+	walk = func(n ast.Node, st tcell.Style) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				out = append(out, Span{string(c.Segment.Value(r.src)), st})
+				if c.HardLineBreak() {
+					out = append(out, Span{"\n", st})
+				} else if c.SoftLineBreak() {
+					out = append(out, Span{" ", st})
+				}
+			case *ast.String:
+				out = append(out, Span{string(c.Value), st})
+			case *ast.CodeSpan:
+				cs := st.Foreground(r.th.Code).Background(r.th.CodeBg)
+				var b strings.Builder
+				for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+					if tx, ok := t.(*ast.Text); ok {
+						b.Write(tx.Segment.Value(r.src))
+					} else if s, ok := t.(*ast.String); ok {
+						b.Write(s.Value)
+					}
+				}
+				out = append(out, Span{b.String(), cs})
+			case *ast.Emphasis:
+				if c.Level >= 2 {
+					walk(c, st.Bold(true))
+				} else {
+					walk(c, st.Italic(true))
+				}
+			case *east.Strikethrough:
+				walk(c, st.StrikeThrough(true))
+			case *ast.Link:
+				before := len(out)
+				walk(c, st.Foreground(r.th.Link).Underline(true))
+				label := Line(out[before:]).String()
+				if dest := string(c.Destination); dest != "" && dest != label {
+					out = append(out, Span{" (" + dest + ")", st.Foreground(r.th.Dim)})
+				}
+			case *ast.AutoLink:
+				out = append(out, Span{string(c.URL(r.src)), st.Foreground(r.th.Link).Underline(true)})
+			case *ast.Image:
+				before := len(out)
+				walk(c, st.Foreground(r.th.Dim))
+				if len(out) == before {
+					out = append(out, Span{"image", st.Foreground(r.th.Dim)})
+				}
+				out = append(out[:before], append([]Span{{"[image: ", st.Foreground(r.th.Dim)}}, append(out[before:], Span{"]", st.Foreground(r.th.Dim)})...)...)
+			case *ast.RawHTML:
+				for i := 0; i < c.Segments.Len(); i++ {
+					seg := c.Segments.At(i)
+					out = append(out, Span{string(seg.Value(r.src)), st.Foreground(r.th.Dim)})
+				}
+			case *east.TaskCheckBox:
+				box := "☐ "
+				if c.IsChecked {
+					box = "☑ "
+				}
+				out = append(out, Span{box, st.Foreground(r.th.Accent)})
+			default:
+				walk(c, st)
+			}
+		}
+	}
+	walk(n, st)
+	return out
+}
