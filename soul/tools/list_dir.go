@@ -64,7 +64,7 @@ func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Resu
 	}
 	return Result{
 		Output: strings.TrimRight(b.String(), "\n"),
-		Brief:  fmt.Sprintf("%s in %s", pluralEntries(len(entries)), tg.Display),
+		Brief:  fmt.Sprintf("%s in %s", plural(len(entries), "entry"), tg.Display),
 	}
 }
 
@@ -90,11 +90,4 @@ func formatEntry(dir string, e fs.DirEntry) string {
 		}
 	}
 	return fmt.Sprintf("%-7s %9s  %s\n", kind, size, name)
-}
-
-func pluralEntries(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return fmt.Sprintf("%d entries", n)
 }

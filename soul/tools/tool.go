@@ -131,8 +131,13 @@ func envOrEmpty(env *Env) *Env {
 
 // plural formats "1 line" / "3 lines".
 func plural(n int, word string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return fmt.Sprintf("%d %s", n, word)
+	case strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"):
+		return fmt.Sprintf("%d %ses", n, word)
+	case strings.HasSuffix(word, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
