@@ -1,0 +1,269 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chunks collects Env.Output calls with their arrival time.
+type chunks struct {
+	mu    sync.Mutex
+	texts []string
+	times []time.Time
+	first chan struct{}
+}
+
+func newChunks() *chunks { return &chunks{first: make(chan struct{})} }
+
+func (c *chunks) out(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.texts) == 0 {
+		close(c.first)
+	}
+	c.texts = append(c.texts, s)
+	c.times = append(c.times, time.Now())
+}
+
+func TestShellBasicAndExitCodes(t *testing.T) {
+	env, rec := newEnv(t)
+	writeFile(t, filepath.Join(env.WorkDir, "here.txt"), "")
+	sh := &Shell{}
+
+	res := call(t, sh, env, map[string]any{"command": "ls; echo err >&2"})
+	mustOK(t, res)
+	if !strings.Contains(res.Output, "here.txt") || !strings.Contains(res.Output, "err") || !strings.HasSuffix(res.Output, "[Exit code: 0]") {
+		t.Fatalf("output: %q", res.Output)
+	}
+	if !strings.HasPrefix(res.Brief, "exit 0 · ") {
+		t.Fatalf("brief %q", res.Brief)
+	}
+	a := rec.approvals[0]
+	if a.Tool != "Shell" || a.Action != ActionRunShell || a.Command != "ls; echo err >&2" {
+		t.Fatalf("approval %+v", a)
+	}
+	want := []string{"approve:" + ActionRunShell, "shell-before", "shell-after"}
+	if log := rec.Log(); !slices.Equal(log, want) {
+		t.Fatalf("log %v, want %v", log, want)
+	}
+
+	res = call(t, sh, env, map[string]any{"command": "echo failing; exit 3"})
+	if !res.IsError || !strings.Contains(res.Output, "failing") || !strings.Contains(res.Output, "[Exit code: 3]") || res.Brief != "exit 3 · 8 B" {
+		t.Fatalf("exit 3: %+v", res)
+	}
+	res = call(t, sh, env, map[string]any{"command": "true"})
+	if res.IsError || !strings.HasPrefix(res.Output, "(no output)") {
+		t.Fatalf("no output: %+v", res)
+	}
+	res = call(t, sh, env, map[string]any{"command": "kill -9 $$"})
+	if !res.IsError || !strings.Contains(res.Output, "killed by signal") {
+		t.Fatalf("signal: %+v", res)
+	}
+	mustErr(t, call(t, sh, env, map[string]any{"command": "  "}), "command is empty")
+	mustErr(t, call(t, sh, env, map[string]any{"command": "ls", "timeout": 601}), "maximum is 600")
+	mustErr(t, call(t, sh, env, map[string]any{"command": "ls", "timeout": 0}), "at least 1")
+}
+
+func TestShellRejectAndTrackerError(t *testing.T) {
+	env, rec := newEnv(t)
+	marker := filepath.Join(env.WorkDir, "ran")
+	rec.decide = func(Approval) Decision { return Decision{Feedback: "not that"} }
+	res := call(t, &Shell{}, env, map[string]any{"command": "touch ran"})
+	if !res.Rejected || !strings.Contains(res.Output, "not that") {
+		t.Fatalf("reject: %+v", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("rejected command ran")
+	}
+	if log := rec.Log(); slices.Contains(log, "shell-before") {
+		t.Fatalf("tracker called after reject: %v", log)
+	}
+	rec.decide = nil
+	rec.failNext = os.ErrPermission
+	mustErr(t, call(t, &Shell{}, env, map[string]any{"command": "touch ran"}), "was not run")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("command ran although the checkpoint scan failed")
+	}
+}
+
+func TestShellStreams(t *testing.T) {
+	env, _ := newEnv(t)
+	c := newChunks()
+	env.Output = c.out
+	res := call(t, &Shell{}, env, map[string]any{"command": "echo first; sleep 0.6; echo second"})
+	end := time.Now()
+	mustOK(t, res)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.texts) < 2 {
+		t.Fatalf("want ≥2 chunks, got %q", c.texts)
+	}
+	if c.texts[0] != "first\n" || end.Sub(c.times[0]) < 400*time.Millisecond {
+		t.Fatalf("first chunk %q arrived %v before the end", c.texts[0], end.Sub(c.times[0]))
+	}
+	if strings.Join(c.texts, "") != "first\nsecond\n" {
+		t.Fatalf("streamed %q", c.texts)
+	}
+}
+
+func TestShellStreamsWholeRunes(t *testing.T) {
+	env, _ := newEnv(t)
+	var mu sync.Mutex
+	var got []string
+	env.Output = func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
+	// "é" is c3 a9: emit the two bytes in separate writes.
+	res := call(t, &Shell{}, env, map[string]any{"command": `printf '\303'; sleep 0.3; printf '\251\n'`})
+	mustOK(t, res)
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, "") != "é\n" {
+		t.Fatalf("streamed %q", got)
+	}
+	for _, s := range got {
+		if !strings.HasPrefix(s, "é") && s != "\n" {
+			t.Fatalf("split rune: %q", got)
+		}
+	}
+}
+
+// gone reports whether pid has exited (a zombie counts as gone: in a
+// container nobody may reap it).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func childPID(t *testing.T, path string) int {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) != "" {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("child pid not written")
+	return 0
+}
+
+func TestShellTimeoutKillsProcessGroup(t *testing.T) {
+	env, rec := newEnv(t)
+	pidFile := filepath.Join(env.WorkDir, "pid")
+	start := time.Now()
+	// A child that ignores SIGTERM, in the background, and the shell waiting.
+	res := call(t, &Shell{}, env, map[string]any{
+		"command": `(trap '' TERM; exec sleep 30) & echo $! > pid; echo started; wait`,
+		"timeout": 1,
+	})
+	if took := time.Since(start); took > 6*time.Second {
+		t.Fatalf("timeout took %v", took)
+	}
+	if !res.IsError || !strings.Contains(res.Output, "timed out after 1s") || !strings.Contains(res.Output, "started") || !strings.HasPrefix(res.Brief, "timed out after 1s") {
+		t.Fatalf("timeout result: %+v", res)
+	}
+	waitGone(t, childPID(t, pidFile))
+	if log := rec.Log(); !slices.Equal(log, []string{"approve:" + ActionRunShell, "shell-before", "shell-after"}) {
+		t.Fatalf("tracker log %v (after() must run with a live ctx after a timeout)", log)
+	}
+}
+
+func TestShellCancelKillsProcessGroup(t *testing.T) {
+	env, rec := newEnv(t)
+	c := newChunks()
+	env.Output = c.out
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-c.first:
+			cancel()
+		case <-time.After(10 * time.Second):
+		}
+	}()
+	start := time.Now()
+	res := (&Shell{}).Call(ctx, env, []byte(`{"command":"sleep 30 & echo $! > pid; echo go; wait"}`))
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("cancel took %v", took)
+	}
+	if !res.IsError || !strings.Contains(res.Output, "interrupted") || !strings.HasPrefix(res.Brief, "interrupted") {
+		t.Fatalf("cancel result: %+v", res)
+	}
+	waitGone(t, childPID(t, filepath.Join(env.WorkDir, "pid")))
+	if log := rec.Log(); !slices.Equal(log, []string{"approve:" + ActionRunShell, "shell-before", "shell-after"}) {
+		t.Fatalf("tracker log %v", log)
+	}
+}
+
+func TestShellOutputCap(t *testing.T) {
+	env, _ := newEnv(t)
+	var streamed strings.Builder
+	var mu sync.Mutex
+	env.Output = func(s string) { mu.Lock(); streamed.WriteString(s); mu.Unlock() }
+	sh := &Shell{MaxOutput: 1000}
+	res := call(t, sh, env, map[string]any{"command": `echo HEAD; seq 1 20000; echo TAIL`})
+	mustOK(t, res)
+	if !strings.HasPrefix(res.Output, "HEAD\n1\n2\n") || !strings.Contains(res.Output, "20000\nTAIL") {
+		t.Fatalf("head/tail not kept: %.80q … %q", res.Output, res.Output[len(res.Output)-80:])
+	}
+	if !strings.Contains(res.Output, " bytes elided …") || len(res.Output) > 1200 {
+		t.Fatalf("cap: %d bytes", len(res.Output))
+	}
+	total := len("HEAD\nTAIL\n")
+	for i := 1; i <= 20000; i++ {
+		total += len(strconv.Itoa(i)) + 1
+	}
+	elided := total - 1000
+	if !strings.Contains(res.Output, "… "+strconv.Itoa(elided)+" bytes elided …") {
+		t.Fatalf("wrong elided count (want %d): %q", elided, res.Output[480:560])
+	}
+	mu.Lock()
+	if streamed.Len() != total {
+		t.Fatalf("live output %d bytes, want all %d", streamed.Len(), total)
+	}
+	mu.Unlock()
+}
+
+func TestShellBackgroundJobDoesNotHang(t *testing.T) {
+	env, _ := newEnv(t)
+	start := time.Now()
+	res := call(t, &Shell{}, env, map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a background job held the call for %v", took)
+	}
+	mustOK(t, res)
+	if !strings.Contains(res.Output, "done") || !strings.Contains(res.Output, "Background processes") {
+		t.Fatalf("output %q", res.Output)
+	}
+	pid := childPID(t, filepath.Join(env.WorkDir, "pid"))
+	syscall.Kill(pid, syscall.SIGKILL)
+}
