@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 //go:embed grep.md
@@ -173,7 +174,7 @@ func (s *grepState) file(ctx context.Context, real, display string) bool {
 				found = true
 				s.files++
 			}
-			if len(line) > grepMaxLineChars {
+			if utf8.RuneCountInString(line) > grepMaxLineChars {
 				line = clipRunes(line, grepMaxLineChars) + " …"
 			}
 			fmt.Fprintf(&s.out, "%s:%d:%s\n", display, n, line)
