@@ -1,0 +1,172 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// Status is the status bar's view model.
+type Status struct {
+	Model          string
+	SessionTitle   string
+	Step           int
+	Elapsed        time.Duration
+	Tokens         int
+	MaxContext     int
+	ContextPercent float64 // 0-100
+	RunningTool    string  // "" when idle
+	Demo           bool    // shows a DEMO label
+	Mode           string  // "" (normal), "WATCH", "READ-ONLY", "PREVIEW"…
+	Generation     int
+}
+
+// StatusBar is a one-row bar at the bottom of the workspace. The app
+// sets transient messages and clears them when their timeout expires.
+type StatusBar struct {
+	*tview.Box
+	theme  themes.Theme
+	status Status
+	msg    string
+	msgErr bool
+}
+
+// NewStatusBar returns an empty status bar.
+func NewStatusBar() *StatusBar { return &StatusBar{Box: tview.NewBox(), theme: themes.Default()} }
+
+// SetTheme applies a theme.
+func (b *StatusBar) SetTheme(t themes.Theme) { b.theme = t }
+
+// SetStatus replaces the status model.
+func (b *StatusBar) SetStatus(s Status) {
+	s.Model = SanitizeLine(s.Model)
+	s.SessionTitle = SanitizeLine(s.SessionTitle)
+	s.RunningTool = SanitizeLine(s.RunningTool)
+	s.Mode = SanitizeLine(s.Mode)
+	b.status = s
+}
+
+// Status returns the current model.
+func (b *StatusBar) Status() Status { return b.status }
+
+// SetMessage shows a transient message (in the error colour if isError);
+// the app clears it with ClearMessage after its timeout.
+func (b *StatusBar) SetMessage(text string, isError bool) {
+	b.msg, b.msgErr = SanitizeLine(text), isError
+}
+
+// ClearMessage removes the transient message.
+func (b *StatusBar) ClearMessage() { b.msg = "" }
+
+// Message returns the transient message.
+func (b *StatusBar) Message() (string, bool) { return b.msg, b.msgErr }
+
+// FormatTokens renders a token count compactly: 950, 12.3k, 1.2M.
+func FormatTokens(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
+// ContextBar draws a percentage as an n-cell bar of █ and ░.
+func ContextBar(pct float64, n int) string {
+	pct = max(0, min(100, pct))
+	full := int(pct/100*float64(n) + 0.5)
+	return strings.Repeat("█", full) + strings.Repeat("░", n-full)
+}
+
+type statusSeg struct {
+	text  string
+	style tcell.Style
+	prio  int // lower is dropped first
+}
+
+// Draw draws the bar, dropping low-priority fields when narrow.
+func (b *StatusBar) Draw(screen tcell.Screen) {
+	x, y, w, _ := b.GetRect()
+	th := b.theme
+	base := tcell.StyleDefault.Background(th.StatusBarBg).Foreground(th.StatusBarFg)
+	fill(screen, x, y, w, base)
+	s := b.status
+	var segs []statusSeg
+	if s.Demo {
+		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100})
+	}
+	if s.Mode != "" {
+		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99})
+	}
+	if s.Model != "" {
+		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90})
+	}
+	if s.SessionTitle != "" {
+		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, 30), base, 40})
+	}
+	if s.Step > 0 {
+		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80})
+	}
+	if s.Elapsed > 0 {
+		segs = append(segs, statusSeg{" · " + formatDuration(s.Elapsed.Truncate(time.Second)), base, 50})
+	}
+	if s.Tokens > 0 || s.MaxContext > 0 {
+		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 60})
+	}
+	if s.MaxContext > 0 || s.ContextPercent > 0 {
+		col := th.ToolOK
+		if s.ContextPercent >= 85 {
+			col = th.Error
+		} else if s.ContextPercent >= 60 {
+			col = th.Warning
+		}
+		segs = append(segs,
+			statusSeg{" ctx ", base, 70},
+			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 70},
+			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base, 75})
+	}
+	if s.RunningTool != "" {
+		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85})
+	}
+	msgW := 0
+	var msgStyle tcell.Style
+	if b.msg != "" {
+		msgStyle = base.Foreground(th.Accent)
+		if b.msgErr {
+			msgStyle = base.Foreground(th.Error).Bold(true)
+		}
+		msgW = min(runewidth.StringWidth(b.msg)+2, max(w/2, w-30))
+	}
+	width := func() int {
+		t := 0
+		for _, sg := range segs {
+			t += runewidth.StringWidth(sg.text)
+		}
+		return t
+	}
+	for len(segs) > 0 && width() > w-msgW {
+		lo := 0
+		for i, sg := range segs {
+			if sg.prio < segs[lo].prio {
+				lo = i
+			}
+		}
+		segs = append(segs[:lo], segs[lo+1:]...)
+	}
+	cx := x
+	for _, sg := range segs {
+		cx += drawText(screen, cx, y, x+w-cx, sg.text, sg.style)
+	}
+	if b.msg != "" {
+		m := truncate(b.msg, msgW-2)
+		mw := runewidth.StringWidth(m)
+		drawText(screen, x+w-mw-1, y, mw, m, msgStyle)
+	}
+}

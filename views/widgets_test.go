@@ -1,0 +1,219 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+func TestStatusBar(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
+			b := NewStatusBar()
+			b.SetTheme(dark)
+			b.SetStatus(Status{Model: "kimi-k2", SessionTitle: "fix \x1b[2Jparser", Step: 3, Elapsed: 65 * time.Second,
+				Tokens: 12345, MaxContext: 128000, ContextPercent: 90, RunningTool: "Shell", Demo: true, Mode: "WATCH"})
+			b.SetMessage("model error: rate limited", true)
+			s := draw(t, b, sz.w, 1)
+			x, y := mustFind(t, s, "DEMO")
+			if bg(s, x, y) != dark.Demo {
+				t.Error("demo label colour")
+			}
+			mustFind(t, s, "WATCH")
+			mustFind(t, s, "kimi-k2")
+			mustFind(t, s, "step 3")
+			x, y = mustFind(t, s, "rate limited")
+			if fg(s, x, y) != dark.Error {
+				t.Error("error message colour")
+			}
+			x, y = mustFind(t, s, "█")
+			if fg(s, x, y) != dark.Error {
+				t.Error("90% context bar should be in the error colour")
+			}
+			if sz.w == 200 {
+				mustFind(t, s, "fix parser")
+				mustFind(t, s, "12.3k tok")
+				mustFind(t, s, "1m05s")
+				mustFind(t, s, "⚙ Shell")
+				mustFind(t, s, "90%")
+			}
+			if bg(s, sz.w-1, 0) != dark.StatusBarBg {
+				t.Error("status bar background")
+			}
+			assertNoControls(t, s)
+		})
+	}
+	if ContextBar(50, 8) != "████░░░░" || FormatTokens(1500000) != "1.5M" || FormatTokens(999) != "999" {
+		t.Fatal("formatting helpers")
+	}
+}
+
+func TestToolOutput(t *testing.T) {
+	o := NewToolOutput()
+	o.SetTheme(dark)
+	o.SetTool(ToolCallInfo{ID: "c1", Name: "Shell", Args: "make test", Status: ToolRunning})
+	o.AppendOutput("line 1\nline 2\n")
+	o.AppendOutput("\x1b[32mgreen\x1b[0m part")
+	o.AppendOutput("ial\nprogress 10%\rprogress 99%\n\x1b]0;pwned")
+	o.AppendOutput("\x07tail")
+	lines, _ := o.Lines()
+	if got := strings.Join(lines, "|"); got != "line 1|line 2|green partial|progress 99%|tail" {
+		t.Fatalf("lines = %q", got)
+	}
+	s := draw(t, o, 80, 24)
+	mustFind(t, s, "Shell make test")
+	x, y := mustFind(t, s, "…")
+	if fg(s, x, y) != dark.ToolRunning {
+		t.Error("running glyph colour")
+	}
+	mustFind(t, s, "green partial")
+	assertNoControls(t, s)
+
+	// cap memory, tail follow
+	o.SetMaxLines(100)
+	o.AppendOutput("\n")
+	for i := 0; i < 1000; i++ {
+		o.AppendOutput(fmt.Sprintf("out %d\n", i))
+	}
+	lines, dropped := o.Lines()
+	if len(lines) != 100 || dropped != 905 {
+		t.Fatalf("kept %d dropped %d", len(lines), dropped)
+	}
+	o.SetStatus(ToolFailed, 3*time.Second)
+	s = draw(t, o, 80, 24)
+	mustFind(t, s, "out 999")
+	x, y = mustFind(t, s, "✗")
+	if fg(s, x, y) != dark.ToolError {
+		t.Error("failed glyph colour")
+	}
+	send(o, key(tcell.KeyRune, 'g', 0))
+	redraw(s, o)
+	mustFind(t, s, "905 earlier lines dropped")
+	send(o, key(tcell.KeyRune, 'G', 0))
+	redraw(s, o)
+	mustFind(t, s, "out 999")
+
+	o.SetTool(ToolCallInfo{ID: "c2", Name: "ReadFile"})
+	if l, d := o.Lines(); len(l) != 0 || d != 0 {
+		t.Fatal("new tool call did not clear output")
+	}
+}
+
+func TestInputKeys(t *testing.T) {
+	in := NewInput()
+	in.SetTheme(dark)
+	var sent []string
+	in.SetOnSubmit(func(s string) { sent = append(sent, s) })
+	in.SetCommands([]SlashCommand{{Name: "/compact", Description: "summarise the context"}, {Name: "/clear", Description: "start over"},
+		{Name: "/revert", Args: "N", Description: "revert to checkpoint N"}, {Name: "/restore", Args: "G", Description: "restore generation G"}})
+
+	send(in, runes("hello")...)
+	send(in, key(tcell.KeyEnter, 0, tcell.ModAlt)) // Alt-Enter
+	send(in, runes("world")...)
+	send(in, key(tcell.KeyEnter, 0, tcell.ModShift)) // Shift-Enter (CSI-u terminals)
+	send(in, key(tcell.KeyCtrlJ, 0, tcell.ModCtrl))  // Ctrl-J
+	send(in, runes("!")...)
+	if in.Text() != "hello\nworld\n\n!" {
+		t.Fatalf("text %q", in.Text())
+	}
+	send(in, key(tcell.KeyEnter, 0, 0))
+	if len(sent) != 1 || sent[0] != "hello\nworld\n\n!" || in.Text() != "" {
+		t.Fatalf("submit: %q, text %q", sent, in.Text())
+	}
+	send(in, key(tcell.KeyEnter, 0, 0)) // empty: nothing sent
+	send(in, runes("second")...)
+	send(in, key(tcell.KeyEnter, 0, 0))
+	send(in, runes("draft")...)
+	send(in, key(tcell.KeyUp, 0, 0))
+	if in.Text() != "second" {
+		t.Fatalf("history up: %q", in.Text())
+	}
+	send(in, key(tcell.KeyUp, 0, 0))
+	if in.Text() != "hello\nworld\n\n!" {
+		t.Fatalf("history up 2: %q", in.Text())
+	}
+	send(in, key(tcell.KeyUp, 0, 0)) // moves within the multi-line entry
+	send(in, key(tcell.KeyDown, 0, 0), key(tcell.KeyDown, 0, 0))
+	if in.Text() != "second" {
+		t.Fatalf("history down: %q", in.Text())
+	}
+	send(in, key(tcell.KeyDown, 0, 0))
+	if in.Text() != "draft" {
+		t.Fatalf("draft restored: %q", in.Text())
+	}
+	send(in, key(tcell.KeyCtrlU, 0, tcell.ModCtrl))
+	// completion
+	send(in, runes("/c")...)
+	if !in.WantsTab() || len(in.Matches()) != 2 {
+		t.Fatalf("matches %v", in.Matches())
+	}
+	s := draw(t, in, 80, in.Height(80))
+	mustFind(t, s, "/compact")
+	mustFind(t, s, "summarise the context")
+	mustFind(t, s, "start over")
+	send(in, runes("o")...)
+	send(in, key(tcell.KeyTab, 0, 0))
+	if in.Text() != "/compact" {
+		t.Fatalf("completed %q", in.Text())
+	}
+	in.SetText("/rev")
+	send(in, key(tcell.KeyTab, 0, 0))
+	if in.Text() != "/revert " || in.WantsTab() {
+		t.Fatalf("completed %q", in.Text())
+	}
+	in.SetText("/re")
+	send(in, key(tcell.KeyTab, 0, 0))
+	if in.Text() != "/re" || len(in.Matches()) != 2 {
+		t.Fatalf("common prefix: %q", in.Text())
+	}
+	// backspace joins lines, paste keeps newlines but strips escapes
+	in.SetText("ab\ncd")
+	send(in, key(tcell.KeyHome, 0, 0), key(tcell.KeyBackspace, 0, 0))
+	if in.Text() != "abcd" {
+		t.Fatalf("join: %q", in.Text())
+	}
+	in.SetText("")
+	in.PasteHandler()("x\x1b[2Jy\nz", func(tview.Primitive) {})
+	if in.Text() != "xy\nz" {
+		t.Fatalf("paste: %q", in.Text())
+	}
+}
+
+func TestInputOnApplication(t *testing.T) {
+	// The real path: tcell events through a tview.Application on a
+	// simulation screen.
+	s := tcell.NewSimulationScreen("UTF-8")
+	if err := s.Init(); err != nil {
+		t.Fatal(err)
+	}
+	s.SetSize(80, 24)
+	app := tview.NewApplication().SetScreen(s)
+	in := NewInput()
+	got := make(chan string, 1)
+	in.SetOnSubmit(func(text string) { got <- text })
+	app.SetRoot(in, true).SetFocus(in)
+	done := make(chan error, 1)
+	go func() { done <- app.Run() }()
+	for _, r := range "hi" {
+		s.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModAlt)
+	s.InjectKey(tcell.KeyRune, 'x', tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	select {
+	case text := <-got:
+		if text != "hi\nx" {
+			t.Errorf("submitted %q", text)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no submit")
+	}
+	app.Stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
