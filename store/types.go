@@ -61,15 +61,18 @@ type Session struct {
 // Generation is one version of a session's context. Its view is its parent's
 // view restricted to records with seq < ForkSeq, followed by its own records.
 type Generation struct {
-	SessionID  string     `json:"session_id"`
-	Gen        int        `json:"gen"`
-	ParentGen  *int       `json:"parent_gen"`
-	ForkSeq    *int64     `json:"fork_seq"`
-	SourceGen  *int       `json:"source_gen,omitempty"` // compaction/fork: the generation it came from
-	Cause      Cause      `json:"cause"`
-	Note       string     `json:"note"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ArchivedAt *time.Time `json:"archived_at"`
+	SessionID string `json:"session_id"`
+	Gen       int    `json:"gen"`
+	ParentGen *int   `json:"parent_gen"`
+	// ParentSession is set when the parent generation belongs to another
+	// session (a fork shares its source's records); empty means this session.
+	ParentSession string     `json:"parent_session,omitempty"`
+	ForkSeq       *int64     `json:"fork_seq"`
+	SourceGen     *int       `json:"source_gen,omitempty"` // compaction/fork: the generation it came from
+	Cause         Cause      `json:"cause"`
+	Note          string     `json:"note"`
+	CreatedAt     time.Time  `json:"created_at"`
+	ArchivedAt    *time.Time `json:"archived_at"`
 	// Counters of the generation's view, kept up to date on every append.
 	Messages         int `json:"messages"`
 	NextCheckpointID int `json:"next_checkpoint_id"`

@@ -1,0 +1,751 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+)
+
+// genRow is one row of the generations table.
+type genRow struct {
+	sessionID     string
+	gen           int
+	parentSession string // "" = same session
+	parentGen     *int
+	forkSeq       *int64
+	sourceGen     *int
+	cause         Cause
+	note          string
+	createdAt     int64
+	archivedAt    *int64
+	messages      int
+	nextCP        int
+	tokens        int
+}
+
+func (g genRow) public() Generation {
+	out := Generation{
+		SessionID: g.sessionID, Gen: g.gen, ParentGen: g.parentGen, ForkSeq: g.forkSeq,
+		ParentSession: g.parentSession, SourceGen: g.sourceGen, Cause: g.cause, Note: g.note,
+		CreatedAt: fromMS(g.createdAt), Messages: g.messages, NextCheckpointID: g.nextCP, Tokens: g.tokens,
+	}
+	if g.archivedAt != nil {
+		t := fromMS(*g.archivedAt)
+		out.ArchivedAt = &t
+	}
+	return out
+}
+
+const genColumns = `session_id, gen, coalesce(parent_session, ''), parent_gen, fork_seq, source_gen, cause, note,
+	created_at, archived_at, messages, next_checkpoint_id, tokens`
+
+func scanGen(r scanner) (genRow, error) {
+	var g genRow
+	var parent, source sql.NullInt64
+	var fork, archived sql.NullInt64
+	if err := r.Scan(&g.sessionID, &g.gen, &g.parentSession, &parent, &fork, &source, &g.cause, &g.note,
+		&g.createdAt, &archived, &g.messages, &g.nextCP, &g.tokens); err != nil {
+		return genRow{}, err
+	}
+	if parent.Valid {
+		v := int(parent.Int64)
+		g.parentGen = &v
+	}
+	if source.Valid {
+		v := int(source.Int64)
+		g.sourceGen = &v
+	}
+	if fork.Valid {
+		g.forkSeq = &fork.Int64
+	}
+	if archived.Valid {
+		g.archivedAt = &archived.Int64
+	}
+	return g, nil
+}
+
+func loadGen(ctx context.Context, q querier, sessionID string, gen int) (genRow, error) {
+	g, err := scanGen(q.QueryRowContext(ctx, "SELECT "+genColumns+" FROM generations WHERE session_id = ? AND gen = ?", sessionID, gen))
+	if errors.Is(err, sql.ErrNoRows) {
+		return genRow{}, fmt.Errorf("generation %d of session %s: %w", gen, sessionID, ErrGenerationNotFound)
+	}
+	return g, err
+}
+
+func insertGeneration(ctx context.Context, tx *sql.Tx, g genRow) error {
+	var parentSession any
+	if g.parentSession != "" {
+		parentSession = g.parentSession
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO generations (session_id, gen, parent_session, parent_gen, fork_seq,
+		source_gen, cause, note, created_at, archived_at, messages, next_checkpoint_id, tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		g.sessionID, g.gen, parentSession, g.parentGen, g.forkSeq, g.sourceGen, string(g.cause), g.note,
+		g.createdAt, g.archivedAt, g.messages, g.nextCP, g.tokens)
+	return err
+}
+
+// segment is the part of a view held by one generation's own records: the
+// records of (session, gen) with seq < bound.
+type segment struct {
+	session string
+	gen     int
+	bound   int64
+}
+
+// maxChain guards the parent walk against a corrupted (cyclic) chain.
+const maxChain = 1 << 20
+
+// resolveSegments walks the parent chain of (sessionID, gen) and returns its
+// segments oldest first, plus the chain's root generation. A fork_seq bounds
+// the parent's session; within one session bounds only shrink going back.
+func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) ([]segment, genRow, genRow, error) {
+	var segs []segment
+	self, err := loadGen(ctx, q, sessionID, gen)
+	if err != nil {
+		return nil, genRow{}, genRow{}, err
+	}
+	g := self
+	bound := int64(math.MaxInt64)
+	for i := 0; ; i++ {
+		if i > maxChain {
+			return nil, genRow{}, genRow{}, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
+		}
+		segs = append(segs, segment{session: g.sessionID, gen: g.gen, bound: bound})
+		if g.parentGen == nil {
+			break
+		}
+		ps := g.parentSession
+		if ps == "" {
+			ps = g.sessionID
+		}
+		fork := int64(math.MaxInt64)
+		if g.forkSeq != nil {
+			fork = *g.forkSeq
+		}
+		if ps == g.sessionID {
+			bound = min(bound, fork)
+		} else {
+			bound = fork
+		}
+		if g, err = loadGen(ctx, q, ps, *g.parentGen); err != nil {
+			return nil, genRow{}, genRow{}, err
+		}
+	}
+	for i, j := 0, len(segs)-1; i < j; i, j = i+1, j-1 {
+		segs[i], segs[j] = segs[j], segs[i]
+	}
+	return segs, self, g, nil
+}
+
+// checkpointHit is a checkpoint record found in a view.
+type checkpointHit struct {
+	seg          segment
+	seq          int64
+	msgsBefore   int
+	tokensBefore int
+}
+
+// findCheckpoint looks checkpoint id up in a view, newest segment first,
+// one index probe per segment.
+func findCheckpoint(ctx context.Context, q querier, segs []segment, id int) (checkpointHit, bool, error) {
+	for i := len(segs) - 1; i >= 0; i-- {
+		s := segs[i]
+		h := checkpointHit{seg: s}
+		err := q.QueryRowContext(ctx, `SELECT seq, msgs_before, tokens_before FROM context
+			WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND checkpoint_id = ? AND seq < ?
+			ORDER BY seq DESC LIMIT 1`, s.session, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return checkpointHit{}, false, err
+		}
+		return h, true, nil
+	}
+	return checkpointHit{}, false, nil
+}
+
+// checkpointError explains why checkpoint id is not in the view whose chain
+// ends at root: it was compacted away, or it never existed.
+func checkpointError(ctx context.Context, q querier, sessionID string, root genRow, id int) error {
+	if root.cause == CauseCompact && root.sourceGen != nil {
+		segs, _, _, err := resolveSegments(ctx, q, root.sessionID, *root.sourceGen)
+		if err == nil {
+			if _, ok, err := findCheckpoint(ctx, q, segs, id); err != nil {
+				return err
+			} else if ok {
+				return fmt.Errorf("checkpoint %d of session %s is in generation %d, replaced by compaction: %w",
+					id, sessionID, *root.sourceGen, ErrCompactedRegion)
+			}
+		}
+	}
+	return fmt.Errorf("checkpoint %d of session %s: %w", id, sessionID, ErrCheckpointNotFound)
+}
+
+// sessionState is the session row fields the context operations need.
+type sessionState struct {
+	id         string
+	currentGen int
+	lastSeq    int64
+}
+
+func loadState(ctx context.Context, q querier, id string) (sessionState, error) {
+	full, err := resolveID(ctx, q, id)
+	if err != nil {
+		return sessionState{}, err
+	}
+	st := sessionState{id: full}
+	err = q.QueryRowContext(ctx, "SELECT current_gen, last_seq FROM sessions WHERE id = ?", full).Scan(&st.currentGen, &st.lastSeq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sessionState{}, fmt.Errorf("session %s: %w", full, ErrSessionNotFound)
+	}
+	return st, err
+}
+
+// startGeneration archives the current generation, inserts g as the next one
+// and makes it current. It writes exactly one generations row.
+func startGeneration(ctx context.Context, tx *sql.Tx, st sessionState, g genRow) (genRow, error) {
+	now := nowMS()
+	g.sessionID = st.id
+	g.gen = st.currentGen + 1
+	if g.createdAt == 0 {
+		g.createdAt = now
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE generations SET archived_at = ? WHERE session_id = ? AND gen = ? AND archived_at IS NULL`,
+		now, st.id, st.currentGen); err != nil {
+		return genRow{}, err
+	}
+	if err := insertGeneration(ctx, tx, g); err != nil {
+		return genRow{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, updated_at = ? WHERE id = ?`, g.gen, now, st.id); err != nil {
+		return genRow{}, err
+	}
+	return g, nil
+}
+
+// appender adds records to one generation inside a write transaction and
+// keeps the generation's counters and the session's last_seq in step.
+type appender struct {
+	ctx     context.Context
+	tx      *sql.Tx
+	session string
+	gen     genRow
+	lastSeq int64
+	now     int64
+	insRec  *sql.Stmt
+	insFTS  *sql.Stmt
+	added   []Record
+}
+
+// afterInsertHook, when set by tests, runs after each record insert; an
+// error aborts the transaction.
+var afterInsertHook func(Record) error
+
+func newAppender(ctx context.Context, tx *sql.Tx, id string) (*appender, error) {
+	st, err := loadState(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	g, err := loadGen(ctx, tx, st.id, st.currentGen)
+	if err != nil {
+		return nil, err
+	}
+	return &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}, nil
+}
+
+func (a *appender) prepare() error {
+	if a.insRec != nil {
+		return nil
+	}
+	var err error
+	a.insRec, err = a.tx.PrepareContext(a.ctx, `INSERT INTO context (session_id, seq, gen, kind, role, checkpoint_id,
+		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	a.insFTS, err = a.tx.PrepareContext(a.ctx, `INSERT INTO context_fts (docid, text) VALUES (?, ?)`)
+	return err
+}
+
+func (a *appender) close() {
+	if a.insRec != nil {
+		a.insRec.Close()
+	}
+	if a.insFTS != nil {
+		a.insFTS.Close()
+	}
+}
+
+func (a *appender) message(m Message) (Record, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return Record{}, fmt.Errorf("message body: %w", err)
+	}
+	return a.add(Record{Kind: KindMessage, Role: m.Role, Body: body}, &m)
+}
+
+// add inserts one record. For messages, m (when known) saves decoding the
+// body again for the search index.
+func (a *appender) add(r Record, m *Message) (Record, error) {
+	if err := a.prepare(); err != nil {
+		return Record{}, err
+	}
+	a.lastSeq++
+	r.SessionID, r.Seq, r.Gen = a.session, a.lastSeq, a.gen.gen
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = fromMS(a.now)
+	}
+	var role, cp, tokens, body any
+	if r.Role != "" {
+		role = r.Role
+	}
+	if len(r.Body) > 0 {
+		if !json.Valid(r.Body) {
+			return Record{}, fmt.Errorf("record %d: body is not valid JSON", r.Seq)
+		}
+		body = string(r.Body)
+	}
+	var text string
+	switch r.Kind {
+	case KindMessage:
+		if m == nil {
+			var dec Message
+			if err := json.Unmarshal(r.Body, &dec); err != nil {
+				return Record{}, fmt.Errorf("record %d: message body: %w", r.Seq, err)
+			}
+			m = &dec
+		}
+		if r.Role == "" {
+			r.Role, role = m.Role, m.Role
+		}
+		text = searchText(*m)
+	case KindCheckpoint:
+		cp = r.CheckpointID
+	case KindUsage:
+		tokens = r.TokenCount
+	default:
+		return Record{}, fmt.Errorf("record %d: unknown kind %q", r.Seq, r.Kind)
+	}
+	res, err := a.insRec.ExecContext(a.ctx, a.session, r.Seq, r.Gen, string(r.Kind), role, cp, tokens, body,
+		a.gen.messages, a.gen.tokens, r.CreatedAt.UnixMilli())
+	if err != nil {
+		return Record{}, err
+	}
+	if text != "" {
+		rowid, err := res.LastInsertId()
+		if err != nil {
+			return Record{}, err
+		}
+		if _, err := a.insFTS.ExecContext(a.ctx, rowid, text); err != nil {
+			return Record{}, err
+		}
+	}
+	switch r.Kind {
+	case KindMessage:
+		a.gen.messages++
+	case KindCheckpoint:
+		a.gen.nextCP = r.CheckpointID + 1
+	case KindUsage:
+		a.gen.tokens = r.TokenCount
+	}
+	if afterInsertHook != nil {
+		if err := afterInsertHook(r); err != nil {
+			return Record{}, err
+		}
+	}
+	a.added = append(a.added, r)
+	return r, nil
+}
+
+// flush writes the counters and the session's last_seq/updated_at.
+func (a *appender) flush() error {
+	defer a.close()
+	if _, err := a.tx.ExecContext(a.ctx, `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
+		WHERE session_id = ? AND gen = ?`, a.gen.messages, a.gen.nextCP, a.gen.tokens, a.session, a.gen.gen); err != nil {
+		return err
+	}
+	_, err := a.tx.ExecContext(a.ctx, `UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?`, a.lastSeq, a.now, a.session)
+	return err
+}
+
+// appendTx runs fn with an appender on the session's current generation in
+// one write transaction.
+func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) error) ([]Record, error) {
+	var out []Record
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		a, err := newAppender(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			a.close()
+			return err
+		}
+		out = a.added
+		return a.flush()
+	})
+	return out, err
+}
+
+// AppendMessage appends one message to the current generation.
+func (db *DB) AppendMessage(ctx context.Context, sessionID string, m Message) (Record, error) {
+	recs, err := db.appendTx(ctx, sessionID, func(a *appender) error {
+		_, err := a.message(m)
+		return err
+	})
+	if err != nil {
+		return Record{}, fmt.Errorf("store: append message to %s: %w", sessionID, err)
+	}
+	return recs[0], nil
+}
+
+// AppendUsage records the context's token count.
+func (db *DB) AppendUsage(ctx context.Context, sessionID string, tokens int) (Record, error) {
+	recs, err := db.appendTx(ctx, sessionID, func(a *appender) error {
+		_, err := a.add(Record{Kind: KindUsage, TokenCount: tokens}, nil)
+		return err
+	})
+	if err != nil {
+		return Record{}, fmt.Errorf("store: append usage to %s: %w", sessionID, err)
+	}
+	return recs[0], nil
+}
+
+// CheckpointText is the user message that names checkpoint n to the model.
+func CheckpointText(n int) string { return fmt.Sprintf("<system>CHECKPOINT %d</system>", n) }
+
+var checkpointTextRE = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)
+
+// IsCheckpointMessage reports whether m is the marker Checkpoint writes.
+func IsCheckpointMessage(m Message) bool {
+	return m.Role == "user" && checkpointTextRE.MatchString(strings.TrimSpace(m.Content.PlainText()))
+}
+
+// Checkpoint appends a checkpoint record numbered next_checkpoint_id and,
+// when addUserMessage, the user message "<system>CHECKPOINT N</system>".
+func (db *DB) Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error) {
+	id := -1
+	_, err := db.appendTx(ctx, sessionID, func(a *appender) error {
+		id = a.gen.nextCP
+		if _, err := a.add(Record{Kind: KindCheckpoint, CheckpointID: id}, nil); err != nil {
+			return err
+		}
+		if addUserMessage {
+			_, err := a.message(NewText("user", CheckpointText(id)))
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return -1, fmt.Errorf("store: checkpoint %s: %w", sessionID, err)
+	}
+	return id, nil
+}
+
+// CommitStep appends a step's assistant message, tool results and usage in
+// one transaction: all of it is visible or none.
+func (db *DB) CommitStep(ctx context.Context, sessionID string, s Step) ([]Record, error) {
+	recs, err := db.appendTx(ctx, sessionID, func(a *appender) error {
+		if _, err := a.message(s.Assistant); err != nil {
+			return err
+		}
+		for _, m := range s.ToolResults {
+			if _, err := a.message(m); err != nil {
+				return err
+			}
+		}
+		if s.TokenCount > 0 {
+			_, err := a.add(Record{Kind: KindUsage, TokenCount: s.TokenCount}, nil)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: commit step to %s: %w", sessionID, err)
+	}
+	return recs, nil
+}
+
+// View returns the current generation's view.
+func (db *DB) View(ctx context.Context, sessionID string) (View, error) {
+	var v View
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		v, err = buildView(ctx, tx, st.id, st.currentGen)
+		return err
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: view %s: %w", sessionID, err)
+	}
+	return v, nil
+}
+
+// GenerationView returns the view of any generation, archived or not.
+func (db *DB) GenerationView(ctx context.Context, sessionID string, gen int) (View, error) {
+	var v View
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		v, err = buildView(ctx, tx, st.id, gen)
+		return err
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: view %s generation %d: %w", sessionID, gen, err)
+	}
+	return v, nil
+}
+
+func buildView(ctx context.Context, q querier, sessionID string, gen int) (View, error) {
+	segs, self, _, err := resolveSegments(ctx, q, sessionID, gen)
+	if err != nil {
+		return View{}, err
+	}
+	v := View{SessionID: sessionID, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+	for _, s := range segs {
+		v.Records, err = appendSegment(ctx, q, v.Records, s)
+		if err != nil {
+			return View{}, err
+		}
+	}
+	return v, nil
+}
+
+func appendSegment(ctx context.Context, q querier, out []Record, s segment) ([]Record, error) {
+	rows, err := q.QueryContext(ctx, `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
+		coalesce(token_count, 0), body, created_at FROM context
+		WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq`, s.session, s.gen, s.bound)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r := Record{SessionID: s.session}
+		var body sql.NullString
+		var created int64
+		if err := rows.Scan(&r.Seq, &r.Gen, &r.Kind, &r.Role, &r.CheckpointID, &r.TokenCount, &body, &created); err != nil {
+			return nil, err
+		}
+		if body.Valid {
+			r.Body = json.RawMessage(body.String)
+		}
+		r.CreatedAt = fromMS(created)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Generations lists a session's generations ordered by gen.
+func (db *DB) Generations(ctx context.Context, sessionID string) ([]Generation, error) {
+	var out []Generation
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT "+genColumns+" FROM generations WHERE session_id = ? ORDER BY gen", st.id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			g, err := scanGen(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, g.public())
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: generations of %s: %w", sessionID, err)
+	}
+	return out, nil
+}
+
+// RevertTo starts a generation whose view is the current view up to (not
+// including) checkpoint checkpointID. It writes one generations row and no
+// record: the new generation's parent is the generation holding the
+// checkpoint record, cut at its seq; its counters come from that record.
+func (db *DB) RevertTo(ctx context.Context, sessionID string, checkpointID int, cause Cause, note string) (Generation, error) {
+	if cause == "" {
+		cause = CauseRevert
+	}
+	var out genRow
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		segs, _, root, err := resolveSegments(ctx, tx, st.id, st.currentGen)
+		if err != nil {
+			return err
+		}
+		hit, ok, err := findCheckpoint(ctx, tx, segs, checkpointID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return checkpointError(ctx, tx, st.id, root, checkpointID)
+		}
+		out, err = startGeneration(ctx, tx, st, genRow{
+			parentSession: otherSession(hit.seg.session, st.id), parentGen: &hit.seg.gen, forkSeq: &hit.seq,
+			sourceGen: &st.currentGen, cause: cause, note: note,
+			messages: hit.msgsBefore, nextCP: checkpointID, tokens: hit.tokensBefore,
+		})
+		return err
+	})
+	if err != nil {
+		return Generation{}, fmt.Errorf("store: revert %s to %d: %w", sessionID, checkpointID, err)
+	}
+	return out.public(), nil
+}
+
+func otherSession(s, self string) string {
+	if s == self {
+		return ""
+	}
+	return s
+}
+
+// Restore makes an archived generation's view current again as a new
+// generation (cause restore) whose parent is gen. One row, no records.
+func (db *DB) Restore(ctx context.Context, sessionID string, gen int) (Generation, error) {
+	var out genRow
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		src, err := loadGen(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		out, err = startGeneration(ctx, tx, st, genRow{
+			parentGen: &gen, cause: CauseRestore,
+			messages: src.messages, nextCP: src.nextCP, tokens: src.tokens,
+		})
+		return err
+	})
+	if err != nil {
+		return Generation{}, fmt.Errorf("store: restore %s generation %d: %w", sessionID, gen, err)
+	}
+	return out.public(), nil
+}
+
+// Clear archives the current generation and starts an empty one.
+func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
+	var out genRow
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		out, err = startGeneration(ctx, tx, st, genRow{cause: CauseClear, sourceGen: &st.currentGen})
+		return err
+	})
+	if err != nil {
+		return Generation{}, fmt.Errorf("store: clear %s: %w", sessionID, err)
+	}
+	return out.public(), nil
+}
+
+// StartCompacted starts a root generation (cause compact, SourceGen set)
+// holding msgs and, when tokens > 0, a usage record.
+func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []Message, sourceGen int, tokens int) (Generation, error) {
+	var out genRow
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if _, err := loadGen(ctx, tx, st.id, sourceGen); err != nil {
+			return err
+		}
+		g, err := startGeneration(ctx, tx, st, genRow{cause: CauseCompact, sourceGen: &sourceGen})
+		if err != nil {
+			return err
+		}
+		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
+		for _, m := range msgs {
+			if _, err := a.message(m); err != nil {
+				a.close()
+				return err
+			}
+		}
+		if tokens > 0 {
+			if _, err := a.add(Record{Kind: KindUsage, TokenCount: tokens}, nil); err != nil {
+				a.close()
+				return err
+			}
+		}
+		out = a.gen
+		return a.flush()
+	})
+	if err != nil {
+		return Generation{}, fmt.Errorf("store: compact %s from generation %d: %w", sessionID, sourceGen, err)
+	}
+	return out.public(), nil
+}
+
+// ForkSession creates a session whose generation 0 (cause fork) shares the
+// view of generation gen (gen < 0: the current one) of session id, up to
+// checkpoint checkpointID (< 0: the whole view). No record is copied.
+func (db *DB) ForkSession(ctx context.Context, id string, gen int, checkpointID int) (Session, error) {
+	var s Session
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if gen < 0 {
+			gen = st.currentGen
+		}
+		src, err := getSession(ctx, tx, st.id)
+		if err != nil {
+			return err
+		}
+		segs, self, root, err := resolveSegments(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		g := genRow{gen: 0, cause: CauseFork, sourceGen: &gen, createdAt: nowMS(),
+			parentSession: st.id, parentGen: &gen, messages: self.messages, nextCP: self.nextCP, tokens: self.tokens}
+		if checkpointID >= 0 {
+			hit, ok, err := findCheckpoint(ctx, tx, segs, checkpointID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return checkpointError(ctx, tx, st.id, root, checkpointID)
+			}
+			g.parentSession, g.parentGen, g.forkSeq = hit.seg.session, &hit.seg.gen, &hit.seq
+			g.messages, g.nextCP, g.tokens = hit.msgsBefore, checkpointID, hit.tokensBefore
+		}
+		newID, err := insertSession(ctx, tx, NewSession{Title: src.Title, WorkDir: src.WorkDir, Model: src.Model})
+		if err != nil {
+			return err
+		}
+		g.sessionID = newID
+		if err := insertGeneration(ctx, tx, g); err != nil {
+			return err
+		}
+		s, err = getSession(ctx, tx, newID)
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("store: fork %s generation %d at checkpoint %d: %w", id, gen, checkpointID, err)
+	}
+	return s, nil
+}

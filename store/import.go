@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// ImportedGeneration is one generation to import: its records (Kind, Role,
+// CheckpointID, TokenCount, Body and optionally CreatedAt are used) and its
+// cause (default import).
+type ImportedGeneration struct {
+	Records []Record
+	Cause   Cause
+}
+
+// ImportedSession is one session for ImportSessions.
+type ImportedSession struct {
+	Session     NewSession
+	Generations []ImportedGeneration
+}
+
+// ImportSession creates a session from generations given oldest first, in
+// one transaction: each is a root generation, all but the last archived.
+func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedGeneration) (Session, error) {
+	out, err := db.ImportSessions(ctx, []ImportedSession{{Session: ns, Generations: gens}})
+	if err != nil {
+		return Session{}, err
+	}
+	return out[0], nil
+}
+
+// ImportSessions imports many sessions in one transaction (bulk import and
+// benchmark databases).
+func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Session, error) {
+	out := make([]Session, 0, len(in))
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		var rec, fts *sql.Stmt
+		defer func() {
+			if rec != nil {
+				rec.Close()
+				fts.Close()
+			}
+		}()
+		for i, is := range in {
+			id, err := insertSession(ctx, tx, is.Session)
+			if err != nil {
+				return err
+			}
+			gens := is.Generations
+			if len(gens) == 0 {
+				gens = []ImportedGeneration{{}}
+			}
+			st := sessionState{id: id}
+			created := toMS(is.Session.CreatedAt)
+			var a *appender
+			for gi, ig := range gens {
+				cause := ig.Cause
+				if cause == "" {
+					cause = CauseImport
+				}
+				g := genRow{sessionID: id, gen: gi, cause: cause, createdAt: created}
+				if gi < len(gens)-1 {
+					g.archivedAt = &created
+				}
+				if err := insertGeneration(ctx, tx, g); err != nil {
+					return err
+				}
+				a = &appender{ctx: ctx, tx: tx, session: id, gen: g, lastSeq: st.lastSeq, now: created, insRec: rec, insFTS: fts}
+				for _, r := range ig.Records {
+					if _, err := a.add(r, nil); err != nil {
+						return fmt.Errorf("session %d generation %d: %w", i, gi, err)
+					}
+				}
+				rec, fts = a.insRec, a.insFTS
+				if _, err := tx.ExecContext(ctx, `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
+					WHERE session_id = ? AND gen = ?`, a.gen.messages, a.gen.nextCP, a.gen.tokens, id, gi); err != nil {
+					return err
+				}
+				st.lastSeq = a.lastSeq
+				a.added = nil
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ? WHERE id = ?`,
+				len(gens)-1, st.lastSeq, id); err != nil {
+				return err
+			}
+			s, err := getSession(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: import: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Lease timing; variables so tests can shorten them.
+var (
+	leaseHeartbeat = 2 * time.Second
+	leaseStale     = 10 * time.Second
+)
+
+// Lease is the right to write one session. A goroutine refreshes its
+// heartbeat until Release (or until the DB is closed).
+type Lease struct {
+	db        *DB
+	sessionID string
+	token     string
+	stop      chan struct{}
+	done      chan struct{}
+	once      sync.Once
+	mu        sync.Mutex
+	lost      error
+}
+
+var hostname = func() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "unknown"
+	}
+	return h
+}()
+
+// pidAlive reports whether a process with this pid exists on this host.
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+type leaseRow struct {
+	pid       int
+	host      string
+	token     string
+	heartbeat int64
+}
+
+// live reports whether the lease's holder is still running: a fresh
+// heartbeat, and on this host a process that exists.
+func (r leaseRow) live(now int64) bool {
+	if now-r.heartbeat > leaseStale.Milliseconds() {
+		return false
+	}
+	if r.host == hostname {
+		return pidAlive(r.pid)
+	}
+	return true
+}
+
+func loadLease(ctx context.Context, q querier, sessionID string) (leaseRow, bool, error) {
+	var r leaseRow
+	err := q.QueryRowContext(ctx, `SELECT pid, hostname, token, heartbeat_at FROM leases WHERE session_id = ?`, sessionID).
+		Scan(&r.pid, &r.host, &r.token, &r.heartbeat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return leaseRow{}, false, nil
+	}
+	return r, err == nil, err
+}
+
+// AcquireLease makes this process the session's writer. A live holder gives
+// ErrLeaseHeld (naming its pid); a holder whose process is gone or whose
+// heartbeat is stale is taken over at once.
+func (db *DB) AcquireLease(ctx context.Context, sessionID string) (*Lease, error) {
+	return db.acquireLease(ctx, sessionID, os.Getpid())
+}
+
+func (db *DB) acquireLease(ctx context.Context, sessionID string, pid int) (*Lease, error) {
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, fmt.Errorf("store: lease %s: %w", sessionID, err)
+	}
+	l := &Lease{db: db, token: hex.EncodeToString(tok), stop: make(chan struct{}), done: make(chan struct{})}
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		l.sessionID = st.id
+		now := nowMS()
+		cur, ok, err := loadLease(ctx, tx, st.id)
+		if err != nil {
+			return err
+		}
+		if ok && cur.live(now) {
+			return fmt.Errorf("%w (pid %d on %s)", ErrLeaseHeld, cur.pid, cur.host)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO leases (session_id, pid, hostname, token, acquired_at, heartbeat_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, st.id, pid, hostname, l.token, now, now)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: lease %s: %w", sessionID, err)
+	}
+	go l.heartbeat()
+	return l, nil
+}
+
+func (l *Lease) heartbeat() {
+	defer close(l.done)
+	t := time.NewTicker(leaseHeartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.db.closed:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), leaseHeartbeat)
+			res, err := l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
+				nowMS(), l.sessionID, l.token)
+			cancel()
+			if err == nil {
+				if n, _ := res.RowsAffected(); n == 0 {
+					err = fmt.Errorf("session %s: lease taken over by another process", l.sessionID)
+				}
+			}
+			if err != nil {
+				l.mu.Lock()
+				l.lost = err
+				l.mu.Unlock()
+			}
+		}
+	}
+}
+
+// Err reports why the lease was lost (taken over, database error), or nil.
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lost
+}
+
+// SessionID is the leased session.
+func (l *Lease) SessionID() string { return l.sessionID }
+
+// Release stops the heartbeat and gives the session up.
+func (l *Lease) Release(ctx context.Context) error {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+	select {
+	case <-l.db.closed:
+		return nil
+	default:
+	}
+	err := l.db.WriteTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ? AND token = ?`, l.sessionID, l.token)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: release lease %s: %w", l.sessionID, err)
+	}
+	return nil
+}
+
+// LiveLease reports the pid holding the session's lease and whether that
+// holder is alive (pid 0 when there is no lease).
+func (db *DB) LiveLease(ctx context.Context, sessionID string) (int, bool, error) {
+	full, err := resolveID(ctx, db.reader, sessionID)
+	if err != nil {
+		return 0, false, fmt.Errorf("store: lease of %s: %w", sessionID, err)
+	}
+	r, ok, err := loadLease(ctx, db.reader, full)
+	if err != nil {
+		return 0, false, fmt.Errorf("store: lease of %s: %w", sessionID, err)
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	return r.pid, r.live(nowMS()), nil
+}
+
+// NewestLiveSession is the most recently updated session whose lease holder
+// is alive (for `rewind watch` without an id).
+func (db *DB) NewestLiveSession(ctx context.Context) (Session, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT l.session_id, l.pid, l.hostname, l.token, l.heartbeat_at
+		FROM leases l JOIN sessions s ON s.id = l.session_id
+		WHERE l.heartbeat_at >= ? AND s.deleted_at IS NULL
+		ORDER BY s.updated_at DESC, s.id DESC`, nowMS()-leaseStale.Milliseconds())
+	if err != nil {
+		return Session{}, fmt.Errorf("store: newest live session: %w", err)
+	}
+	var found string
+	now := nowMS()
+	for rows.Next() {
+		var id string
+		var r leaseRow
+		if err := rows.Scan(&id, &r.pid, &r.host, &r.token, &r.heartbeat); err != nil {
+			rows.Close()
+			return Session{}, fmt.Errorf("store: newest live session: %w", err)
+		}
+		if r.live(now) {
+			found = id
+			break
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Session{}, fmt.Errorf("store: newest live session: %w", err)
+	}
+	if found == "" {
+		return Session{}, fmt.Errorf("store: no session is running: %w", ErrSessionNotFound)
+	}
+	s, err := getSession(ctx, db.reader, found)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: newest live session: %w", err)
+	}
+	return s, nil
+}

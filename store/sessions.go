@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// NewSession describes a session to create. CreatedAt zero means now.
+type NewSession struct {
+	Title, WorkDir, Model string
+	CreatedAt             time.Time
+}
+
+// ListOptions filters ListSessions. Limit <= 0 means no limit.
+type ListOptions struct {
+	WorkDir        string
+	IncludeDeleted bool
+	Limit          int
+}
+
+// newID is a lowercase ULID: time-sortable and safe in paths and URLs.
+func newID() string { return strings.ToLower(ulid.Make().String()) }
+
+// sessionColumns selects a Session joined with its current generation row.
+const sessionColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
+	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens`
+
+const sessionFrom = ` FROM sessions s JOIN generations g ON g.session_id = s.id AND g.gen = s.current_gen`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSession(r scanner) (Session, error) {
+	var s Session
+	var created, updated int64
+	var deleted sql.NullInt64
+	if err := r.Scan(&s.ID, &s.Title, &s.WorkDir, &s.Model, &created, &updated,
+		&s.CurrentGen, &deleted, &s.Messages, &s.Checkpoints, &s.Tokens); err != nil {
+		return Session{}, err
+	}
+	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
+	s.Deleted = deleted.Valid
+	s.Generations = s.CurrentGen + 1 // generations are numbered 0..current_gen
+	return s, nil
+}
+
+// CreateSession creates a session and its generation 0 (cause start).
+func (db *DB) CreateSession(ctx context.Context, ns NewSession) (Session, error) {
+	var s Session
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		id, err := insertSession(ctx, tx, ns)
+		if err != nil {
+			return err
+		}
+		if err := insertGeneration(ctx, tx, genRow{sessionID: id, gen: 0, cause: CauseStart, createdAt: toMS(ns.CreatedAt)}); err != nil {
+			return err
+		}
+		s, err = getSession(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("store: create session: %w", err)
+	}
+	return s, nil
+}
+
+func insertSession(ctx context.Context, tx *sql.Tx, ns NewSession) (string, error) {
+	id := newID()
+	at := toMS(ns.CreatedAt)
+	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at)
+	return id, err
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func getSession(ctx context.Context, q querier, id string) (Session, error) {
+	s, err := scanSession(q.QueryRowContext(ctx, "SELECT "+sessionColumns+sessionFrom+" WHERE s.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	}
+	return s, err
+}
+
+// resolveID turns an exact id or a unique prefix into a session id.
+func resolveID(ctx context.Context, q querier, id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return "", fmt.Errorf("session %q: %w", id, ErrSessionNotFound)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`,
+		id, id+"\x7f", id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", err
+		}
+		ids = append(ids, s)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	switch {
+	case len(ids) == 0:
+		return "", fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	case ids[0] == id || len(ids) == 1:
+		return ids[0], nil
+	default:
+		return "", fmt.Errorf("session %s (matches %s, %s…): %w", id, ids[0], ids[1], ErrAmbiguousID)
+	}
+}
+
+// GetSession returns a session by exact id or unique prefix; deleted
+// sessions are returned too, with Deleted set.
+func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
+	full, err := resolveID(ctx, db.reader, id)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: get session: %w", err)
+	}
+	s, err := getSession(ctx, db.reader, full)
+	if err != nil {
+		return Session{}, fmt.Errorf("store: get session: %w", err)
+	}
+	return s, nil
+}
+
+// ListSessions lists sessions, most recently updated first, with the
+// counters of their current generation.
+func (db *DB) ListSessions(ctx context.Context, o ListOptions) ([]Session, error) {
+	q := "SELECT " + sessionColumns + sessionFrom
+	var where []string
+	var args []any
+	if !o.IncludeDeleted {
+		where = append(where, "s.deleted_at IS NULL")
+	}
+	if o.WorkDir != "" {
+		where = append(where, "s.work_dir = ?")
+		args = append(args, o.WorkDir)
+	}
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY s.updated_at DESC, s.id DESC"
+	if o.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, o.Limit)
+	}
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	defer rows.Close()
+	out := make([]Session, 0, max(o.Limit, 16))
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list sessions: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// updateSession resolves id and runs one UPDATE on it in a write transaction.
+func (db *DB) updateSession(ctx context.Context, op, id, set string, args ...any) error {
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		full, err := resolveID(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE sessions SET "+set+" WHERE id = ?", append(args, full)...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: %s %s: %w", op, id, err)
+	}
+	return nil
+}
+
+// RenameSession sets the title.
+func (db *DB) RenameSession(ctx context.Context, id, title string) error {
+	return db.updateSession(ctx, "rename", id, "title = ?", title)
+}
+
+// SetTitleIfEmpty sets the title only when the session has none yet.
+func (db *DB) SetTitleIfEmpty(ctx context.Context, id, title string) error {
+	return db.updateSession(ctx, "set title", id, "title = CASE WHEN title = '' THEN ? ELSE title END", title)
+}
+
+// DeleteSession hides a session (soft delete; UndeleteSession restores it).
+func (db *DB) DeleteSession(ctx context.Context, id string) error {
+	return db.updateSession(ctx, "delete", id, "deleted_at = coalesce(deleted_at, ?)", nowMS())
+}
+
+// UndeleteSession makes a soft-deleted session visible again.
+func (db *DB) UndeleteSession(ctx context.Context, id string) error {
+	return db.updateSession(ctx, "undelete", id, "deleted_at = NULL")
+}
