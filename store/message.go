@@ -16,7 +16,9 @@ type Message struct {
 	ToolCalls  []ToolCall
 	ToolCallID string
 	Name       string
-	// Extra holds every top-level field not named above, verbatim.
+	// Extra holds every top-level field not named above, verbatim (and
+	// tool_calls, tool_call_id or name when they came empty; see
+	// UnmarshalJSON).
 	Extra map[string]json.RawMessage
 }
 
@@ -46,6 +48,10 @@ type ToolCall struct {
 	Args    string // the arguments as the model sent them (a JSON string)
 	Extra   map[string]json.RawMessage
 	FnExtra map[string]json.RawMessage
+	// argsJSON holds arguments that came as a JSON value other than a
+	// string (some servers send an object); Args then holds its text, and
+	// the value is written back as it came while Args is unchanged.
+	argsJSON json.RawMessage
 }
 
 // TextContent builds string content.
@@ -152,13 +158,25 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return marshalOrdered(obj, []string{"role", "content", "tool_calls", "tool_call_id", "name"})
 }
 
-// UnmarshalJSON reads a kimi-cli message line, keeping unknown fields.
+// UnmarshalJSON reads a kimi-cli message line, keeping unknown fields. The
+// named fields tool_calls, tool_call_id and name, when present but empty
+// (null, [] or ""), are kept in Extra as they came so that writing the
+// message back reproduces them; setting the typed field overrides them.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return err
 	}
+	if obj == nil {
+		return fmt.Errorf("message: want a JSON object, got null")
+	}
 	*m = Message{}
+	keep := func(k string, v json.RawMessage) {
+		if m.Extra == nil {
+			m.Extra = map[string]json.RawMessage{}
+		}
+		m.Extra[k] = v
+	}
 	if raw, ok := obj["role"]; ok {
 		if err := json.Unmarshal(raw, &m.Role); err != nil {
 			return fmt.Errorf("role: %w", err)
@@ -169,35 +187,40 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	} else if err := m.Content.unmarshal(raw); err != nil {
 		return err
 	}
-	if raw, ok := obj["tool_calls"]; ok && string(raw) != "null" {
+	if raw, ok := obj["tool_calls"]; ok {
 		var calls []json.RawMessage
 		if err := json.Unmarshal(raw, &calls); err != nil {
 			return fmt.Errorf("tool_calls: %w", err)
 		}
-		for _, c := range calls {
+		for i, c := range calls {
 			var tc ToolCall
 			if err := tc.UnmarshalJSON(c); err != nil {
-				return fmt.Errorf("tool_calls: %w", err)
+				return fmt.Errorf("tool_calls[%d]: %w", i, err)
 			}
 			m.ToolCalls = append(m.ToolCalls, tc)
 		}
-	}
-	if raw, ok := obj["tool_call_id"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &m.ToolCallID); err != nil {
-			return fmt.Errorf("tool_call_id: %w", err)
+		if len(m.ToolCalls) == 0 {
+			keep("tool_calls", raw)
 		}
 	}
-	if raw, ok := obj["name"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &m.Name); err != nil {
-			return fmt.Errorf("name: %w", err)
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"tool_call_id", &m.ToolCallID}, {"name", &m.Name}} {
+		raw, ok := obj[f.key]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(raw, f.dst); err != nil {
+			return fmt.Errorf("%s: %w", f.key, err)
+		}
+		if *f.dst == "" {
+			keep(f.key, raw)
 		}
 	}
 	for k, v := range obj {
 		if !knownMessageKeys[k] {
-			if m.Extra == nil {
-				m.Extra = map[string]json.RawMessage{}
-			}
-			m.Extra[k] = v
+			keep(k, v)
 		}
 	}
 	return nil
@@ -231,10 +254,14 @@ func (c *Content) unmarshal(raw json.RawMessage) error {
 	return nil
 }
 
-// MarshalJSON writes the part; an unchanged imported part is written as it came.
+// MarshalJSON writes the part. An imported part whose type, text and think
+// are unchanged is written exactly as it came (unknown types and fields
+// included); otherwise the part is built from its fields.
 func (p Part) MarshalJSON() ([]byte, error) {
 	if len(p.Raw) > 0 {
-		return p.Raw, nil
+		if typ, text, think, err := partHead(p.Raw); err == nil && typ == p.Type && text == p.Text && think == p.Think {
+			return p.Raw, nil
+		}
 	}
 	switch p.Type {
 	case "think":
@@ -250,18 +277,35 @@ func (p Part) MarshalJSON() ([]byte, error) {
 	}
 }
 
-// UnmarshalJSON reads a part, keeping the raw object.
+// UnmarshalJSON reads a part, keeping the raw object. Only string values of
+// "type", "text" and "think" are taken into the fields; a part of an unknown
+// type may use those keys for anything and is still kept whole in Raw.
 func (p *Part) UnmarshalJSON(data []byte) error {
-	var head struct {
-		Type  string `json:"type"`
-		Text  string `json:"text"`
-		Think string `json:"think"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	typ, text, think, err := partHead(data)
+	if err != nil {
 		return err
 	}
-	*p = Part{Type: head.Type, Text: head.Text, Think: head.Think, Raw: append(json.RawMessage(nil), data...)}
+	*p = Part{Type: typ, Text: text, Think: think, Raw: append(json.RawMessage(nil), data...)}
 	return nil
+}
+
+// partHead reads the string fields type, text and think of a part object.
+func partHead(data []byte) (typ, text, think string, err error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return "", "", "", err
+	}
+	if obj == nil {
+		return "", "", "", fmt.Errorf("part: want an object, got null")
+	}
+	str := func(k string) string {
+		var s string
+		if v, ok := obj[k]; ok {
+			_ = json.Unmarshal(v, &s) // non-string values stay in Raw only
+		}
+		return s
+	}
+	return str("type"), str("text"), str("think"), nil
 }
 
 var knownCallKeys = map[string]bool{"id": true, "type": true, "function": true}
@@ -274,6 +318,9 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 	}
 	name, _ := json.Marshal(c.Name)
 	args, _ := json.Marshal(c.Args)
+	if len(c.argsJSON) > 0 && string(c.argsJSON) == c.Args {
+		args = c.argsJSON
+	}
 	fn["name"], fn["arguments"] = name, args
 	fnJSON, err := marshalOrdered(fn, []string{"name", "arguments"})
 	if err != nil {
@@ -299,6 +346,9 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return err
 	}
+	if obj == nil {
+		return fmt.Errorf("tool call: want a JSON object, got null")
+	}
 	*c = ToolCall{}
 	if raw, ok := obj["id"]; ok {
 		_ = json.Unmarshal(raw, &c.ID)
@@ -316,9 +366,11 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 			case "name":
 				_ = json.Unmarshal(v, &c.Name)
 			case "arguments":
-				if err := json.Unmarshal(v, &c.Args); err != nil {
-					// Some servers send arguments as an object; keep it as text.
+				if err := json.Unmarshal(v, &c.Args); err != nil || string(v) == "null" {
+					// Some servers send arguments as an object; keep it as
+					// text, and as JSON for writing it back unchanged.
 					c.Args = string(v)
+					c.argsJSON = append(json.RawMessage(nil), v...)
 				}
 			default:
 				if c.FnExtra == nil {
