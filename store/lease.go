@@ -112,13 +112,13 @@ func (db *DB) acquireLease(ctx context.Context, sessionID string, pid int) (*Lea
 	if err != nil {
 		return nil, fmt.Errorf("store: lease %s: %w", sessionID, err)
 	}
-	go l.heartbeat()
+	go l.heartbeat(leaseHeartbeat)
 	return l, nil
 }
 
-func (l *Lease) heartbeat() {
+func (l *Lease) heartbeat(every time.Duration) {
 	defer close(l.done)
-	t := time.NewTicker(leaseHeartbeat)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -127,7 +127,7 @@ func (l *Lease) heartbeat() {
 		case <-l.db.closed:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), leaseHeartbeat)
+			ctx, cancel := context.WithTimeout(context.Background(), every+5*time.Second)
 			res, err := l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
 				nowMS(), l.sessionID, l.token)
 			cancel()

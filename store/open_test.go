@@ -2,8 +2,15 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func openTest(t testing.TB) *DB {
@@ -17,7 +24,13 @@ func openTest(t testing.TB) *DB {
 }
 
 func TestOpenFresh(t *testing.T) {
-	db := openTest(t)
+	dir := filepath.Join(t.TempDir(), "home")
+	path := filepath.Join(dir, "rewind.db")
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	var v, app int
 	if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		t.Fatal(err)
@@ -28,4 +41,296 @@ func TestOpenFresh(t *testing.T) {
 	if v != SchemaVersion() || app != ApplicationID {
 		t.Fatalf("user_version %d application_id %x", v, app)
 	}
+	var mode string
+	if err := db.Reader().QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q %v", mode, err)
+	}
+	var fk, timeout int
+	if err := db.Reader().QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("foreign keys %d %v", fk, err)
+	}
+	if err := db.Reader().QueryRow("PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout < 5000 {
+		t.Fatalf("busy timeout %d %v", timeout, err)
+	}
+	newSession(t, db, "x", "/w") // makes the -wal file exist
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600, path + "-wal": 0o600} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != want {
+			t.Fatalf("%s mode %v want %v", p, st.Mode().Perm(), want)
+		}
+	}
+	// Reopening an up-to-date database is fine, also while it is open.
+	db2, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db2.Close()
+}
+
+func TestDefaultHome(t *testing.T) {
+	t.Setenv("REWIND_HOME", "/tmp/rw-home")
+	if DefaultHome() != "/tmp/rw-home" || DefaultPath() != "/tmp/rw-home/rewind.db" {
+		t.Fatalf("home %s path %s", DefaultHome(), DefaultPath())
+	}
+	t.Setenv("REWIND_HOME", "")
+	if !strings.HasSuffix(DefaultHome(), ".rewind") {
+		t.Fatalf("default home %s", DefaultHome())
+	}
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// rawExec runs statements on a plain SQLite connection (no rewind DSN).
+func rawExec(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, path string)
+		want  error
+	}{
+		{"text file", func(t *testing.T, p string) {
+			os.WriteFile(p, []byte("hello, I am not a database\n"), 0o644)
+		}, ErrNotDatabase},
+		{"short binary file", func(t *testing.T, p string) { os.WriteFile(p, []byte("SQLite"), 0o644) }, ErrNotDatabase},
+		{"corrupt sqlite header", func(t *testing.T, p string) {
+			b := make([]byte, 4096)
+			copy(b, "SQLite format 3\x00")
+			os.WriteFile(p, b, 0o644)
+		}, ErrNotDatabase},
+		{"foreign sqlite database", func(t *testing.T, p string) {
+			rawExec(t, p, "CREATE TABLE notes (x TEXT)", "INSERT INTO notes VALUES ('mine')")
+		}, ErrNotDatabase},
+		{"foreign sqlite in WAL mode", func(t *testing.T, p string) {
+			rawExec(t, p, "PRAGMA journal_mode=WAL", "CREATE TABLE notes (x TEXT)")
+		}, ErrNotDatabase},
+		{"newer schema", func(t *testing.T, p string) {
+			db, err := Open(bg, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			newSession(t, db, "x", "/w")
+			db.Close()
+			rawExec(t, p, "PRAGMA user_version = 999")
+		}, ErrNewerSchema},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rewind.db")
+			tc.setup(t, path)
+			before := fileSum(t, path)
+			db, err := Open(bg, path)
+			if err == nil {
+				db.Close()
+				t.Fatal("opened")
+			}
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("error %v, want %v naming the path", err, tc.want)
+			}
+			if fileSum(t, path) != before {
+				t.Fatal("refused file was modified")
+			}
+		})
+	}
+	if err := os.MkdirAll(filepath.Join(t.TempDir(), "d"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bg, t.TempDir()); !errors.Is(err, ErrNotDatabase) {
+		t.Fatalf("directory: %v", err)
+	}
+}
+
+// TestMigrateFromEveryVersion builds a database at each older schema
+// version (0 = fresh file), puts data in it where the schema allows, and
+// opens it with the current code.
+func TestMigrateFromEveryVersion(t *testing.T) {
+	migs, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from := 0; from < len(migs); from++ {
+		t.Run(strings.Repeat("v", 1)+string(rune('0'+from)), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rewind.db")
+			if err := prepareFile(path); err != nil {
+				t.Fatal(err)
+			}
+			old := &DB{path: path, closed: make(chan struct{})}
+			old.writer, _ = sql.Open("sqlite3", dsn(path, "immediate"))
+			old.writer.SetMaxOpenConns(1)
+			old.reader, _ = sql.Open("sqlite3", dsn(path, "deferred"))
+			if err := old.migrateTo(bg, migs, from); err != nil {
+				t.Fatal(err)
+			}
+			var sid string
+			if from >= 1 {
+				sid = newSession(t, old, "kept", "/w").ID
+				turn(t, old, sid, "before upgrade", 7)
+			}
+			old.Close()
+			db, err := Open(bg, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var v int
+			db.Reader().QueryRow("PRAGMA user_version").Scan(&v)
+			if v != len(migs) {
+				t.Fatalf("user_version %d", v)
+			}
+			if sid != "" {
+				if s := checkCounters(t, db, sid); len(s.Records) != 6 || s.Tokens != 7 {
+					t.Fatalf("data lost in migration: %d records", len(s.Records))
+				}
+			}
+			turn(t, db, newSession(t, db, "new", "/w").ID, "after", 1)
+		})
+	}
+}
+
+func TestLeases(t *testing.T) {
+	db := openTest(t)
+	a := newSession(t, db, "a", "/w")
+	b := newSession(t, db, "b", "/w")
+	if _, err := db.NewestLiveSession(bg); !errors.Is(err, ErrSessionNotFound) {
+		t.Fatalf("no lease yet: %v", err)
+	}
+	l, err := db.AcquireLease(bg, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AcquireLease(bg, a.ID); !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), "pid ") {
+		t.Fatalf("second acquire: %v", err)
+	}
+	// Another process (a second Open) sees the same.
+	path := db.Path()
+	db2, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	if _, err := db2.AcquireLease(bg, a.ID); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("acquire from second DB: %v", err)
+	}
+	if pid, alive, err := db2.LiveLease(bg, a.ID); err != nil || !alive || pid != os.Getpid() {
+		t.Fatalf("live lease %d %v %v", pid, alive, err)
+	}
+	if pid, alive, err := db2.LiveLease(bg, b.ID); err != nil || alive || pid != 0 {
+		t.Fatalf("no lease %d %v %v", pid, alive, err)
+	}
+	if s, err := db2.NewestLiveSession(bg); err != nil || s.ID != a.ID {
+		t.Fatalf("newest live %v %v", s.ID, err)
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	if _, alive, _ := db.LiveLease(bg, a.ID); alive {
+		t.Fatal("released lease alive")
+	}
+	l2, err := db2.AcquireLease(bg, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release(bg)
+
+	t.Run("dead pid taken over", func(t *testing.T) {
+		cmd := exec.Command("true")
+		if err := cmd.Run(); err != nil {
+			t.Skip("no true(1):", err)
+		}
+		dead := cmd.Process.Pid
+		ld, err := db.acquireLease(bg, b.ID, dead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld.Release(bg) // stop its heartbeat; put the dead holder back
+		if _, err := db.writer.Exec(`INSERT INTO leases VALUES (?, ?, ?, 'x', ?, ?)`, b.ID, dead, hostname, nowMS(), nowMS()); err != nil {
+			t.Fatal(err)
+		}
+		if pid, alive, _ := db.LiveLease(bg, b.ID); alive || pid != dead {
+			t.Fatalf("dead holder reported alive (%d)", pid)
+		}
+		l, err := db2.AcquireLease(bg, b.ID)
+		if err != nil {
+			t.Fatalf("dead holder not taken over: %v", err)
+		}
+		l.Release(bg)
+	})
+	t.Run("stale heartbeat taken over, fresh remote held", func(t *testing.T) {
+		stale := nowMS() - 2*leaseStale.Milliseconds()
+		if _, err := db.writer.Exec(`INSERT OR REPLACE INTO leases VALUES (?, 1, 'other-host', 'x', ?, ?)`, b.ID, stale, stale); err != nil {
+			t.Fatal(err)
+		}
+		l, err := db.AcquireLease(bg, b.ID)
+		if err != nil {
+			t.Fatalf("stale holder not taken over: %v", err)
+		}
+		l.Release(bg)
+		if _, err := db.writer.Exec(`INSERT OR REPLACE INTO leases VALUES (?, 1, 'other-host', 'x', ?, ?)`, b.ID, nowMS(), nowMS()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AcquireLease(bg, b.ID); !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), "other-host") {
+			t.Fatalf("fresh remote holder: %v", err)
+		}
+		db.writer.Exec(`DELETE FROM leases WHERE session_id = ?`, b.ID)
+	})
+	t.Run("heartbeat and loss", func(t *testing.T) {
+		old := leaseHeartbeat
+		leaseHeartbeat = 10 * time.Millisecond
+		l, err := db.AcquireLease(bg, b.ID)
+		leaseHeartbeat = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first int64
+		db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, b.ID).Scan(&first)
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			var hb int64
+			db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, b.ID).Scan(&hb)
+			if hb > first {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("heartbeat never advanced")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		db.writer.Exec(`UPDATE leases SET token = 'thief' WHERE session_id = ?`, b.ID)
+		for l.Err() == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("lost lease not noticed")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-l.done:
+		default:
+			t.Fatal("heartbeat goroutine still running after Release")
+		}
+	})
 }

@@ -171,7 +171,7 @@ func TestSessions(t *testing.T) {
 	}
 
 	// Prefixes: a unique prefix resolves, a shared one is ambiguous.
-	if s := must[Session](t)(db.GetSession(bg, a.ID[:20])); s.ID != a.ID {
+	if s := must[Session](t)(db.GetSession(bg, a.ID[:25])); s.ID != a.ID {
 		t.Fatalf("prefix got %s", s.ID)
 	}
 	if s := must[Session](t)(db.GetSession(bg, strings.ToUpper(a.ID))); s.ID != a.ID {
