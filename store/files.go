@@ -1,0 +1,426 @@
+package store
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// File checkpoint storage (DESIGN §7). soul/filecp owns the logic; these
+// methods only keep its data: content-addressed blobs, the per-work-dir
+// file index and the file events of each session.
+
+// ErrBlobNotFound is returned for a hash with no stored content.
+var ErrBlobNotFound = errors.New("file content not found")
+
+// FileBlob is a file content to keep, addressed by the sha256 (hex) of Data.
+// The caller computes Hash; it is trusted.
+type FileBlob struct {
+	Hash string
+	Data []byte
+}
+
+// FileIndexEntry is the last known metadata and hash of one file of a work
+// dir. Path is relative and slash-separated; Mode holds Go fs.FileMode bits.
+type FileIndexEntry struct {
+	Path       string
+	Size       int64
+	MtimeNs    int64
+	Mode       uint32
+	Hash       string
+	RecordedNs int64
+}
+
+// FileState is a file's content and mode. Hash "" means the file did not
+// exist.
+type FileState struct {
+	Hash string
+	Mode uint32
+}
+
+// Exists reports whether the state is an existing file.
+func (s FileState) Exists() bool { return s.Hash != "" }
+
+// FileChange is one change to record: Path went from Before to After.
+// Pending marks a change recorded before the write happened; After is then
+// ignored and filled in later with a FileSettle.
+type FileChange struct {
+	Path    string
+	Before  FileState
+	After   FileState
+	Pending bool
+	Tool    string
+}
+
+// FileSettle fills in the after state of a pending event.
+type FileSettle struct {
+	ID    int64
+	After FileState
+}
+
+// FileEvent is a recorded change. Seq and Gen are the session's last seq and
+// current generation at the time it was recorded: the change happened after
+// context record Seq. ID orders events physically.
+type FileEvent struct {
+	ID        int64
+	SessionID string
+	Seq       int64
+	Gen       int
+	Path      string
+	Before    FileState
+	After     FileState
+	Pending   bool
+	Tool      string
+	CreatedAt time.Time
+}
+
+// FileBatch is what one call of ApplyFileBatch writes, in one transaction:
+// blobs first (deduplicated), then index updates, new events and settled
+// events. Events and Settle need SessionID.
+type FileBatch struct {
+	WorkDir   string
+	SessionID string
+	Blobs     []FileBlob
+	Index     []FileIndexEntry // inserted or replaced
+	Unindex   []string         // paths removed from the index
+	Events    []FileChange
+	Settle    []FileSettle
+}
+
+// blobMinSaving: compressed data is kept only when it is at most this
+// fraction of the raw size.
+const blobMinSaving = 0.9
+
+// compressBlob returns the stored form of data.
+func compressBlob(data []byte) (codec string, stored []byte) {
+	if len(data) < 64 {
+		return "", data
+	}
+	var buf bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+	if _, err := w.Write(data); err != nil {
+		return "", data
+	}
+	if err := w.Close(); err != nil {
+		return "", data
+	}
+	if float64(buf.Len()) > blobMinSaving*float64(len(data)) {
+		return "", data
+	}
+	return "zlib", buf.Bytes()
+}
+
+func decodeBlob(hash, codec string, size int64, stored []byte) ([]byte, error) {
+	switch codec {
+	case "":
+		if stored == nil {
+			stored = []byte{}
+		}
+		return stored, nil
+	case "zlib":
+		r, err := zlib.NewReader(bytes.NewReader(stored))
+		if err != nil {
+			return nil, fmt.Errorf("store: blob %s: %w", hash, err)
+		}
+		defer r.Close()
+		out := make([]byte, 0, size)
+		buf := bytes.NewBuffer(out)
+		if _, err := io.Copy(buf, r); err != nil {
+			return nil, fmt.Errorf("store: blob %s: %w", hash, err)
+		}
+		if int64(buf.Len()) != size {
+			return nil, fmt.Errorf("store: blob %s: size %d, want %d", hash, buf.Len(), size)
+		}
+		return buf.Bytes(), nil
+	default:
+		return nil, fmt.Errorf("store: blob %s: unknown codec %q", hash, codec)
+	}
+}
+
+func nullHash(h string) any {
+	if h == "" {
+		return nil
+	}
+	return h
+}
+
+// ApplyFileBatch writes b in one transaction and returns the events it
+// recorded (with their ids, seq and gen).
+func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, error) {
+	var out []FileEvent
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		if err := putBlobs(ctx, tx, b.Blobs); err != nil {
+			return err
+		}
+		if len(b.Index) > 0 {
+			st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO file_index
+				(work_dir, path, size, mtime_ns, mode, hash, recorded_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for _, e := range b.Index {
+				if _, err := st.ExecContext(ctx, b.WorkDir, e.Path, e.Size, e.MtimeNs, int64(e.Mode), e.Hash, e.RecordedNs); err != nil {
+					return fmt.Errorf("index %s: %w", e.Path, err)
+				}
+			}
+		}
+		for _, p := range b.Unindex {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM file_index WHERE work_dir = ? AND path = ?`, b.WorkDir, p); err != nil {
+				return err
+			}
+		}
+		if len(b.Events) > 0 || len(b.Settle) > 0 {
+			if b.SessionID == "" {
+				return errors.New("file events without a session")
+			}
+		}
+		if len(b.Events) > 0 {
+			var seq int64
+			var gen int
+			err := tx.QueryRowContext(ctx, `SELECT last_seq, current_gen FROM sessions WHERE id = ?`, b.SessionID).Scan(&seq, &gen)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("%w: %s", ErrSessionNotFound, b.SessionID)
+			}
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			st, err := tx.PrepareContext(ctx, `INSERT INTO file_events
+				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for _, c := range b.Events {
+				after := c.After
+				pending := 0
+				if c.Pending {
+					after, pending = FileState{}, 1
+				}
+				res, err := st.ExecContext(ctx, b.SessionID, seq, gen, c.Path,
+					nullHash(c.Before.Hash), int64(c.Before.Mode), nullHash(after.Hash), int64(after.Mode),
+					pending, c.Tool, now.UnixMilli())
+				if err != nil {
+					return fmt.Errorf("event %s: %w", c.Path, err)
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				out = append(out, FileEvent{ID: id, SessionID: b.SessionID, Seq: seq, Gen: gen, Path: c.Path,
+					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, CreatedAt: fromMS(now.UnixMilli())})
+			}
+		}
+		for _, s := range b.Settle {
+			res, err := tx.ExecContext(ctx, `UPDATE file_events SET after_hash = ?, after_mode = ?, pending = 0
+				WHERE id = ? AND session_id = ? AND pending = 1`, nullHash(s.After.Hash), int64(s.After.Mode), s.ID, b.SessionID)
+			if err != nil {
+				return fmt.Errorf("settle event %d: %w", s.ID, err)
+			}
+			if n, _ := res.RowsAffected(); n != 1 {
+				return fmt.Errorf("settle event %d: not a pending event of session %s", s.ID, b.SessionID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: record file changes: %w", err)
+	}
+	return out, nil
+}
+
+func putBlobs(ctx context.Context, tx *sql.Tx, blobs []FileBlob) error {
+	if len(blobs) == 0 {
+		return nil
+	}
+	exists, err := tx.PrepareContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`)
+	if err != nil {
+		return err
+	}
+	defer exists.Close()
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO blobs (hash, size, codec, data, created_at) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	now := nowMS()
+	for _, b := range blobs {
+		if b.Hash == "" {
+			return errors.New("blob without a hash")
+		}
+		var one int
+		err := exists.QueryRowContext(ctx, b.Hash).Scan(&one)
+		if err == nil {
+			continue // already stored: compress nothing
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		codec, stored := compressBlob(b.Data)
+		if stored == nil {
+			stored = []byte{}
+		}
+		if _, err := ins.ExecContext(ctx, b.Hash, len(b.Data), codec, stored, now); err != nil {
+			return fmt.Errorf("blob %s: %w", b.Hash, err)
+		}
+	}
+	return nil
+}
+
+// PutBlobs stores contents not stored yet (deduplicated by hash).
+func (db *DB) PutBlobs(ctx context.Context, blobs []FileBlob) error {
+	_, err := db.ApplyFileBatch(ctx, FileBatch{Blobs: blobs})
+	return err
+}
+
+// Blob returns the content stored under hash (ErrBlobNotFound).
+func (db *DB) Blob(ctx context.Context, hash string) ([]byte, error) {
+	var codec string
+	var size int64
+	var data []byte
+	err := db.reader.QueryRowContext(ctx, `SELECT codec, size, data FROM blobs WHERE hash = ?`, hash).Scan(&codec, &size, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: %w: %s", ErrBlobNotFound, hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: blob %s: %w", hash, err)
+	}
+	return decodeBlob(hash, codec, size, data)
+}
+
+// HasBlob reports whether content with that hash is stored.
+func (db *DB) HasBlob(ctx context.Context, hash string) (bool, error) {
+	var one int
+	err := db.reader.QueryRowContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`, hash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: blob %s: %w", hash, err)
+	}
+	return true, nil
+}
+
+// BlobStats is the size of the blob table.
+type BlobStats struct {
+	Count       int64 // distinct contents
+	RawBytes    int64 // sum of content sizes
+	StoredBytes int64 // sum of stored (possibly compressed) sizes
+}
+
+// FileBlobStats measures the blob table.
+func (db *DB) FileBlobStats(ctx context.Context) (BlobStats, error) {
+	var s BlobStats
+	err := db.reader.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM blobs`).
+		Scan(&s.Count, &s.RawBytes, &s.StoredBytes)
+	if err != nil {
+		return s, fmt.Errorf("store: blob stats: %w", err)
+	}
+	return s, nil
+}
+
+// FileIndex returns the index of a work dir, in path order.
+func (db *DB) FileIndex(ctx context.Context, workDir string) ([]FileIndexEntry, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT path, size, mtime_ns, mode, hash, recorded_ns
+		FROM file_index WHERE work_dir = ? ORDER BY path`, workDir)
+	if err != nil {
+		return nil, fmt.Errorf("store: file index of %s: %w", workDir, err)
+	}
+	defer rows.Close()
+	var out []FileIndexEntry
+	for rows.Next() {
+		var e FileIndexEntry
+		var mode int64
+		if err := rows.Scan(&e.Path, &e.Size, &e.MtimeNs, &mode, &e.Hash, &e.RecordedNs); err != nil {
+			return nil, fmt.Errorf("store: file index of %s: %w", workDir, err)
+		}
+		e.Mode = uint32(mode)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: file index of %s: %w", workDir, err)
+	}
+	return out, nil
+}
+
+const fileEventCols = `id, session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, created_at`
+
+func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
+	defer rows.Close()
+	var out []FileEvent
+	for rows.Next() {
+		var e FileEvent
+		var bh, ah sql.NullString
+		var bm, am, created int64
+		var pending int
+		if err := rows.Scan(&e.ID, &e.SessionID, &e.Seq, &e.Gen, &e.Path, &bh, &bm, &ah, &am, &pending, &e.Tool, &created); err != nil {
+			return nil, err
+		}
+		e.Before = FileState{Hash: bh.String, Mode: uint32(bm)}
+		e.After = FileState{Hash: ah.String, Mode: uint32(am)}
+		e.Pending = pending != 0
+		e.CreatedAt = fromMS(created)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// FileEvents returns the session's file events with id >= fromID, oldest
+// first.
+func (db *DB) FileEvents(ctx context.Context, sessionID string, fromID int64) ([]FileEvent, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+fileEventCols+` FROM file_events
+		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
+	if err != nil {
+		return nil, fmt.Errorf("store: file events of %s: %w", sessionID, err)
+	}
+	ev, err := scanFileEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: file events of %s: %w", sessionID, err)
+	}
+	return ev, nil
+}
+
+// PendingFileEvents returns the session's events whose after state is not
+// known yet, oldest first.
+func (db *DB) PendingFileEvents(ctx context.Context, sessionID string) ([]FileEvent, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT `+fileEventCols+` FROM file_events
+		WHERE session_id = ? AND pending = 1 ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending file events of %s: %w", sessionID, err)
+	}
+	ev, err := scanFileEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending file events of %s: %w", sessionID, err)
+	}
+	return ev, nil
+}
+
+// FileEventIDFromSeq returns the id of the session's first file event with
+// seq >= seq: the first change made after context record seq was written.
+// ok is false when there is none.
+func (db *DB) FileEventIDFromSeq(ctx context.Context, sessionID string, seq int64) (id int64, ok bool, err error) {
+	return db.firstFileEvent(ctx, `SELECT min(id) FROM file_events WHERE session_id = ? AND seq >= ?`, sessionID, seq)
+}
+
+// FileEventIDAfterGen returns the id of the session's first file event
+// recorded after generation gen stopped being current (the first with a
+// higher gen). ok is false when there is none.
+func (db *DB) FileEventIDAfterGen(ctx context.Context, sessionID string, gen int) (id int64, ok bool, err error) {
+	return db.firstFileEvent(ctx, `SELECT min(id) FROM file_events WHERE session_id = ? AND gen > ?`, sessionID, gen)
+}
+
+func (db *DB) firstFileEvent(ctx context.Context, q string, args ...any) (int64, bool, error) {
+	var id sql.NullInt64
+	if err := db.reader.QueryRowContext(ctx, q, args...).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: file events: %w", err)
+	}
+	return id.Int64, id.Valid, nil
+}
