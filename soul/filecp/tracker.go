@@ -1,0 +1,527 @@
+package filecp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// FileTracker is soul/tools.FileTracker (docs/CONTRACTS.md), repeated here
+// so this package does not depend on the tools package.
+type FileTracker interface {
+	BeforeWrite(ctx context.Context, paths []string) error
+	AroundShell(ctx context.Context) (after func(context.Context) error, err error)
+}
+
+var _ FileTracker = (*Tracker)(nil)
+
+// Tool names recorded with file events.
+const (
+	ToolWrite  = "write"  // BeforeWrite (WriteFile, StrReplaceFile)
+	ToolShell  = "Shell"  // AroundShell
+	ToolRewind = "rewind" // a file rewind (RevertFiles, RestoreFilesTo…)
+)
+
+// blobBatchBytes bounds the file content held in memory before it is
+// written to the database during a scan.
+const blobBatchBytes = 32 << 20
+
+// entry is the tracker's knowledge of one file: the index row.
+type entry struct {
+	Meta
+	Hash       string
+	RecordedNs int64
+}
+
+func (e entry) state() store.FileState {
+	return store.FileState{Hash: e.Hash, Mode: uint32(e.Mode)}
+}
+
+// ScanInfo describes the last scan a Shell call made.
+type ScanInfo struct {
+	Files    int
+	Hashed   int // files whose content was read (metadata changed or new)
+	Skipped  []Skipped
+	Duration time.Duration
+	// Changes recorded by the last AroundShell after().
+	Changes []store.FileChange
+	// Untracked lists oversized files the last shell command created,
+	// changed or deleted: their content is not kept, a rewind cannot
+	// restore them.
+	Untracked []Skipped
+}
+
+// Tracker records the file changes of one session's tools and rewinds them.
+// It implements the tools FileTracker interface. Safe for concurrent use;
+// operations are serialised.
+type Tracker struct {
+	db        *store.DB
+	sessionID string
+	root      string // work dir, absolute with symlinks resolved: the index key
+	given     string // work dir absolute as given
+	scanner   *Scanner
+	opts      Options
+
+	mu      sync.Mutex
+	loaded  bool
+	index   map[string]entry
+	pending map[int64]string // pending event id -> path
+	last    ScanInfo
+	now     func() time.Time
+}
+
+// New returns a tracker of sessionID's changes in workDir. Nothing is read
+// until the first operation.
+func New(db *store.DB, sessionID, workDir string, opts Options) (*Tracker, error) {
+	if db == nil || sessionID == "" {
+		return nil, errors.New("filecp: a database and a session are needed")
+	}
+	given, err := filepath.Abs(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("filecp: work dir %q: %w", workDir, err)
+	}
+	root, err := filepath.EvalSymlinks(given)
+	if err != nil {
+		return nil, fmt.Errorf("filecp: work dir: %w", err)
+	}
+	sc, err := NewScanner(root, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Tracker{db: db, sessionID: sessionID, root: root, given: given, scanner: sc, opts: opts,
+		pending: map[int64]string{}, now: time.Now}, nil
+}
+
+// WorkDir is the tracked directory (symlinks resolved).
+func (t *Tracker) WorkDir() string { return t.root }
+
+// SessionID is the session whose changes are recorded.
+func (t *Tracker) SessionID() string { return t.sessionID }
+
+// LastScan describes the last Shell scan.
+func (t *Tracker) LastScan() ScanInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// load reads the work dir's index and the session's pending events once.
+func (t *Tracker) load(ctx context.Context) error {
+	if t.loaded {
+		return nil
+	}
+	rows, err := t.db.FileIndex(ctx, t.root)
+	if err != nil {
+		return fmt.Errorf("filecp: %w", err)
+	}
+	t.index = make(map[string]entry, len(rows))
+	for _, r := range rows {
+		t.index[r.Path] = entry{Meta: Meta{Size: r.Size, MtimeNs: r.MtimeNs, Mode: fs.FileMode(r.Mode)}, Hash: r.Hash, RecordedNs: r.RecordedNs}
+	}
+	pend, err := t.db.PendingFileEvents(ctx, t.sessionID)
+	if err != nil {
+		return fmt.Errorf("filecp: %w", err)
+	}
+	for _, e := range pend {
+		t.pending[e.ID] = e.Path
+	}
+	t.loaded = true
+	return nil
+}
+
+// trusted reports whether the index entry still describes a file with
+// metadata m without reading it.
+func (t *Tracker) trusted(e entry, ok bool, m Meta) bool {
+	if !ok || e.Size != m.Size || e.MtimeNs != m.MtimeNs || e.Mode != m.Mode {
+		return false
+	}
+	return e.MtimeNs < e.RecordedNs-int64(t.opts.racyWindow())
+}
+
+// syncTree brings the index up to date with a metadata scan: files whose
+// metadata differs from the index (or whose entry is racy) are read, hashed
+// and their content added to batch.Blobs (flushed to the database when it
+// grows large). It returns the snapshot of the tree (path → entry) and adds
+// the index changes to batch; the caller applies batch.
+func (t *Tracker) syncTree(ctx context.Context, tree Tree, batch *store.FileBatch, info *ScanInfo) (map[string]entry, error) {
+	snap := make(map[string]entry, len(tree.Files))
+	var held int64
+	now := t.now().UnixNano()
+	paths := make([]string, 0, 16)
+	for p, m := range tree.Files {
+		old, ok := t.index[p]
+		if t.trusted(old, ok, m) {
+			snap[p] = old
+			continue
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, m, err := readEntry(t.root, p, t.scanner.max)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // vanished since the walk
+			}
+			reason := ReasonUnreadable + ": " + errText(err)
+			if errors.Is(err, errTooLarge) {
+				reason = ReasonTooLarge
+			}
+			info.Skipped = append(info.Skipped, Skipped{Path: p, Reason: reason, Size: m.Size, MtimeNs: m.MtimeNs})
+			continue
+		}
+		info.Hashed++
+		e := entry{Meta: m, Hash: hashOf(data), RecordedNs: now}
+		snap[p] = e
+		if old, ok := t.index[p]; !ok || old.Hash != e.Hash {
+			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: e.Hash, Data: data})
+			held += int64(len(data))
+		}
+		batch.Index = append(batch.Index, store.FileIndexEntry{Path: p, Size: m.Size, MtimeNs: m.MtimeNs,
+			Mode: uint32(m.Mode), Hash: e.Hash, RecordedNs: now})
+		if held > blobBatchBytes {
+			if err := t.db.PutBlobs(ctx, batch.Blobs); err != nil {
+				return nil, fmt.Errorf("filecp: %w", err)
+			}
+			batch.Blobs, held = batch.Blobs[:0:0], 0
+		}
+	}
+	for p := range t.index {
+		if _, ok := snap[p]; !ok {
+			if _, still := tree.Files[p]; !still {
+				batch.Unindex = append(batch.Unindex, p)
+			}
+		}
+	}
+	return snap, nil
+}
+
+// commit applies batch and, once it is stored, updates the in-memory index.
+func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.FileEvent, error) {
+	if len(batch.Blobs) == 0 && len(batch.Index) == 0 && len(batch.Unindex) == 0 && len(batch.Events) == 0 && len(batch.Settle) == 0 {
+		return nil, nil
+	}
+	batch.WorkDir = t.root
+	batch.SessionID = t.sessionID
+	ev, err := t.db.ApplyFileBatch(ctx, batch)
+	if err != nil {
+		return nil, fmt.Errorf("filecp: %w", err)
+	}
+	for _, e := range batch.Index {
+		t.index[e.Path] = entry{Meta: Meta{Size: e.Size, MtimeNs: e.MtimeNs, Mode: fs.FileMode(e.Mode)}, Hash: e.Hash, RecordedNs: e.RecordedNs}
+	}
+	for _, p := range batch.Unindex {
+		delete(t.index, p)
+	}
+	return ev, nil
+}
+
+// scanAndSync runs a metadata scan and syncs the index (committing index
+// changes and new blobs). It returns the snapshot and the scan.
+func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo) (map[string]entry, Tree, error) {
+	start := time.Now()
+	tree, err := t.scanner.Scan(ctx)
+	if err != nil {
+		return nil, tree, err
+	}
+	info.Skipped = append(info.Skipped, tree.Skipped...)
+	var batch store.FileBatch
+	snap, err := t.syncTree(ctx, tree, &batch, info)
+	if err != nil {
+		return nil, tree, err
+	}
+	if _, err := t.commit(ctx, batch); err != nil {
+		return nil, tree, err
+	}
+	info.Files = len(snap)
+	info.Duration = time.Since(start)
+	return snap, tree, nil
+}
+
+// Prime scans the work dir and stores whatever the index lacks, without
+// recording changes. The first scan of a work dir reads every file; calling
+// Prime at session start keeps that cost out of the first Shell call.
+func (t *Tracker) Prime(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.load(ctx); err != nil {
+		return err
+	}
+	var info ScanInfo
+	_, _, err := t.scanAndSync(ctx, &info)
+	return err
+}
+
+// AroundShell scans the work dir before a shell command (storing the
+// content of any file whose metadata changed since the last scan) and
+// returns after, which scans again and records every file created, modified
+// or deleted in between as a "Shell" event. after must be called once the
+// command is done, whatever its outcome.
+func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.load(ctx); err != nil {
+		return nil, err
+	}
+	if err := t.settle(ctx); err != nil {
+		return nil, err
+	}
+	var info ScanInfo
+	before, beforeTree, err := t.scanAndSync(ctx, &info)
+	if err != nil {
+		return nil, err
+	}
+	t.last = info
+	done := false
+	return func(ctx context.Context) error {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if done {
+			return nil
+		}
+		done = true
+		var info ScanInfo
+		start := time.Now()
+		tree, err := t.scanner.Scan(ctx)
+		if err != nil {
+			return err
+		}
+		info.Skipped = append(info.Skipped, tree.Skipped...)
+		var batch store.FileBatch
+		after, err := t.syncTree(ctx, tree, &batch, &info)
+		if err != nil {
+			return err
+		}
+		batch.Events = diffSnapshots(before, after, ToolShell)
+		if _, err := t.commit(ctx, batch); err != nil {
+			return err
+		}
+		info.Files = len(after)
+		info.Changes = batch.Events
+		info.Untracked = untrackedChanges(beforeTree, tree)
+		info.Duration = time.Since(start)
+		t.last = info
+		return nil
+	}, nil
+}
+
+// diffSnapshots lists the changes from before to after, in path order.
+func diffSnapshots(before, after map[string]entry, tool string) []store.FileChange {
+	var out []store.FileChange
+	for p, b := range before {
+		a, ok := after[p]
+		if !ok {
+			out = append(out, store.FileChange{Path: p, Before: b.state(), Tool: tool})
+			continue
+		}
+		if a.Hash != b.Hash || a.Mode != b.Mode {
+			out = append(out, store.FileChange{Path: p, Before: b.state(), After: a.state(), Tool: tool})
+		}
+	}
+	for p, a := range after {
+		if _, ok := before[p]; !ok {
+			out = append(out, store.FileChange{Path: p, After: a.state(), Tool: tool})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// untrackedChanges lists oversized files that appeared, changed or vanished
+// between two scans.
+func untrackedChanges(before, after Tree) []Skipped {
+	big := func(t Tree) map[string]Skipped {
+		m := map[string]Skipped{}
+		for _, s := range t.Skipped {
+			if s.Reason == ReasonTooLarge {
+				m[s.Path] = s
+			}
+		}
+		return m
+	}
+	b, a := big(before), big(after)
+	var out []Skipped
+	for p, s := range a {
+		if o, ok := b[p]; !ok || o.Size != s.Size || o.MtimeNs != s.MtimeNs {
+			out = append(out, s)
+		}
+	}
+	for p, s := range b {
+		if _, ok := a[p]; !ok {
+			if _, small := after.Files[p]; !small {
+				out = append(out, Skipped{Path: p, Reason: ReasonTooLarge + " (deleted)", Size: s.Size})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// rel maps an absolute path to a work-dir-relative slash path. ok is false
+// for a path outside the work dir.
+func (t *Tracker) rel(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(t.given, p)
+	}
+	p = filepath.Clean(p)
+	for _, base := range []string{t.root, t.given} {
+		if r, err := filepath.Rel(base, p); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(r), true
+		}
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return t.rel2(filepath.Join(real, filepath.Base(p)))
+	}
+	return "", false
+}
+
+func (t *Tracker) rel2(p string) (string, bool) {
+	r, err := filepath.Rel(t.root, p)
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// current reads the state of rel now. ok is false (with a reason) when it
+// cannot be kept: too large, not a regular file, unreadable.
+func (t *Tracker) current(rel string) (st store.FileState, m Meta, data []byte, reason string, err error) {
+	data, m, err = readEntry(t.root, rel, t.scanner.max)
+	switch {
+	case err == nil:
+		return store.FileState{Hash: hashOf(data), Mode: uint32(m.Mode)}, m, data, "", nil
+	case errors.Is(err, fs.ErrNotExist):
+		return store.FileState{}, Meta{}, nil, "", nil
+	case errors.Is(err, errTooLarge):
+		return store.FileState{}, m, nil, ReasonTooLarge, nil
+	case errors.Is(err, errNotRegular):
+		return store.FileState{}, m, nil, ReasonNotRegular, nil
+	case errors.Is(err, ErrUnsafePath):
+		return store.FileState{}, m, nil, ReasonUnsafePath, nil
+	default:
+		return store.FileState{}, m, nil, ReasonUnreadable + ": " + errText(err), nil
+	}
+}
+
+// BeforeWrite records the current content of paths (absolute, or relative
+// to the work dir) before WriteFile/StrReplaceFile change them: one pending
+// "write" event per path, whose after state is filled in at the next
+// tracker operation or Flush. Paths outside the work dir are not tracked.
+// A file that cannot be kept (over the size cap, unreadable) does not block
+// the write; it is listed in LastScan().Skipped.
+func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.load(ctx); err != nil {
+		return err
+	}
+	if err := t.settle(ctx); err != nil {
+		return err
+	}
+	var batch store.FileBatch
+	seen := map[string]bool{}
+	now := t.now().UnixNano()
+	for _, p := range paths {
+		rel, ok := t.rel(p)
+		if !ok {
+			t.last.Skipped = append(t.last.Skipped, Skipped{Path: p, Reason: ReasonOutside})
+			continue
+		}
+		if seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		st, m, data, reason, _ := t.current(rel)
+		if reason != "" {
+			t.last.Skipped = append(t.last.Skipped, Skipped{Path: rel, Reason: reason, Size: m.Size})
+			continue
+		}
+		if st.Exists() {
+			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: st.Hash, Data: data})
+			batch.Index = append(batch.Index, store.FileIndexEntry{Path: rel, Size: m.Size, MtimeNs: m.MtimeNs,
+				Mode: uint32(m.Mode), Hash: st.Hash, RecordedNs: now})
+		}
+		batch.Events = append(batch.Events, store.FileChange{Path: rel, Before: st, Pending: true, Tool: ToolWrite})
+	}
+	ev, err := t.commit(ctx, batch)
+	if err != nil {
+		return err
+	}
+	for _, e := range ev {
+		t.pending[e.ID] = e.Path
+	}
+	return nil
+}
+
+// Flush records the after state of writes announced with BeforeWrite. The
+// soul should call it when a step's tools are done; every other tracker
+// operation does it first anyway.
+func (t *Tracker) Flush(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.load(ctx); err != nil {
+		return err
+	}
+	return t.settle(ctx)
+}
+
+// settle fills in the after state of pending events from the files now.
+func (t *Tracker) settle(ctx context.Context) error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	var batch store.FileBatch
+	now := t.now().UnixNano()
+	ids := make([]int64, 0, len(t.pending))
+	for id := range t.pending {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	indexed := map[string]bool{}
+	for _, id := range ids {
+		rel := t.pending[id]
+		st, m, data, reason, _ := t.current(rel)
+		if reason != "" {
+			// Not keepable (e.g. grew over the cap): recorded as gone from
+			// tracking; a rewind then sees a conflict and asks for force.
+			t.last.Skipped = append(t.last.Skipped, Skipped{Path: rel, Reason: reason, Size: m.Size})
+		}
+		if st.Exists() {
+			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: st.Hash, Data: data})
+			if !indexed[rel] {
+				indexed[rel] = true
+				batch.Index = append(batch.Index, store.FileIndexEntry{Path: rel, Size: m.Size, MtimeNs: m.MtimeNs,
+					Mode: uint32(m.Mode), Hash: st.Hash, RecordedNs: now})
+			}
+		} else if _, ok := t.index[rel]; ok && reason == "" && !indexed[rel] {
+			indexed[rel] = true
+			batch.Unindex = append(batch.Unindex, rel)
+		}
+		batch.Settle = append(batch.Settle, store.FileSettle{ID: id, After: st})
+	}
+	if _, err := t.commit(ctx, batch); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		delete(t.pending, id)
+	}
+	return nil
+}
