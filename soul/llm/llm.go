@@ -1,0 +1,261 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Defaults applied by New when the Config leaves a field zero.
+const (
+	DefaultBaseURL        = "https://api.openai.com/v1"
+	DefaultMaxRetries     = 3
+	DefaultInitialBackoff = 300 * time.Millisecond
+	DefaultMaxBackoff     = 5 * time.Second
+	// MaxRetryAfter caps a server's Retry-After so that a confused proxy
+	// asking for an hour cannot freeze a run.
+	MaxRetryAfter = 60 * time.Second
+	// DefaultStreamIdleTimeout: a stream that delivers no bytes for this long
+	// is abandoned as a (temporary) timeout.
+	DefaultStreamIdleTimeout = 3 * time.Minute
+)
+
+// Config says which server and model to talk to and how hard to try.
+type Config struct {
+	BaseURL string // default DefaultBaseURL; "/chat/completions" is appended
+	APIKey  string
+	Model   string
+	Stream  bool // false: one JSON response per call (servers that cannot stream tool calls)
+	// MaxRetries is the number of retries after the first attempt of one
+	// Chat call: 0 means DefaultMaxRetries, a negative value means none.
+	MaxRetries     int
+	HTTPClient     *http.Client  // default: a client without an overall timeout (streams are long)
+	InitialBackoff time.Duration // default 0.3 s
+	MaxBackoff     time.Duration // default 5 s
+}
+
+// ToolSpec describes one tool offered to the model.
+type ToolSpec struct {
+	Name, Description string
+	Parameters        json.RawMessage // JSON schema; nil means an object without properties
+}
+
+// Request is one model call: the whole context and the tools on offer.
+type Request struct {
+	Messages []store.Message
+	Tools    []ToolSpec
+}
+
+// Callbacks receive the answer while it streams. Every field may be nil.
+// They run on the goroutine that called Chat, in stream order.
+//
+// Deltas of an attempt that later fails have already been delivered: OnRetry
+// is the signal that everything streamed since the previous OnRetry (or since
+// Chat began) is void and the next attempt streams the whole answer again.
+// When Chat returns an error, everything streamed is void as well.
+type Callbacks struct {
+	OnContent       func(text string)
+	OnReasoning     func(text string)
+	OnToolCallDelta func(index int, id, name, argsDelta string) // id and name are set on the first delta of a call
+	OnRetry         func(attempt, max int, wait time.Duration, reason string)
+}
+
+// Usage is the token count of one call. Estimated is true when the server
+// did not report it and EstimateTokens filled it in.
+type Usage struct {
+	PromptTokens, CompletionTokens, TotalTokens int
+	Estimated                                   bool
+}
+
+// Response is the complete answer of one successful call.
+type Response struct {
+	Message      store.Message // role assistant; think part first when the model reasoned
+	Usage        Usage
+	FinishReason string
+}
+
+// Client is what the soul needs from a model provider.
+type Client interface {
+	Chat(ctx context.Context, req Request, cb Callbacks) (Response, error)
+	Model() string
+}
+
+// Error is a failed model call. Temporary failures (connection trouble,
+// timeouts, 408/429/5xx, empty or cut-off answers) were retried; Exhausted
+// says the retries ran out. Other failures were not retried and Message is
+// the provider's own explanation.
+type Error struct {
+	Status    int    // HTTP status, 0 when the failure was not an HTTP error status
+	Message   string // the server's message or a description of what went wrong
+	Temporary bool
+	Exhausted bool
+	Err       error // underlying error, if any
+
+	retryAfter time.Duration // from a Retry-After header; 0 = none
+	attempts   int
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("model call failed: ")
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "HTTP %d: ", e.Status)
+	}
+	b.WriteString(e.Message)
+	if e.Exhausted {
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.attempts)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Provider is a Client for one OpenAI-compatible chat completions endpoint.
+// It is safe for concurrent use.
+type Provider struct {
+	cfg      Config
+	endpoint string
+	hc       *http.Client
+
+	// Learned server quirks, remembered for the Provider's lifetime.
+	noStreamOptions atomic.Bool // the server rejected stream_options
+	noReasoning     atomic.Bool // the server rejected reasoning_content in messages
+
+	// Seams for tests.
+	sleep       func(ctx context.Context, d time.Duration) error
+	jitter      func() float64 // in [0,1)
+	idleTimeout time.Duration
+}
+
+var _ Client = (*Provider)(nil)
+
+// New checks cfg and returns a Provider. The errors name what to set.
+func New(cfg Config) (*Provider, error) {
+	if strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, errors.New("no API key: set OPENAI_API_KEY (or KIMI_API_KEY for Moonshot/Kimi)")
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("no model: set REWIND_MODEL or pass --model")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("invalid base URL %q: want http(s)://host/…; set OPENAI_BASE_URL or pass --base-url", cfg.BaseURL)
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.InitialBackoff <= 0 {
+		cfg.InitialBackoff = DefaultInitialBackoff
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.MaxBackoff < cfg.InitialBackoff {
+		cfg.MaxBackoff = cfg.InitialBackoff
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Provider{
+		cfg:         cfg,
+		endpoint:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		hc:          hc,
+		sleep:       sleepCtx,
+		jitter:      rand.Float64,
+		idleTimeout: DefaultStreamIdleTimeout,
+	}, nil
+}
+
+// Model is the configured model name.
+func (p *Provider) Model() string { return p.cfg.Model }
+
+// Chat sends req and returns the complete answer, retrying temporary
+// failures as DESIGN §3.3 says. Cancelling ctx aborts the request or stream
+// at once; the error then satisfies errors.Is(err, context.Canceled) (or
+// context.DeadlineExceeded for a deadline).
+func (p *Provider) Chat(ctx context.Context, req Request, cb Callbacks) (Response, error) {
+	max := p.cfg.MaxRetries
+	for attempt := 0; ; attempt++ {
+		resp, err := p.attempt(ctx, req, cb)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Message: err.Error(), Err: err}
+		}
+		e.attempts = attempt + 1
+		if !e.Temporary {
+			return Response{}, e
+		}
+		if attempt >= max {
+			e.Exhausted = true
+			return Response{}, e
+		}
+		wait := p.backoff(attempt, e.retryAfter)
+		if cb.OnRetry != nil {
+			cb.OnRetry(attempt+1, max, wait, e.reason())
+		}
+		if err := p.sleep(ctx, wait); err != nil {
+			return Response{}, err
+		}
+	}
+}
+
+// backoff is the wait before retry number attempt+1: exponential from
+// InitialBackoff, capped at MaxBackoff, with equal jitter (half fixed, half
+// random) so that many clients do not retry in lockstep yet every wait is at
+// least half the nominal one. A Retry-After from the server replaces the
+// computed wait (capped at MaxRetryAfter): the server knows when it will
+// have room.
+func (p *Provider) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := p.cfg.InitialBackoff
+	for i := 0; i < attempt && d < p.cfg.MaxBackoff; i++ {
+		d *= 2
+	}
+	if d > p.cfg.MaxBackoff {
+		d = p.cfg.MaxBackoff
+	}
+	half := d / 2
+	wait := half + time.Duration(p.jitter()*float64(d-half))
+	if retryAfter > 0 {
+		if retryAfter > MaxRetryAfter {
+			retryAfter = MaxRetryAfter
+		}
+		wait = retryAfter
+	}
+	return wait
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

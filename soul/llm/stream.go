@@ -1,0 +1,295 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// chunk is one streamed chat.completion.chunk. The delta is go-openai's
+// type plus "reasoning" (OpenRouter's name for reasoning_content); "error"
+// catches an error object sent in place of a chunk.
+type chunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			openai.ChatCompletionStreamChoiceDelta
+			Reasoning string `json:"reasoning"`
+		} `json:"delta"`
+		FinishReason openai.FinishReason `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *openai.Usage   `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+var (
+	dataPrefix  = []byte("data:")
+	eventPrefix = []byte("event:")
+	doneMarker  = []byte("[DONE]")
+)
+
+// readStream reads an SSE body to the end. See doc.go for why this is our
+// own reader rather than go-openai's ChatCompletionStream.
+func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, body io.Reader, req Request, cb Callbacks) (Response, error) {
+	ib := newIdleBody(body, p.idleTimeout, cancel)
+	defer ib.stop()
+	br := bufio.NewReaderSize(ib, 32<<10)
+	acc := newAccumulator()
+	var (
+		event string
+		long  []byte // a line longer than the buffer
+		c     chunk
+	)
+	for {
+		line, rerr := br.ReadSlice('\n')
+		if errors.Is(rerr, bufio.ErrBufferFull) {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		var payload []byte
+		switch {
+		case len(line) == 0:
+			event = ""
+		case line[0] == ':': // SSE comment / keep-alive
+		case bytes.HasPrefix(line, dataPrefix):
+			payload = bytes.TrimSpace(line[len(dataPrefix):])
+		case bytes.HasPrefix(line, eventPrefix):
+			event = string(bytes.TrimSpace(line[len(eventPrefix):]))
+		case line[0] == '{':
+			// A bare JSON line: some servers put an error body into a
+			// 200 event stream without the data: prefix.
+			payload = bytes.TrimSpace(line)
+		}
+		if len(payload) > 0 {
+			if bytes.Equal(payload, doneMarker) {
+				acc.done = true
+				return acc.response(req)
+			}
+			if event == "error" {
+				return Response{}, streamError(errorField(payload))
+			}
+			c = chunk{}
+			if err := json.Unmarshal(payload, &c); err != nil {
+				return Response{}, &Error{Temporary: true, Err: err, Message: fmt.Sprintf("malformed chunk in stream: %v (%s)", err, snippet(payload))}
+			}
+			if len(c.Error) > 0 && string(c.Error) != "null" {
+				return Response{}, streamError(c.Error)
+			}
+			acc.chunk(&c, cb)
+		}
+		if rerr != nil {
+			if rerr != io.EOF {
+				if ctx.Err() != nil {
+					return Response{}, ctx.Err()
+				}
+				if ib.fired.Load() {
+					return Response{}, &Error{Temporary: true, Err: rerr, Message: fmt.Sprintf("stream stalled: no data for %s", p.idleTimeout)}
+				}
+				return Response{}, transportError(rerr, "reading stream")
+			}
+			if acc.finish == "" {
+				return Response{}, &Error{Temporary: true, Err: io.ErrUnexpectedEOF, Message: "stream ended early (no [DONE] and no finish_reason)"}
+			}
+			return acc.response(req)
+		}
+	}
+}
+
+// errorField returns payload's "error" member when it has one, else payload.
+func errorField(payload []byte) json.RawMessage {
+	var obj struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(payload, &obj) == nil && len(obj.Error) > 0 {
+		return obj.Error
+	}
+	return payload
+}
+
+// accumulator assembles an answer from deltas and forwards each delta to
+// the callbacks.
+type accumulator struct {
+	text, think strings.Builder
+	calls       map[int]*callAcc
+	last        int // index of the call that received the last delta
+	finish      string
+	usage       *openai.Usage
+	done        bool
+}
+
+type callAcc struct {
+	index    int
+	id, name string
+	typ      string
+	args     strings.Builder
+}
+
+func newAccumulator() *accumulator { return &accumulator{last: -1} }
+
+func (a *accumulator) content(s string, cb Callbacks) {
+	if s == "" {
+		return
+	}
+	a.text.WriteString(s)
+	if cb.OnContent != nil {
+		cb.OnContent(s)
+	}
+}
+
+func (a *accumulator) reasoning(s string, cb Callbacks) {
+	if s == "" {
+		return
+	}
+	a.think.WriteString(s)
+	if cb.OnReasoning != nil {
+		cb.OnReasoning(s)
+	}
+}
+
+func (a *accumulator) chunk(c *chunk, cb Callbacks) {
+	if c.Usage != nil {
+		a.usage = c.Usage
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue // we ask for one choice
+		}
+		r := ch.Delta.ReasoningContent
+		if r == "" {
+			r = ch.Delta.Reasoning
+		}
+		a.reasoning(r, cb)
+		a.content(ch.Delta.Content, cb)
+		for _, tc := range ch.Delta.ToolCalls {
+			a.toolCall(tc, cb)
+		}
+		if f := trimFinish(ch.FinishReason); f != "" {
+			a.finish = f
+		}
+	}
+}
+
+// toolCall merges one tool-call delta. Calls are keyed by their index; the
+// id, type and name arrive on a call's first delta (later repeats are
+// ignored) and argument fragments are concatenated. A delta without an index
+// (some older servers) continues the previous call unless it carries a new
+// id.
+func (a *accumulator) toolCall(tc openai.ToolCall, cb Callbacks) {
+	if a.calls == nil {
+		a.calls = map[int]*callAcc{}
+	}
+	var idx int
+	switch {
+	case tc.Index != nil:
+		idx = *tc.Index
+	case a.last >= 0 && (tc.ID == "" || a.calls[a.last].id == tc.ID):
+		idx = a.last
+	default:
+		idx = len(a.calls)
+		for a.calls[idx] != nil {
+			idx++
+		}
+	}
+	c := a.calls[idx]
+	if c == nil {
+		c = &callAcc{index: idx}
+		a.calls[idx] = c
+	}
+	a.last = idx
+	var newID, newName string
+	if c.id == "" && tc.ID != "" {
+		c.id, newID = tc.ID, tc.ID
+	}
+	if c.name == "" && tc.Function.Name != "" {
+		c.name, newName = tc.Function.Name, tc.Function.Name
+	}
+	if c.typ == "" && tc.Type != "" {
+		c.typ = string(tc.Type)
+	}
+	c.args.WriteString(tc.Function.Arguments)
+	if cb.OnToolCallDelta != nil && (newID != "" || newName != "" || tc.Function.Arguments != "") {
+		cb.OnToolCallDelta(idx, newID, newName, tc.Function.Arguments)
+	}
+}
+
+// response checks the assembled answer and builds the Response.
+func (a *accumulator) response(req Request) (Response, error) {
+	calls := a.toolCalls()
+	content := a.text.String()
+	if content == "" && len(calls) == 0 {
+		msg := "empty response: no content and no tool calls"
+		if a.finish != "" {
+			msg += " (finish_reason " + a.finish + ")"
+		}
+		return Response{}, &Error{Temporary: true, Message: msg}
+	}
+	msg := assistantMessage(content, a.think.String(), calls)
+	resp := Response{Message: msg, FinishReason: a.finish}
+	if u := a.usage; u != nil && (u.TotalTokens > 0 || u.PromptTokens > 0 || u.CompletionTokens > 0) {
+		resp.Usage = Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+		if resp.Usage.TotalTokens == 0 {
+			resp.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
+		}
+	} else {
+		resp.Usage = estimateUsage(req, msg)
+	}
+	if resp.FinishReason == "" {
+		if len(calls) > 0 {
+			resp.FinishReason = "tool_calls"
+		} else {
+			resp.FinishReason = "stop"
+		}
+	}
+	return resp, nil
+}
+
+// toolCalls returns the calls in index order. A call the server sent
+// without an id gets a generated one so its result can refer to it.
+func (a *accumulator) toolCalls() []store.ToolCall {
+	if len(a.calls) == 0 {
+		return nil
+	}
+	idxs := make([]int, 0, len(a.calls))
+	for i := range a.calls {
+		idxs = append(idxs, i)
+	}
+	sort.Ints(idxs)
+	out := make([]store.ToolCall, 0, len(idxs))
+	for _, i := range idxs {
+		c := a.calls[i]
+		id := c.id
+		if id == "" {
+			id = newCallID()
+		}
+		typ := c.typ
+		if typ == "" {
+			typ = "function"
+		}
+		out = append(out, store.ToolCall{ID: id, Type: typ, Name: c.name, Args: c.args.String()})
+	}
+	return out
+}
+
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "call_" + hex.EncodeToString(b[:])
+}
