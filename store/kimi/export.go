@@ -1,0 +1,162 @@
+package kimi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// MarshalRecord writes one record as a context.jsonl line (compact JSON,
+// without the newline).
+func MarshalRecord(r store.Record) ([]byte, error) {
+	switch r.Kind {
+	case store.KindMessage:
+		if len(r.Body) == 0 {
+			return nil, fmt.Errorf("record %d: message without a body", r.Seq)
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, r.Body); err != nil {
+			return nil, fmt.Errorf("record %d: message body: %w", r.Seq, err)
+		}
+		return b.Bytes(), nil
+	case store.KindCheckpoint:
+		if kept, ok := keptBody(r, "id", r.CheckpointID); ok {
+			return kept, nil
+		}
+		return []byte(`{"role":"` + RoleCheckpoint + `","id":` + strconv.Itoa(r.CheckpointID) + `}`), nil
+	case store.KindUsage:
+		if kept, ok := keptBody(r, "token_count", r.TokenCount); ok {
+			return kept, nil
+		}
+		return []byte(`{"role":"` + RoleUsage + `","token_count":` + strconv.Itoa(r.TokenCount) + `}`), nil
+	}
+	return nil, fmt.Errorf("record %d: unknown kind %q", r.Seq, r.Kind)
+}
+
+// keptBody returns the imported line of a checkpoint or usage record that
+// had extra fields, when it still agrees with the record.
+func keptBody(r store.Record, key string, want int) ([]byte, bool) {
+	if len(r.Body) == 0 {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, r.Body) != nil {
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b.Bytes(), &obj) != nil {
+		return nil, false
+	}
+	role := RoleCheckpoint
+	if r.Kind == store.KindUsage {
+		role = RoleUsage
+	}
+	var gotRole string
+	if json.Unmarshal(obj["role"], &gotRole) != nil || gotRole != role || string(obj[key]) != strconv.Itoa(want) {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// WriteRecords writes records as context.jsonl lines, one per line, each
+// followed by a newline.
+func WriteRecords(w io.Writer, recs []store.Record) error {
+	bw := bufio.NewWriter(w)
+	for _, r := range recs {
+		line, err := MarshalRecord(r)
+		if err != nil {
+			return err
+		}
+		bw.Write(line)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// Export writes generation gen of a session (-1: the current one) as a
+// kimi-cli context.jsonl: the view's records in order, so a system prompt
+// line comes first when the generation has one.
+func Export(ctx context.Context, db *store.DB, sessionID string, gen int, w io.Writer) error {
+	var v store.View
+	var err error
+	if gen < 0 {
+		v, err = db.View(ctx, sessionID)
+	} else {
+		v, err = db.GenerationView(ctx, sessionID, gen)
+	}
+	if err != nil {
+		return err
+	}
+	if err := WriteRecords(w, v.Records); err != nil {
+		return fmt.Errorf("export %s generation %d: %w", sessionID, v.Generation.Gen, err)
+	}
+	return nil
+}
+
+// ExportSession writes every generation of a session into dir as a kimi-cli
+// session directory: the generations before the current one as
+// context_1.jsonl, context_2.jsonl… oldest first, the current one as
+// context.jsonl. dir is created if needed; existing files are never
+// overwritten (an error names the first one found).
+func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir string) error {
+	gens, err := db.Generations(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	sess, err := db.GetSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	var order []int // archived first, current last
+	for _, g := range gens {
+		if g.Gen != sess.CurrentGen {
+			order = append(order, g.Gen)
+		}
+	}
+	order = append(order, sess.CurrentGen)
+	names := make([]string, len(order))
+	for i := range order {
+		names[i] = filepath.Join(dir, fmt.Sprintf("context_%d.jsonl", i+1))
+	}
+	names[len(names)-1] = filepath.Join(dir, "context.jsonl")
+	for _, n := range names {
+		if _, err := os.Lstat(n); err == nil {
+			return fmt.Errorf("export: %s already exists", n)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	for i, g := range order {
+		if err := exportFile(ctx, db, sess.ID, g, names[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, name string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := Export(ctx, db, sessionID, gen, f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
+}

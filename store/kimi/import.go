@@ -1,0 +1,151 @@
+package kimi
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// CurrentFile is the name of the current context file in a session directory.
+const CurrentFile = "context.jsonl"
+
+var rotatedRE = regexp.MustCompile(`^context_([1-9][0-9]*)\.jsonl$`)
+
+// SessionFiles lists the context files of a kimi-cli session directory in
+// generation order: the rotated context_N.jsonl by ascending N (oldest
+// first), then context.jsonl. Other files are ignored.
+func SessionFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	type rotated struct {
+		n    int
+		name string
+	}
+	var rot []rotated
+	current := false
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if e.Name() == CurrentFile {
+			current = true
+			continue
+		}
+		if m := rotatedRE.FindStringSubmatch(e.Name()); m != nil {
+			n, err := strconv.Atoi(m[1])
+			if err != nil { // more digits than an int holds
+				continue
+			}
+			rot = append(rot, rotated{n, e.Name()})
+		}
+	}
+	if !current {
+		return nil, fmt.Errorf("%s: no %s in the directory", dir, CurrentFile)
+	}
+	sort.Slice(rot, func(i, j int) bool { return rot[i].n < rot[j].n })
+	out := make([]string, 0, len(rot)+1)
+	for _, r := range rot {
+		out = append(out, filepath.Join(dir, r.name))
+	}
+	return append(out, filepath.Join(dir, CurrentFile)), nil
+}
+
+// ParseFile parses one context file; errors name the path.
+func ParseFile(path string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// ImportPath imports a context.jsonl file (one generation) or a kimi-cli
+// session directory (the rotated files as archived generations, oldest
+// first, then context.jsonl as the current one) as a new session in workDir.
+// Every file is parsed before anything is written, and the session is
+// written in one transaction: on any error nothing is imported.
+func ImportPath(ctx context.Context, db *store.DB, path string, workDir string) (store.Session, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return store.Session{}, fmt.Errorf("import: %w", err)
+	}
+	paths := []string{path}
+	if fi.IsDir() {
+		if paths, err = SessionFiles(path); err != nil {
+			return store.Session{}, fmt.Errorf("import: %w", err)
+		}
+	}
+	files := make([]File, 0, len(paths))
+	records := 0
+	for _, p := range paths {
+		f, err := ParseFile(p)
+		if err != nil {
+			return store.Session{}, fmt.Errorf("import: %w", err)
+		}
+		files = append(files, f)
+		records += len(f.Records)
+	}
+	if records == 0 {
+		return store.Session{}, fmt.Errorf("import: %s: nothing to import, the context is empty", path)
+	}
+	gens := make([]store.ImportedGeneration, len(files))
+	for i, f := range files {
+		gens[i] = store.ImportedGeneration{Records: f.Records, Cause: store.CauseImport}
+	}
+	ns := store.NewSession{Title: Title(files), WorkDir: workDir}
+	if ns.Title == "" {
+		ns.Title = "imported " + filepath.Base(filepath.Clean(path))
+	}
+	s, err := db.ImportSession(ctx, ns, gens)
+	if err != nil {
+		return store.Session{}, fmt.Errorf("import %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// TitleRunes is the longest title Title makes, in runes (plus an ellipsis).
+const TitleRunes = 60
+
+var systemTagRE = regexp.MustCompile(`(?s)<system>.*?</system>`)
+
+// Title is the first line of the first real user message of the files, in
+// order: checkpoint markers and <system>…</system> text are skipped. It is
+// cut to TitleRunes runes. Empty when there is no such message.
+func Title(files []File) string {
+	for _, f := range files {
+		for _, r := range f.Records {
+			if r.Kind != store.KindMessage || r.Role != "user" {
+				continue
+			}
+			m, err := r.Message()
+			if err != nil || store.IsCheckpointMessage(m) {
+				continue
+			}
+			text := systemTagRE.ReplaceAllString(m.Content.PlainText(), "")
+			for _, line := range strings.Split(text, "\n") {
+				if line = strings.Join(strings.Fields(line), " "); line != "" {
+					return cut(line, TitleRunes)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func cut(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return strings.TrimRight(string(rs[:n]), " ") + "…"
+}

@@ -1,0 +1,177 @@
+package kimi
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// The metadata roles of context.jsonl.
+const (
+	RoleSystemPrompt = "_system_prompt"
+	RoleCheckpoint   = "_checkpoint"
+	RoleUsage        = "_usage"
+)
+
+// File is one parsed context.jsonl.
+type File struct {
+	Name string
+	// Records in file order, ready for store.ImportedGeneration: the system
+	// prompt line is a message record with role RoleSystemPrompt.
+	Records []store.Record
+	// SystemPrompt is the plain text of the (last) _system_prompt line;
+	// HasSystemPrompt says whether there was one.
+	SystemPrompt    string
+	HasSystemPrompt bool
+}
+
+// LineError is a malformed line of a context file.
+type LineError struct {
+	File string
+	Line int // 1-based
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+var bom = []byte("\xef\xbb\xbf")
+
+// Parse reads a context.jsonl. name is used in error messages. The first
+// malformed line fails the whole file with a *LineError.
+func Parse(r io.Reader, name string) (File, error) {
+	f := File{Name: name}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return File{}, fmt.Errorf("%s: %w", name, err)
+		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			rec, perr := parseLine(line)
+			if perr != nil {
+				return File{}, &LineError{File: name, Line: n, Err: perr}
+			}
+			if rec.Kind == store.KindMessage && rec.Role == RoleSystemPrompt {
+				m, _ := rec.Message() // parseLine decoded it already
+				f.SystemPrompt, f.HasSystemPrompt = m.Content.PlainText(), true
+			}
+			f.Records = append(f.Records, rec)
+		}
+		if err != nil { // io.EOF
+			return f, nil
+		}
+	}
+}
+
+// parseLine turns one non-blank line into a record.
+func parseLine(line []byte) (store.Record, error) {
+	line = bytes.TrimSpace(line)
+	if line[0] != '{' {
+		return store.Record{}, fmt.Errorf("want a JSON object, got %s", describe(line))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return store.Record{}, jsonError(line, err)
+	}
+	rawRole, ok := obj["role"]
+	if !ok {
+		return store.Record{}, errors.New(`no "role" field`)
+	}
+	var role string
+	if err := json.Unmarshal(rawRole, &role); err != nil {
+		return store.Record{}, fmt.Errorf(`"role" is not a string: %s`, abbrev(rawRole))
+	}
+	var body bytes.Buffer
+	if err := json.Compact(&body, line); err != nil {
+		return store.Record{}, jsonError(line, err)
+	}
+	switch role {
+	case RoleCheckpoint:
+		id, err := count(obj, "id")
+		if err != nil {
+			return store.Record{}, fmt.Errorf("%s: %w", role, err)
+		}
+		r := store.Record{Kind: store.KindCheckpoint, CheckpointID: id}
+		if len(obj) > 2 {
+			r.Body = body.Bytes()
+		}
+		return r, nil
+	case RoleUsage:
+		n, err := count(obj, "token_count")
+		if err != nil {
+			return store.Record{}, fmt.Errorf("%s: %w", role, err)
+		}
+		r := store.Record{Kind: store.KindUsage, TokenCount: n}
+		if len(obj) > 2 {
+			r.Body = body.Bytes()
+		}
+		return r, nil
+	}
+	var m store.Message
+	if err := json.Unmarshal(body.Bytes(), &m); err != nil {
+		return store.Record{}, fmt.Errorf("%s message: %w", role, err)
+	}
+	return store.Record{Kind: store.KindMessage, Role: role, Body: body.Bytes()}, nil
+}
+
+// count reads a non-negative integer field.
+func count(obj map[string]json.RawMessage, key string) (int, error) {
+	raw, ok := obj[key]
+	if !ok {
+		return 0, fmt.Errorf("no %q field", key)
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 32)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q must be a non-negative integer, got %s", key, abbrev(raw))
+	}
+	return int(n), nil
+}
+
+// jsonError describes a JSON syntax error with its column.
+func jsonError(line []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at column %d: %v", se.Offset, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("want a JSON object, got %s", describe(line))
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// describe names the kind of JSON value line starts with.
+func describe(line []byte) string {
+	switch line[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return "a number"
+	}
+	return strconv.Quote(string(abbrev(line)))
+}
+
+// abbrev shortens a value for an error message.
+func abbrev(b []byte) []byte {
+	const max = 40
+	if len(b) <= max {
+		return b
+	}
+	return append(append([]byte(nil), b[:max]...), "…"...)
+}
