@@ -1,0 +1,165 @@
+package views
+
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// HelpSection is one group of bindings in the help overlay, usually one
+// view's Bindings() or the app's global keys.
+type HelpSection struct {
+	Title    string
+	Bindings []KeyBinding
+}
+
+// HelpOverlay lists key bindings and slash commands, generated from the
+// views' registries so it never goes stale. Esc, q or ? closes it.
+type HelpOverlay struct {
+	*tview.Box
+	theme    themes.Theme
+	sections []HelpSection
+	commands []SlashCommand
+	top      int
+	height   int
+	onClose  func()
+}
+
+// NewHelpOverlay returns an empty overlay.
+func NewHelpOverlay() *HelpOverlay {
+	return &HelpOverlay{Box: tview.NewBox(), theme: themes.Default(), height: 10}
+}
+
+// SetTheme applies a theme.
+func (o *HelpOverlay) SetTheme(t themes.Theme) { o.theme = t }
+
+// SetContent sets the sections and slash commands shown.
+func (o *HelpOverlay) SetContent(sections []HelpSection, commands []SlashCommand) {
+	o.sections, o.commands, o.top = sections, commands, 0
+}
+
+// SetOnClose sets the callback for Esc/q/?.
+func (o *HelpOverlay) SetOnClose(f func()) { o.onClose = f }
+
+// Bindings lists the overlay's own keys.
+func (o *HelpOverlay) Bindings() []KeyBinding {
+	return []KeyBinding{bind("close help", nil, K(tcell.KeyEsc), R('q'), R('?')), bind("scroll", nil, R('j'), R('k'))}
+}
+
+type helpRow struct {
+	key, desc string
+	heading   bool
+	danger    bool
+}
+
+func (o *HelpOverlay) rows() []helpRow {
+	var rows []helpRow
+	for _, s := range o.sections {
+		vis := Keymap(s.Bindings).Visible()
+		if len(vis) == 0 {
+			continue
+		}
+		if len(rows) > 0 {
+			rows = append(rows, helpRow{})
+		}
+		rows = append(rows, helpRow{desc: s.Title, heading: true})
+		for _, b := range vis {
+			rows = append(rows, helpRow{key: b.Label(), desc: b.Description, danger: b.Dangerous})
+		}
+	}
+	if len(o.commands) > 0 {
+		if len(rows) > 0 {
+			rows = append(rows, helpRow{})
+		}
+		rows = append(rows, helpRow{desc: "Slash commands", heading: true})
+		for _, c := range o.commands {
+			k := c.Name
+			if c.Args != "" {
+				k += " " + c.Args
+			}
+			rows = append(rows, helpRow{key: k, desc: c.Description})
+		}
+	}
+	return rows
+}
+
+// Draw draws the centred overlay (two columns when wide enough).
+func (o *HelpOverlay) Draw(screen tcell.Screen) {
+	th := o.theme
+	_, _, W, H := o.GetRect()
+	rows := o.rows()
+	bx, by, bw, bh := modalRect(o.Box, min(W-4, 120), H-2)
+	x, y, w, h := drawModalFrame(screen, th, bx, by, bw, bh, "Help — Esc closes", th.FocusedBorder)
+	if w <= 0 || h <= 0 {
+		return
+	}
+	base := tcell.StyleDefault.Background(th.ModalBg).Foreground(th.Text)
+	keyW := 0
+	for _, r := range rows {
+		if !r.heading {
+			keyW = max(keyW, runewidth.StringWidth(r.key))
+		}
+	}
+	keyW = min(keyW, 22)
+	cols := 1
+	if w >= 2*(keyW+30) && len(rows) > h {
+		cols = 2
+	}
+	colW := w / cols
+	perCol := h
+	o.height = perCol * cols
+	o.top = max(0, min(o.top, len(rows)-o.height))
+	for i := 0; i < perCol*cols && o.top+i < len(rows); i++ {
+		r := rows[o.top+i]
+		cx := x + (i/perCol)*colW
+		cy := y + i%perCol
+		switch {
+		case r.heading:
+			drawText(screen, cx, cy, colW-1, r.desc, base.Foreground(th.Heading).Bold(true))
+		case r.key != "":
+			ks := base.Foreground(th.Accent).Bold(true)
+			ds := base
+			if r.danger {
+				ks = base.Foreground(th.Error).Bold(true)
+				ds = base.Foreground(th.Error)
+			}
+			drawText(screen, cx, cy, keyW, padRight(r.key, keyW), ks)
+			drawText(screen, cx+keyW+2, cy, colW-keyW-3, r.desc, ds)
+		}
+	}
+}
+
+// InputHandler scrolls and closes.
+func (o *HelpOverlay) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return o.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		switch {
+		case ev.Key() == tcell.KeyEsc || ev.Key() == tcell.KeyRune && (ev.Rune() == 'q' || ev.Rune() == '?'):
+			if o.onClose != nil {
+				o.onClose()
+			}
+		case ev.Key() == tcell.KeyDown || ev.Key() == tcell.KeyRune && ev.Rune() == 'j':
+			o.top++
+		case ev.Key() == tcell.KeyUp || ev.Key() == tcell.KeyRune && ev.Rune() == 'k':
+			o.top = max(0, o.top-1)
+		case ev.Key() == tcell.KeyPgDn:
+			o.top += o.height
+		case ev.Key() == tcell.KeyPgUp:
+			o.top = max(0, o.top-o.height)
+		}
+	})
+}
+
+// MouseHandler scrolls and swallows clicks.
+func (o *HelpOverlay) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return o.WrapMouseHandler(func(a tview.MouseAction, _ *tcell.EventMouse, _ func(tview.Primitive)) (bool, tview.Primitive) {
+		switch a {
+		case tview.MouseScrollUp:
+			o.top = max(0, o.top-3)
+		case tview.MouseScrollDown:
+			o.top += 3
+		}
+		return true, nil
+	})
+}

@@ -1,0 +1,402 @@
+package views
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// CheckpointRow is one checkpoint of the current view.
+type CheckpointRow struct {
+	ID     int       // checkpoint number (0, 1, 2… per view)
+	Label  string    // first line of the user message / step it precedes
+	Time   time.Time // zero = unknown
+	Tokens int       // context tokens at that point
+}
+
+// GenerationRow is one generation of the session. Archived generations
+// are drawn as branches off the live line at ForkCheckpoint: the live
+// view shares everything before that checkpoint with them.
+type GenerationRow struct {
+	Gen            int
+	ParentGen      int    // -1 when none (start, compact, clear, import roots)
+	ForkCheckpoint int    // live checkpoint the branch leaves before; -1 = before the whole view (compact/clear)
+	Cause          string // start, revert, backtrack, compact, clear, restore, import, fork
+	Note           string
+	Messages       int
+	Archived       bool
+	Current        bool
+	Time           time.Time
+}
+
+// TimelineModel is the Timeline's view model.
+type TimelineModel struct {
+	Checkpoints []CheckpointRow // in order
+	Generations []GenerationRow
+	Position    int // index in Checkpoints of the current position; -1 = the last
+}
+
+// TimelineKind says what a timeline row is.
+type TimelineKind int
+
+const (
+	TimelineCheckpoint TimelineKind = iota
+	TimelineGeneration
+)
+
+// TimelineItem is a selectable row: a checkpoint or a generation.
+type TimelineItem struct {
+	Kind       TimelineKind
+	Checkpoint CheckpointRow
+	Generation GenerationRow
+}
+
+type tlRow struct {
+	item  TimelineItem
+	depth int // branch depth for generations
+	cur   bool
+}
+
+// Timeline shows the checkpoints of the current view on a live line and
+// archived generations as dimmed branches, git-graph style.
+type Timeline struct {
+	pane
+	model    TimelineModel
+	rows     []tlRow
+	selected int
+	top      int
+	height   int
+	keys     Keymap
+
+	onSelect   func(TimelineItem)
+	onActivate func(TimelineItem)
+	onDiff     func(GenerationRow)
+	onRestore  func(GenerationRow)
+	onFork     func(GenerationRow)
+}
+
+// NewTimeline returns an empty timeline.
+func NewTimeline() *Timeline {
+	t := &Timeline{pane: newPane("Timeline"), height: 10}
+	t.keys = Keymap{
+		bind("next", func() { t.Select(t.selected + 1) }, R('j'), K(tcell.KeyDown)),
+		bind("previous", func() { t.Select(t.selected - 1) }, R('k'), K(tcell.KeyUp)),
+		{Keys: []Key{K(tcell.KeyPgDn)}, Description: "page down", Handler: func() { t.Select(t.selected + t.height - 1) }, Visible: true},
+		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { t.Select(t.selected - t.height + 1) }, Visible: true},
+		bind("first", func() { t.Select(0) }, R('g'), K(tcell.KeyHome)),
+		bind("last (current position)", func() { t.Select(len(t.rows) - 1) }, R('G'), K(tcell.KeyEnd)),
+		bind("revert to checkpoint / open generation", func() { t.fire(t.onActivate) }, K(tcell.KeyEnter)),
+		bind("diff generation against the current view", func() { t.fireGen(t.onDiff) }, R('d')),
+		{Keys: []Key{R('r')}, Description: "restore this generation", Handler: func() { t.fireGen(t.onRestore) }, Visible: true, Dangerous: true},
+		bind("fork generation into a new session", func() { t.fireGen(t.onFork) }, R('f')),
+	}
+	return t
+}
+
+// SetTheme applies a theme.
+func (t *Timeline) SetTheme(th themes.Theme) { t.setTheme(th) }
+
+// Bindings lists the timeline's keys.
+func (t *Timeline) Bindings() []KeyBinding { return t.keys }
+
+// SetOnSelect is called when the selection moves (preview it).
+func (t *Timeline) SetOnSelect(f func(TimelineItem)) { t.onSelect = f }
+
+// SetOnActivate is called on Enter.
+func (t *Timeline) SetOnActivate(f func(TimelineItem)) { t.onActivate = f }
+
+// SetOnDiff is called on d with the selected generation.
+func (t *Timeline) SetOnDiff(f func(GenerationRow)) { t.onDiff = f }
+
+// SetOnRestore is called on r with the selected generation.
+func (t *Timeline) SetOnRestore(f func(GenerationRow)) { t.onRestore = f }
+
+// SetOnFork is called on f with the selected generation.
+func (t *Timeline) SetOnFork(f func(GenerationRow)) { t.onFork = f }
+
+func (t *Timeline) fire(f func(TimelineItem)) {
+	if it, ok := t.SelectedItem(); ok && f != nil {
+		f(it)
+	}
+}
+
+func (t *Timeline) fireGen(f func(GenerationRow)) {
+	if it, ok := t.SelectedItem(); ok && it.Kind == TimelineGeneration && f != nil {
+		f(it.Generation)
+	}
+}
+
+// SetModel replaces the model; the selection stays on the same
+// checkpoint/generation when it still exists, else goes to the end.
+func (t *Timeline) SetModel(m TimelineModel) {
+	prev, had := t.SelectedItem()
+	for i := range m.Checkpoints {
+		m.Checkpoints[i].Label = SanitizeLine(m.Checkpoints[i].Label)
+	}
+	for i := range m.Generations {
+		m.Generations[i].Cause = SanitizeLine(m.Generations[i].Cause)
+		m.Generations[i].Note = SanitizeLine(m.Generations[i].Note)
+	}
+	t.model = m
+	t.rows = t.buildRows()
+	t.selected = len(t.rows) - 1
+	if had {
+		for i, r := range t.rows {
+			if r.item.Kind == prev.Kind && (r.item.Kind == TimelineCheckpoint && r.item.Checkpoint.ID == prev.Checkpoint.ID ||
+				r.item.Kind == TimelineGeneration && r.item.Generation.Gen == prev.Generation.Gen) {
+				t.selected = i
+				break
+			}
+		}
+	}
+	t.selected = max(0, t.selected)
+}
+
+// Model returns the model shown.
+func (t *Timeline) Model() TimelineModel { return t.model }
+
+// buildRows flattens the model: branches are placed just before the
+// checkpoint they forked at (roots before everything, forks after the
+// last checkpoint at the end), nested by ParentGen chains.
+func (t *Timeline) buildRows() []tlRow {
+	m := t.model
+	byGen := map[int]GenerationRow{}
+	for _, g := range m.Generations {
+		byGen[g.Gen] = g
+	}
+	// ancestors of the live generation are the live line itself, not branches
+	live := map[int]bool{}
+	for _, g := range m.Generations {
+		if g.Current {
+			for p, ok := g, true; ok && !live[p.Gen]; p, ok = byGen[p.ParentGen] {
+				live[p.Gen] = true
+			}
+		}
+	}
+	depth := func(g GenerationRow) int {
+		d := 0
+		seen := map[int]bool{g.Gen: true}
+		for p, ok := byGen[g.ParentGen]; ok && p.Archived && !live[p.Gen] && !seen[p.Gen] && d < 8; p, ok = byGen[p.ParentGen] {
+			seen[p.Gen] = true
+			d++
+		}
+		return d
+	}
+	ids := map[int]bool{}
+	for _, c := range m.Checkpoints {
+		ids[c.ID] = true
+	}
+	branches := map[int][]GenerationRow{} // fork checkpoint → archived gens
+	var tail []GenerationRow
+	for _, g := range m.Generations {
+		if g.Current || !g.Archived {
+			continue
+		}
+		switch {
+		case g.ForkCheckpoint < 0:
+			branches[-1] = append(branches[-1], g)
+		case ids[g.ForkCheckpoint]:
+			branches[g.ForkCheckpoint] = append(branches[g.ForkCheckpoint], g)
+		default:
+			tail = append(tail, g)
+		}
+	}
+	emit := func(rows []tlRow, gs []GenerationRow) []tlRow {
+		sort.Slice(gs, func(i, j int) bool { return gs[i].Gen < gs[j].Gen })
+		for _, g := range gs {
+			rows = append(rows, tlRow{item: TimelineItem{Kind: TimelineGeneration, Generation: g}, depth: depth(g)})
+		}
+		return rows
+	}
+	rows := make([]tlRow, 0, len(m.Checkpoints)+len(m.Generations))
+	rows = emit(rows, branches[-1])
+	pos := m.Position
+	if pos < 0 || pos >= len(m.Checkpoints) {
+		pos = len(m.Checkpoints) - 1
+	}
+	for i, c := range m.Checkpoints {
+		rows = emit(rows, branches[c.ID])
+		rows = append(rows, tlRow{item: TimelineItem{Kind: TimelineCheckpoint, Checkpoint: c}, cur: i == pos})
+	}
+	return emit(rows, tail)
+}
+
+// SelectedItem returns the selected row's item.
+func (t *Timeline) SelectedItem() (TimelineItem, bool) {
+	if t.selected < 0 || t.selected >= len(t.rows) {
+		return TimelineItem{}, false
+	}
+	return t.rows[t.selected].item, true
+}
+
+// Select selects row i (clamped), scrolls to it and calls OnSelect.
+func (t *Timeline) Select(i int) {
+	if len(t.rows) == 0 {
+		return
+	}
+	i = max(0, min(i, len(t.rows)-1))
+	changed := i != t.selected
+	t.selected = i
+	if changed {
+		t.fire(t.onSelect)
+	}
+}
+
+// SelectCheckpoint selects the row of checkpoint id.
+func (t *Timeline) SelectCheckpoint(id int) bool {
+	for i, r := range t.rows {
+		if r.item.Kind == TimelineCheckpoint && r.item.Checkpoint.ID == id {
+			t.Select(i)
+			return true
+		}
+	}
+	return false
+}
+
+// Len is the number of rows.
+func (t *Timeline) Len() int { return len(t.rows) }
+
+func relTime(ts time.Time, now time.Time) string {
+	if ts.IsZero() {
+		return ""
+	}
+	if now.Sub(ts) < 24*time.Hour && ts.Day() == now.Day() {
+		return ts.Format("15:04")
+	}
+	return ts.Format("Jan 2")
+}
+
+// Draw draws the visible rows.
+func (t *Timeline) Draw(screen tcell.Screen) {
+	x, y, w, h := t.frame(screen, t)
+	if w <= 0 || h <= 0 {
+		return
+	}
+	th := t.theme
+	base := t.base()
+	t.height = h
+	if len(t.rows) == 0 {
+		drawText(screen, x, y, w, "No checkpoints yet.", base.Foreground(th.Dim))
+		return
+	}
+	if t.selected < t.top {
+		t.top = t.selected
+	}
+	if t.selected >= t.top+h {
+		t.top = t.selected - h + 1
+	}
+	t.top = max(0, min(t.top, len(t.rows)-h))
+	now := time.Now()
+	live := base.Foreground(th.Accent)
+	dim := base.Foreground(th.Dim)
+	for r := 0; r < h && t.top+r < len(t.rows); r++ {
+		i := t.top + r
+		row := t.rows[i]
+		ry := y + r
+		sel := i == t.selected
+		if sel {
+			st := base.Background(th.SelectionBg)
+			fill(screen, x, ry, w, st)
+			live = live.Background(th.SelectionBg)
+			dim = dim.Background(th.SelectionBg)
+			base = base.Background(th.SelectionBg)
+		}
+		cx := x
+		switch row.item.Kind {
+		case TimelineCheckpoint:
+			c := row.item.Checkpoint
+			node := "●"
+			if row.cur {
+				node = "◉"
+			}
+			cx += drawText(screen, cx, ry, w, node+" ", live.Bold(row.cur))
+			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-3d", c.ID), base.Foreground(th.Accent))
+			right := ""
+			if ts := relTime(c.Time, now); ts != "" && w >= 40 {
+				right = ts
+			}
+			if c.Tokens > 0 && w >= 28 {
+				right += " " + padLeft(FormatTokens(c.Tokens), 6)
+			}
+			rw := runewidth.StringWidth(right)
+			label := c.Label
+			if row.cur {
+				label += " ← here"
+			}
+			lst := base.Foreground(th.Text)
+			if row.cur {
+				lst = lst.Bold(true)
+			}
+			drawText(screen, cx, ry, max(0, x+w-cx-rw-1), truncate(label, max(0, x+w-cx-rw-1)), lst)
+			if rw > 0 && rw < w-6 {
+				drawText(screen, x+w-rw, ry, rw, right, dim)
+			}
+		case TimelineGeneration:
+			g := row.item.Generation
+			cx += drawText(screen, cx, ry, w, "├─"+strings.Repeat("──", row.depth), live)
+			gs := dim
+			if sel {
+				gs = gs.Foreground(th.Text)
+			}
+			cx += drawText(screen, cx, ry, x+w-cx, "○ ", gs)
+			desc := fmt.Sprintf("gen %d · %s · %d msgs", g.Gen, g.Cause, g.Messages)
+			if g.Note != "" {
+				desc += " · " + g.Note
+			}
+			drawText(screen, cx, ry, x+w-cx, truncate(desc, x+w-cx), gs.Italic(true))
+		}
+		if sel {
+			base = t.base()
+			live = base.Foreground(th.Accent)
+			dim = base.Foreground(th.Dim)
+		}
+	}
+}
+
+func padLeft(s string, w int) string {
+	if n := w - runewidth.StringWidth(s); n > 0 {
+		return strings.Repeat(" ", n) + s
+	}
+	return s
+}
+
+// InputHandler dispatches the timeline keys.
+func (t *Timeline) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return t.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) { t.keys.Handle(ev) })
+}
+
+// MouseHandler selects on click, activates on double click, scrolls on
+// the wheel.
+func (t *Timeline) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return t.WrapMouseHandler(func(a tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+		mx, my := ev.Position()
+		if !t.InRect(mx, my) {
+			return false, nil
+		}
+		switch a {
+		case tview.MouseScrollUp:
+			t.Select(t.selected - 3)
+		case tview.MouseScrollDown:
+			t.Select(t.selected + 3)
+		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
+			setFocus(t)
+			_, iy, _, _ := t.GetInnerRect()
+			if i := t.top + my - iy; my >= iy && i < len(t.rows) {
+				t.Select(i)
+				if a == tview.MouseLeftDoubleClick {
+					t.fire(t.onActivate)
+				}
+			}
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+}

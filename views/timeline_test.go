@@ -1,0 +1,142 @@
+package views
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func sampleTimeline() TimelineModel {
+	now := time.Now()
+	return TimelineModel{
+		Checkpoints: []CheckpointRow{
+			{ID: 0, Label: "fix the parser", Time: now, Tokens: 1200},
+			{ID: 1, Label: "add tests\x1b[2J", Time: now, Tokens: 3400},
+			{ID: 2, Label: "try another approach", Time: now, Tokens: 5100},
+		},
+		Generations: []GenerationRow{
+			{Gen: 0, ParentGen: -1, ForkCheckpoint: -1, Cause: "start", Archived: true, Messages: 40},
+			{Gen: 1, ParentGen: -1, ForkCheckpoint: -1, Cause: "compact", Archived: true, Messages: 30},
+			{Gen: 2, ParentGen: 1, ForkCheckpoint: 2, Cause: "revert", Note: "wrong approach", Archived: true, Messages: 12},
+			{Gen: 3, ParentGen: 2, ForkCheckpoint: 2, Cause: "backtrack", Note: "from the future", Archived: true, Messages: 5},
+			{Gen: 4, ParentGen: 1, ForkCheckpoint: 2, Cause: "restore", Current: true, Messages: 20},
+		},
+		Position: -1,
+	}
+}
+
+func TestTimelineGraph(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
+			tl := NewTimeline()
+			tl.SetTheme(dark)
+			tl.SetModel(sampleTimeline())
+			s := draw(t, tl, sz.w, sz.h)
+			_, y0 := mustFind(t, s, "● 0")
+			_, y1 := mustFind(t, s, "● 1")
+			xb, yb := mustFind(t, s, "├─○ gen 2 · revert · 12 msgs · wrong approach")
+			_, yb2 := mustFind(t, s, "├───○ gen 3 · backtrack")
+			_, y2 := mustFind(t, s, "◉ 2")
+			if !(y0 < y1 && y1 < yb && yb < yb2 && yb2 < y2) {
+				t.Fatalf("rows out of order: %d %d %d %d %d\n%s", y0, y1, yb, yb2, y2, screenText(s))
+			}
+			// archived branch dimmed, live line in the accent colour
+			gx, gy := mustFind(t, s, "gen 2 ·")
+			if fg(s, gx, gy) != dark.Dim {
+				t.Errorf("archived branch colour %v, want dim", fg(s, gx, gy))
+			}
+			if fg(s, xb, yb) != dark.Accent {
+				t.Errorf("branch connector colour %v", fg(s, xb, yb))
+			}
+			mustFind(t, s, "○ gen 1 · compact")
+			mustFind(t, s, "add tests")
+			if _, _, ok := find(s, "gen 4"); ok {
+				t.Error("the current generation is drawn as a branch")
+			}
+			if sz.w >= 40 {
+				mustFind(t, s, "5.1k")
+			}
+			mustFind(t, s, "← here")
+			assertNoControls(t, s)
+		})
+	}
+}
+
+func TestTimelineKeys(t *testing.T) {
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(sampleTimeline())
+	var sel, act []TimelineItem
+	var diffs, restores, forks []int
+	tl.SetOnSelect(func(it TimelineItem) { sel = append(sel, it) })
+	tl.SetOnActivate(func(it TimelineItem) { act = append(act, it) })
+	tl.SetOnDiff(func(g GenerationRow) { diffs = append(diffs, g.Gen) })
+	tl.SetOnRestore(func(g GenerationRow) { restores = append(restores, g.Gen) })
+	tl.SetOnFork(func(g GenerationRow) { forks = append(forks, g.Gen) })
+	draw(t, tl, 80, 24)
+	it, _ := tl.SelectedItem()
+	if it.Kind != TimelineCheckpoint || it.Checkpoint.ID != 2 {
+		t.Fatalf("initial selection %+v", it)
+	}
+	send(tl, key(tcell.KeyEnter, 0, 0))
+	if len(act) != 1 || act[0].Checkpoint.ID != 2 {
+		t.Fatalf("activate %+v", act)
+	}
+	send(tl, key(tcell.KeyRune, 'd', 0)) // on a checkpoint: nothing
+	if len(diffs) != 0 {
+		t.Fatal("d on a checkpoint")
+	}
+	send(tl, key(tcell.KeyRune, 'k', 0))
+	if it, _ := tl.SelectedItem(); it.Kind != TimelineGeneration || it.Generation.Gen != 3 {
+		t.Fatalf("k selected %+v", it)
+	}
+	send(tl, key(tcell.KeyRune, 'd', 0), key(tcell.KeyRune, 'r', 0), key(tcell.KeyRune, 'f', 0))
+	if fmt.Sprint(diffs, restores, forks) != "[3] [3] [3]" {
+		t.Fatalf("callbacks %v %v %v", diffs, restores, forks)
+	}
+	if len(sel) != 1 || sel[0].Generation.Gen != 3 {
+		t.Fatalf("OnSelect %+v", sel)
+	}
+	send(tl, key(tcell.KeyRune, 'g', 0))
+	if it, _ := tl.SelectedItem(); it.Generation.Gen != 0 {
+		t.Fatalf("g selected %+v", it)
+	}
+	// model refresh keeps the selection
+	m := sampleTimeline()
+	m.Checkpoints = append(m.Checkpoints, CheckpointRow{ID: 3, Label: "new"})
+	tl.SetModel(m)
+	if it, _ := tl.SelectedItem(); it.Generation.Gen != 0 {
+		t.Fatalf("selection lost on refresh: %+v", it)
+	}
+	if !tl.SelectCheckpoint(1) {
+		t.Fatal("SelectCheckpoint")
+	}
+	s := draw(t, tl, 80, 24)
+	x, y := mustFind(t, s, "● 1")
+	if bg(s, x, y) != dark.SelectionBg {
+		t.Error("selected row not highlighted")
+	}
+}
+
+func TestTimelineManyCheckpoints(t *testing.T) {
+	tl := NewTimeline()
+	tl.SetModel(bigTimeline(1000))
+	s := draw(t, tl, 80, 24)
+	mustFind(t, s, "◉ 999")
+	send(tl, key(tcell.KeyHome, 0, 0))
+	redraw(s, tl)
+	mustFind(t, s, "● 0")
+}
+
+func bigTimeline(n int) TimelineModel {
+	m := TimelineModel{Position: -1}
+	for i := 0; i < n; i++ {
+		m.Checkpoints = append(m.Checkpoints, CheckpointRow{ID: i, Label: fmt.Sprintf("step %d of the long run", i), Tokens: i * 100})
+		if i%10 == 5 {
+			m.Generations = append(m.Generations, GenerationRow{Gen: i, ParentGen: i - 1, ForkCheckpoint: i, Cause: "revert", Archived: true, Messages: i})
+		}
+	}
+	return m
+}
