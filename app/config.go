@@ -1,0 +1,365 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"gopkg.in/yaml.v3"
+)
+
+// Defaults of the configuration (DESIGN §3 Config).
+const (
+	DefaultBaseURL           = "https://api.openai.com/v1"
+	DefaultMaxContextSize    = 128000
+	DefaultReservedTokens    = 50000
+	DefaultMaxStepsPerRun    = 100
+	DefaultMaxRetriesPerStep = 3
+	DefaultTheme             = "dark"
+	DefaultFileSizeCap       = 1 << 20
+)
+
+// Config is the resolved configuration of one rewind process. Precedence,
+// lowest to highest: built-in defaults, $REWIND_HOME/config.toml (or
+// config.yaml), environment variables, command-line flags.
+type Config struct {
+	Home    string // $REWIND_HOME: database, config file, themes
+	WorkDir string // the directory the agent works in (absolute)
+
+	BaseURL string
+	Model   string
+	// APIKey may come from the file or the environment. It is handed to the
+	// provider only and never written to the database or printed.
+	APIKey string
+
+	Stream            bool
+	MaxContextSize    int
+	ReservedTokens    int
+	MaxStepsPerRun    int
+	MaxRetriesPerStep int
+	Theme             string
+	DMailRevertsFiles bool
+	FileSizeCap       int64
+	Yolo              bool
+
+	// File is the config file that was read, "" when there was none.
+	File string
+}
+
+// DBPath is where the session database lives.
+func (c Config) DBPath() string { return filepath.Join(c.Home, "rewind.db") }
+
+// String describes the configuration without the API key.
+func (c Config) String() string {
+	key := "unset"
+	if c.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("home=%s work_dir=%s base_url=%s model=%s api_key=%s stream=%t max_context_size=%d reserved_tokens=%d max_steps_per_run=%d max_retries_per_step=%d theme=%s",
+		c.Home, c.WorkDir, c.BaseURL, c.Model, key, c.Stream, c.MaxContextSize, c.ReservedTokens, c.MaxStepsPerRun, c.MaxRetriesPerStep, c.Theme)
+}
+
+// Overrides are the values given on the command line; nil means "not given".
+type Overrides struct {
+	Home           *string
+	WorkDir        *string
+	Model          *string
+	BaseURL        *string
+	Theme          *string
+	Yolo           *bool
+	NoStream       *bool
+	MaxSteps       *int
+	MaxContextSize *int
+	ReservedTokens *int
+}
+
+// fileConfig is the on-disk shape; pointers tell "absent" from "zero".
+type fileConfig struct {
+	BaseURL           *string `toml:"base_url" yaml:"base_url"`
+	Model             *string `toml:"model" yaml:"model"`
+	APIKey            *string `toml:"api_key" yaml:"api_key"`
+	Stream            *bool   `toml:"stream" yaml:"stream"`
+	MaxContextSize    *int    `toml:"max_context_size" yaml:"max_context_size"`
+	ReservedTokens    *int    `toml:"reserved_tokens" yaml:"reserved_tokens"`
+	MaxStepsPerRun    *int    `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
+	MaxRetriesPerStep *int    `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
+	Theme             *string `toml:"theme" yaml:"theme"`
+	DMailRevertsFiles *bool   `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
+	FileSizeCap       *int64  `toml:"file_size_cap" yaml:"file_size_cap"`
+}
+
+// ResolveHome picks $REWIND_HOME: the --home flag, then the environment,
+// then ~/.rewind.
+func ResolveHome(flag *string, getenv func(string) string) (string, error) {
+	home := ""
+	switch {
+	case flag != nil && *flag != "":
+		home = *flag
+	case getenv("REWIND_HOME") != "":
+		home = getenv("REWIND_HOME")
+	default:
+		dir, err := os.UserHomeDir()
+		if err != nil {
+			return "", userErrorf(nil, "cannot find your home directory: set REWIND_HOME or pass --home")
+		}
+		home = filepath.Join(dir, ".rewind")
+	}
+	if strings.HasPrefix(home, "~"+string(filepath.Separator)) {
+		if dir, err := os.UserHomeDir(); err == nil {
+			home = filepath.Join(dir, home[2:])
+		}
+	}
+	abs, err := filepath.Abs(home)
+	if err != nil {
+		return "", userErrorf(err, "bad home directory %q: %v", home, err)
+	}
+	return abs, nil
+}
+
+// LoadConfig resolves the configuration from defaults, the config file under
+// the home directory, the environment (getenv) and the flags.
+func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home, err := ResolveHome(o.Home, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{
+		Home:              home,
+		BaseURL:           DefaultBaseURL,
+		Stream:            true,
+		MaxContextSize:    DefaultMaxContextSize,
+		ReservedTokens:    DefaultReservedTokens,
+		MaxStepsPerRun:    DefaultMaxStepsPerRun,
+		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
+		Theme:             DefaultTheme,
+		FileSizeCap:       DefaultFileSizeCap,
+	}
+
+	fc, file, err := readConfigFile(home)
+	if err != nil {
+		return Config{}, err
+	}
+	c.File = file
+	setStr(&c.BaseURL, fc.BaseURL)
+	setStr(&c.Model, fc.Model)
+	setStr(&c.APIKey, fc.APIKey)
+	setStr(&c.Theme, fc.Theme)
+	if fc.Stream != nil {
+		c.Stream = *fc.Stream
+	}
+	if fc.DMailRevertsFiles != nil {
+		c.DMailRevertsFiles = *fc.DMailRevertsFiles
+	}
+	setInt(&c.MaxContextSize, fc.MaxContextSize)
+	setInt(&c.ReservedTokens, fc.ReservedTokens)
+	setInt(&c.MaxStepsPerRun, fc.MaxStepsPerRun)
+	setInt(&c.MaxRetriesPerStep, fc.MaxRetriesPerStep)
+	if fc.FileSizeCap != nil {
+		c.FileSizeCap = *fc.FileSizeCap
+	}
+
+	// Environment: the OpenAI names first, the kimi-cli names as fallback.
+	if v := firstEnv(getenv, "OPENAI_API_KEY", "KIMI_API_KEY"); v != "" {
+		c.APIKey = v
+	}
+	if v := firstEnv(getenv, "OPENAI_BASE_URL", "KIMI_BASE_URL"); v != "" {
+		c.BaseURL = v
+	}
+	if v := firstEnv(getenv, "REWIND_MODEL", "KIMI_MODEL_NAME"); v != "" {
+		c.Model = v
+	}
+
+	// Flags.
+	setStr(&c.BaseURL, o.BaseURL)
+	setStr(&c.Model, o.Model)
+	setStr(&c.Theme, o.Theme)
+	setInt(&c.MaxStepsPerRun, o.MaxSteps)
+	setInt(&c.MaxContextSize, o.MaxContextSize)
+	setInt(&c.ReservedTokens, o.ReservedTokens)
+	if o.NoStream != nil && *o.NoStream {
+		c.Stream = false
+	}
+	if o.Yolo != nil {
+		c.Yolo = *o.Yolo
+	}
+
+	wd := ""
+	if o.WorkDir != nil && *o.WorkDir != "" {
+		wd = *o.WorkDir
+	} else if wd, err = os.Getwd(); err != nil {
+		return Config{}, userErrorf(err, "cannot read the current directory: %v (pass --work-dir)", err)
+	}
+	if c.WorkDir, err = filepath.Abs(wd); err != nil {
+		return Config{}, userErrorf(err, "bad work directory %q: %v", wd, err)
+	}
+	if st, err := os.Stat(c.WorkDir); err != nil || !st.IsDir() {
+		return Config{}, userErrorf(err, "work directory %s does not exist or is not a directory", c.WorkDir)
+	}
+
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (c Config) validate() error {
+	where := "the configuration"
+	if c.File != "" {
+		where = c.File
+	}
+	switch {
+	case c.MaxContextSize <= 0:
+		return userErrorf(nil, "max_context_size must be positive, got %d (check %s or --max-context-size)", c.MaxContextSize, where)
+	case c.ReservedTokens < 0:
+		return userErrorf(nil, "reserved_tokens must not be negative, got %d (check %s or --reserved-tokens)", c.ReservedTokens, where)
+	case c.ReservedTokens >= c.MaxContextSize:
+		return userErrorf(nil, "reserved_tokens (%d) must be below max_context_size (%d): lower --reserved-tokens or raise --max-context-size", c.ReservedTokens, c.MaxContextSize)
+	case c.MaxStepsPerRun <= 0:
+		return userErrorf(nil, "max_steps_per_run must be positive, got %d (check %s or --max-steps)", c.MaxStepsPerRun, where)
+	case c.MaxRetriesPerStep < 0:
+		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
+	case c.FileSizeCap < 0:
+		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
+	}
+	return nil
+}
+
+// readConfigFile reads config.toml or config.yaml (config.yml) under home.
+// Having more than one is an error, so that no file is silently ignored.
+func readConfigFile(home string) (fileConfig, string, error) {
+	var found []string
+	for _, name := range []string{"config.toml", "config.yaml", "config.yml"} {
+		p := filepath.Join(home, name)
+		if _, err := os.Stat(p); err == nil {
+			found = append(found, p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fileConfig{}, "", userErrorf(err, "cannot read %s: %v", p, err)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return fileConfig{}, "", nil
+	case 1:
+	default:
+		return fileConfig{}, "", userErrorf(nil, "both %s and %s exist: keep only one config file", found[0], found[1])
+	}
+	path := found[0]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fileConfig{}, "", userErrorf(err, "cannot read %s: %v", path, err)
+	}
+	var fc fileConfig
+	if strings.HasSuffix(path, ".toml") {
+		err = decodeTOML(path, data, &fc)
+	} else {
+		err = decodeYAML(path, data, &fc)
+	}
+	return fc, path, err
+}
+
+func decodeTOML(path string, data []byte, fc *fileConfig) error {
+	md, err := toml.Decode(string(data), fc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return userErrorf(err, "%s:%d: %s", path, pe.Position.Line, oneLine(pe.Message))
+		}
+		var ppe *toml.ParseError
+		if errors.As(err, &ppe) {
+			return userErrorf(err, "%s:%d: %s", path, ppe.Position.Line, oneLine(ppe.Message))
+		}
+		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+			return userErrorf(err, "%s:%s: %s", path, m[1], oneLine(m[2]))
+		}
+		return userErrorf(err, "%s: %s", path, oneLine(err.Error()))
+	}
+	if undec := md.Undecoded(); len(undec) > 0 {
+		key := undec[0].String()
+		return userErrorf(nil, "%s:%d: unknown key %q (known: %s)", path, lineOfKey(data, undec[0][len(undec[0])-1]), key, knownKeys)
+	}
+	return nil
+}
+
+var (
+	yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+	tomlLine = regexp.MustCompile(`line (\d+)(?: \([^)]*\))?: (.*)`)
+)
+
+func decodeYAML(path string, data []byte, fc *fileConfig) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(fc)
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			detail := m[2]
+			if strings.Contains(detail, "not found in type") {
+				field := strings.Fields(detail)[1]
+				detail = fmt.Sprintf("unknown key %q (known: %s)", field, knownKeys)
+			}
+			return userErrorf(err, "%s:%d: %s", path, n, oneLine(detail))
+		}
+	}
+	return userErrorf(err, "%s: %s", path, oneLine(msg))
+}
+
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap"
+
+// lineOfKey finds the first line that assigns key, for error messages.
+func lineOfKey(data []byte, key string) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, key) {
+			rest := strings.TrimSpace(t[len(key):])
+			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "]") {
+				return i + 1
+			}
+		}
+		if strings.HasPrefix(t, "["+key+"]") || strings.HasPrefix(t, "[["+key+"]]") {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+func firstEnv(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func setStr(dst *string, v *string) {
+	if v != nil && *v != "" {
+		*dst = *v
+	}
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}

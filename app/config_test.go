@@ -1,0 +1,222 @@
+package app
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envMap(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	c, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Home != home || c.WorkDir != wd || c.File != "" {
+		t.Errorf("home/workdir/file = %q %q %q", c.Home, c.WorkDir, c.File)
+	}
+	if c.BaseURL != DefaultBaseURL || c.Model != "" || c.APIKey != "" || !c.Stream ||
+		c.MaxContextSize != 128000 || c.ReservedTokens != 50000 || c.MaxStepsPerRun != 100 ||
+		c.MaxRetriesPerStep != 3 || c.Theme != "dark" || c.DMailRevertsFiles || c.FileSizeCap != DefaultFileSizeCap || c.Yolo {
+		t.Errorf("defaults wrong: %+v", c)
+	}
+	if c.DBPath() != filepath.Join(home, "rewind.db") {
+		t.Errorf("DBPath = %s", c.DBPath())
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	const file = `base_url = "http://file/v1"
+model = "file-model"
+api_key = "file-key"
+stream = false
+max_context_size = 9000
+reserved_tokens = 1000
+max_steps_per_run = 7
+max_retries_per_step = 5
+theme = "light"
+dmail_reverts_files = true
+file_size_cap = 2048
+`
+	cases := []struct {
+		name  string
+		env   map[string]string
+		flags Overrides
+		want  Config
+	}{
+		{
+			name: "file only",
+			want: Config{BaseURL: "http://file/v1", Model: "file-model", APIKey: "file-key", Stream: false,
+				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
+				DMailRevertsFiles: true, FileSizeCap: 2048},
+		},
+		{
+			name: "env beats file",
+			env:  map[string]string{"OPENAI_API_KEY": "env-key", "OPENAI_BASE_URL": "http://env/v1", "REWIND_MODEL": "env-model"},
+			want: Config{BaseURL: "http://env/v1", Model: "env-model", APIKey: "env-key", Stream: false,
+				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
+				DMailRevertsFiles: true, FileSizeCap: 2048},
+		},
+		{
+			name: "kimi env names are accepted",
+			env:  map[string]string{"KIMI_API_KEY": "kimi-key", "KIMI_BASE_URL": "http://kimi/v1", "KIMI_MODEL_NAME": "kimi-model"},
+			want: Config{BaseURL: "http://kimi/v1", Model: "kimi-model", APIKey: "kimi-key", Stream: false,
+				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
+				DMailRevertsFiles: true, FileSizeCap: 2048},
+		},
+		{
+			name: "openai env names win over kimi ones",
+			env: map[string]string{"KIMI_API_KEY": "kimi-key", "OPENAI_API_KEY": "openai-key",
+				"KIMI_MODEL_NAME": "kimi-model", "REWIND_MODEL": "rewind-model"},
+			want: Config{BaseURL: "http://file/v1", Model: "rewind-model", APIKey: "openai-key", Stream: false,
+				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
+				DMailRevertsFiles: true, FileSizeCap: 2048},
+		},
+		{
+			name: "flags beat env and file",
+			env:  map[string]string{"OPENAI_BASE_URL": "http://env/v1", "REWIND_MODEL": "env-model"},
+			flags: Overrides{BaseURL: ptr("http://flag/v1"), Model: ptr("flag-model"), Theme: ptr("high-contrast"),
+				MaxSteps: ptr(3), MaxContextSize: ptr(5000), ReservedTokens: ptr(100), NoStream: ptr(true), Yolo: ptr(true)},
+			want: Config{BaseURL: "http://flag/v1", Model: "flag-model", APIKey: "file-key", Stream: false,
+				MaxContextSize: 5000, ReservedTokens: 100, MaxStepsPerRun: 3, MaxRetriesPerStep: 5, Theme: "high-contrast",
+				DMailRevertsFiles: true, FileSizeCap: 2048, Yolo: true},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, wd := t.TempDir(), t.TempDir()
+			writeFile(t, filepath.Join(home, "config.toml"), file)
+			tc.flags.Home, tc.flags.WorkDir = &home, &wd
+			got, err := LoadConfig(envMap(tc.env), tc.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.Home, tc.want.WorkDir, tc.want.File = home, wd, filepath.Join(home, "config.toml")
+			if got != tc.want {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigHomeFromEnvAndFlag(t *testing.T) {
+	envHome, flagHome, wd := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(envHome, "config.toml"), `model = "env-home"`)
+	writeFile(t, filepath.Join(flagHome, "config.toml"), `model = "flag-home"`)
+	env := envMap(map[string]string{"REWIND_HOME": envHome})
+
+	c, err := LoadConfig(env, Overrides{WorkDir: &wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Home != envHome || c.Model != "env-home" {
+		t.Errorf("REWIND_HOME ignored: home=%s model=%s", c.Home, c.Model)
+	}
+	c, err = LoadConfig(env, Overrides{WorkDir: &wd, Home: &flagHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Home != flagHome || c.Model != "flag-home" {
+		t.Errorf("--home does not beat REWIND_HOME: home=%s model=%s", c.Home, c.Model)
+	}
+}
+
+func TestConfigYAML(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.yaml"), "model: yaml-model\nstream: false\nmax_steps_per_run: 9\napi_key: k\n")
+	c, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "yaml-model" || c.Stream || c.MaxStepsPerRun != 9 || c.APIKey != "k" {
+		t.Errorf("yaml not applied: %+v", c)
+	}
+	if c.String() == "" || strings.Contains(c.String(), "k ") || !strings.Contains(c.String(), "api_key=set") {
+		t.Errorf("String leaks or hides the key state: %s", c.String())
+	}
+}
+
+func TestConfigErrorsNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		name, file, content string
+		want                []string
+	}{
+		{"toml syntax", "config.toml", "model = \"a\"\nstream = tru\n", []string{"config.toml:2:"}},
+		{"toml unknown key", "config.toml", "model = \"a\"\n\nmodle = \"b\"\n", []string{"config.toml:3:", `unknown key "modle"`}},
+		{"toml wrong type", "config.toml", "max_steps_per_run = \"many\"\n", []string{"config.toml:1:"}},
+		{"yaml syntax", "config.yaml", "model: a\n  stream: [\n", []string{"config.yaml:"}},
+		{"yaml unknown key", "config.yaml", "model: a\nthme: dark\n", []string{"config.yaml:2:", `unknown key "thme"`}},
+		{"yaml wrong type", "config.yaml", "model: a\nmax_context_size: lots\n", []string{"config.yaml:2:"}},
+		{"bad value", "config.toml", "max_context_size = -1\n", []string{"max_context_size must be positive", "config.toml"}},
+		{"reserved above max", "config.toml", "max_context_size = 1000\n", []string{"reserved_tokens (50000) must be below max_context_size (1000)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			home, wd := t.TempDir(), t.TempDir()
+			writeFile(t, filepath.Join(home, tc.file), tc.content)
+			_, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ue *UserError
+			if !errors.As(err, &ue) {
+				t.Fatalf("not a UserError: %T %v", err, err)
+			}
+			line := ErrorLine(err)
+			if strings.Contains(line, "\n") || !strings.HasPrefix(line, "rewind: ") {
+				t.Errorf("not one rewind: line: %q", line)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%q does not contain %q", line, w)
+				}
+			}
+			if ExitCode(err) != ExitError {
+				t.Errorf("exit code %d", ExitCode(err))
+			}
+		})
+	}
+}
+
+func TestConfigTwoFilesIsAnError(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.toml"), "")
+	writeFile(t, filepath.Join(home, "config.yaml"), "")
+	_, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+	if err == nil || !strings.Contains(err.Error(), "keep only one") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestConfigMissingWorkDir(t *testing.T) {
+	home := t.TempDir()
+	wd := filepath.Join(home, "nope")
+	_, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSanitizeAndOneLine(t *testing.T) {
+	if got := oneLine("a\n\x1b[31mb\tc\x07"); got != "a ^[[31mb c\uFFFD" {
+		t.Errorf("oneLine = %q", got)
+	}
+	if got := sanitize("keep\nnewlines\tand tabs"); got != "keep\nnewlines\tand tabs" {
+		t.Errorf("sanitize = %q", got)
+	}
+}

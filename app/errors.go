@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Exit codes of the rewind binary.
+const (
+	ExitOK          = 0
+	ExitError       = 1  // user or runtime error
+	ExitUsage       = 2  // bad flags or arguments
+	ExitTempFailure = 75 // EX_TEMPFAIL: retries ran out on a temporary failure
+	ExitInterrupted = 130
+)
+
+// UserError is an error whose message is already the one sentence the user
+// should read (without the "rewind: " prefix).
+type UserError struct {
+	Msg  string
+	Code int // exit code; 0 means ExitError
+	Err  error
+}
+
+func (e *UserError) Error() string { return e.Msg }
+func (e *UserError) Unwrap() error { return e.Err }
+
+func userErrorf(cause error, format string, args ...any) error {
+	return &UserError{Msg: fmt.Sprintf(format, args...), Err: cause}
+}
+
+// UsageError marks a bad command line; the binary exits 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usage wraps err as a usage error (nil stays nil).
+func Usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &UsageError{Err: err}
+}
+
+// ExitCode maps an error returned by a subcommand to the process exit code.
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	var u *UserError
+	if errors.As(err, &u) && u.Code != 0 {
+		return u.Code
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
+	}
+	if isTemporary(err) {
+		return ExitTempFailure
+	}
+	return ExitError
+}
+
+// ErrorLine renders err as the single line printed on stderr.
+func ErrorLine(err error) string {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return "rewind: " + oneLine(ue.Err.Error()) + " (see `rewind --help`)"
+	}
+	var u *UserError
+	if errors.As(err, &u) {
+		return "rewind: " + oneLine(u.Msg)
+	}
+	if errors.Is(err, context.Canceled) {
+		return "rewind: interrupted"
+	}
+	return "rewind: " + oneLine(describe(err))
+}
+
+// oneLine collapses a multi-line message and strips control characters so
+// that an error is always exactly one safe line.
+func oneLine(s string) string {
+	s = sanitize(s)
+	fields := strings.Fields(s)
+	return strings.Join(fields, " ")
+}
+
+// sanitize replaces terminal control characters (ESC, C0 and C1 controls
+// other than newline and tab) so that text from models, tools or files never
+// reaches the terminal raw.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == 0x1b:
+			b.WriteString("^[")
+		case isControl(r):
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}

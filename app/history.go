@@ -1,0 +1,297 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// SessionJSON is one element of `rewind sessions --json` (DESIGN §4).
+type SessionJSON struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	WorkDir     string `json:"work_dir"`
+	CreatedAt   string `json:"created_at"`
+	UpdatedAt   string `json:"updated_at"`
+	CurrentGen  int    `json:"current_gen"`
+	Messages    int    `json:"messages"`
+	Checkpoints int    `json:"checkpoints"`
+	Tokens      int    `json:"tokens"`
+}
+
+// GenerationJSON is one element of `rewind generations --json`.
+type GenerationJSON struct {
+	Gen       int    `json:"gen"`
+	ParentGen *int   `json:"parent_gen"`
+	ForkSeq   *int64 `json:"fork_seq"`
+	Cause     string `json:"cause"`
+	Note      string `json:"note"`
+	CreatedAt string `json:"created_at"`
+	Archived  bool   `json:"archived"`
+	Messages  int    `json:"messages"`
+}
+
+// ViewJSON is `rewind show --json`.
+type ViewJSON struct {
+	ID               string       `json:"id"`
+	Generation       int          `json:"generation"`
+	Tokens           int          `json:"tokens"`
+	NextCheckpointID int          `json:"next_checkpoint_id"`
+	Records          []RecordJSON `json:"records"`
+}
+
+// RecordJSON is one record of a view. Fields that do not apply to the
+// record's kind are null: role and message for checkpoints and usage,
+// checkpoint_id for non-checkpoints, token_count for non-usage records.
+type RecordJSON struct {
+	Seq          int64           `json:"seq"`
+	Kind         string          `json:"kind"`
+	Role         *string         `json:"role"`
+	CheckpointID *int            `json:"checkpoint_id"`
+	TokenCount   *int            `json:"token_count"`
+	Message      json.RawMessage `json:"message"`
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// Sessions lists the sessions, newest first.
+func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.ListSessions(ctx, store.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	if asJSON {
+		out := make([]SessionJSON, 0, len(list))
+		for _, s := range list {
+			out = append(out, SessionJSON{
+				ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
+				CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
+				CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
+			})
+		}
+		return writeJSON(rt.Stdout, out)
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintf(rt.Stdout, "no sessions yet in %s (start one with `rewind` or `rewind -p PROMPT`)\n", db.Path())
+		return err
+	}
+	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tGEN\tMSGS\tCKPTS\tTOKENS\tWORK DIR\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, localTime(s.UpdatedAt), s.CurrentGen,
+			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), clip(oneLine(s.Title), 60))
+	}
+	return tw.Flush()
+}
+
+// Generations lists a session's generations in order.
+func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error {
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return storeError(err, id, "")
+	}
+	gens, err := db.Generations(ctx, s.ID)
+	if err != nil {
+		return storeError(err, s.ID, "")
+	}
+	if asJSON {
+		out := make([]GenerationJSON, 0, len(gens))
+		for _, g := range gens {
+			out = append(out, GenerationJSON{
+				Gen: g.Gen, ParentGen: g.ParentGen, ForkSeq: g.ForkSeq, Cause: string(g.Cause), Note: g.Note,
+				CreatedAt: rfc3339(g.CreatedAt), Archived: g.Archived(), Messages: g.Messages,
+			})
+		}
+		return writeJSON(rt.Stdout, out)
+	}
+	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GEN\tPARENT\tFORK SEQ\tCAUSE\tCREATED\tMSGS\tSTATE\tNOTE")
+	for _, g := range gens {
+		parent, fork := "-", "-"
+		if g.ParentGen != nil {
+			parent = fmt.Sprint(*g.ParentGen)
+		}
+		if g.ForkSeq != nil {
+			fork = fmt.Sprint(*g.ForkSeq)
+		}
+		if g.SourceGen != nil && g.ParentGen == nil {
+			parent = fmt.Sprintf("(from %d)", *g.SourceGen)
+		}
+		state := "archived"
+		if g.Gen == s.CurrentGen {
+			state = "current"
+		} else if !g.Archived() {
+			state = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", g.Gen, parent, fork, g.Cause, localTime(g.CreatedAt),
+			g.Messages, state, clip(oneLine(g.Note), 60))
+	}
+	return tw.Flush()
+}
+
+// Show prints a generation's view (the current one when gen is nil).
+func Show(ctx context.Context, rt *Runtime, id string, gen *int, asJSON bool) error {
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return storeError(err, id, "")
+	}
+	var v store.View
+	if gen != nil {
+		v, err = db.GenerationView(ctx, s.ID, *gen)
+		if err != nil {
+			return storeError(err, s.ID, fmt.Sprintf("generation %d", *gen))
+		}
+	} else if v, err = db.View(ctx, s.ID); err != nil {
+		return storeError(err, s.ID, "")
+	}
+	if asJSON {
+		return writeJSON(rt.Stdout, viewJSON(s.ID, v))
+	}
+	return writeTranscript(rt.Stdout, s, v)
+}
+
+func viewJSON(id string, v store.View) ViewJSON {
+	out := ViewJSON{ID: id, Generation: v.Generation.Gen, Tokens: v.Tokens, NextCheckpointID: v.NextCheckpointID,
+		Records: make([]RecordJSON, 0, len(v.Records))}
+	for _, r := range v.Records {
+		rj := RecordJSON{Seq: r.Seq, Kind: string(r.Kind), Message: json.RawMessage("null")}
+		switch r.Kind {
+		case store.KindMessage:
+			role := r.Role
+			rj.Role = &role
+			if len(r.Body) > 0 {
+				rj.Message = r.Body
+			}
+		case store.KindCheckpoint:
+			id := r.CheckpointID
+			rj.CheckpointID = &id
+		case store.KindUsage:
+			n := r.TokenCount
+			rj.TokenCount = &n
+		}
+		out.Records = append(out.Records, rj)
+	}
+	return out
+}
+
+// writeTranscript prints a view as a readable conversation.
+func writeTranscript(w io.Writer, s store.Session, v store.View) error {
+	bw := &errWriter{w: w}
+	state := "current"
+	if v.Generation.Gen != s.CurrentGen {
+		state = "archived"
+	}
+	title := s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	bw.printf("session %s  %s\n", s.ID, oneLine(title))
+	bw.printf("work dir %s\n", oneLine(s.WorkDir))
+	bw.printf("generation %d (%s, %s)  %d tokens  next checkpoint %d\n", v.Generation.Gen, v.Generation.Cause, state, v.Tokens, v.NextCheckpointID)
+	if v.Generation.Note != "" {
+		bw.printf("note: %s\n", oneLine(v.Generation.Note))
+	}
+	if len(v.Records) == 0 {
+		bw.printf("\n(empty)\n")
+		return bw.err
+	}
+	toolNames := map[string]string{}
+	for _, r := range v.Records {
+		switch r.Kind {
+		case store.KindCheckpoint:
+			bw.printf("\n── checkpoint %d ──\n", r.CheckpointID)
+		case store.KindUsage:
+			bw.printf("   · context: %d tokens\n", r.TokenCount)
+		case store.KindMessage:
+			m, err := r.Message()
+			if err != nil {
+				bw.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
+				continue
+			}
+			writeMessage(bw, m, toolNames)
+		}
+	}
+	return bw.err
+}
+
+func writeMessage(bw *errWriter, m store.Message, toolNames map[string]string) {
+	label := m.Role
+	if m.Role == "_system_prompt" {
+		label = "system prompt"
+	}
+	if m.Role == "tool" {
+		name := m.Name
+		if name == "" {
+			name = toolNames[m.ToolCallID]
+		}
+		label = "tool " + name
+		if m.ToolCallID != "" {
+			label += " (" + m.ToolCallID + ")"
+		}
+	}
+	bw.printf("\n[%s]\n", oneLine(label))
+	if r := m.Content.Reasoning(); r != "" {
+		bw.printf("%s\n", indent("(thinking) "+r))
+	}
+	if text := m.Content.PlainText(); text != "" {
+		bw.printf("%s\n", indent(text))
+	}
+	for _, c := range m.ToolCalls {
+		toolNames[c.ID] = c.Name
+		bw.printf("  → %s %s  (%s)\n", oneLine(c.Name), clip(oneLine(c.Args), 200), oneLine(c.ID))
+	}
+}
+
+func indent(s string) string {
+	s = sanitize(strings.TrimRight(s, "\n"))
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// errWriter keeps the first write error so printing code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+)
+
+// providerError phrases a failed model call; temporary failures that ran out
+// of retries exit 75.
+func providerError(le *llm.Error, cfg Config, sessionID string) error {
+	msg, _ := describeProvider(le, cfg.BaseURL)
+	code := ExitError
+	if le.Temporary {
+		code = ExitTempFailure
+	}
+	if sessionID != "" {
+		msg += " (session " + sessionID + ")"
+	}
+	return &UserError{Msg: msg, Code: code, Err: le}
+}
+
+// describeProvider phrases an *llm.Error: what the server said and what to do.
+// baseURL, when known, names the server.
+func describeProvider(err error, baseURL string) (string, bool) {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return "", false
+	}
+	detail := oneLine(le.Message)
+	if detail == "" && le.Err != nil {
+		detail = oneLine(le.Err.Error())
+	}
+	server := "the model server"
+	if baseURL != "" {
+		server += " " + baseURL
+	}
+	switch {
+	case le.Status == 401 || le.Status == 403:
+		return fmt.Sprintf("the model server refused the API key (HTTP %d: %s): check OPENAI_API_KEY or api_key", le.Status, detail), true
+	case le.Status == 404:
+		return fmt.Sprintf("the model server answered 404 (%s): check --base-url and --model", detail), true
+	case le.Temporary && le.Status == 0:
+		return fmt.Sprintf("cannot reach %s (%s), gave up after retries: check --base-url / OPENAI_BASE_URL and that the server is up", server, detail), true
+	case le.Temporary:
+		return fmt.Sprintf("%s kept failing (HTTP %d: %s), gave up after retries: try again later", server, le.Status, detail), true
+	case le.Status != 0:
+		return fmt.Sprintf("the model server rejected the request (HTTP %d: %s)", le.Status, detail), true
+	}
+	return "model call failed: " + detail, true
+}
+
+// isTemporary reports a provider failure that might pass if tried later.
+func isTemporary(err error) bool {
+	var le *llm.Error
+	return errors.As(err, &le) && le.Temporary
+}

@@ -1,0 +1,87 @@
+package app
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Runtime is what every subcommand gets: the process's streams, its
+// environment and the flags given on the command line. The configuration is
+// loaded on first use.
+type Runtime struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Flags  Overrides
+
+	cfg    *Config
+	cfgErr error
+}
+
+// NewRuntime returns a Runtime over the process's own streams and environment.
+func NewRuntime(flags Overrides) *Runtime {
+	return &Runtime{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Flags: flags}
+}
+
+// Config loads (once) and returns the configuration.
+func (rt *Runtime) Config() (Config, error) {
+	if rt.cfg == nil && rt.cfgErr == nil {
+		c, err := LoadConfig(rt.getenv, rt.Flags)
+		rt.cfg, rt.cfgErr = &c, err
+	}
+	return *rt.cfg, rt.cfgErr
+}
+
+func (rt *Runtime) getenv(k string) string {
+	if rt.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return rt.Getenv(k)
+}
+
+// openDB opens the session database named by the configuration.
+func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
+	cfg, err := rt.Config()
+	if err != nil {
+		return nil, cfg, err
+	}
+	db, err := store.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return nil, cfg, openError(err, cfg.DBPath())
+	}
+	return db, cfg, nil
+}
+
+// SignalContext returns a context cancelled by the first SIGINT or SIGTERM.
+// A second signal exits at once with 130: the store commits steps atomically,
+// so nothing half-written survives either way.
+func SignalContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}
