@@ -151,15 +151,24 @@ type checkpointHit struct {
 	tokensBefore int
 }
 
+// checkpointQuery finds a checkpoint record in one segment through the
+// partial index context_checkpoint (TestQueryPlans pins that).
+const checkpointQuery = `SELECT seq, msgs_before, tokens_before FROM context
+	WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND checkpoint_id = ? AND seq < ?
+	ORDER BY seq DESC LIMIT 1`
+
+// segmentQuery reads one segment of a view through context_segment.
+const segmentQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
+	coalesce(token_count, 0), body, created_at FROM context
+	WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq`
+
 // findCheckpoint looks checkpoint id up in a view, newest segment first,
 // one index probe per segment.
 func findCheckpoint(ctx context.Context, q querier, segs []segment, id int) (checkpointHit, bool, error) {
 	for i := len(segs) - 1; i >= 0; i-- {
 		s := segs[i]
 		h := checkpointHit{seg: s}
-		err := q.QueryRowContext(ctx, `SELECT seq, msgs_before, tokens_before FROM context
-			WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND checkpoint_id = ? AND seq < ?
-			ORDER BY seq DESC LIMIT 1`, s.session, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
+		err := q.QueryRowContext(ctx, checkpointQuery, s.session, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -523,9 +532,7 @@ func buildView(ctx context.Context, q querier, sessionID string, gen int) (View,
 }
 
 func appendSegment(ctx context.Context, q querier, out []Record, s segment) ([]Record, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
-		coalesce(token_count, 0), body, created_at FROM context
-		WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq`, s.session, s.gen, s.bound)
+	rows, err := q.QueryContext(ctx, segmentQuery, s.session, s.gen, s.bound)
 	if err != nil {
 		return nil, err
 	}

@@ -2,4 +2,68 @@
 // sessions, generations, the context table (messages, checkpoints, usage),
 // full-text search, session leases, and the change feed watchers poll.
 // It knows nothing of the Soul or the UI.
+//
+// # Files and connections
+//
+// Open builds the only DSN (WAL, busy_timeout 5000, foreign keys,
+// synchronous NORMAL). Writes go through one writer *sql.DB
+// (SetMaxOpenConns(1), _txlock=immediate, so every write transaction is
+// BEGIN IMMEDIATE: WriteTx); reads use a small pool whose transactions are
+// deferred snapshots (Reader). Before anything is written, Open checks the
+// file header and, through a read-only connection, PRAGMA application_id
+// (ApplicationID, "RWND") and user_version: a foreign file is refused with
+// ErrNotDatabase, a newer schema with ErrNewerSchema, and neither is touched.
+// Migrations are migrations/NNNN_name.sql, embedded, applied in order, each
+// in its own transaction that also sets user_version.
+//
+// # Data model
+//
+// A session has numbered generations 0..current_gen; every operation that
+// starts a generation makes it current, so current_gen+1 is the count. A
+// generation's view is its parent's view restricted to seq < fork_seq (NULL:
+// all of it), followed by its own records. Records (context rows) carry a
+// per-session seq that only grows, so within a session a parent's records
+// always precede a child's. A view is resolved by walking the parent chain
+// into segments (session, gen, seq bound) and reading each with the index
+// (session_id, gen, seq).
+//
+// Each generation row holds its view's counters (messages,
+// next_checkpoint_id, tokens), updated in the transaction of every append,
+// and each record stores the counters just before it (msgs_before,
+// tokens_before). So:
+//
+//   - RevertTo(N) finds checkpoint N with one index probe per segment
+//     (partial index on checkpoint records) and writes ONE generations row:
+//     parent = the generation whose own records hold the checkpoint,
+//     fork_seq = its seq, counters from the checkpoint record. No record is
+//     copied; the previous generation is archived (source_gen names it).
+//   - Restore(G) writes one row: parent G, fork_seq NULL, counters of G.
+//   - Clear and StartCompacted start root generations; a compacted root
+//     records source_gen, and RevertTo to a checkpoint that only exists in
+//     that source reports ErrCompactedRegion.
+//   - Listing sessions joins each session with its current generation row;
+//     nothing is counted.
+//
+// Forks: a generation may have a parent in another session
+// (generations.parent_session, NULL meaning the same session). A fork is a
+// new session whose generation 0 (cause fork) points at the source
+// session's generation, cut at a checkpoint or whole; the resolver follows
+// (session, gen) pairs, and a fork_seq always bounds the parent's session.
+// That is why a revert's parent is the generation holding the checkpoint
+// rather than the previous current one: the cut is then always expressed in
+// the seq space of the records it cuts, also across sessions.
+//
+// # Search
+//
+// context_fts (FTS4, unicode61) holds each message's text (string content,
+// text parts, tool call names and arguments; not checkpoint markers), docid
+// = context.id, written in the record's transaction. User queries are turned
+// into quoted phrases, so no input is an FTS syntax error.
+//
+// # Leases
+//
+// leases(session_id, pid, hostname, token, heartbeat_at): AcquireLease takes
+// a free lease, or one whose holder is dead (same host, kill(pid, 0) fails)
+// or silent for over 10 s; a goroutine refreshes the heartbeat every 2 s
+// until Release or Close.
 package store

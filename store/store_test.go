@@ -637,3 +637,39 @@ func TestSearch(t *testing.T) {
 		t.Fatalf("deleted session found: %+v", hits)
 	}
 }
+
+// TestQueryPlans pins the indexes that keep revert and view reads
+// independent of history size.
+func TestQueryPlans(t *testing.T) {
+	db := openTest(t)
+	cases := []struct {
+		name, query, index string
+		args               []any
+	}{
+		{"checkpoint lookup", checkpointQuery, "context_checkpoint", []any{"s", 0, 1, 100}},
+		{"segment read", segmentQuery, "context_segment", []any{"s", 0, 100}},
+		{"list sessions", "SELECT " + sessionColumns + sessionFrom + " WHERE s.deleted_at IS NULL ORDER BY s.updated_at DESC, s.id DESC LIMIT 200", "sessions_updated", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := db.Reader().Query("EXPLAIN QUERY PLAN "+tc.query, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "; ")
+			if !strings.Contains(got, tc.index) || strings.Contains(got, "TEMP B-TREE") {
+				t.Fatalf("plan %q does not use %s", got, tc.index)
+			}
+		})
+	}
+}

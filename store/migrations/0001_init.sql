@@ -60,7 +60,7 @@ CREATE TABLE context (
 );
 
 CREATE INDEX context_segment ON context (session_id, gen, seq);
-CREATE INDEX context_checkpoint ON context (session_id, gen, checkpoint_id) WHERE kind = 'checkpoint';
+CREATE INDEX context_checkpoint ON context (session_id, gen, checkpoint_id, seq) WHERE kind = 'checkpoint';
 
 -- Message text (string content, text parts, tool call arguments), docid = context.id.
 CREATE VIRTUAL TABLE context_fts USING fts4 (text, tokenize=unicode61);

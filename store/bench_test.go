@@ -1,0 +1,147 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/internal/gen"
+)
+
+var ctx = context.Background()
+
+// BenchmarkOpenAndList opens the generated 10,000-session / 1,000,000-record
+// database and lists sessions (the first 200, then all), as `rewind
+// sessions` and the TUI's session list do.
+func BenchmarkOpenAndList(b *testing.B) {
+	path, err := gen.Cached(ctx, 10000, 1000000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, limit := range []int{200, 0} {
+		name := "all"
+		if limit > 0 {
+			name = fmt.Sprint("first", limit)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				db, err := store.Open(ctx, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				list, err := db.ListSessions(ctx, store.ListOptions{Limit: limit})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if limit == 0 && len(list) < 10000 || limit > 0 && len(list) != limit {
+					b.Fatalf("listed %d", len(list))
+				}
+				db.Close()
+			}
+		})
+	}
+}
+
+func openBench(b *testing.B) *store.DB {
+	b.Helper()
+	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "rewind.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// BenchmarkAppend measures AppendMessage (one committed transaction each)
+// and reports the 99th percentile.
+func BenchmarkAppend(b *testing.B) {
+	db := openBench(b)
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "bench", WorkDir: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	msg := store.NewText("user", "please refactor the parser so that the store keeps every generation searchable")
+	var lat []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := db.AppendMessage(ctx, s.ID, msg); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// history makes a session of n records (turns of 5: checkpoint, user,
+// assistant, tool, usage) in one import.
+func history(b *testing.B, db *store.DB, n int) store.Session {
+	b.Helper()
+	recs := gen.Records(rand.New(rand.NewPCG(3, 4)), n, time.Now().Add(-time.Hour))
+	s, err := db.ImportSession(ctx, store.NewSession{Title: "history"}, []store.ImportedGeneration{{Records: recs, Cause: store.CauseStart}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+var historySizes = []int{1000, 10000, 100000}
+
+// BenchmarkRevertTo reverts to the middle checkpoint of histories of 1k, 10k
+// and 100k records; the view is then restored (untimed) so every iteration
+// reverts the same view.
+func BenchmarkRevertTo(b *testing.B) {
+	for _, n := range historySizes {
+		b.Run(fmt.Sprint("records=", n), func(b *testing.B) {
+			db := openBench(b)
+			s := history(b, db, n)
+			cp := n / 5 / 2
+			for b.Loop() {
+				if _, err := db.RevertTo(ctx, s.ID, cp, store.CauseRevert, ""); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if _, err := db.Restore(ctx, s.ID, 0); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkRestore restores generation 0 of histories of 1k, 10k and 100k
+// records.
+func BenchmarkRestore(b *testing.B) {
+	for _, n := range historySizes {
+		b.Run(fmt.Sprint("records=", n), func(b *testing.B) {
+			db := openBench(b)
+			s := history(b, db, n)
+			for b.Loop() {
+				if _, err := db.Restore(ctx, s.ID, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkView reads the current view of a 10k-record session.
+func BenchmarkView(b *testing.B) {
+	db := openBench(b)
+	s := history(b, db, 10000)
+	for b.Loop() {
+		v, err := db.View(ctx, s.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(v.Records) != 10000 {
+			b.Fatalf("%d records", len(v.Records))
+		}
+	}
+}
