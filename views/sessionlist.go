@@ -1,0 +1,675 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/mattn/go-runewidth"
+	"github.com/rivo/tview"
+	"github.com/sahilm/fuzzy"
+
+	"github.com/rewind-agent/rewind/themes"
+)
+
+// SessionRow is one session of the SessionList model.
+type SessionRow struct {
+	ID          string
+	Title       string
+	WorkDir     string
+	Updated     time.Time
+	Messages    int
+	Tokens      int
+	Generations int
+	Live        bool // another process is writing it (a live lease)
+}
+
+// SearchHit is one full-text search result.
+type SearchHit struct {
+	SessionID string
+	Title     string
+	WorkDir   string
+	Gen       int
+	Seq       int64
+	Role      string
+	Snippet   string
+	Time      time.Time
+}
+
+// SessionList lists sessions with a fuzzy filter on title and work dir
+// (matched characters highlighted). Typing edits the filter; a leading
+// "/" switches to full-text search, answered asynchronously: the list
+// calls the SearchFunc with the query and the app calls SetHits with the
+// results. The highlighted session's preview is fetched the same way
+// (PreviewFunc → SetPreview).
+type SessionList struct {
+	pane
+	sessions []SessionRow
+	targets  []string // title + "  " + work dir, for fuzzy matching
+	filter   lineEditor
+
+	// fuzzy mode: visible = indices into sessions, best first
+	visible []int
+	matched [][]int // byte offsets into targets[visible[i]]
+	lastQ   string
+
+	// full-text mode
+	hits      []SearchHit
+	hitsQuery string
+
+	selected int
+	top      int
+	height   int
+	now      func() time.Time
+
+	previewID   string
+	previewText string
+
+	search    func(query string)
+	preview   func(sessionID string)
+	onResume  func(sessionID string)
+	onRename  func(SessionRow)
+	onDelete  func(SessionRow)
+	onFork    func(SessionRow)
+	onExport  func(SessionRow)
+	onClose   func()
+	keys      Keymap
+	lastAsked string
+}
+
+// NewSessionList returns an empty list.
+func NewSessionList() *SessionList {
+	l := &SessionList{pane: newPane("Sessions"), height: 10, now: time.Now}
+	l.keys = Keymap{
+		bind("next", func() { l.Select(l.selected + 1) }, K(tcell.KeyDown), K(tcell.KeyCtrlN)),
+		bind("previous", func() { l.Select(l.selected - 1) }, K(tcell.KeyUp), K(tcell.KeyCtrlP)),
+		{Keys: []Key{K(tcell.KeyPgDn)}, Description: "page down", Handler: func() { l.Select(l.selected + l.height - 1) }, Visible: true},
+		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { l.Select(l.selected - l.height + 1) }, Visible: true},
+		bind("resume the session", l.resume, K(tcell.KeyEnter)),
+		bind("rename", func() { l.act(l.onRename) }, K(tcell.KeyCtrlR), K(tcell.KeyF2)),
+		{Keys: []Key{K(tcell.KeyCtrlD)}, Description: "delete (asks first; can be undone)", Handler: func() { l.act(l.onDelete) }, Visible: true, Dangerous: true},
+		bind("fork into a new session", func() { l.act(l.onFork) }, K(tcell.KeyCtrlF)),
+		bind("export as kimi-cli context.jsonl", func() { l.act(l.onExport) }, K(tcell.KeyCtrlE)),
+		bind("clear the filter / close", l.escape, K(tcell.KeyEsc)),
+		{Keys: []Key{R('/')}, Description: "as first character: full-text search of messages", Visible: true},
+	}
+	return l
+}
+
+// SetTheme applies a theme.
+func (l *SessionList) SetTheme(t themes.Theme) { l.setTheme(t) }
+
+// Bindings lists the list's keys (typing edits the filter).
+func (l *SessionList) Bindings() []KeyBinding { return l.keys }
+
+// SetSearchFunc sets the full-text search request callback. It is called
+// on the UI thread with each new query; run the search elsewhere and call
+// SetHits (through QueueUpdateDraw) with the results.
+func (l *SessionList) SetSearchFunc(f func(query string)) { l.search = f }
+
+// SetPreviewFunc sets the preview request callback, called with the
+// highlighted session's ID; answer with SetPreview.
+func (l *SessionList) SetPreviewFunc(f func(sessionID string)) { l.preview = f }
+
+// SetOnResume is called on Enter with the session's ID.
+func (l *SessionList) SetOnResume(f func(sessionID string)) { l.onResume = f }
+
+// SetOnRename, SetOnDelete, SetOnFork and SetOnExport are called with the
+// highlighted session.
+func (l *SessionList) SetOnRename(f func(SessionRow)) { l.onRename = f }
+
+// SetOnDelete: see SetOnRename.
+func (l *SessionList) SetOnDelete(f func(SessionRow)) { l.onDelete = f }
+
+// SetOnFork: see SetOnRename.
+func (l *SessionList) SetOnFork(f func(SessionRow)) { l.onFork = f }
+
+// SetOnExport: see SetOnRename.
+func (l *SessionList) SetOnExport(f func(SessionRow)) { l.onExport = f }
+
+// SetOnClose is called on Esc with an empty filter.
+func (l *SessionList) SetOnClose(f func()) { l.onClose = f }
+
+// SetSessions replaces the sessions (newest first) and re-applies the filter.
+func (l *SessionList) SetSessions(rows []SessionRow) {
+	var keep string
+	if r, ok := l.SelectedSession(); ok {
+		keep = r.ID
+	}
+	l.sessions = make([]SessionRow, len(rows))
+	l.targets = make([]string, len(rows))
+	for i, r := range rows {
+		r.ID = SanitizeLine(r.ID)
+		r.Title = SanitizeLine(r.Title)
+		r.WorkDir = SanitizeLine(r.WorkDir)
+		l.sessions[i] = r
+		l.targets[i] = r.Title + "  " + r.WorkDir
+	}
+	l.lastQ = "\x00" // force a full refilter
+	l.refilter()
+	if keep != "" {
+		for i, idx := range l.visible {
+			if l.sessions[idx].ID == keep {
+				l.selected = i
+			}
+		}
+	}
+	l.askPreview()
+}
+
+// SetFilter replaces the filter text (as if typed).
+func (l *SessionList) SetFilter(q string) {
+	l.filter.set(q)
+	l.refilter()
+	l.askPreview()
+}
+
+// Filter returns the filter text.
+func (l *SessionList) Filter() string { return l.filter.String() }
+
+// FullText reports whether the filter is a full-text query ("/…").
+func (l *SessionList) FullText() bool { return strings.HasPrefix(l.filter.String(), "/") }
+
+// SetHits delivers full-text results for query; results for a query that
+// is no longer the filter are ignored.
+func (l *SessionList) SetHits(query string, hits []SearchHit) {
+	if !l.FullText() || query != strings.TrimSpace(l.filter.String()[1:]) {
+		return
+	}
+	l.hits = make([]SearchHit, len(hits))
+	for i, h := range hits {
+		h.SessionID = SanitizeLine(h.SessionID)
+		h.Title = SanitizeLine(h.Title)
+		h.WorkDir = SanitizeLine(h.WorkDir)
+		h.Role = SanitizeLine(h.Role)
+		h.Snippet = SanitizeLine(h.Snippet)
+		l.hits[i] = h
+	}
+	l.hitsQuery = query
+	l.selected = 0
+	l.top = 0
+	l.askPreview()
+}
+
+// SetPreview delivers the preview text of a session (ignored unless it is
+// still the highlighted one).
+func (l *SessionList) SetPreview(sessionID, text string) {
+	if id, ok := l.selectedID(); ok && id == sessionID {
+		l.previewID, l.previewText = sessionID, Sanitize(text)
+	}
+}
+
+// Visible returns the sessions shown in fuzzy mode, best match first.
+func (l *SessionList) Visible() []SessionRow {
+	out := make([]SessionRow, len(l.visible))
+	for i, idx := range l.visible {
+		out[i] = l.sessions[idx]
+	}
+	return out
+}
+
+// Hits returns the full-text hits shown.
+func (l *SessionList) Hits() []SearchHit { return l.hits }
+
+// refilter recomputes the visible sessions. A query that extends the
+// previous one only searches the previous matches.
+func (l *SessionList) refilter() {
+	q := l.filter.String()
+	if strings.HasPrefix(q, "/") {
+		ft := strings.TrimSpace(q[1:])
+		if ft != l.lastAsked {
+			l.lastAsked = ft
+			l.hits = nil
+			l.hitsQuery = ""
+			if ft != "" && l.search != nil {
+				l.search(ft)
+			}
+		}
+		l.lastQ = q
+		l.selected, l.top = 0, 0
+		return
+	}
+	l.lastAsked = ""
+	q = strings.TrimSpace(q)
+	if q == "" {
+		l.visible = l.visible[:0]
+		for i := range l.sessions {
+			l.visible = append(l.visible, i)
+		}
+		l.matched = nil
+		l.lastQ = q
+		l.selected, l.top = 0, 0
+		return
+	}
+	var src fuzzySubset
+	src.targets = l.targets
+	if l.lastQ != "\x00" && l.lastQ != "" && strings.HasPrefix(q, l.lastQ) && !strings.HasPrefix(l.lastQ, "/") {
+		src.idx = append([]int(nil), l.visible...)
+	} else {
+		src.idx = nil
+	}
+	ms := fuzzy.FindFrom(q, src)
+	l.visible = make([]int, len(ms))
+	l.matched = make([][]int, len(ms))
+	for i, m := range ms {
+		l.visible[i] = src.index(m.Index)
+		l.matched[i] = m.MatchedIndexes
+	}
+	l.lastQ = q
+	l.selected, l.top = 0, 0
+}
+
+// fuzzySubset is a fuzzy.Source over all targets or a subset of them.
+type fuzzySubset struct {
+	targets []string
+	idx     []int // nil = all
+}
+
+func (s fuzzySubset) index(i int) int {
+	if s.idx == nil {
+		return i
+	}
+	return s.idx[i]
+}
+
+func (s fuzzySubset) String(i int) string { return s.targets[s.index(i)] }
+
+func (s fuzzySubset) Len() int {
+	if s.idx == nil {
+		return len(s.targets)
+	}
+	return len(s.idx)
+}
+
+func (l *SessionList) count() int {
+	if l.FullText() {
+		return len(l.hits)
+	}
+	return len(l.visible)
+}
+
+// SelectedSession returns the highlighted session (fuzzy mode) or the
+// session of the highlighted hit (full-text mode, fields from the hit).
+func (l *SessionList) SelectedSession() (SessionRow, bool) {
+	if l.selected < 0 || l.selected >= l.count() {
+		return SessionRow{}, false
+	}
+	if l.FullText() {
+		h := l.hits[l.selected]
+		for _, s := range l.sessions {
+			if s.ID == h.SessionID {
+				return s, true
+			}
+		}
+		return SessionRow{ID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir}, true
+	}
+	return l.sessions[l.visible[l.selected]], true
+}
+
+func (l *SessionList) selectedID() (string, bool) {
+	r, ok := l.SelectedSession()
+	return r.ID, ok
+}
+
+// Select highlights row i (clamped).
+func (l *SessionList) Select(i int) {
+	n := l.count()
+	if n == 0 {
+		return
+	}
+	l.selected = max(0, min(i, n-1))
+	l.askPreview()
+}
+
+func (l *SessionList) askPreview() {
+	id, ok := l.selectedID()
+	if !ok || id == l.previewID {
+		return
+	}
+	l.previewID, l.previewText = id, ""
+	if l.preview != nil {
+		l.preview(id)
+	}
+}
+
+func (l *SessionList) resume() {
+	if id, ok := l.selectedID(); ok && l.onResume != nil {
+		l.onResume(id)
+	}
+}
+
+func (l *SessionList) act(f func(SessionRow)) {
+	if r, ok := l.SelectedSession(); ok && f != nil {
+		f(r)
+	}
+}
+
+func (l *SessionList) escape() {
+	if l.filter.String() != "" {
+		l.SetFilter("")
+		return
+	}
+	if l.onClose != nil {
+		l.onClose()
+	}
+}
+
+// FormatAge renders how long ago t was: 45s, 12m, 3h, 5d, or a date.
+func FormatAge(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return t.Format("2006-01-02")
+}
+
+// Draw draws the filter line, the visible rows and the preview.
+func (l *SessionList) Draw(screen tcell.Screen) {
+	x, y, w, h := l.frame(screen, l)
+	if w <= 0 || h <= 0 {
+		return
+	}
+	th := l.theme
+	base := l.base()
+	// filter line
+	prompt := "filter: "
+	if l.FullText() {
+		prompt = "search: "
+	}
+	n := drawText(screen, x, y, w, prompt, base.Foreground(th.Accent).Bold(true))
+	if l.filter.String() == "" {
+		drawText(screen, x+n, y, w-n, "type to filter · / searches messages", base.Foreground(th.Dim))
+		if l.HasFocus() {
+			screen.ShowCursor(x+n, y)
+		}
+	} else {
+		l.filter.draw(screen, x+n, y, w-n, base, l.HasFocus())
+	}
+	y++
+	h--
+	if h <= 0 {
+		return
+	}
+	// preview: right half when wide, bottom third when tall
+	listW, listH := w, h
+	px, py, pw, ph := 0, 0, 0, 0
+	switch {
+	case w >= 110:
+		listW = w * 3 / 5
+		px, py, pw, ph = x+listW+1, y, w-listW-1, h
+	case h >= 14:
+		listH = h * 2 / 3
+		px, py, pw, ph = x, y+listH+1, w, h-listH-1
+	}
+	l.height = max(1, listH)
+	if l.FullText() {
+		l.drawHits(screen, x, y, listW, listH)
+	} else {
+		l.drawSessions(screen, x, y, listW, listH)
+	}
+	if pw > 0 && ph > 0 {
+		l.drawPreview(screen, px, py, pw, ph, w >= 110)
+	}
+}
+
+func (l *SessionList) scrollTo(n, h int) {
+	if l.selected < l.top {
+		l.top = l.selected
+	}
+	if l.selected >= l.top+h {
+		l.top = l.selected - h + 1
+	}
+	l.top = max(0, min(l.top, n-h))
+}
+
+func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
+	th := l.theme
+	base := l.base()
+	if len(l.visible) == 0 {
+		msg := "No sessions."
+		if l.filter.String() != "" {
+			msg = "No session matches."
+		}
+		drawText(screen, x, y, w, msg, base.Foreground(th.Dim))
+		return
+	}
+	l.scrollTo(len(l.visible), h)
+	now := l.now()
+	// columns: title | work dir | age msgs tok gens
+	statsW := 0
+	if w >= 50 {
+		statsW = 26
+	}
+	rest := w - statsW - 1
+	titleW := rest
+	dirW := 0
+	if rest >= 40 {
+		titleW = rest * 3 / 5
+		dirW = rest - titleW - 1
+	}
+	for r := 0; r < h && l.top+r < len(l.visible); r++ {
+		i := l.top + r
+		s := l.sessions[l.visible[i]]
+		st := base
+		dim := base.Foreground(th.Dim)
+		hl := base.Foreground(th.MatchHighlight).Bold(true)
+		if i == l.selected {
+			st = st.Background(th.SelectionBg).Foreground(th.SelectionFg)
+			dim = dim.Background(th.SelectionBg)
+			hl = hl.Background(th.SelectionBg)
+			fill(screen, x, y+r, w, st)
+		}
+		var m []int
+		if l.matched != nil {
+			m = l.matched[i]
+		}
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		mark := " "
+		if s.Live {
+			mark = "●"
+		}
+		drawText(screen, x, y+r, 1, mark, st.Foreground(th.ToolOK))
+		drawHighlighted(screen, x+1, y+r, titleW-1, title, 0, m, st, hl)
+		if dirW > 0 {
+			drawHighlighted(screen, x+titleW+1, y+r, dirW, s.WorkDir, len(s.Title)+2, m, dim, hl)
+		}
+		if statsW > 0 {
+			stats := fmt.Sprintf("%5s %5d %6s %3dg", FormatAge(s.Updated, now), s.Messages, FormatTokens(s.Tokens), s.Generations)
+			drawText(screen, x+w-statsW, y+r, statsW, padLeft(stats, statsW), dim)
+		}
+	}
+}
+
+// drawHighlighted draws s (which starts at byte offset off of the matched
+// target) with the bytes in matched drawn in hl.
+func drawHighlighted(screen tcell.Screen, x, y, w int, s string, off int, matched []int, st, hl tcell.Style) {
+	if w <= 0 {
+		return
+	}
+	mi := 0
+	cx := 0
+	if runewidth.StringWidth(s) > w {
+		s = runewidth.Truncate(s, w, "…")
+	}
+	for bi, r := range s {
+		rw := runeWidth(r)
+		if rw == 0 {
+			continue
+		}
+		if cx+rw > w {
+			break
+		}
+		for mi < len(matched) && matched[mi] < off+bi {
+			mi++
+		}
+		style := st
+		if mi < len(matched) && matched[mi] == off+bi {
+			style = hl
+		}
+		screen.SetContent(x+cx, y, r, nil, style)
+		cx += rw
+	}
+}
+
+func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
+	th := l.theme
+	base := l.base()
+	q := strings.TrimSpace(strings.TrimPrefix(l.filter.String(), "/"))
+	if q == "" {
+		drawText(screen, x, y, w, "Type words to search all messages.", base.Foreground(th.Dim))
+		return
+	}
+	if l.hitsQuery != q {
+		drawText(screen, x, y, w, "Searching…", base.Foreground(th.Dim))
+		return
+	}
+	if len(l.hits) == 0 {
+		drawText(screen, x, y, w, "No message matches.", base.Foreground(th.Dim))
+		return
+	}
+	l.scrollTo(len(l.hits), h)
+	words := strings.Fields(strings.ToLower(q))
+	for r := 0; r < h && l.top+r < len(l.hits); r++ {
+		i := l.top + r
+		hit := l.hits[i]
+		st := base
+		dim := base.Foreground(th.Dim)
+		hl := base.Foreground(th.MatchHighlight).Bold(true)
+		if i == l.selected {
+			st = st.Background(th.SelectionBg).Foreground(th.SelectionFg)
+			dim = dim.Background(th.SelectionBg)
+			hl = hl.Background(th.SelectionBg)
+			fill(screen, x, y+r, w, st)
+		}
+		head := truncate(hit.Title, min(30, w/3))
+		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
+		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
+		drawHighlighted(screen, cx, y+r, x+w-cx, hit.Snippet, 0, wordOffsets(hit.Snippet, words), st, hl)
+	}
+}
+
+// wordOffsets returns the byte offsets of every occurrence of words in s
+// (case-insensitive, ASCII folding), sorted.
+func wordOffsets(s string, words []string) []int {
+	low := strings.ToLower(s)
+	if len(low) != len(s) {
+		return nil
+	}
+	mark := make([]bool, len(s))
+	for _, w := range words {
+		for i := 0; w != "" && i < len(low); {
+			j := strings.Index(low[i:], w)
+			if j < 0 {
+				break
+			}
+			for k := i + j; k < i+j+len(w); k++ {
+				mark[k] = true
+			}
+			i += j + len(w)
+		}
+	}
+	var out []int
+	for i, m := range mark {
+		if m {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (l *SessionList) drawPreview(screen tcell.Screen, x, y, w, h int, side bool) {
+	th := l.theme
+	base := l.base()
+	line := base.Foreground(th.Border)
+	if side {
+		for j := 0; j < h; j++ {
+			screen.SetContent(x-1, y+j, '│', nil, line)
+		}
+	} else {
+		for i := 0; i < w; i++ {
+			screen.SetContent(x+i, y-1, '─', nil, line)
+		}
+	}
+	r, ok := l.SelectedSession()
+	if !ok {
+		return
+	}
+	drawText(screen, x, y, w, truncate(r.Title, w), base.Foreground(th.Heading).Bold(true))
+	if h < 2 {
+		return
+	}
+	drawText(screen, x, y+1, w, truncate(r.WorkDir, w), base.Foreground(th.Dim))
+	text := l.previewText
+	if l.previewID != r.ID || text == "" {
+		text = "…"
+	}
+	rows := wrapSpans([]Span{{text, base.Foreground(th.Text)}}, w, nil, nil)
+	for j := 0; j+2 < h && j < len(rows); j++ {
+		drawLine(screen, x, y+2+j, w, rows[j])
+	}
+}
+
+// InputHandler: bound keys first, then typing edits the filter.
+func (l *SessionList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
+	return l.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		if ev.Key() != tcell.KeyRune && l.keys.Handle(ev) {
+			return
+		}
+		before := l.filter.String()
+		if l.filter.handle(ev) && l.filter.String() != before {
+			l.refilter()
+			l.askPreview()
+		}
+	})
+}
+
+// PasteHandler pastes into the filter.
+func (l *SessionList) PasteHandler() func(string, func(tview.Primitive)) {
+	return l.WrapPasteHandler(func(s string, _ func(tview.Primitive)) {
+		l.filter.paste(s)
+		l.refilter()
+		l.askPreview()
+	})
+}
+
+// MouseHandler selects on click, resumes on double click, scrolls.
+func (l *SessionList) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return l.WrapMouseHandler(func(a tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+		mx, my := ev.Position()
+		if !l.InRect(mx, my) {
+			return false, nil
+		}
+		switch a {
+		case tview.MouseScrollUp:
+			l.Select(l.selected - 3)
+		case tview.MouseScrollDown:
+			l.Select(l.selected + 3)
+		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
+			setFocus(l)
+			_, iy, _, _ := l.GetInnerRect()
+			if r := my - iy - 1; r >= 0 && r < l.height && l.top+r < l.count() {
+				l.Select(l.top + r)
+				if a == tview.MouseLeftDoubleClick {
+					l.resume()
+				}
+			}
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+}

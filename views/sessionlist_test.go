@@ -1,0 +1,163 @@
+package views
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func sampleSessions() []SessionRow {
+	now := time.Now()
+	return []SessionRow{
+		{ID: "s1", Title: "fix the parser bug", WorkDir: "/home/ann/src/rewind", Updated: now.Add(-5 * time.Minute), Messages: 42, Tokens: 12000, Generations: 3, Live: true},
+		{ID: "s2", Title: "write release notes", WorkDir: "/home/ann/docs", Updated: now.Add(-3 * time.Hour), Messages: 8, Tokens: 900, Generations: 1},
+		{ID: "s3", Title: "\x1b]0;pwned\x07[red]evil[-]", WorkDir: "/tmp/x", Updated: now.Add(-48 * time.Hour), Messages: 1, Tokens: 10, Generations: 1},
+	}
+}
+
+func TestSessionListRenderAndFilter(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
+			l := NewSessionList()
+			l.SetTheme(dark)
+			l.SetSessions(sampleSessions())
+			s := draw(t, l, sz.w, sz.h)
+			mustFind(t, s, "fix the parser bug")
+			mustFind(t, s, "[red]evil[-]")
+			if sz.w >= 80 {
+				mustFind(t, s, "/home/ann/src/rewind")
+				mustFind(t, s, "5m")
+				mustFind(t, s, "12.0k")
+			}
+			assertNoControls(t, s)
+
+			send(l, runes("rnotes")...)
+			vis := l.Visible()
+			if len(vis) == 0 || vis[0].ID != "s2" {
+				t.Fatalf("fuzzy 'rnotes' → %+v", vis)
+			}
+			redraw(s, l)
+			x, y := mustFind(t, s, "write release notes")
+			// exactly the matched characters are highlighted
+			hl := ""
+			for i, r := range "write release notes" {
+				if fg(s, x+i, y) == dark.MatchHighlight {
+					hl += string(r)
+				}
+			}
+			if hl != "rnotes" {
+				t.Errorf("highlighted %q, want the matched characters rnotes", hl)
+			}
+			// work dir matches too
+			l.SetFilter("ann/docs")
+			if vis := l.Visible(); len(vis) != 1 || vis[0].ID != "s2" {
+				t.Fatalf("work dir filter → %+v", vis)
+			}
+			send(l, key(tcell.KeyEsc, 0, 0))
+			if l.Filter() != "" || len(l.Visible()) != 3 {
+				t.Fatal("Esc did not clear the filter")
+			}
+		})
+	}
+}
+
+func TestSessionListFullTextAsync(t *testing.T) {
+	l := NewSessionList()
+	l.SetTheme(dark)
+	var asked []string
+	l.SetSearchFunc(func(q string) { asked = append(asked, q) })
+	var previews []string
+	l.SetPreviewFunc(func(id string) { previews = append(previews, id) })
+	l.SetSessions(sampleSessions())
+	if len(previews) != 1 || previews[0] != "s1" {
+		t.Fatalf("preview asked for %v", previews)
+	}
+	l.SetPreview("s1", "user: hello\nassistant: hi \x1b[2J")
+	s := draw(t, l, 200, 60)
+	mustFind(t, s, "assistant: hi")
+	assertNoControls(t, s)
+
+	send(l, runes("/deadlock")...)
+	if !l.FullText() || len(asked) == 0 || asked[len(asked)-1] != "deadlock" {
+		t.Fatalf("search asked %v", asked)
+	}
+	redraw(s, l)
+	mustFind(t, s, "search:")
+	mustFind(t, s, "Searching…")
+	// a stale answer is ignored
+	l.SetHits("deadl", []SearchHit{{SessionID: "s2", Title: "stale"}})
+	if len(l.Hits()) != 0 {
+		t.Fatal("stale hits accepted")
+	}
+	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a Deadlock in the pool"}})
+	redraw(s, l)
+	x, y := mustFind(t, s, "Deadlock in the pool")
+	if fg(s, x, y) != dark.MatchHighlight {
+		t.Error("search word not highlighted")
+	}
+	var resumed string
+	l.SetOnResume(func(id string) { resumed = id })
+	send(l, key(tcell.KeyEnter, 0, 0))
+	if resumed != "s1" {
+		t.Fatalf("resumed %q", resumed)
+	}
+}
+
+func TestSessionListActions(t *testing.T) {
+	l := NewSessionList()
+	l.SetSessions(sampleSessions())
+	var got []string
+	l.SetOnRename(func(r SessionRow) { got = append(got, "rename "+r.ID) })
+	l.SetOnDelete(func(r SessionRow) { got = append(got, "delete "+r.ID) })
+	l.SetOnFork(func(r SessionRow) { got = append(got, "fork "+r.ID) })
+	l.SetOnExport(func(r SessionRow) { got = append(got, "export "+r.ID) })
+	l.SetOnResume(func(id string) { got = append(got, "resume "+id) })
+	send(l, key(tcell.KeyDown, 0, 0))
+	send(l, key(tcell.KeyCtrlR, 0, tcell.ModCtrl), key(tcell.KeyCtrlD, 0, tcell.ModCtrl), key(tcell.KeyCtrlF, 0, tcell.ModCtrl),
+		key(tcell.KeyCtrlE, 0, tcell.ModCtrl), key(tcell.KeyEnter, 0, 0))
+	if fmt.Sprint(got) != "[rename s2 delete s2 fork s2 export s2 resume s2]" {
+		t.Fatalf("actions %v", got)
+	}
+	// refreshing keeps the highlighted session
+	rows := sampleSessions()
+	rows[0], rows[1] = rows[1], rows[0]
+	l.SetSessions(rows)
+	if r, _ := l.SelectedSession(); r.ID != "s2" {
+		t.Fatalf("selection after refresh %q", r.ID)
+	}
+}
+
+func TestSessionListFilter10k(t *testing.T) {
+	l := NewSessionList()
+	l.SetSessions(manySessions(10000))
+	start := time.Now()
+	for _, q := range []string{"r", "re", "ref", "refa", "refac", "refact"} {
+		l.SetFilter(q)
+	}
+	per := time.Since(start) / 6
+	if len(l.Visible()) == 0 {
+		t.Fatal("no match")
+	}
+	// the bar is 16 ms; allow slack for a loaded shared CI machine
+	if per > 100*time.Millisecond {
+		t.Fatalf("filter took %v per keystroke", per)
+	}
+}
+
+func manySessions(n int) []SessionRow {
+	words := []string{"refactor", "parser", "release", "deadlock", "tests", "docs", "timeline", "store", "migrate", "theme"}
+	rows := make([]SessionRow, n)
+	now := time.Now()
+	for i := range rows {
+		rows[i] = SessionRow{
+			ID:       fmt.Sprintf("s%05d", i),
+			Title:    fmt.Sprintf("%s the %s module, take %d", words[i%10], words[(i/10)%10], i),
+			WorkDir:  fmt.Sprintf("/home/user/src/project-%d/%s", i%97, words[(i/7)%10]),
+			Updated:  now.Add(-time.Duration(i) * time.Minute),
+			Messages: i % 300, Tokens: i * 37, Generations: 1 + i%5,
+		}
+	}
+	return rows
+}
