@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -155,5 +156,29 @@ func BenchmarkWorkspaceDraw(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		ws.Conversation.AppendDelta("tok ")
 		ws.Draw(s)
+	}
+}
+
+// BenchmarkConversationStreamLongReply is one frame while a long reply
+// (~40 KB: prose and several large fenced Go blocks) is streaming: the
+// reply is laid out again every frame.
+func BenchmarkConversationStreamLongReply(b *testing.B) {
+	c := NewConversation()
+	c.SetItems(manyItems(1000))
+	var sb strings.Builder
+	for k := 0; k < 4; k++ {
+		sb.WriteString("Here is **part** of the change, with `inline code` and a list:\n\n- first\n- second\n\n```go\n")
+		for j := 0; j < 100; j++ {
+			fmt.Fprintf(&sb, "func f%d(x int) (int, error) { if x > %d { return x * 2, nil }; return 0, fmt.Errorf(\"bad %%d\", x) }\n", j, j)
+		}
+		sb.WriteString("```\n\n")
+	}
+	c.AppendDelta(sb.String())
+	s := benchScreen(b, c, 200, 60)
+	c.Draw(s)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.AppendDelta("word ")
+		c.Draw(s)
 	}
 }

@@ -95,6 +95,7 @@ type Conversation struct {
 
 	onSelect func(index int, it Item)
 	keys     Keymap
+	hl       hlCache
 }
 
 // NewConversation returns an empty conversation that follows the bottom.
@@ -292,7 +293,7 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 		out = append(out, wrapSpans([]Span{{it.Text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
 	case ItemAssistant:
 		gap()
-		body := RenderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant))
+		body := renderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant), &c.hl)
 		for j, l := range body {
 			p := Span{"  ", base}
 			if j == 0 {

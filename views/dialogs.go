@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/themes"
@@ -213,7 +212,7 @@ func (p *PromptDialog) Draw(screen tcell.Screen) {
 	p.field.draw(screen, x, y+1, w, base.Background(th.SelectionBg).Foreground(th.SelectionFg), true)
 	hint := "Enter confirm · Esc cancel"
 	if h > 3 {
-		drawText(screen, x+w-runewidth.StringWidth(hint), y+h-1, w, hint, base.Foreground(th.Dim))
+		drawText(screen, x+w-strWidth(hint), y+h-1, w, hint, base.Foreground(th.Dim))
 	}
 }
 

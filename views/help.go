@@ -2,7 +2,6 @@ package views
 
 import (
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/themes"
@@ -99,7 +98,7 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	keyW := 0
 	for _, r := range rows {
 		if !r.heading {
-			keyW = max(keyW, runewidth.StringWidth(r.key))
+			keyW = max(keyW, strWidth(r.key))
 		}
 	}
 	keyW = min(keyW, 22)

@@ -380,7 +380,7 @@ func (in *Input) Draw(screen tcell.Screen) {
 	}
 	if in.HasFocus() {
 		r := rows[cur]
-		cx := x + runewidth.StringWidth(string(in.lines[r.line][r.start:in.col]))
+		cx := x + strWidth(string(in.lines[r.line][r.start:in.col]))
 		screen.ShowCursor(min(cx, x+w-1), y+cur-in.scrollRow)
 	}
 	for i := 0; i < hints; i++ {

@@ -9,7 +9,6 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -23,6 +22,7 @@ var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.S
 
 // mdRenderer turns markdown into wrapped, styled lines for one width.
 type mdRenderer struct {
+	hl    *hlCache
 	src   []byte
 	th    themes.Theme
 	base  tcell.Style
@@ -34,10 +34,15 @@ type mdRenderer struct {
 // columns wide: headings, lists, emphasis, code spans, links, block quotes,
 // tables as text, and fenced code highlighted with the theme's chroma style.
 func RenderMarkdown(src string, width int, th themes.Theme, base tcell.Style) []Line {
+	return renderMarkdown(src, width, th, base, nil)
+}
+
+// renderMarkdown is RenderMarkdown with a highlight cache (may be nil).
+func renderMarkdown(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache) []Line {
 	if width < 4 {
 		width = 4
 	}
-	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width}
+	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width, hl: hl}
 	doc := mdParser.Parse(text.NewReader(r.src))
 	r.blocks(doc, nil, nil, width)
 	// drop a trailing blank line
@@ -117,7 +122,7 @@ func (r *mdRenderer) block(n ast.Node, first, rest Line, width int) {
 				marker = "• "
 			}
 			mk := Span{marker, r.base.Foreground(r.th.Accent)}
-			pad := Span{strings.Repeat(" ", runewidth.StringWidth(marker)), r.base}
+			pad := Span{strings.Repeat(" ", strWidth(marker)), r.base}
 			f := append(append(Line{}, first...), mk)
 			rs := append(append(Line{}, rest...), pad)
 			r.blocks(item, f, rs, width)
@@ -128,10 +133,11 @@ func (r *mdRenderer) block(n ast.Node, first, rest Line, width int) {
 		}
 	case *ast.FencedCodeBlock:
 		lang := string(n.Language(r.src))
-		r.code(codeText(n, r.src), lang, first, rest, width)
+		open := n.NextSibling() == nil && n.Parent() != nil && n.Parent().Kind() == ast.KindDocument && !endsWithFence(r.src)
+		r.codeBlock(codeText(n, r.src), lang, open, first, rest, width)
 		r.blank(rest)
 	case *ast.CodeBlock:
-		r.code(codeText(n, r.src), "", first, rest, width)
+		r.codeBlock(codeText(n, r.src), "", false, first, rest, width)
 		r.blank(rest)
 	case *ast.HTMLBlock:
 		st := r.base.Foreground(r.th.Dim)
@@ -174,12 +180,58 @@ func codeText(n ast.Node, src []byte) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// code renders a code block, highlighted, clipped (not wrapped) to width.
-func (r *mdRenderer) code(src, lang string, first, rest Line, width int) {
+// endsWithFence reports whether the last non-blank line of src is a code
+// fence, i.e. the last fenced block is closed.
+func endsWithFence(src []byte) bool {
+	s := strings.TrimRight(string(src), " \t\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~")
+}
+
+// hlCache keeps highlighted code so that a reply being streamed does not
+// run chroma over its finished code blocks on every frame. The block that
+// is still open (being streamed) is highlighted line by line, each line
+// cached, and once closed as a whole.
+type hlCache struct{ m map[string][]Line }
+
+const hlCacheMax = 2048
+
+func (c *hlCache) highlight(src, lang string, th themes.Theme, base tcell.Style) []Line {
+	if c == nil {
+		return HighlightCode(src, lang, th, base)
+	}
+	k := th.ChromaStyle + "\x00" + lang + "\x00" + src
+	if v, ok := c.m[k]; ok {
+		return v
+	}
+	v := HighlightCode(src, lang, th, base)
+	if c.m == nil || len(c.m) >= hlCacheMax {
+		c.m = make(map[string][]Line)
+	}
+	c.m[k] = v
+	return v
+}
+
+// codeBlock renders a code block; an open block (still streaming) is
+// highlighted per line so finished lines are not lexed again.
+func (r *mdRenderer) codeBlock(src, lang string, open bool, first, rest Line, width int) {
 	bg := r.base.Background(r.th.CodeBg)
 	var rows []Line
-	if lang != "" || src != "" {
-		rows = HighlightCode(src, lang, r.th, bg)
+	switch {
+	case open && r.hl != nil:
+		for _, l := range strings.Split(src, "\n") {
+			hl := r.hl.highlight(l, lang, r.th, bg)
+			row := Line{}
+			if len(hl) > 0 {
+				row = hl[0]
+			}
+			rows = append(rows, row)
+		}
+	case lang != "" || src != "":
+		rows = r.hl.highlight(src, lang, r.th, bg)
 	}
 	if lang != "" {
 		r.out = append(r.out, append(append(Line{}, first...), Span{" " + SanitizeLine(lang) + " ", bg.Foreground(r.th.Dim)}))
@@ -299,7 +351,7 @@ func (r *mdRenderer) table(t *east.Table, first, rest Line, width int) {
 	widths := make([]int, ncol)
 	for _, row := range rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], runewidth.StringWidth(c))
+			widths[i] = max(widths[i], strWidth(c))
 		}
 	}
 	sep := Span{" │ ", r.base.Foreground(r.th.Dim)}

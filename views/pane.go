@@ -68,7 +68,6 @@ func (p *pane) frame(screen tcell.Screen, self tview.Primitive) (int, int, int, 
 	}
 	p.Box.SetBorderStyle(tcell.StyleDefault.Background(p.theme.Background).Foreground(p.Box.GetBorderColor()))
 	p.Box.DrawForSubclass(screen, self)
-	x, y, w, h := p.GetInnerRect()
-	fillRect(screen, x, y, w, h, p.base())
-	return x, y, w, h
+	// DrawForSubclass has filled the whole box with the background colour.
+	return p.GetInnerRect()
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 	"github.com/sahilm/fuzzy"
 
@@ -502,8 +501,8 @@ func drawHighlighted(screen tcell.Screen, x, y, w int, s string, off int, matche
 	}
 	mi := 0
 	cx := 0
-	if runewidth.StringWidth(s) > w {
-		s = runewidth.Truncate(s, w, "…")
+	if strWidth(s) > w {
+		s = truncate(s, w)
 	}
 	for bi, r := range s {
 		rw := runeWidth(r)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/themes"
@@ -142,12 +141,12 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		if b.msgErr {
 			msgStyle = base.Foreground(th.Error).Bold(true)
 		}
-		msgW = min(runewidth.StringWidth(b.msg)+2, max(w/2, w-30))
+		msgW = min(strWidth(b.msg)+2, max(w/2, w-30))
 	}
 	width := func() int {
 		t := 0
 		for _, sg := range segs {
-			t += runewidth.StringWidth(sg.text)
+			t += strWidth(sg.text)
 		}
 		return t
 	}
@@ -166,7 +165,7 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	}
 	if b.msg != "" {
 		m := truncate(b.msg, msgW-2)
-		mw := runewidth.StringWidth(m)
+		mw := strWidth(m)
 		drawText(screen, x+w-mw-1, y, mw, m, msgStyle)
 	}
 }

@@ -20,9 +20,42 @@ type Line []Span
 func (l Line) Width() int {
 	w := 0
 	for _, s := range l {
-		w += runewidth.StringWidth(s.Text)
+		w += strWidth(s.Text)
 	}
 	return w
+}
+
+// strWidth is the terminal width of s, rune by rune as drawText draws it
+// (fast for ASCII; no grapheme segmentation).
+func strWidth(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s)
+	}
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// cutWidth returns the longest prefix of s at most w columns wide.
+func cutWidth(s string, w int) string {
+	used := 0
+	for i, r := range s {
+		rw := runeWidth(r)
+		if used+rw > w {
+			return s[:i]
+		}
+		used += rw
+	}
+	return s
 }
 
 // String is the line's text without styles.
@@ -93,16 +126,16 @@ func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if runewidth.StringWidth(s) <= w {
+	if strWidth(s) <= w {
 		return s
 	}
-	return runewidth.Truncate(s, w, "…")
+	return cutWidth(s, w-1) + "…"
 }
 
 // padRight pads s with spaces to exactly w columns (truncating if longer).
 func padRight(s string, w int) string {
 	s = truncate(s, w)
-	if n := w - runewidth.StringWidth(s); n > 0 {
+	if n := w - strWidth(s); n > 0 {
 		s += strings.Repeat(" ", n)
 	}
 	return s
@@ -211,13 +244,13 @@ func clipLine(l Line, width int) Line {
 	var out Line
 	used := 0
 	for _, s := range l {
-		sw := runewidth.StringWidth(s.Text)
+		sw := strWidth(s.Text)
 		if used+sw <= width-1 {
 			out = append(out, s)
 			used += sw
 			continue
 		}
-		out = append(out, Span{runewidth.Truncate(s.Text, width-used, "…"), s.Style})
+		out = append(out, Span{truncate(s.Text, width-used), s.Style})
 		break
 	}
 	return out

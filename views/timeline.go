@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/mattn/go-runewidth"
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/themes"
@@ -325,7 +324,7 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			if c.Tokens > 0 && w >= 28 {
 				right += " " + padLeft(FormatTokens(c.Tokens), 6)
 			}
-			rw := runewidth.StringWidth(right)
+			rw := strWidth(right)
 			label := c.Label
 			if row.cur {
 				label += " ← here"
@@ -361,7 +360,7 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 }
 
 func padLeft(s string, w int) string {
-	if n := w - runewidth.StringWidth(s); n > 0 {
+	if n := w - strWidth(s); n > 0 {
 		return strings.Repeat(" ", n) + s
 	}
 	return s
