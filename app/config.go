@@ -23,7 +23,7 @@ const (
 	DefaultMaxStepsPerRun    = 100
 	DefaultMaxRetriesPerStep = 3
 	DefaultTheme             = "dark"
-	DefaultFileSizeCap       = 1 << 20
+	DefaultFileSizeCap       = 5 << 20 // filecp.DefaultMaxFileSize
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,

@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -15,83 +17,73 @@ type FileOptions struct {
 	Force     bool // overwrite files changed by someone else since the agent touched them
 }
 
-// FileRewinder moves a work directory's files to the state recorded at a
-// checkpoint or generation. It is provided by the file-checkpoint package
-// (issue 7) through SetFileRewinder; until then --files reports that file
-// checkpoints are unavailable.
-type FileRewinder interface {
-	// RevertFiles moves the files of session to their state at checkpoint of
-	// generation gen; it returns one line per file changed or in conflict.
-	RevertFiles(ctx context.Context, db *store.DB, sessionID string, gen, checkpointID int, workDir string, force bool) ([]string, error)
-	// RestoreFiles moves the files to the state recorded for generation gen.
-	RestoreFiles(ctx context.Context, db *store.DB, sessionID string, gen int, workDir string, force bool) ([]string, error)
-}
-
-var fileRewinder FileRewinder
-
-// SetFileRewinder installs the file-checkpoint implementation.
-func SetFileRewinder(f FileRewinder) { fileRewinder = f }
-
-func needFiles(o FileOptions) error {
-	if (o.Files || o.FilesOnly) && fileRewinder == nil {
-		return userErrorf(nil, "file checkpoints are not available in this build of rewind: run without --files/--files-only to move the conversation only")
-	}
+func checkFileOptions(o FileOptions) error {
 	if o.Files && o.FilesOnly {
 		return Usage(fmt.Errorf("--files and --files-only cannot be used together"))
 	}
 	return nil
 }
 
-// Revert makes a new generation whose view ends before checkpoint N.
+// Revert makes a new generation whose view ends before checkpoint N; with
+// --files it also moves the files back, with --files-only only the files.
+// File conflicts (files changed by someone else since the agent touched
+// them) are checked before anything changes: without --force the command
+// lists them and changes nothing.
 func Revert(ctx context.Context, rt *Runtime, id string, checkpoint int, fo FileOptions) error {
-	if err := needFiles(fo); err != nil {
+	if err := checkFileOptions(fo); err != nil {
 		return err
 	}
-	db, _, err := rt.openDB(ctx)
+	db, cfg, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	s, err := db.GetSession(ctx, id)
+	s, lease, err := leaseSession(ctx, db, id)
 	if err != nil {
-		return storeError(err, id, "")
-	}
-	lease, err := db.AcquireLease(ctx, s.ID)
-	if err != nil {
-		return storeError(err, s.ID, "")
+		return err
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
-	// Re-read under the lease: the counters are what the revert archives.
-	if s, err = db.GetSession(ctx, s.ID); err != nil {
-		return storeError(err, s.ID, "")
-	}
 	what := fmt.Sprintf("checkpoint %d", checkpoint)
-
-	if fo.FilesOnly {
-		return revertFiles(ctx, rt, db, s, s.CurrentGen, checkpoint, fo.Force)
-	}
-	g, err := db.RevertTo(ctx, s.ID, checkpoint, store.CauseRevert, "")
+	v, err := db.View(ctx, s.ID)
 	if err != nil {
 		return storeError(err, s.ID, what)
 	}
-	archived := s.Messages - g.Messages
-	if archived < 0 {
-		archived = 0
+	seq, ok := filecp.SeqOfCheckpoint(v, checkpoint)
+	if !ok {
+		return storeError(fmt.Errorf("%w: %d", store.ErrCheckpointNotFound, checkpoint), s.ID, what)
 	}
-	if _, err := fmt.Fprintf(rt.Stdout, "reverted to checkpoint %d: generation %d, %d %s archived in generation %d\n",
-		checkpoint, g.Gen, archived, plural(archived, "message", "messages"), s.CurrentGen); err != nil {
-		return err
-	}
-	if fo.Files {
-		return revertFiles(ctx, rt, db, s, s.CurrentGen, checkpoint, fo.Force)
-	}
-	return nil
-}
 
-func revertFiles(ctx context.Context, rt *Runtime, db *store.DB, s store.Session, gen, checkpoint int, force bool) error {
-	lines, err := fileRewinder.RevertFiles(ctx, db, s.ID, gen, checkpoint, s.WorkDir, force)
-	for _, l := range lines {
-		fmt.Fprintln(rt.Stdout, sanitize(l))
+	var tr *filecp.Tracker
+	if fo.Files || fo.FilesOnly {
+		if tr, err = tracker(db, s, cfg); err != nil {
+			return err
+		}
+		dry, err := tr.RevertFiles(ctx, seq, filecp.RevertOptions{DryRun: true, Force: fo.Force})
+		if err != nil {
+			return fmt.Errorf("check files of session %s: %w", s.ID, err)
+		}
+		if err := conflictError(dry, fo.Force); err != nil {
+			return err
+		}
+	}
+	if !fo.FilesOnly {
+		g, err := db.RevertTo(ctx, s.ID, checkpoint, store.CauseRevert, "")
+		if err != nil {
+			return storeError(err, s.ID, what)
+		}
+		archived := max(s.Messages-g.Messages, 0)
+		if _, err := fmt.Fprintf(rt.Stdout, "reverted to checkpoint %d: generation %d, %d %s archived in generation %d\n",
+			checkpoint, g.Gen, archived, plural(archived, "message", "messages"), s.CurrentGen); err != nil {
+			return err
+		}
+	}
+	if tr == nil {
+		return nil
+	}
+	rep, err := tr.RevertFiles(ctx, seq, filecp.RevertOptions{Force: fo.Force})
+	printReport(rt, rep, fmt.Sprintf("files reverted to checkpoint %d", checkpoint))
+	if rep.Undo != 0 && !fo.FilesOnly {
+		fmt.Fprintf(rt.Stdout, "undo with `rewind restore %s %d --files`\n", s.ID, s.CurrentGen)
 	}
 	if err != nil {
 		return fmt.Errorf("revert files of session %s to checkpoint %d: %w", s.ID, checkpoint, err)
@@ -99,46 +91,134 @@ func revertFiles(ctx context.Context, rt *Runtime, db *store.DB, s store.Session
 	return nil
 }
 
-// Restore makes an archived generation current again (as a new generation).
+// Restore makes an archived generation current again (as a new generation);
+// with --files the files go back to their state when that generation was
+// left.
 func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOptions) error {
-	if err := needFiles(fo); err != nil {
+	if err := checkFileOptions(fo); err != nil {
 		return err
 	}
-	db, _, err := rt.openDB(ctx)
+	db, cfg, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	s, err := db.GetSession(ctx, id)
+	s, lease, err := leaseSession(ctx, db, id)
 	if err != nil {
-		return storeError(err, id, "")
-	}
-	lease, err := db.AcquireLease(ctx, s.ID)
-	if err != nil {
-		return storeError(err, s.ID, "")
+		return err
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
-	if s, err = db.GetSession(ctx, s.ID); err != nil {
-		return storeError(err, s.ID, "")
+	what := fmt.Sprintf("generation %d", gen)
+
+	var tr *filecp.Tracker
+	if fo.Files {
+		// Validate the generation before looking at files.
+		if _, err := db.GenerationView(ctx, s.ID, gen); err != nil {
+			return storeError(err, s.ID, what)
+		}
+		if tr, err = tracker(db, s, cfg); err != nil {
+			return err
+		}
+		dry, err := tr.RestoreFilesToGeneration(ctx, gen, filecp.RevertOptions{DryRun: true, Force: fo.Force})
+		if err != nil {
+			return fmt.Errorf("check files of session %s: %w", s.ID, err)
+		}
+		if err := conflictError(dry, fo.Force); err != nil {
+			return err
+		}
 	}
 	g, err := db.Restore(ctx, s.ID, gen)
 	if err != nil {
-		return storeError(err, s.ID, fmt.Sprintf("generation %d", gen))
+		return storeError(err, s.ID, what)
 	}
 	if _, err := fmt.Fprintf(rt.Stdout, "restored generation %d as generation %d (%d %s); generation %d archived\n",
 		gen, g.Gen, g.Messages, plural(g.Messages, "message", "messages"), s.CurrentGen); err != nil {
 		return err
 	}
-	if fo.Files {
-		lines, err := fileRewinder.RestoreFiles(ctx, db, s.ID, gen, s.WorkDir, fo.Force)
-		for _, l := range lines {
-			fmt.Fprintln(rt.Stdout, sanitize(l))
-		}
-		if err != nil {
-			return fmt.Errorf("restore files of session %s to generation %d: %w", s.ID, gen, err)
-		}
+	if tr == nil {
+		return nil
+	}
+	rep, err := tr.RestoreFilesToGeneration(ctx, gen, filecp.RevertOptions{Force: fo.Force})
+	printReport(rt, rep, fmt.Sprintf("files restored to the end of generation %d", gen))
+	if err != nil {
+		return fmt.Errorf("restore files of session %s to generation %d: %w", s.ID, gen, err)
 	}
 	return nil
+}
+
+// leaseSession resolves id and takes the session's writer lease, so that a
+// headless change never races a running rewind. The session is re-read
+// under the lease.
+func leaseSession(ctx context.Context, db *store.DB, id string) (store.Session, *store.Lease, error) {
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return s, nil, storeError(err, id, "")
+	}
+	lease, err := db.AcquireLease(ctx, s.ID)
+	if err != nil {
+		return s, nil, storeError(err, s.ID, "")
+	}
+	if s, err = db.GetSession(ctx, s.ID); err != nil {
+		lease.Release(context.WithoutCancel(ctx))
+		return s, nil, storeError(err, s.ID, "")
+	}
+	return s, lease, nil
+}
+
+// tracker opens the file checkpoints of a session.
+func tracker(db *store.DB, s store.Session, cfg Config) (*filecp.Tracker, error) {
+	if s.WorkDir == "" {
+		return nil, userErrorf(nil, "session %s has no work directory, so it has no file checkpoints", s.ID)
+	}
+	tr, err := filecp.New(db, s.ID, s.WorkDir, filecp.Options{MaxFileSize: cfg.FileSizeCap})
+	if err != nil {
+		return nil, userErrorf(err, "cannot use the work directory %s of session %s: %s", s.WorkDir, s.ID, oneLine(err.Error()))
+	}
+	return tr, nil
+}
+
+// conflictError refuses a file rewind that would overwrite someone else's
+// changes, listing them.
+func conflictError(dry filecp.Report, force bool) error {
+	if force || len(dry.Conflicts) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range dry.Conflicts {
+		names = append(names, c.Path+" ("+c.Reason+")")
+	}
+	n := len(names)
+	return userErrorf(nil, "%d %s changed since the agent last touched %s: %s; nothing was changed (pass --force to overwrite; the current content is kept and can be restored)",
+		n, plural(n, "file was", "files were"), plural(n, "it", "them"), oneLine(strings.Join(names, ", ")))
+}
+
+// printReport lists what a file rewind did.
+func printReport(rt *Runtime, rep filecp.Report, title string) {
+	w := rt.Stdout
+	if rep.Changed() == 0 && len(rep.Skipped) == 0 && len(rep.Conflicts) == 0 {
+		fmt.Fprintf(w, "%s: no file needed to change\n", title)
+		return
+	}
+	fmt.Fprintf(w, "%s: %d modified, %d created, %d deleted\n", title, len(rep.Modified), len(rep.Created), len(rep.Deleted))
+	for _, p := range rep.Modified {
+		fmt.Fprintf(w, "  modified  %s\n", sanitize(p))
+	}
+	for _, p := range rep.Created {
+		fmt.Fprintf(w, "  created   %s\n", sanitize(p))
+	}
+	for _, p := range rep.Deleted {
+		fmt.Fprintf(w, "  deleted   %s\n", sanitize(p))
+	}
+	for _, c := range rep.Conflicts {
+		if c.Overwritten {
+			fmt.Fprintf(w, "  overwritten (%s)  %s\n", oneLine(c.Reason), sanitize(c.Path))
+		} else {
+			fmt.Fprintf(w, "  left alone (%s)  %s\n", oneLine(c.Reason), sanitize(c.Path))
+		}
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(w, "  skipped (%s)  %s\n", oneLine(sk.Reason), sanitize(sk.Path))
+	}
 }
 
 func plural(n int, one, many string) string {
