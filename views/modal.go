@@ -100,6 +100,9 @@ func (e *lineEditor) paste(s string) {
 // draw draws the field (scrolled so the cursor shows) and places the
 // cursor when focused.
 func (e *lineEditor) draw(screen tcell.Screen, x, y, w int, style tcell.Style, focused bool) {
+	if w <= 0 {
+		return
+	}
 	fill(screen, x, y, w, style)
 	start := 0
 	if e.pos >= w {

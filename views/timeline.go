@@ -144,6 +144,12 @@ func (t *Timeline) SetModel(m TimelineModel) {
 		m.Generations[i].Note = SanitizeLine(m.Generations[i].Note)
 	}
 	t.model = m
+	t.SetPaneTitle("Timeline")
+	for _, g := range m.Generations {
+		if g.Current {
+			t.SetPaneTitle(fmt.Sprintf("Timeline · gen %d", g.Gen))
+		}
+	}
 	t.rows = t.buildRows()
 	t.selected = len(t.rows) - 1
 	if had {

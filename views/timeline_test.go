@@ -52,13 +52,14 @@ func TestTimelineGraph(t *testing.T) {
 			}
 			mustFind(t, s, "○ gen 1 · compact")
 			mustFind(t, s, "add tests")
-			if _, _, ok := find(s, "gen 4"); ok {
+			if _, _, ok := find(s, "○ gen 4"); ok {
 				t.Error("the current generation is drawn as a branch")
 			}
 			if sz.w >= 40 {
 				mustFind(t, s, "5.1k")
 			}
 			mustFind(t, s, "← here")
+			mustFind(t, s, "Timeline · gen 4")
 			assertNoControls(t, s)
 		})
 	}

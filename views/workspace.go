@@ -1,6 +1,8 @@
 package views
 
 import (
+	"fmt"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
@@ -21,7 +23,11 @@ const (
 
 // String names the pane.
 func (p PaneID) String() string {
-	return [...]string{"input", "conversation", "tool output", "timeline", "sessions"}[p]
+	names := [...]string{"input", "conversation", "tool output", "timeline", "sessions"}
+	if p < 0 || int(p) >= len(names) {
+		return fmt.Sprintf("pane(%d)", int(p))
+	}
+	return names[p]
 }
 
 // Workspace lays out the conversation (left, largest), a side column with
