@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net"
+	"syscall"
 
 	"github.com/rewind-agent/rewind/soul/llm"
 )
@@ -31,6 +33,15 @@ func describeProvider(err error, baseURL string) (string, bool) {
 	detail := oneLine(le.Message)
 	if detail == "" && le.Err != nil {
 		detail = oneLine(le.Err.Error())
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(le, syscall.ECONNREFUSED):
+		detail = "connection refused"
+	case errors.Is(le, syscall.ECONNRESET):
+		detail = "connection reset"
+	case errors.As(le, &ne) && ne.Timeout():
+		detail = "timed out"
 	}
 	server := "the model server"
 	if baseURL != "" {
