@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/rewind-agent/rewind/app/demo"
+	"github.com/rewind-agent/rewind/app/tui"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // This file is the one place where the CLI hands over to the full-screen
-// workspace. The TUI controller replaces RunTUI (and the demo branch below)
-// when it lands; nothing else in the CLI needs to change.
+// workspace (package app/tui); nothing else in the CLI knows about it.
 
 // TUIMode says which workspace the user asked for.
 type TUIMode int
@@ -28,15 +31,77 @@ type TUIOptions struct {
 	Runtime   *Runtime
 }
 
-// ErrNoTUI is returned while the workspace is not part of the build.
-var ErrNoTUI = errors.New("the TUI is not built yet: use `rewind -p PROMPT` for a headless run, or `rewind sessions` / `rewind show ID` to browse history")
+// ErrNoTUI was returned while the workspace was not part of the build; kept
+// for callers that still match it.
+var ErrNoTUI = errors.New("the TUI is not available: use `rewind -p PROMPT` for a headless run, or `rewind sessions` / `rewind show ID` to browse history")
 
-// RunTUI starts the workspace. It is a variable so that the TUI package can
-// install itself without the CLI changing.
-var RunTUI = func(ctx context.Context, opts TUIOptions) error {
-	if opts.Mode == TUIDemo {
-		_, err := fmt.Fprintln(opts.Runtime.Stdout, "rewind demo: the TUI workspace is coming; try `rewind -p` with a server")
+// Demo context size: small, so the context bar and /compact visibly matter.
+const (
+	demoMaxContext = 32000
+	demoReserved   = 4000
+)
+
+// RunTUI starts the workspace. It is a variable so tests can replace it.
+var RunTUI = runTUI
+
+func runTUI(ctx context.Context, opts TUIOptions) error {
+	rt := opts.Runtime
+	cfg, err := rt.Config()
+	if err != nil {
 		return err
 	}
-	return &UserError{Msg: ErrNoTUI.Error(), Err: ErrNoTUI}
+	o := tui.Options{
+		WorkDir: cfg.WorkDir,
+		Soul:    soulConfig(cfg),
+		Model:   cfg.Model,
+		Theme:   cfg.Theme,
+		Home:    cfg.Home,
+	}
+	switch opts.Mode {
+	case TUIDemo:
+		m, err := demo.Start(demo.Options{})
+		if err != nil {
+			return userErrorf(err, "cannot start the demo model: %v", err)
+		}
+		defer m.Close()
+		wd, err := demo.WorkDir(cfg.Home)
+		if err != nil {
+			return userErrorf(err, "cannot create the demo work directory: %v", err)
+		}
+		o.Mode, o.WorkDir, o.Client, o.Model = tui.ModeNew, wd, m.Client(), demo.ModelName
+		o.Demo, o.NewSessionTitle, o.Welcome = true, demo.Title, demo.Welcome
+		o.Soul.MaxContextSize, o.Soul.ReservedTokens = demoMaxContext, demoReserved
+	case TUIWatch:
+		o.Mode, o.SessionID, o.ReadOnly = tui.ModeWatch, opts.SessionID, true
+	default:
+		client, err := newProvider(rt, cfg)
+		if err != nil {
+			return err
+		}
+		o.Client = client
+		switch opts.Mode {
+		case TUIContinue:
+			o.Mode = tui.ModeContinue
+		case TUIResume:
+			o.Mode, o.SessionID = tui.ModeResume, opts.SessionID
+		default:
+			o.Mode = tui.ModeNew
+		}
+	}
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	o.DB = db
+	if err := tui.Run(ctx, o); err != nil {
+		if opts.Mode == TUIWatch && errors.Is(err, store.ErrSessionNotFound) && opts.SessionID == "" {
+			return userErrorf(err, "no running session to watch: start one with `rewind`, or pass a session id")
+		}
+		if errors.Is(err, store.ErrSessionNotFound) || errors.Is(err, store.ErrAmbiguousID) {
+			return storeError(err, opts.SessionID, "")
+		}
+		return fmt.Errorf("workspace: %w", err)
+	}
+	return nil
 }

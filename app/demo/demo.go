@@ -1,0 +1,267 @@
+// Package demo is `rewind demo`'s built-in scripted model. It serves an
+// OpenAI-compatible chat completions endpoint in-process (soul/llm/llmtest's
+// server on 127.0.0.1) and points a real soul/llm Provider at it, so the
+// demo exercises the same streaming, tool-call, approval, checkpoint,
+// compaction and D-Mail code as a real model. No key, no network.
+//
+// The script answers by the state of the conversation it is sent (the last
+// real user message and the tool results after it): a markdown answer with
+// a fenced code block, a tool round trip (WriteFile → approval → ReadFile),
+// a summary when it receives the compaction prompt, and a model-initiated
+// backtrack (a failed attempt, SendDMail to the step's checkpoint, a better
+// answer). Anything else gets a friendly reply saying what to try.
+package demo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// ModelName is the model the demo reports.
+const ModelName = "rewind-demo"
+
+// Title is the demo session's title ("demo:" marks it in the session list).
+const Title = "demo: a scripted tour of rewind"
+
+// DefaultRate is the streaming pace in tokens (≈ 4-character chunks) per second.
+const DefaultRate = 250
+
+// Welcome is shown in an empty demo session.
+const Welcome = "Welcome to the rewind demo: a scripted model runs on this machine, nothing goes over the network. Try, in order:\n" +
+	"1. show me some code — a markdown answer with a highlighted code block\n" +
+	"2. write a file — a tool round trip: approve the WriteFile with y\n" +
+	"3. backtrack — the model sends a D-Mail to its past self, then answers better\n" +
+	"4. /compact — summarise the context into a new generation (nothing is lost)\n" +
+	"Esc interrupts a running step · Tab cycles panes · ? or /help lists every key and command"
+
+// Options tune the demo model.
+type Options struct {
+	// TokensPerSecond is the streaming pace (default DefaultRate; tests go faster).
+	TokensPerSecond int
+}
+
+// Model is the running demo model.
+type Model struct {
+	srv    *llmtest.Server
+	client *llm.Provider
+}
+
+// Start serves the script on a local port and returns a Provider for it.
+func Start(o Options) (*Model, error) {
+	if o.TokensPerSecond <= 0 {
+		o.TokensPerSecond = DefaultRate
+	}
+	srv := llmtest.NewServer(nil)
+	sc := &script{rate: o.TokensPerSecond}
+	srv.Handle(sc.reply)
+	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "demo-key-not-secret", Model: ModelName, Stream: true, MaxRetries: 1})
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("demo model: %w", err)
+	}
+	return &Model{srv: srv, client: p}, nil
+}
+
+// Client is the provider talking to the demo server.
+func (m *Model) Client() llm.Client { return m.client }
+
+// URL is the demo server's base URL.
+func (m *Model) URL() string { return m.srv.URL() }
+
+// Requests returns what the demo model was sent (tests).
+func (m *Model) Requests() []llmtest.Request { return m.srv.Requests() }
+
+// Close stops the server.
+func (m *Model) Close() { m.srv.Close() }
+
+// WorkDir returns (creating it) the demo's work directory under home, so the
+// demo never writes into the user's tree.
+func WorkDir(home string) (string, error) {
+	dir := filepath.Join(home, "demo-workdir")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("demo work dir: %w", err)
+	}
+	readme := filepath.Join(dir, "README.txt")
+	if _, err := os.Stat(readme); os.IsNotExist(err) {
+		_ = os.WriteFile(readme, []byte("rewind demo work directory: files the demo model writes land here.\n"), 0o600)
+	}
+	return dir, nil
+}
+
+// Reply answers one request with the default pace (for tests and tools that
+// drive an llmtest server themselves).
+func Reply(req llmtest.Request) llmtest.Reply { return (&script{rate: DefaultRate}).reply(req) }
+
+type script struct{ rate int }
+
+var checkpointRE = regexp.MustCompile(`^<system>CHECKPOINT (\d+)</system>$`)
+
+// turn is what the script reads from a request.
+type turn struct {
+	compaction bool
+	prompt     string          // the last real user message (lower case)
+	dmail      bool            // the last real user message is a D-Mail
+	results    []store.Message // tool results after it, in order
+	calls      []string        // tool names called after it
+	stepCP     int             // first checkpoint after the prompt (-1 none)
+}
+
+func readTurn(req llmtest.Request) turn {
+	t := turn{stepCP: -1}
+	msgs := req.Messages
+	if len(msgs) > 0 && msgs[0].Role == "system" && strings.Contains(msgs[0].Content.PlainText(), "compacts conversation context") {
+		t.compaction = true
+		return t
+	}
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == "user" && !checkpointRE.MatchString(strings.TrimSpace(m.Content.PlainText())) {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return t
+	}
+	text := strings.TrimSpace(msgs[last].Content.PlainText())
+	t.dmail = strings.Contains(text, "D-Mail from your future self")
+	t.prompt = strings.ToLower(text)
+	for _, m := range msgs[last+1:] {
+		switch m.Role {
+		case "user":
+			if mm := checkpointRE.FindStringSubmatch(strings.TrimSpace(m.Content.PlainText())); mm != nil && t.stepCP < 0 {
+				t.stepCP, _ = strconv.Atoi(mm[1])
+			}
+		case "assistant":
+			for _, c := range m.ToolCalls {
+				t.calls = append(t.calls, c.Name)
+			}
+		case "tool":
+			t.results = append(t.results, m)
+		}
+	}
+	return t
+}
+
+func hasAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *script) text(content string) llmtest.Reply {
+	return llmtest.Text(content).WithRate(s.rate)
+}
+
+func (s *script) reply(req llmtest.Request) llmtest.Reply {
+	t := readTurn(req)
+	tokens := llm.EstimateTokens(req.Messages)
+	var r llmtest.Reply
+	switch {
+	case t.compaction:
+		r = llmtest.Text(summary)
+	case t.dmail:
+		r = s.text(afterDMail)
+	case hasAny(t.prompt, "backtrack", "d-mail", "dmail", "future", "time travel"):
+		r = s.backtrack(t)
+	case hasAny(t.prompt, "write", "file", "tool"):
+		r = s.toolTrip(t)
+	case hasAny(t.prompt, "code", "markdown", "example", "show"):
+		r = s.text(codeAnswer)
+	case strings.TrimSpace(t.prompt) == "":
+		r = s.text(otherwise)
+	default:
+		r = s.text(otherwise)
+	}
+	return r.WithUsage(tokens, max(1, len(r.Content)/4))
+}
+
+// toolTrip: WriteFile (asks for approval) → ReadFile → answer.
+func (s *script) toolTrip(t turn) llmtest.Reply {
+	switch len(t.results) {
+	case 0:
+		r := llmtest.Calls(llmtest.Call("demo_write_1", "WriteFile", map[string]any{"path": "hello.go", "content": helloGo}))
+		r.Content = "I'll write a small Go program into the demo work directory. rewind asks you first — press **y** to approve once, **a** for the rest of the session, **n** to reject.\n"
+		return r.WithRate(s.rate)
+	case 1:
+		if strings.HasPrefix(t.results[0].Content.PlainText(), "ERROR") {
+			return s.text("The write did not happen, so there is nothing to read back. Ask again when you want to see the round trip.")
+		}
+		r := llmtest.Calls(llmtest.Call("demo_read_1", "ReadFile", map[string]any{"path": "hello.go"}))
+		r.Content = "Written. Reading it back to check (reads need no approval):\n"
+		return r.WithRate(s.rate)
+	}
+	return s.text(toolDone)
+}
+
+// backtrack: a failed attempt, then a D-Mail to the step's checkpoint.
+func (s *script) backtrack(t turn) llmtest.Reply {
+	switch len(t.results) {
+	case 0:
+		r := llmtest.Calls(llmtest.Call("demo_read_cfg", "ReadFile", map[string]any{"path": "config/settings.yaml"}))
+		r.Content = "Let me look for the project's settings first.\n"
+		return r.WithRate(s.rate)
+	case 1:
+		cp := t.stepCP
+		if cp < 0 {
+			cp = 0
+		}
+		r := llmtest.Calls(llmtest.Call("demo_dmail", "SendDMail", map[string]any{
+			"checkpoint_id": cp,
+			"message":       "There is no config/settings.yaml in this directory: do not look for it. The demo project is just hello.go and README.txt; answer from those.",
+		}))
+		r.Content = "That file does not exist — a dead end. Rather than leave the detour in the context, I'll send a D-Mail to my past self at checkpoint " + strconv.Itoa(cp) + " and take the better path.\n"
+		return r.WithRate(s.rate)
+	}
+	return s.text(afterDMail)
+}
+
+const helloGo = `package main
+
+import "fmt"
+
+func main() {
+	fmt.Println("hello from the rewind demo")
+}
+`
+
+const codeAnswer = "## A tiny checkpointed store\n\n" +
+	"rewind never deletes history: a revert starts a new **generation** that shares the old records. Here is the idea in a few lines of Go:\n\n" +
+	"```go\ntype Generation struct {\n\tGen       int\n\tParentGen *int   // nil for a root (compaction, clear)\n\tForkSeq   *int64 // parent's records before this seq are shared\n}\n\n" +
+	"// RevertTo writes one row: nothing is copied or deleted.\nfunc (db *DB) RevertTo(session string, checkpoint int) (Generation, error) {\n\tseq := db.checkpointSeq(session, checkpoint)\n\treturn db.startGeneration(session, &seq)\n}\n```\n\n" +
+	"- each user prompt and each step starts with a **checkpoint** (see the Timeline pane)\n" +
+	"- `/revert N` goes back to before checkpoint N; the rest is *archived*, not deleted\n" +
+	"- `/restore G` brings an archived generation back\n\n" +
+	"Next, try **write a file** to see a tool call and the approval dialog."
+
+const toolDone = "Done: `hello.go` is in the demo work directory and reads back as written.\n\n" +
+	"| step | tool | approval |\n|---|---|---|\n| 1 | WriteFile | asked you |\n| 2 | ReadFile | not needed |\n\n" +
+	"Each step started at a checkpoint — the Timeline pane lists them. Next, try **backtrack** to watch the model send a D-Mail to its past self, or `/compact`."
+
+const afterDMail = "Following the note from my future self, I skipped the missing settings file.\n\n" +
+	"The demo project is small:\n\n- `README.txt` — what this directory is for\n- `hello.go` — written by the tool round trip (if you ran it)\n\n" +
+	"The detour is not lost: it sits in an **archived generation** (see the Timeline pane, dimmed), and the banner above says which checkpoint the D-Mail went to. Now try `/compact`."
+
+const summary = "## Current focus\nTouring rewind's demo: code answers, tool calls with approval, D-Mail backtracks and compaction.\n\n" +
+	"## Environment\nA demo work directory under $REWIND_HOME/demo-workdir; a scripted local model.\n\n" +
+	"## Completed tasks\n- showed a markdown answer with code\n- wrote and read back hello.go (with approval)\n- backtracked with a D-Mail past a dead end\n\n" +
+	"## Active issues\nNone.\n\n## Code state\nhello.go prints a greeting.\n\n## Important context\nThe original messages are kept in the archived generation; /restore brings them back."
+
+const otherwise = "I'm the rewind demo model, so my repertoire is scripted. Things to try:\n\n" +
+	"1. **show me some code** — markdown with a highlighted code block\n" +
+	"2. **write a file** — a tool call that asks for your approval\n" +
+	"3. **backtrack** — I hit a dead end and send a D-Mail to my past self\n" +
+	"4. `/compact` — summarise the context into a new generation\n\n" +
+	"Press **Esc** while I'm answering to interrupt, **Tab** to move between panes, and **?** for every key and command."

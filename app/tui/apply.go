@@ -1,0 +1,273 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// onUIApply applies one event to the widgets (UI goroutine). It is the only
+// place soul events reach the views.
+func (c *Controller) onUIApply(e soul.Event) {
+	switch ev := e.(type) {
+	case soul.StepBegin:
+		c.stepStart = c.conv.Len()
+		c.statusM.Step = ev.N
+		c.refreshStatus()
+	case soul.StepRetry:
+		if len(ev.Reason) < len("compaction: ") || ev.Reason[:len("compaction: ")] != "compaction: " {
+			c.discardStep()
+		}
+		c.setMessage(retryText(ev), true)
+	case soul.StepInterrupted:
+		if ev.Reason != "model call failed" {
+			c.discardStep()
+			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt,
+				Text: "Interrupted (" + ev.Reason + ") · the partial step was discarded, nothing of it was saved · the session stays usable"})
+		} else {
+			c.discardStep()
+		}
+	case soul.CompactionBegin:
+		what := "Compacting the context"
+		if ev.Auto {
+			what = "The context is nearly full: compacting it automatically"
+		}
+		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
+			Text: fmt.Sprintf("%s (%s tokens)…", what, views.FormatTokens(ev.Tokens))})
+		c.setMessage("compacting…", false)
+	case soul.CompactionEnd:
+		// The reload that follows (posted by onWorkerSink) shows the banner.
+		c.statusM.Tokens = ev.Tokens
+		c.statusM.Generation = ev.NewGen
+		c.refreshStatus()
+	case soul.StatusUpdate:
+		c.statusM.Step = ev.Step
+		c.statusM.Tokens = ev.Tokens
+		c.statusM.MaxContext = ev.MaxContext
+		c.statusM.ContextPercent = ev.ContextPercent
+		c.statusM.Generation = ev.Generation
+		if ev.Model != "" {
+			c.statusM.Model = ev.Model
+		}
+		c.refreshStatus()
+	case soul.ContentPart:
+		c.conv.AppendDelta(ev.Text)
+	case soul.ReasoningPart:
+		c.conv.AppendReasoningDelta(ev.Text)
+	case soul.ToolCallPart:
+		if ev.Name != "" {
+			c.statusM.RunningTool = ev.Name + " (preparing)"
+			c.refreshStatus()
+		}
+	case soul.ToolCall:
+		c.conv.Append(toolItem(ev.ID, ev.Name, ev.Arguments))
+		info := views.ToolCallInfo{ID: ev.ID, Name: ev.Name, Args: keyArg(ev.Name, ev.Arguments), Status: views.ToolRunning}
+		c.recordOutput(ev.ID, &info, "")
+		c.toolOut.SetTool(info)
+		c.statusM.RunningTool = ev.Name
+		c.refreshStatus()
+	case soul.ToolOutput:
+		c.recordOutput(ev.ID, nil, ev.Text)
+		if c.toolOut.Tool().ID == ev.ID {
+			c.toolOut.AppendOutput(ev.Text)
+		}
+	case soul.ToolResult:
+		c.onUIToolResult(ev)
+	case *soul.ApprovalRequest:
+		c.onUIApproval(ev)
+	case soul.Backtrack:
+		// The reload posted by onWorkerSink replaces the conversation and
+		// shows the banner.
+		c.statusM.Generation = ev.NewGen
+		c.refreshStatus()
+	case soul.Error:
+		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
+		c.setMessage(oneLine(ev.Message, 120), true)
+	case soul.LoopWarning:
+		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
+			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
+	case soul.RunEnd:
+		c.statusM.RunningTool = ""
+		c.refreshStatus()
+	case evReload:
+		c.onUIReload(ev)
+	case evSessions:
+		c.sessions.SetSessions(ev.rows)
+	case evOpDone:
+		c.onUIOpDone(ev)
+	case evFunc:
+		ev.f()
+	case evNote:
+		c.setMessage(ev.text, ev.isErr)
+	case evTick:
+		if !c.msgUntil.IsZero() && time.Now().After(c.msgUntil) {
+			c.status.ClearMessage()
+			c.msgUntil = time.Time{}
+		}
+		c.refreshStatus()
+	}
+}
+
+// discardStep removes the items the current step attempt streamed (a retry
+// streams the answer again; an interrupted step is not kept).
+func (c *Controller) discardStep() {
+	n := c.conv.Len()
+	if c.stepStart >= n || c.stepStart < 0 {
+		return
+	}
+	items := make([]views.Item, 0, c.stepStart)
+	for i := 0; i < c.stepStart; i++ {
+		it, _ := c.conv.Item(i)
+		items = append(items, it)
+	}
+	c.conv.SetItems(items)
+	c.statusM.RunningTool = ""
+}
+
+func (c *Controller) onUIToolResult(ev soul.ToolResult) {
+	st := views.ToolOK
+	if ev.IsError {
+		st = views.ToolFailed
+	}
+	res := ev.Output
+	if ev.Brief != "" && ev.IsError {
+		res = ev.Brief + "\n" + res
+	}
+	c.conv.UpdateItem(ev.ID, func(it *views.Item) {
+		it.Status = st
+		it.Duration = ev.Duration
+		it.Result = excerpt(res)
+	})
+	out := c.recordOutput(ev.ID, nil, "")
+	out.info.Status, out.info.Duration = st, ev.Duration
+	if len(out.text) == 0 {
+		c.recordOutput(ev.ID, nil, ev.Output)
+	}
+	if c.toolOut.Tool().ID == ev.ID {
+		c.toolOut.SetStatus(st, ev.Duration)
+		if lines, _ := c.toolOut.Lines(); len(lines) == 0 {
+			c.toolOut.SetOutput(ev.Output)
+		}
+	}
+	if len(ev.Todos) > 0 {
+		item := views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, ID: "todos", Text: todosText(ev.Todos)}
+		if !c.conv.UpdateItem("todos", func(it *views.Item) { *it = item }) {
+			c.conv.Append(item)
+		}
+		done := 0
+		for _, t := range ev.Todos {
+			if t.Status == "done" || t.Status == "completed" {
+				done++
+			}
+		}
+		c.setMessage(fmt.Sprintf("todos: %d/%d done", done, len(ev.Todos)), false)
+	}
+	c.statusM.RunningTool = ""
+	c.refreshStatus()
+}
+
+// onUIApproval shows the approval modal (one request at a time).
+func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
+	if c.curApp != nil {
+		c.pendingApp = append(c.pendingApp, req)
+		return
+	}
+	c.curApp = req
+	c.approval.SetRequest(views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
+		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command})
+	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
+		if c.curApp != req {
+			return
+		}
+		switch d {
+		case views.ApproveOnce:
+			req.Respond(soul.ApproveOnce, "")
+		case views.ApproveForSession:
+			req.Respond(soul.ApproveForSession, "")
+			c.setMessage("approved \""+req.Action+"\" for the rest of this session", false)
+		default:
+			req.Respond(soul.Reject, feedback)
+		}
+		c.curApp = nil
+		c.pages.pop("approval")
+		if len(c.pendingApp) > 0 {
+			next := c.pendingApp[0]
+			c.pendingApp = c.pendingApp[1:]
+			c.onUIApproval(next)
+		}
+	})
+	c.pages.push(Page{Name: "approval", Primitive: c.approval})
+}
+
+// answerPendingApprovals closes the approval modal after an interrupt (the
+// soul stops waiting on its own once its context is cancelled).
+func (c *Controller) answerPendingApprovals() {
+	for _, r := range append([]*soul.ApprovalRequest{c.curApp}, c.pendingApp...) {
+		if r != nil {
+			r.Respond(soul.Reject, "interrupted")
+		}
+	}
+	c.curApp, c.pendingApp = nil, nil
+	c.pages.pop("approval")
+}
+
+// onUIReload shows fresh store data.
+func (c *Controller) onUIReload(ev evReload) {
+	if !ev.keepConv {
+		c.conv.SetItems(ev.items)
+		c.stepStart = c.conv.Len()
+		if len(ev.items) == 0 {
+			c.showWelcome()
+		}
+	}
+	if ev.banner != nil {
+		// The D-Mail the view ends with says less than the backtrack banner.
+		if n := c.conv.Len(); ev.banner.Banner == views.BannerBacktrack && n > 0 {
+			if last, _ := c.conv.Item(n - 1); last.Kind == views.ItemBanner && last.Banner == views.BannerBacktrack {
+				items := make([]views.Item, 0, n)
+				for i := 0; i < n-1; i++ {
+					it, _ := c.conv.Item(i)
+					items = append(items, it)
+				}
+				c.conv.SetItems(items)
+			}
+		}
+		c.conv.Append(*ev.banner)
+		c.stepStart = c.conv.Len()
+	}
+	c.timeline.SetModel(ev.timeline)
+	if ev.title != "" {
+		c.statusM.SessionTitle = ev.title
+	}
+	c.statusM.Generation = ev.gen
+	c.refreshStatus()
+}
+
+// onUIOpDone ends a run or an operation.
+func (c *Controller) onUIOpDone(ev evOpDone) {
+	c.busy = ""
+	c.runCancel = nil
+	c.runStart = time.Time{}
+	c.statusM.RunningTool = ""
+	c.answerPendingApprovals()
+	c.input.SetDisabled("")
+	switch {
+	case ev.err == nil:
+		if !c.quitting {
+			c.status.ClearMessage()
+		}
+	case errors.Is(ev.err, context.Canceled) || errors.Is(ev.err, context.DeadlineExceeded):
+		c.setMessage(ev.op+" interrupted", false)
+	case errors.Is(ev.err, soul.ErrRejected):
+		c.setMessage("tool call rejected: the run stopped, tell the model what to do instead", false)
+	case errors.Is(ev.err, soul.ErrMaxSteps):
+		c.setMessage("max steps reached: send a message to continue", true)
+	default:
+		c.setMessage(ev.op+" failed: "+oneLine(ev.err.Error(), 140), true)
+	}
+	c.refreshStatus()
+}

@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// Command is one slash command. The registry feeds the input's completion
+// and the help overlay, so both list exactly what exists.
+type Command struct {
+	Name        string // with the leading "/"
+	Args        string // e.g. "N"; "" when none
+	Description string
+	// ChangesContext commands are refused while a run is active.
+	ChangesContext bool
+	// Writes commands are refused in a read-only (watch) workspace.
+	Writes bool
+	// Run executes the command on the UI goroutine; arg is the trimmed text
+	// after the name.
+	Run func(arg string)
+}
+
+type commandRegistry struct {
+	byName map[string]*Command
+	order  []*Command
+}
+
+func newCommandRegistry() *commandRegistry {
+	return &commandRegistry{byName: map[string]*Command{}}
+}
+
+// add registers cmd, replacing one of the same name.
+func (r *commandRegistry) add(cmd Command) {
+	if old, ok := r.byName[cmd.Name]; ok {
+		*old = cmd
+		return
+	}
+	p := &cmd
+	r.byName[cmd.Name] = p
+	r.order = append(r.order, p)
+}
+
+func (r *commandRegistry) get(name string) (*Command, bool) {
+	c, ok := r.byName[name]
+	return c, ok
+}
+
+// slashCommands is the registry as the views show it, sorted by name.
+func (r *commandRegistry) slashCommands() []views.SlashCommand {
+	out := make([]views.SlashCommand, 0, len(r.order))
+	for _, c := range r.order {
+		out = append(out, views.SlashCommand{Name: c.Name, Args: c.Args, Description: c.Description})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// AddCommand registers a slash command (feature files call it from New's
+// registerCommands or later, on the UI goroutine) and refreshes completion.
+func (c *Controller) AddCommand(cmd Command) {
+	c.commands.add(cmd)
+	c.input.SetCommands(c.commands.slashCommands())
+}
+
+// registerCommands installs the built-in slash commands.
+func (c *Controller) registerCommands() {
+	for _, cmd := range []Command{
+		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", ChangesContext: true, Writes: true, Run: c.cmdCompact},
+		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", ChangesContext: true, Writes: true, Run: c.cmdClear},
+		{Name: "/revert", Args: "N", Description: "go back to before checkpoint N (later messages are archived, not deleted)", ChangesContext: true, Writes: true, Run: c.cmdRevert},
+		{Name: "/restore", Args: "G", Description: "make archived generation G current again", ChangesContext: true, Writes: true, Run: c.cmdRestore},
+		{Name: "/sessions", Description: "browse sessions (type to filter, / for full-text search, Enter resumes)", Run: c.cmdSessions},
+		{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: c.cmdYolo},
+		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
+		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
+		{Name: "/exit", Description: "quit rewind (a running step is cancelled first)", Run: func(string) { c.onUIQuit() }},
+	} {
+		c.commands.add(cmd)
+	}
+}
+
+// onUISubmit handles Enter in the input: a slash command or a prompt.
+func (c *Controller) onUISubmit(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	c.input.SetHistory(append(c.input.History(), text))
+	c.input.SetText("")
+	if strings.HasPrefix(text, "/") {
+		c.onUICommand(text)
+		return
+	}
+	if c.readOnly {
+		c.setMessage("read-only: this session is being written by another process (use /exit, or fork it from the session list)", true)
+		return
+	}
+	if c.busy != "" {
+		c.setMessage("a run is active: wait for it or press Esc to interrupt", true)
+		return
+	}
+	o, err := c.ensureSession()
+	if err != nil {
+		c.setMessage(err.Error(), true)
+		return
+	}
+	c.conv.Append(views.Item{Kind: views.ItemUser, Text: text})
+	c.conv.ScrollToEnd()
+	c.stepStart = c.conv.Len()
+	c.startOp("run", func(ctx context.Context) error { return o.soul.Run(ctx, text) })
+}
+
+// onUICommand dispatches a slash command.
+func (c *Controller) onUICommand(text string) {
+	name, arg, _ := strings.Cut(text, " ")
+	name = strings.ToLower(name)
+	arg = strings.TrimSpace(arg)
+	if name == "/quit" {
+		name = "/exit"
+	}
+	cmd, ok := c.commands.get(name)
+	if !ok {
+		c.setMessage(fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent to the model)", oneLine(name, 30)), true)
+		return
+	}
+	if cmd.Writes && c.readOnly {
+		c.setMessage(cmd.Name+" is not available read-only: this session is being written by another process", true)
+		return
+	}
+	if cmd.ChangesContext && c.busy != "" {
+		c.setMessage(cmd.Name+" changes the context: wait for the run to finish or press Esc first", true)
+		return
+	}
+	cmd.Run(arg)
+}
+
+// startOp runs f on a worker with a cancellable context (Esc cancels it) and
+// posts evOpDone when it returns (UI).
+func (c *Controller) startOp(op string, f func(ctx context.Context) error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.busy, c.runCancel, c.runStart = op, cancel, time.Now()
+	c.statusM.Step = 0
+	c.refreshStatus()
+	c.onWorker(func() {
+		defer cancel()
+		err := f(ctx)
+		c.post(evOpDone{op: op, err: err})
+	})
+}
+
+// needSoul returns the writable open session or says why there is none.
+func (c *Controller) needSoul(what string) (*openSession, bool) {
+	o := c.cur()
+	if o == nil || o.soul == nil {
+		c.setMessage("nothing to "+what+" yet: the session is empty", false)
+		return nil, false
+	}
+	return o, true
+}
+
+func (c *Controller) cmdCompact(string) {
+	o, ok := c.needSoul("compact")
+	if !ok {
+		return
+	}
+	before := c.statusM.Generation
+	c.startOp("compaction", func(ctx context.Context) error {
+		err := o.soul.Compact(ctx)
+		if err == nil && o.soul.Status().Generation == before {
+			c.post(evNote{text: "nothing to compact yet: the context holds only the last messages, which compaction keeps"})
+		}
+		return err
+	})
+}
+
+// genOp runs a generation-changing soul operation and reloads the view
+// with a banner saying what happened.
+func (c *Controller) genOp(op string, f func(ctx context.Context, s *soul.Soul) (store.Generation, error), banner func(g store.Generation, prev int) string) {
+	o, ok := c.needSoul(op)
+	if !ok {
+		return
+	}
+	prev := c.statusM.Generation
+	c.startOp(op, func(ctx context.Context) error {
+		g, err := f(ctx, o.soul)
+		if err != nil {
+			return err
+		}
+		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: banner(g, prev)})
+		return nil
+	})
+}
+
+func (c *Controller) cmdClear(string) {
+	c.genOp("clear", func(ctx context.Context, s *soul.Soul) (store.Generation, error) { return s.Clear(ctx) },
+		func(g store.Generation, prev int) string {
+			return fmt.Sprintf("Context cleared: generation %d starts empty · generation %d is archived (/restore %d brings it back)", g.Gen, prev, prev)
+		})
+}
+
+func (c *Controller) cmdRevert(arg string) {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 0 {
+		c.setMessage("usage: /revert N — N is a checkpoint number from the timeline", true)
+		return
+	}
+	c.genOp("revert", func(ctx context.Context, s *soul.Soul) (store.Generation, error) {
+		g, err := s.RevertTo(ctx, n)
+		switch {
+		case errors.Is(err, store.ErrCheckpointNotFound):
+			return g, fmt.Errorf("checkpoint %d is not in this view (see the timeline)", n)
+		case errors.Is(err, store.ErrCompactedRegion):
+			return g, fmt.Errorf("checkpoint %d lies before a compaction; /restore the generation before it instead", n)
+		}
+		return g, err
+	}, func(g store.Generation, prev int) string {
+		return fmt.Sprintf("Reverted to before checkpoint %d: generation %d · the later messages are kept in archived generation %d (/restore %d)", n, g.Gen, prev, prev)
+	})
+}
+
+func (c *Controller) cmdRestore(arg string) {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 0 {
+		c.setMessage("usage: /restore G — G is a generation number from the timeline", true)
+		return
+	}
+	c.genOp("restore", func(ctx context.Context, s *soul.Soul) (store.Generation, error) {
+		g, err := s.Restore(ctx, n)
+		if errors.Is(err, store.ErrGenerationNotFound) {
+			return g, fmt.Errorf("generation %d does not exist (see the timeline)", n)
+		}
+		return g, err
+	}, func(g store.Generation, prev int) string {
+		return fmt.Sprintf("Restored generation %d as generation %d · generation %d is archived", n, g.Gen, prev)
+	})
+}
+
+func (c *Controller) cmdSessions(string) {
+	c.app.SetFocus(c.sessions)
+	c.onWorker(c.onWorkerListSessions)
+}
+
+func (c *Controller) cmdYolo(string) {
+	on := c.statusM.Mode != "YOLO"
+	if o := c.cur(); o != nil && o.soul != nil {
+		on = !o.soul.Yolo()
+		o.soul.SetYolo(on)
+	}
+	c.opts.Soul.Yolo = on
+	if on {
+		c.statusM.Mode = "YOLO"
+		c.setMessage("yolo on: every tool call runs without asking (/yolo again to turn it off)", false)
+	} else {
+		c.statusM.Mode = ""
+		c.setMessage("yolo off: tool calls that write or execute ask first", false)
+	}
+	c.refreshStatus()
+}
+
+func (c *Controller) cmdTheme(arg string) {
+	if arg == "" {
+		c.setMessage("themes: "+strings.Join(themes.Names(c.themeDir()), ", ")+" — /theme NAME", false)
+		return
+	}
+	th, err := themes.Load(arg, c.themeDir())
+	c.applyTheme(th)
+	if err != nil {
+		c.setMessage(err.Error(), true)
+		return
+	}
+	c.setMessage("theme "+th.Name, false)
+}

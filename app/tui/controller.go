@@ -1,0 +1,337 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// messageTTL is how long a transient status-bar message stays.
+const messageTTL = 6 * time.Second
+
+// quitWindow is how long after the first Ctrl-C a second one quits.
+const quitWindow = 2 * time.Second
+
+// Controller owns the workspace: widgets, the Soul of the open session, the
+// event pipeline and the registries. Fields marked (UI) are touched only on
+// the UI goroutine; the rest say how they are guarded.
+type Controller struct {
+	opts Options
+	db   *store.DB
+	app  *tview.Application
+	ui   uiState
+
+	ctx     context.Context // cancelled when the controller shuts down
+	cancel  context.CancelFunc
+	workers sync.WaitGroup // onWorker goroutines
+	events  *batcher
+
+	// Widgets (UI).
+	conv     *views.Conversation
+	toolOut  *views.ToolOutput
+	timeline *views.Timeline
+	sessions *views.SessionList
+	input    *views.Input
+	status   *views.StatusBar
+	approval *views.ApprovalModal
+	help     *views.HelpOverlay
+	confirm  *views.ConfirmDialog
+	prompt   *views.PromptDialog
+	layout   *layout
+	pages    *pageStack
+
+	// Registries (UI; built once in New, extended by feature files).
+	commands *commandRegistry
+	keys     []globalBinding
+
+	// The open session: swapped atomically on the UI goroutine (workers and
+	// pollers read it); nil until a new session's first prompt.
+	open     atomic.Pointer[openSession]
+	readOnly bool // (UI) no writes: watching, or the lease is held elsewhere
+	watchPID int  // (UI) pid holding the lease when the workspace opened
+
+	// Run state (UI).
+	busy       string // "" idle, else the running operation ("run", "compact"…)
+	runCancel  context.CancelFunc
+	runStart   time.Time
+	stepStart  int // first conversation item of the current step attempt
+	statusM    views.Status
+	msgUntil   time.Time
+	quitArmed  time.Time
+	quitting   bool
+	theme      themes.Theme
+	outputs    map[string]*callOutput // tool call id → output, for the tool pane
+	outOrder   []string
+	pendingApp []*soul.ApprovalRequest
+	curApp     *soul.ApprovalRequest
+	lastVer    store.Version
+
+	sigMu   sync.Mutex
+	sessSig string // signature of the last session list posted
+}
+
+// openSession is one session opened in the workspace.
+type openSession struct {
+	sess  store.Session
+	soul  *soul.Soul   // nil when read-only
+	lease *store.Lease // nil when read-only
+}
+
+// cur is the open session or nil (any goroutine).
+func (c *Controller) cur() *openSession { return c.open.Load() }
+
+// callOutput is what the tool output pane shows for one call.
+type callOutput struct {
+	info views.ToolCallInfo
+	text []byte
+}
+
+// maxCallOutput bounds the output kept per tool call (the pane keeps less).
+const maxCallOutput = 256 << 10
+
+// maxKeptCalls bounds how many calls keep their output.
+const maxKeptCalls = 200
+
+// New builds the controller and its widgets and opens the session named by
+// o. It does not start the terminal; Run does.
+func New(ctx context.Context, o Options) (*Controller, error) {
+	if o.DB == nil {
+		return nil, errors.New("tui: no database")
+	}
+	if o.Mode == ModeWatch {
+		o.ReadOnly = true
+	}
+	if !o.ReadOnly && o.Client == nil {
+		return nil, errors.New("tui: no model client")
+	}
+	if o.Tools == nil {
+		o.Tools = tools.Default()
+	}
+	if o.Model == "" && o.Client != nil {
+		o.Model = o.Client.Model()
+	}
+	c := &Controller{
+		opts:     o,
+		db:       o.DB,
+		app:      tview.NewApplication(),
+		readOnly: o.ReadOnly,
+		outputs:  map[string]*callOutput{},
+	}
+	c.ui.stopped = make(chan struct{})
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	c.events = newBatcher(FlushInterval, c.onWorkerDeliver)
+	c.buildWidgets()
+	c.commands = newCommandRegistry()
+	c.registerCommands()
+	c.keys = c.globalBindings()
+	c.input.SetCommands(c.commands.slashCommands())
+
+	th, err := themes.Load(o.Theme, c.themeDir())
+	c.applyTheme(th)
+	if err != nil {
+		c.setMessage(err.Error(), true)
+	}
+	c.statusM = views.Status{Model: o.Model, Demo: o.Demo, MaxContext: o.Soul.MaxContextSize}
+	if c.statusM.MaxContext == 0 {
+		c.statusM.MaxContext = soul.DefaultMaxContextSize
+	}
+	if o.Soul.Yolo {
+		c.statusM.Mode = "YOLO"
+	}
+	if err := c.openInitial(ctx); err != nil {
+		c.cancel()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Controller) themeDir() string {
+	if c.opts.Home == "" {
+		return ""
+	}
+	return filepath.Join(c.opts.Home, "themes")
+}
+
+// Run starts the terminal UI and blocks until quit. It may be called once.
+func (c *Controller) Run(ctx context.Context) error {
+	if c.opts.Screen != nil {
+		c.app.SetScreen(c.opts.Screen)
+	}
+	c.app.EnableMouse(true)
+	c.app.EnablePaste(true)
+	c.app.SetRoot(c.pages.root, true)
+	c.app.SetInputCapture(c.onUIKey)
+	c.app.SetBeforeDrawFunc(func(tcell.Screen) bool { c.layout.fit(); return false })
+	c.app.SetFocus(c.input)
+
+	// The first draw happens after Run starts; mark the UI running from
+	// inside the loop so workers never queue before it.
+	go c.app.QueueUpdateDraw(func() {
+		c.ui.running.Store(true)
+		c.onUIStarted()
+	})
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.onUIThread(c.onUIQuit)
+		case <-c.ui.stopped:
+		}
+	}()
+	c.startPollers()
+	err := c.app.Run()
+	c.ui.running.Store(false)
+	close(c.ui.stopped)
+	c.shutdownWorkers()
+	if err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}
+
+// onUIStarted runs once the loop is live: pending offers (watch/fork) and
+// the first poll results can now be shown.
+func (c *Controller) onUIStarted() {
+	c.refreshStatus()
+	if o := c.cur(); c.watchPID != 0 && o != nil {
+		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID)
+	}
+}
+
+// onUIQuit starts an orderly shutdown: cancel what runs, wait for it on a
+// worker, then stop the application.
+func (c *Controller) onUIQuit() {
+	if c.quitting {
+		return
+	}
+	c.quitting = true
+	if c.runCancel != nil {
+		c.runCancel()
+	}
+	c.answerPendingApprovals()
+	c.setMessage("quitting…", false)
+	go func() {
+		c.shutdownWorkers()
+		c.app.Stop()
+	}()
+}
+
+// shutdownWorkers cancels the controller context, waits for every worker
+// (a run returns once its context is cancelled and its step is rolled back),
+// stops the event pipeline and releases the lease. Safe to call twice.
+func (c *Controller) shutdownWorkers() {
+	c.cancel()
+	c.workers.Wait()
+	c.events.stop()
+	c.releaseLease()
+}
+
+// post queues a synthetic event on the ordered pipeline (any goroutine).
+func (c *Controller) post(e soul.Event) { c.events.push(e) }
+
+// onWorkerSink is the soul.Sink: it runs on the soul's goroutine. Events that
+// change the generation also load the new view here, off the UI thread.
+func (c *Controller) onWorkerSink(e soul.Event) {
+	c.events.push(e)
+	switch ev := e.(type) {
+	case soul.Backtrack:
+		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: backtrackText(ev)})
+	case soul.CompactionEnd:
+		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: compactionText(ev)})
+	}
+}
+
+// onWorkerReload loads the session's current view and posts it.
+func (c *Controller) onWorkerReload(banner *views.Item) {
+	ev, err := c.loadReload(context.WithoutCancel(c.ctx), false)
+	if err != nil {
+		c.post(evNote{text: "cannot reload the session: " + err.Error(), isErr: true})
+		return
+	}
+	ev.banner = banner
+	c.post(ev)
+}
+
+// loadReload reads the current view and generations of the open session.
+func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, error) {
+	o := c.cur()
+	if o == nil {
+		return evReload{keepConv: keepConv}, nil
+	}
+	return loadSessionView(ctx, c.db, o.sess.ID, keepConv)
+}
+
+// loadSessionView reads a session's current view and generations.
+func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool) (evReload, error) {
+	v, err := db.View(ctx, id)
+	if err != nil {
+		return evReload{}, err
+	}
+	gens, err := db.Generations(ctx, id)
+	if err != nil {
+		return evReload{}, err
+	}
+	ev := evReload{keepConv: keepConv, timeline: timelineModel(v, gens), gen: v.Generation.Gen}
+	if !keepConv {
+		ev.items = viewItems(v)
+	}
+	if s, err := db.GetSession(ctx, id); err == nil {
+		ev.title = s.Title
+	}
+	return ev, nil
+}
+
+// onWorkerDeliver runs on the batcher's goroutine: one UI update per batch.
+func (c *Controller) onWorkerDeliver(batch []soul.Event) {
+	c.onUIThread(func() {
+		for _, e := range batch {
+			c.onUIApply(e)
+		}
+	})
+}
+
+// setMessage shows a transient status-bar message (UI).
+func (c *Controller) setMessage(text string, isErr bool) {
+	c.status.SetMessage(text, isErr)
+	c.msgUntil = time.Now().Add(messageTTL)
+}
+
+// refreshStatus pushes the status model to the bar (UI).
+func (c *Controller) refreshStatus() {
+	s := c.statusM
+	if c.busy != "" && !c.runStart.IsZero() {
+		s.Elapsed = time.Since(c.runStart)
+	}
+	if o := c.cur(); o != nil && s.SessionTitle == "" {
+		s.SessionTitle = o.sess.Title
+	}
+	if c.readOnly {
+		s.Mode = "WATCH"
+	}
+	c.status.SetStatus(s)
+}
+
+// Screen-level helpers for tests and feature files.
+
+// Application is the tview application (tests drive it through its screen).
+func (c *Controller) Application() *tview.Application { return c.app }
+
+// SessionID is the open session ("" before a new session's first prompt).
+func (c *Controller) SessionID() string {
+	if o := c.cur(); o != nil {
+		return o.sess.ID
+	}
+	return ""
+}

@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// This file converts store data and soul events into the views' plain view
+// models. Nothing here touches a widget; every function is pure and may run
+// on any goroutine.
+
+const (
+	compactedPrefix = "<system>Previous context has been compacted"
+	dmailPrefix     = "<system>You just got a D-Mail from your future self"
+	truncatedPrefix = "<system>Previous context has been compacted by truncation"
+	resultExcerpt   = 2000 // bytes of a tool result kept on its conversation item
+)
+
+// viewItems turns a generation's view into conversation items: user
+// prompts, assistant text (reasoning folded), one line per tool call with
+// its status from the matching result, and banners for what rewind itself
+// injected (compaction summaries, D-Mails). Checkpoint markers are hidden.
+func viewItems(v store.View) []views.Item {
+	var items []views.Item
+	calls := map[string]int{} // tool call id → index in items
+	for _, r := range v.Records {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		m, err := r.Message()
+		if err != nil {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			if it, ok := userItem(m); ok {
+				items = append(items, it)
+			}
+		case "assistant":
+			if th := strings.TrimSpace(m.Content.Reasoning()); th != "" {
+				items = append(items, views.Item{Kind: views.ItemReasoning, Text: th})
+			}
+			if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
+				items = append(items, views.Item{Kind: views.ItemAssistant, Text: t})
+			}
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = len(items)
+				items = append(items, toolItem(c.ID, c.Name, c.Args))
+			}
+		case "tool":
+			i, ok := calls[m.ToolCallID]
+			if !ok {
+				continue
+			}
+			out := m.Content.PlainText()
+			items[i].Result = excerpt(out)
+			items[i].Status = views.ToolOK
+			if strings.HasPrefix(out, "ERROR:") {
+				items[i].Status = views.ToolFailed
+			}
+		case "system":
+			// The system prompt is not part of a view; an imported one is not shown.
+		}
+	}
+	// Calls whose result never arrived (an imported or crashed step).
+	for _, i := range calls {
+		if items[i].Status == views.ToolRunning {
+			items[i].Status = views.ToolFailed
+			items[i].Result = "no result: the call did not complete"
+		}
+	}
+	return items
+}
+
+// userItem converts a user message; false for checkpoint markers.
+func userItem(m store.Message) (views.Item, bool) {
+	text := strings.TrimSpace(m.Content.PlainText())
+	switch {
+	case store.IsCheckpointMessage(m) || text == "":
+		return views.Item{}, false
+	case strings.HasPrefix(text, truncatedPrefix):
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: stripSystem(text)}, true
+	case strings.HasPrefix(text, compactedPrefix):
+		summary := text
+		if i := strings.Index(text, "</system>"); i >= 0 {
+			summary = strings.TrimSpace(text[i+len("</system>"):])
+		}
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
+			Text: "Compacted context — the earlier conversation (kept in an archived generation) is summarised:\n" + summary}, true
+	case strings.HasPrefix(text, dmailPrefix):
+		note := text
+		if i := strings.Index(text, "D-Mail content:"); i >= 0 {
+			note = strings.TrimSpace(strings.TrimSuffix(text[i+len("D-Mail content:"):], "</system>"))
+		}
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: "D-Mail from the future: " + note}, true
+	case strings.HasPrefix(text, "<system>"):
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: stripSystem(text)}, true
+	}
+	return views.Item{Kind: views.ItemUser, Text: text}, true
+}
+
+func stripSystem(s string) string {
+	s = strings.TrimPrefix(s, "<system>")
+	s = strings.TrimSuffix(s, "</system>")
+	return strings.TrimSpace(s)
+}
+
+// toolItem is the running one-liner of a tool call.
+func toolItem(id, name, args string) views.Item {
+	return views.Item{Kind: views.ItemTool, ID: id, ToolName: name, KeyArg: keyArg(name, args), Args: prettyArgs(args), Status: views.ToolRunning}
+}
+
+// keyArg picks the argument a tool call's one-liner shows.
+func keyArg(name, args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return oneLine(args, 80)
+	}
+	keys := []string{"path", "command", "pattern", "thought", "message", "directory"}
+	if name == "SendDMail" {
+		if id, ok := m["checkpoint_id"]; ok {
+			return fmt.Sprintf("→ checkpoint %v", id)
+		}
+	}
+	if name == "SetTodoList" {
+		if l, ok := m["todos"].([]any); ok {
+			return fmt.Sprintf("%d todos", len(l))
+		}
+	}
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return oneLine(s, 80)
+		}
+	}
+	return ""
+}
+
+// prettyArgs indents JSON arguments for the expanded tool call.
+func prettyArgs(args string) string {
+	var v any
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return args
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return args
+	}
+	return string(b)
+}
+
+func excerpt(s string) string {
+	if len(s) <= resultExcerpt {
+		return s
+	}
+	cut := resultExcerpt
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "\n…"
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// backtrackText is the D-Mail banner.
+func backtrackText(b soul.Backtrack) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Backtracked to checkpoint %d · discarded %d %s (archived in generation %d)", b.CheckpointID, b.Discarded, plural(b.Discarded, "message", "messages"), b.ArchivedGen)
+	if b.ReturnedTo != "" {
+		fmt.Fprintf(&sb, " · returned to: %s", oneLine(b.ReturnedTo, 100))
+	}
+	if b.Note != "" {
+		fmt.Fprintf(&sb, " · note from the future: %s", oneLine(b.Note, 300))
+	}
+	if b.FilesReverted {
+		sb.WriteString(" · files reverted")
+	}
+	if b.FilesError != "" {
+		fmt.Fprintf(&sb, " · files not reverted: %s", b.FilesError)
+	}
+	return sb.String()
+}
+
+// compactionText is the banner after a compaction.
+func compactionText(e soul.CompactionEnd) string {
+	if e.Truncated {
+		return fmt.Sprintf("Compaction could not summarise (%s): fell back to truncation, keeping the newest %d messages · generation %d archived, nothing lost · now %s tokens",
+			strings.TrimPrefix(e.Reason, "summary failed: "), e.Kept, e.ArchivedGen, views.FormatTokens(e.Tokens))
+	}
+	return fmt.Sprintf("Context compacted into generation %d · generation %d archived (nothing lost) · kept the last %d %s · now %s tokens",
+		e.NewGen, e.ArchivedGen, e.Kept, plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))
+}
+
+// retryText is the status shown while a step is retried.
+func retryText(e soul.StepRetry) string {
+	return fmt.Sprintf("retrying (attempt %d/%d in %s: %s)", e.Attempt, e.Max, e.Wait.Round(100*time.Millisecond), oneLine(e.Reason, 80))
+}
+
+// todosText renders the model's todo list.
+func todosText(todos []soul.Todo) string {
+	var sb strings.Builder
+	sb.WriteString("Todo list")
+	for _, t := range todos {
+		mark := "☐"
+		switch strings.ToLower(t.Status) {
+		case "done", "completed", "complete":
+			mark = "☑"
+		case "in_progress", "in progress", "doing", "active":
+			mark = "◐"
+		}
+		fmt.Fprintf(&sb, "\n%s %s", mark, t.Title)
+	}
+	return sb.String()
+}
+
+// timelineModel builds the timeline pane's model from a view and the
+// session's generations.
+func timelineModel(v store.View, gens []store.Generation) views.TimelineModel {
+	var m views.TimelineModel
+	m.Position = -1
+	pending := -1 // index of the checkpoint waiting for its label
+	tokens := 0
+	for _, r := range v.Records {
+		switch r.Kind {
+		case store.KindUsage:
+			tokens = r.TokenCount
+		case store.KindCheckpoint:
+			m.Checkpoints = append(m.Checkpoints, views.CheckpointRow{ID: r.CheckpointID, Time: r.CreatedAt, Tokens: tokens})
+			pending = len(m.Checkpoints) - 1
+		case store.KindMessage:
+			if pending < 0 {
+				continue
+			}
+			msg, err := r.Message()
+			if err != nil || store.IsCheckpointMessage(msg) {
+				continue
+			}
+			label := ""
+			switch msg.Role {
+			case "user":
+				if it, ok := userItem(msg); ok {
+					label = it.Text
+				}
+			case "assistant":
+				if len(msg.ToolCalls) > 0 {
+					names := make([]string, 0, len(msg.ToolCalls))
+					for _, c := range msg.ToolCalls {
+						names = append(names, c.Name)
+					}
+					label = "step: " + strings.Join(names, ", ")
+				} else {
+					label = "answer: " + msg.Content.PlainText()
+				}
+			}
+			if label != "" {
+				m.Checkpoints[pending].Label = oneLine(label, 120)
+				pending = -1
+			}
+		}
+	}
+	cur := v.Generation.Gen
+	for _, g := range gens {
+		row := views.GenerationRow{Gen: g.Gen, ParentGen: -1, ForkCheckpoint: -1, Cause: string(g.Cause), Note: g.Note,
+			Messages: g.Messages, Archived: g.Archived(), Current: g.Gen == cur, Time: g.CreatedAt}
+		if g.ParentGen != nil && g.ParentSession == "" {
+			row.ParentGen = *g.ParentGen
+		}
+		m.Generations = append(m.Generations, row)
+	}
+	sort.SliceStable(m.Generations, func(i, j int) bool { return m.Generations[i].Gen < m.Generations[j].Gen })
+	return m
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

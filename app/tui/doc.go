@@ -1,0 +1,24 @@
+// Package tui is rewind's TUI controller: it builds the full-screen
+// workspace out of the views package's primitives, converts store views and
+// soul events into view models, runs the Soul on a worker goroutine and
+// feeds its events back through a batching sink (one redraw per ≤ 33 ms),
+// owns the slash-command and key-binding registries (which also feed the
+// help overlay), the page stack of overlays (help, approval, dialogs), the
+// session lease (one writer per session; watch or fork otherwise) and theme
+// switching.
+//
+// Threads: functions named onWorker… run off the UI goroutine and never touch
+// a widget; functions named onUI… (and tview handlers) run on the UI
+// goroutine. The only way from a worker to the UI is Controller.onUIThread,
+// the one wrapper around Application.QueueUpdateDraw, which refuses once the
+// application has stopped.
+//
+// Files: controller.go (Controller, Run, shutdown), thread.go (onUIThread,
+// onWorker), sink.go (batching sink), apply.go (soul events → widgets),
+// convert.go (store views → view models), commands.go (slash-command
+// registry), keys.go (global key bindings), pages.go (overlay stack),
+// layout.go (workspace), session.go (open/create/lease/watch/fork),
+// poll.go (session list and version polling), theme.go.
+//
+// The package does not import package app; app builds Options and calls Run.
+package tui

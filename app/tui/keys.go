@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/views"
+)
+
+// globalBinding is a workspace-wide key: data, k9s-style. When says whether
+// it applies right now (nil = always); a binding that does not apply lets
+// the key through to the focused widget.
+type globalBinding struct {
+	views.KeyBinding
+	When func() bool
+	// Overlays: also active while an overlay (help, dialog, approval) is on top.
+	Overlays bool
+}
+
+// globalBindings is the workspace's key registry; the help overlay lists it.
+func (c *Controller) globalBindings() []globalBinding {
+	return []globalBinding{
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlC)}, Description: "interrupt; twice: quit", Handler: c.onUICtrlC, Visible: true, Dangerous: true}, Overlays: true},
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)}, Description: "interrupt the running step", Handler: c.onUIInterrupt, Visible: true},
+			When: func() bool { return c.busy != "" }},
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyTab)}, Description: "next pane", Handler: func() { c.cycleFocus(1) }, Visible: true},
+			When: func() bool { return !(c.app.GetFocus() == c.input && c.input.WantsTab()) }},
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyBacktab)}, Description: "previous pane", Handler: func() { c.cycleFocus(-1) }, Visible: true}},
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('?'), views.K(tcell.KeyF1)}, Description: "help: keys and slash commands", Handler: c.showHelp, Visible: true},
+			When: func() bool { return !c.isTyping() }},
+		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('i')}, Description: "back to the input", Handler: func() { c.app.SetFocus(c.input) }, Visible: true},
+			When: func() bool { f := c.app.GetFocus(); return f != c.input && f != c.sessions }},
+	}
+}
+
+// visibleGlobalBindings are the global keys for help.
+func (c *Controller) visibleGlobalBindings() []views.KeyBinding {
+	out := make([]views.KeyBinding, 0, len(c.keys))
+	for _, b := range c.keys {
+		out = append(out, b.KeyBinding)
+	}
+	return out
+}
+
+// onUIKey is the application's input capture: global bindings first, then
+// the focused widget.
+func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
+	overlay := c.pages.top() != ""
+	for _, b := range c.keys {
+		if overlay && !b.Overlays {
+			continue
+		}
+		for _, k := range b.Keys {
+			if k.Matches(ev) && (b.When == nil || b.When()) {
+				b.Handler()
+				return nil
+			}
+		}
+	}
+	if ev.Key() != tcell.KeyCtrlC {
+		c.quitArmed = time.Time{}
+	}
+	return ev
+}
+
+// onUICtrlC interrupts a run; a second Ctrl-C within quitWindow quits.
+func (c *Controller) onUICtrlC() {
+	if !c.quitArmed.IsZero() && time.Since(c.quitArmed) < quitWindow {
+		c.onUIQuit()
+		return
+	}
+	c.quitArmed = time.Now()
+	if c.busy != "" {
+		c.onUIInterrupt()
+		c.setMessage("interrupted · press Ctrl-C again to quit", false)
+		return
+	}
+	c.setMessage("press Ctrl-C again to quit", false)
+}
+
+// onUIInterrupt cancels the running step (Esc).
+func (c *Controller) onUIInterrupt() {
+	if c.runCancel == nil {
+		return
+	}
+	c.runCancel()
+	c.answerPendingApprovals()
+	c.setMessage("interrupting…", false)
+}
+
+// cycleFocus moves the focus along the panes (Tab / Shift-Tab).
+func (c *Controller) cycleFocus(d int) {
+	ps := c.panes()
+	cur := c.app.GetFocus()
+	i := 0
+	for j, p := range ps {
+		if p == cur {
+			i = j
+			break
+		}
+	}
+	c.app.SetFocus(ps[(i+d+len(ps))%len(ps)])
+}
+
+var _ tview.Primitive = (*views.Input)(nil)

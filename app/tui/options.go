@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Mode says which session the workspace opens.
+type Mode int
+
+const (
+	// ModeNew starts a new session in WorkDir (created on the first prompt).
+	ModeNew Mode = iota
+	// ModeContinue resumes the newest session of WorkDir (a new one if none).
+	ModeContinue
+	// ModeResume resumes SessionID.
+	ModeResume
+	// ModeWatch follows SessionID (or the newest live session) read-only.
+	ModeWatch
+)
+
+// Options is everything the workspace needs; package app builds it.
+type Options struct {
+	DB        *store.DB
+	Mode      Mode
+	SessionID string // ModeResume, ModeWatch ("" = newest session with a live writer)
+	WorkDir   string
+
+	Client llm.Client  // the model; nil only in ModeWatch
+	Soul   soul.Config // Yolo, limits, file tracker…
+	Tools  *tools.Set  // nil = tools.Default()
+	Model  string      // shown in the status bar (default Client.Model())
+
+	Theme string // theme name ("" = the default)
+	Home  string // $REWIND_HOME: user themes load from Home/themes
+
+	// Demo labels the workspace as the demo (status bar DEMO); new sessions
+	// get NewSessionTitle as their title.
+	Demo            bool
+	NewSessionTitle string
+	// Welcome, when set, is shown as an info banner in an empty session.
+	Welcome string
+
+	// ReadOnly opens the session without writing (watch); implied by ModeWatch.
+	ReadOnly bool
+
+	// Screen replaces the terminal (tests: tcell.NewSimulationScreen).
+	Screen tcell.Screen
+}
+
+// Run opens the workspace and blocks until the user quits or ctx is
+// cancelled. A run in progress is cancelled and waited for, and the session
+// lease released, before Run returns.
+func Run(ctx context.Context, o Options) error {
+	c, err := New(ctx, o)
+	if err != nil {
+		return err
+	}
+	return c.Run(ctx)
+}

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"github.com/rivo/tview"
+)
+
+// Page is an overlay on the page stack (help, approval, dialogs, and the
+// full-screen views feature files add). Start is called when it is pushed,
+// Stop when it is popped.
+type Page struct {
+	Name      string
+	Primitive tview.Primitive
+	Start     func()
+	Stop      func()
+}
+
+// pageStack keeps overlays above the workspace, k9s-style: the top page has
+// the focus; popping it gives the focus back to what had it before.
+type pageStack struct {
+	app   *tview.Application
+	root  *tview.Pages
+	stack []stackEntry
+}
+
+type stackEntry struct {
+	page      Page
+	prevFocus tview.Primitive
+}
+
+const workspacePage = "workspace"
+
+func newPageStack(app *tview.Application, workspace tview.Primitive) *pageStack {
+	p := &pageStack{app: app, root: tview.NewPages()}
+	p.root.AddPage(workspacePage, workspace, true, true)
+	return p
+}
+
+// push shows pg above everything and focuses it; a page with the same name
+// already on the stack is replaced (UI).
+func (p *pageStack) push(pg Page) {
+	p.remove(pg.Name)
+	p.stack = append(p.stack, stackEntry{page: pg, prevFocus: p.app.GetFocus()})
+	p.root.AddPage(pg.Name, pg.Primitive, true, true)
+	p.app.SetFocus(pg.Primitive)
+	if pg.Start != nil {
+		pg.Start()
+	}
+}
+
+// pop removes the named page (if on the stack) and restores the focus (UI).
+func (p *pageStack) pop(name string) {
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		if p.stack[i].page.Name != name {
+			continue
+		}
+		e := p.stack[i]
+		top := i == len(p.stack)-1
+		p.stack = append(p.stack[:i], p.stack[i+1:]...)
+		p.root.RemovePage(name)
+		if e.page.Stop != nil {
+			e.page.Stop()
+		}
+		if top && e.prevFocus != nil {
+			p.app.SetFocus(e.prevFocus)
+		}
+		return
+	}
+}
+
+func (p *pageStack) remove(name string) {
+	for _, e := range p.stack {
+		if e.page.Name == name {
+			p.pop(name)
+			return
+		}
+	}
+}
+
+// top is the name of the top overlay ("" when the workspace is on top).
+func (p *pageStack) top() string {
+	if len(p.stack) == 0 {
+		return ""
+	}
+	return p.stack[len(p.stack)-1].page.Name
+}
+
+// has reports whether the named page is on the stack.
+func (p *pageStack) has(name string) bool {
+	for _, e := range p.stack {
+		if e.page.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,314 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// This file holds the pure (or store-only) parts of time travel: where an
+// archived generation branches off the live line, the preview of a
+// checkpoint, the count of messages a revert archives and the message diff
+// between two generations. Nothing here touches a widget; every function
+// may run on a worker.
+
+// noForkCheckpoint places a branch after the last live checkpoint (the
+// views package draws a ForkCheckpoint it does not know at the end).
+const noForkCheckpoint = math.MaxInt32
+
+// branchKey names a (current generation, archived generation) pair of one
+// session: where the archived one leaves the live line never changes while
+// that current generation stays current (the live view only grows by
+// appending records no archived generation holds).
+type branchKey struct {
+	session  string
+	cur, gen int
+}
+
+// branchCache remembers fork checkpoints across reloads (watch mode reloads
+// often; loading every archived view each time would not scale).
+var branchCache sync.Map // branchKey → int
+
+// forkCheckpoint computes where archived generation a leaves the live view
+// cur: the first live checkpoint after the records they share; -1 when
+// they share nothing (compaction, clear, import roots); noForkCheckpoint
+// when every live checkpoint is shared (the branch goes at the end).
+func forkCheckpoint(cur store.View, a store.View) int {
+	inA := make(map[int64]struct{}, len(a.Records))
+	for _, r := range a.Records {
+		inA[r.Seq] = struct{}{}
+	}
+	p := 0
+	for p < len(cur.Records) {
+		if _, ok := inA[cur.Records[p].Seq]; !ok {
+			break
+		}
+		p++
+	}
+	if p == 0 {
+		return -1
+	}
+	for _, r := range cur.Records[p:] {
+		if r.Kind == store.KindCheckpoint {
+			return r.CheckpointID
+		}
+	}
+	return noForkCheckpoint
+}
+
+// withBranches fills in ForkCheckpoint of the archived generations in m
+// (which timelineModel leaves at -1), loading each archived view once per
+// current generation. Errors leave a branch at the top, which is where
+// unknown branches are drawn anyway.
+func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.TimelineModel) views.TimelineModel {
+	for i, g := range m.Generations {
+		if !g.Archived || g.Current {
+			continue
+		}
+		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
+		if v, ok := branchCache.Load(k); ok {
+			m.Generations[i].ForkCheckpoint = v.(int)
+			continue
+		}
+		av, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
+		if err != nil {
+			continue
+		}
+		fc := forkCheckpoint(cur, av)
+		branchCache.Store(k, fc)
+		m.Generations[i].ForkCheckpoint = fc
+	}
+	return m
+}
+
+// checkpointIndex is the index in v.Records of checkpoint id's record, or -1.
+func checkpointIndex(v store.View, id int) int {
+	for i := len(v.Records) - 1; i >= 0; i-- {
+		if r := v.Records[i]; r.Kind == store.KindCheckpoint && r.CheckpointID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// revertPlan is what reverting the current view to a checkpoint means.
+type revertPlan struct {
+	checkpoint int
+	seq        int64  // the checkpoint record's seq (file rewinds start there)
+	archived   int    // K: messages of the view at or after the checkpoint
+	returnTo   string // the user message the checkpoint precedes ("" if none)
+}
+
+// planRevert computes a revertPlan; ok is false when the checkpoint is not
+// in the view.
+func planRevert(v store.View, id int) (revertPlan, bool) {
+	i := checkpointIndex(v, id)
+	if i < 0 {
+		return revertPlan{}, false
+	}
+	p := revertPlan{checkpoint: id, seq: v.Records[i].Seq}
+	for _, r := range v.Records[i:] {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		p.archived++
+		if p.returnTo != "" {
+			continue
+		}
+		if m, err := r.Message(); err == nil && m.Role == "user" && !store.IsCheckpointMessage(m) {
+			if it, ok := userItem(m); ok && it.Kind == views.ItemUser {
+				p.returnTo = it.Text
+			}
+		}
+	}
+	return p, true
+}
+
+// viewBefore is v cut before checkpoint id's record (the conversation as it
+// was when the checkpoint was taken); the whole view when id is unknown.
+func viewBefore(v store.View, id int) store.View {
+	if i := checkpointIndex(v, id); i >= 0 {
+		v.Records = v.Records[:i]
+	}
+	return v
+}
+
+// compactedSource returns the generation a compaction replaced when the
+// current view of the session starts with a compaction (its root has cause
+// compact); ok is false otherwise.
+func compactedSource(gens []store.Generation, cur int) (int, bool) {
+	byGen := make(map[int]store.Generation, len(gens))
+	for _, g := range gens {
+		byGen[g.Gen] = g
+	}
+	g, ok := byGen[cur]
+	for i := 0; ok && i < len(gens)+1; i++ {
+		if g.Cause == store.CauseCompact && g.SourceGen != nil {
+			return *g.SourceGen, true
+		}
+		if g.ParentGen == nil || g.ParentSession != "" {
+			break
+		}
+		g, ok = byGen[*g.ParentGen]
+	}
+	return 0, false
+}
+
+// diffMsg is one message of a generation diff.
+type diffMsg struct {
+	key  string // identity for matching: role + full content
+	text string // what the diff shows
+}
+
+// diffMessages lists a view's messages for a diff: the user, assistant and
+// tool messages as the conversation shows them (checkpoint markers hidden).
+func diffMessages(v store.View) []diffMsg {
+	var out []diffMsg
+	for _, r := range v.Records {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		m, err := r.Message()
+		if err != nil || store.IsCheckpointMessage(m) {
+			continue
+		}
+		var sb strings.Builder
+		sb.WriteString(m.Role)
+		sb.WriteString(": ")
+		text := strings.TrimSpace(m.Content.PlainText())
+		for _, c := range m.ToolCalls {
+			if text != "" {
+				text += "\n"
+			}
+			text += "→ " + c.Name + " " + keyArg(c.Name, c.Args)
+		}
+		sb.WriteString(text)
+		key := m.Role + "\x00" + m.ToolCallID + "\x00" + text
+		out = append(out, diffMsg{key: key, text: clipLines(sb.String(), 6, 160)})
+	}
+	return out
+}
+
+// clipLines keeps the first n lines of s, each cut to w runes.
+func clipLines(s string, n, w int) string {
+	lines := strings.Split(s, "\n")
+	more := len(lines) - n
+	if more > 0 {
+		lines = lines[:n]
+	}
+	for i, l := range lines {
+		if r := []rune(l); len(r) > w {
+			lines[i] = string(r[:w-1]) + "…"
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if more > 0 {
+		out += fmt.Sprintf("\n… (%d more lines)", more)
+	}
+	return out
+}
+
+// maxDiffCells bounds the LCS table of a generation diff; beyond it the
+// differing middle is shown as removed then added.
+const maxDiffCells = 4_000_000
+
+// diffContext is how many shared messages are shown around a change.
+const diffContext = 2
+
+// genDiff diffs two message lists (old = the archived generation, new = the
+// current view) at message granularity: a shared prefix and suffix are
+// trimmed, the middle matched by LCS, and long runs of shared messages are
+// folded to a count.
+func genDiff(old, cur []diffMsg) []views.DiffLine {
+	pre := 0
+	for pre < len(old) && pre < len(cur) && old[pre].key == cur[pre].key {
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(cur)-pre && old[len(old)-1-suf].key == cur[len(cur)-1-suf].key {
+		suf++
+	}
+	a, b := old[pre:len(old)-suf], cur[pre:len(cur)-suf]
+	type op struct {
+		op views.DiffOp
+		m  diffMsg
+	}
+	var ops []op
+	for _, m := range old[:pre] {
+		ops = append(ops, op{views.DiffSame, m})
+	}
+	if len(a)*len(b) > maxDiffCells {
+		for _, m := range a {
+			ops = append(ops, op{views.DiffRemove, m})
+		}
+		for _, m := range b {
+			ops = append(ops, op{views.DiffAdd, m})
+		}
+	} else {
+		// lcs[i][j] = LCS length of a[i:], b[j:]
+		lcs := make([][]int32, len(a)+1)
+		for i := range lcs {
+			lcs[i] = make([]int32, len(b)+1)
+		}
+		for i := len(a) - 1; i >= 0; i-- {
+			for j := len(b) - 1; j >= 0; j-- {
+				if a[i].key == b[j].key {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < len(a) || j < len(b) {
+			switch {
+			case i < len(a) && j < len(b) && a[i].key == b[j].key:
+				ops = append(ops, op{views.DiffSame, a[i]})
+				i++
+				j++
+			case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+				ops = append(ops, op{views.DiffAdd, b[j]})
+				j++
+			default:
+				ops = append(ops, op{views.DiffRemove, a[i]})
+				i++
+			}
+		}
+	}
+	for _, m := range cur[len(cur)-suf:] {
+		ops = append(ops, op{views.DiffSame, m})
+	}
+	// Fold runs of shared messages far from any change.
+	near := make([]bool, len(ops))
+	for k, o := range ops {
+		if o.op == views.DiffSame {
+			continue
+		}
+		for d := max(0, k-diffContext); d <= min(len(ops)-1, k+diffContext); d++ {
+			near[d] = true
+		}
+	}
+	var out []views.DiffLine
+	folded := 0
+	flush := func() {
+		if folded > 0 {
+			out = append(out, views.DiffLine{Op: views.DiffHeader, Text: fmt.Sprintf("… %d shared %s", folded, plural(folded, "message", "messages"))})
+			folded = 0
+		}
+	}
+	for k, o := range ops {
+		if o.op == views.DiffSame && !near[k] {
+			folded++
+			continue
+		}
+		flush()
+		out = append(out, views.DiffLine{Op: o.op, Text: o.m.text})
+	}
+	flush()
+	return out
+}

@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/themes"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// buildWidgets creates the panes, overlays and the page stack and wires the
+// widget callbacks (which run on the UI goroutine).
+func (c *Controller) buildWidgets() {
+	c.conv = views.NewConversation()
+	c.toolOut = views.NewToolOutput()
+	c.timeline = views.NewTimeline()
+	c.sessions = views.NewSessionList()
+	c.input = views.NewInput()
+	c.status = views.NewStatusBar()
+	c.approval = views.NewApprovalModal()
+	c.help = views.NewHelpOverlay()
+	c.confirm = views.NewConfirmDialog()
+	c.prompt = views.NewPromptDialog()
+
+	c.layout = newLayout(c.conv, c.toolOut, c.timeline, c.sessions, c.input, c.status)
+	c.pages = newPageStack(c.app, c.layout.root)
+
+	c.input.SetOnSubmit(c.onUISubmit)
+	c.conv.SetOnSelect(func(_ int, it views.Item) {
+		if it.Kind == views.ItemTool && it.ID != "" {
+			c.showToolOutput(it.ID)
+		}
+	})
+	c.help.SetOnClose(func() { c.pages.pop("help") })
+	c.sessions.SetOnResume(c.onUIOpenSession)
+	c.sessions.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerPreview(id) }) })
+	c.sessions.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(q) }) })
+}
+
+// panes is the Tab order.
+func (c *Controller) panes() []tview.Primitive {
+	return []tview.Primitive{c.input, c.conv, c.toolOut, c.timeline, c.sessions}
+}
+
+// themedWidgets are every widget a theme change is broadcast to.
+func (c *Controller) themedWidgets() []views.Themed {
+	return []views.Themed{c.conv, c.toolOut, c.timeline, c.sessions, c.input, c.status, c.approval, c.help, c.confirm, c.prompt}
+}
+
+// applyTheme broadcasts t to every widget (UI).
+func (c *Controller) applyTheme(t themes.Theme) {
+	c.theme = t
+	for _, w := range c.themedWidgets() {
+		w.SetTheme(t)
+	}
+	c.layout.setTheme(t)
+	c.pages.root.SetBackgroundColor(t.Background)
+}
+
+// showConfirm shows a choice dialog on the page stack (UI).
+func (c *Controller) showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int)) {
+	c.confirm.Show(title, message, choices, selected, func(i int) {
+		c.pages.pop("confirm")
+		if onChoose != nil {
+			onChoose(i)
+		}
+	})
+	c.pages.push(Page{Name: "confirm", Primitive: c.confirm})
+}
+
+// showHelp opens the help overlay, generated from the registries (UI).
+func (c *Controller) showHelp() {
+	sections := []views.HelpSection{{Title: "Workspace", Bindings: c.visibleGlobalBindings()}}
+	for _, s := range []struct {
+		title string
+		b     views.Bound
+	}{
+		{"Input", c.input}, {"Conversation", c.conv}, {"Tool output", c.toolOut},
+		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.approval},
+	} {
+		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
+	}
+	c.help.SetContent(sections, c.commands.slashCommands())
+	c.pages.push(Page{Name: "help", Primitive: c.help})
+}
+
+// showToolOutput shows a call's output in the tool output pane (UI).
+func (c *Controller) showToolOutput(id string) {
+	out, ok := c.outputs[id]
+	if !ok {
+		return
+	}
+	c.toolOut.SetTool(out.info)
+	c.toolOut.SetOutput(string(out.text))
+}
+
+// recordOutput keeps a call's output for later selection (UI).
+func (c *Controller) recordOutput(id string, info *views.ToolCallInfo, text string) *callOutput {
+	out, ok := c.outputs[id]
+	if !ok {
+		out = &callOutput{}
+		c.outputs[id] = out
+		c.outOrder = append(c.outOrder, id)
+		if len(c.outOrder) > maxKeptCalls {
+			delete(c.outputs, c.outOrder[0])
+			c.outOrder = c.outOrder[1:]
+		}
+	}
+	if info != nil {
+		out.info = *info
+	}
+	if text != "" && len(out.text) < maxCallOutput {
+		out.text = append(out.text, text[:min(len(text), maxCallOutput-len(out.text))]...)
+	}
+	return out
+}
+
+// isTyping reports whether keys go to a text field right now (UI).
+func (c *Controller) isTyping() bool {
+	switch c.app.GetFocus() {
+	case c.input:
+		return strings.TrimSpace(c.input.Text()) != ""
+	case c.sessions:
+		return true
+	}
+	return false
+}
