@@ -70,6 +70,7 @@ const maxExpandedLines = 12
 type convItem struct {
 	Item
 	stream streamSanitizer // for AppendDelta
+	buf    strings.Builder // streamed text; Text aliases its contents
 	width  int             // width of the cached layout; 0 = stale
 	first  bool            // laid out as the first item (no leading gap)
 	lines  []Line
@@ -200,7 +201,12 @@ func (c *Conversation) appendDelta(kind ItemKind, text string) {
 	}
 	last := c.items[len(c.items)-1]
 	if clean := last.stream.Write(text); clean != "" {
-		last.Text += clean
+		if last.buf.Len() == 0 {
+			last.buf.WriteString(last.Text)
+		}
+		// amortised O(len(clean)): no copy of the whole reply per token
+		last.buf.WriteString(clean)
+		last.Text = last.buf.String()
 		last.width = 0
 	}
 }
@@ -215,8 +221,12 @@ func (c *Conversation) UpdateItem(id string, update func(*Item)) bool {
 	it := c.items[i].Item
 	update(&it)
 	it.ID = id
-	c.items[i].Item = sanitizeItem(it)
-	c.items[i].width = 0
+	ci := c.items[i]
+	if ci.buf.Len() > 0 && it.Text != ci.Text {
+		ci.buf.Reset() // text replaced: later deltas start from the new text
+	}
+	ci.Item = sanitizeItem(it)
+	ci.width = 0
 	return true
 }
 

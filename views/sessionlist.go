@@ -393,7 +393,18 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 			screen.ShowCursor(x+n, y)
 		}
 	} else {
-		l.filter.draw(screen, x+n, y, w-n, base, l.HasFocus())
+		count := ""
+		if !l.FullText() {
+			count = fmt.Sprintf(" %d/%d", len(l.visible), len(l.sessions))
+		} else if l.hitsQuery != "" {
+			count = fmt.Sprintf(" %d hits", len(l.hits))
+		}
+		cw := strWidth(count)
+		if w-n-cw < 8 {
+			cw, count = 0, ""
+		}
+		l.filter.draw(screen, x+n, y, w-n-cw, base, l.HasFocus())
+		drawText(screen, x+w-cw, y, cw, count, base.Foreground(th.Dim))
 	}
 	y++
 	h--

@@ -39,6 +39,7 @@ func TestSessionListRenderAndFilter(t *testing.T) {
 				t.Fatalf("fuzzy 'rnotes' → %+v", vis)
 			}
 			redraw(s, l)
+			mustFind(t, s, fmt.Sprintf(" %d/3", len(vis)))
 			x, y := mustFind(t, s, "write release notes")
 			// exactly the matched characters are highlighted
 			hl := ""

@@ -205,9 +205,55 @@ func (w *Workspace) Draw(screen tcell.Screen) {
 		prim.SetRect(r.x, r.y, r.w, r.h)
 		prim.Draw(screen)
 	}
+	w.drawSideTabs(screen, rs)
 	s := rs[paneCount]
 	w.Status.SetRect(s.x, s.y, s.w, s.h)
 	w.Status.Draw(screen)
+}
+
+// drawSideTabs replaces the title of a lone side pane by tabs naming all
+// three side panes, so the user sees what Tab leads to.
+func (w *Workspace) drawSideTabs(screen tcell.Screen, rs [paneCount + 1]rect) {
+	shown := 0
+	var r rect
+	var active PaneID
+	for p := PaneToolOutput; p < paneCount; p++ {
+		if !w.hidden[p] {
+			shown++
+			r, active = rs[p], p
+		}
+	}
+	if shown != 1 || r.w < 20 {
+		return
+	}
+	th := w.theme
+	focused := w.Pane(active).HasFocus()
+	border := th.Border
+	if focused {
+		border = th.FocusedBorder
+	}
+	bs := tcell.StyleDefault.Background(th.Background).Foreground(border)
+	line := '─'
+	if focused {
+		line = '═'
+	}
+	for i := r.x + 1; i < r.x+r.w-1; i++ {
+		screen.SetContent(i, r.y, line, nil, bs)
+	}
+	cx := r.x + 2
+	for p := PaneToolOutput; p < paneCount; p++ {
+		name := map[PaneID]string{PaneToolOutput: "Tools", PaneTimeline: "Timeline", PaneSessions: "Sessions"}[p]
+		st := tcell.StyleDefault.Background(th.Background).Foreground(th.Dim)
+		label := " " + name + " "
+		if p == active {
+			st = st.Foreground(th.Title).Bold(true)
+			if focused {
+				st = st.Foreground(th.FocusedBorder)
+				label = "▶" + name + " "
+			}
+		}
+		cx += drawText(screen, cx, r.y, r.x+r.w-1-cx, label, st)
+	}
 }
 
 // Visible reports whether pane p was drawn in the last layout.

@@ -59,8 +59,10 @@ func TestWorkspaceLayout(t *testing.T) {
 				t.Errorf("unfocused border colour %v", fg(s, 0, y))
 			}
 			mustFind(t, s, "model error: 500")
-			if sz.w >= 70 {
+			if sz.w >= 70 && sz.h >= 40 {
 				mustFind(t, s, "Tool output")
+			} else if sz.w >= 70 {
+				mustFind(t, s, "Tools  Timeline  Sessions")
 			}
 			if sz.w >= 120 && sz.h >= 40 {
 				mustFind(t, s, "Timeline")
@@ -68,7 +70,11 @@ func TestWorkspaceLayout(t *testing.T) {
 				mustFind(t, s, "├─○ gen 2")
 			}
 			// Tab cycles: conversation, tool output, timeline, sessions, input
+			// (a lone side pane shows tabs "Tools Timeline Sessions" instead of its title)
 			order := []string{"▶ Conversation", "▶ Tool output", "▶ Timeline", "▶ Sessions", "▶ Input"}
+			if sz.h < 40 {
+				order = []string{"▶ Conversation", "▶Tools", "▶Timeline", "▶Sessions", "▶ Input"}
+			}
 			for _, want := range order {
 				send2(ws, setFocus, key(tcell.KeyTab, 0, 0))
 				redraw(s, ws)
