@@ -110,6 +110,10 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	perCol := h
 	o.height = perCol * cols
 	o.top = max(0, min(o.top, len(rows)-o.height))
+	if o.top+o.height < len(rows) {
+		more := " ↓ more: j/k, PgDn "
+		drawText(screen, bx+bw-strWidth(more)-2, by+bh-1, strWidth(more), more, base.Foreground(th.Dim))
+	}
 	for i := 0; i < perCol*cols && o.top+i < len(rows); i++ {
 		r := rows[o.top+i]
 		cx := x + (i/perCol)*colW

@@ -160,6 +160,15 @@ func TestHelpOverlayListsBindings(t *testing.T) {
 	}
 	s = draw(t, h, 80, 24)
 	mustFind(t, s, "Help")
+	mustFind(t, s, "↓ more")
+	for i := 0; i < 100; i++ {
+		send(h, key(tcell.KeyRune, 'j', 0))
+	}
+	redraw(s, h)
+	mustFind(t, s, "/revert N")
+	if _, _, ok := find(s, "↓ more"); ok {
+		t.Error("more marker at the end")
+	}
 	send(h, key(tcell.KeyRune, '?', 0))
 	if !closed {
 		t.Fatal("? did not close")
