@@ -71,3 +71,45 @@ func (p *pane) frame(screen tcell.Screen, self tview.Primitive) (int, int, int, 
 	// DrawForSubclass has filled the whole box with the background colour.
 	return p.GetInnerRect()
 }
+
+// Every view is a tview primitive with SetTheme; the panes also expose
+// their key registries.
+var (
+	_ tview.Primitive = (*Conversation)(nil)
+	_ tview.Primitive = (*ToolOutput)(nil)
+	_ tview.Primitive = (*Timeline)(nil)
+	_ tview.Primitive = (*SessionList)(nil)
+	_ tview.Primitive = (*Input)(nil)
+	_ tview.Primitive = (*StatusBar)(nil)
+	_ tview.Primitive = (*ApprovalModal)(nil)
+	_ tview.Primitive = (*HelpOverlay)(nil)
+	_ tview.Primitive = (*ConfirmDialog)(nil)
+	_ tview.Primitive = (*PromptDialog)(nil)
+	_ tview.Primitive = (*DiffView)(nil)
+	_ tview.Primitive = (*Workspace)(nil)
+
+	_ Themed = (*Conversation)(nil)
+	_ Themed = (*ToolOutput)(nil)
+	_ Themed = (*Timeline)(nil)
+	_ Themed = (*SessionList)(nil)
+	_ Themed = (*Input)(nil)
+	_ Themed = (*StatusBar)(nil)
+	_ Themed = (*ApprovalModal)(nil)
+	_ Themed = (*HelpOverlay)(nil)
+	_ Themed = (*ConfirmDialog)(nil)
+	_ Themed = (*PromptDialog)(nil)
+	_ Themed = (*DiffView)(nil)
+	_ Themed = (*Workspace)(nil)
+
+	_ Bound = (*Conversation)(nil)
+	_ Bound = (*ToolOutput)(nil)
+	_ Bound = (*Timeline)(nil)
+	_ Bound = (*SessionList)(nil)
+	_ Bound = (*Input)(nil)
+	_ Bound = (*ApprovalModal)(nil)
+	_ Bound = (*HelpOverlay)(nil)
+	_ Bound = (*ConfirmDialog)(nil)
+	_ Bound = (*PromptDialog)(nil)
+	_ Bound = (*DiffView)(nil)
+	_ Bound = (*Workspace)(nil)
+)
