@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/tools"
+)
+
+// Compact summarises a session's context with the configured model, headless.
+// The original context stays as an archived generation.
+func Compact(ctx context.Context, rt *Runtime, id string) error {
+	cfg, err := rt.Config()
+	if err != nil {
+		return err
+	}
+	client, err := newProvider(rt, cfg)
+	if err != nil {
+		return err
+	}
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sess, err := db.GetSession(ctx, id)
+	if err != nil {
+		return storeError(err, id, "")
+	}
+	lease, err := db.AcquireLease(ctx, sess.ID)
+	if err != nil {
+		return storeError(err, sess.ID, "")
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+
+	var end *soul.CompactionEnd
+	sink := func(e soul.Event) {
+		switch ev := e.(type) {
+		case soul.CompactionEnd:
+			end = &ev
+		case soul.StepRetry:
+			fmt.Fprintln(rt.Stderr, "rewind: "+noteFor(ev))
+		}
+	}
+	s := soul.New(soulConfig(cfg), db, sess.ID, client, tools.Default(), sess.WorkDir, sink)
+	if err := s.Compact(ctx); err != nil {
+		var le *llm.Error
+		switch {
+		case errors.Is(err, context.Canceled):
+			return &UserError{Msg: "interrupted; the session was left as it was", Code: ExitInterrupted, Err: err}
+		case errors.As(err, &le):
+			return providerError(le, cfg, sess.ID)
+		}
+		return storeError(err, sess.ID, "")
+	}
+	if end == nil {
+		_, err := fmt.Fprintf(rt.Stdout, "session %s is already short: nothing to compact\n", sess.ID)
+		return err
+	}
+	how := "compacted"
+	if end.Truncated {
+		how = "compacted by truncation (the summary call failed: " + oneLine(end.Reason) + ")"
+	}
+	_, err = fmt.Fprintf(rt.Stdout, "%s session %s: generation %d (%d %s kept verbatim, %d tokens); generation %d archived\n",
+		how, sess.ID, end.NewGen, end.Kept, plural(end.Kept, "message", "messages"), end.Tokens, end.ArchivedGen)
+	return err
+}

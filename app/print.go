@@ -1,0 +1,400 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// PrintOptions are the flags of `rewind -p`.
+type PrintOptions struct {
+	Prompt    string // "-" reads the prompt from stdin
+	Output    string // "text" (default) or "jsonl"
+	SessionID string // continue this session instead of starting one
+	Continue  bool   // continue the newest session of the work dir
+}
+
+// approvalFeedback is what a tool call that needs approval is told in print
+// mode without --yolo: nobody is there to answer.
+const approvalFeedback = "approval needed: rerun with --yolo"
+
+// BackoffEnv, when set to a number of milliseconds, replaces the retry
+// backoff (initial wait; the cap is four times it). Tests use it to stay fast.
+const BackoffEnv = "REWIND_RETRY_BACKOFF_MS"
+
+// Print runs one prompt headlessly: it prints the final answer (text) or
+// every event as one JSON line (jsonl, starting with SessionStart).
+func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
+	switch o.Output {
+	case "", "text", "jsonl":
+	default:
+		return Usage(fmt.Errorf("--output must be text or jsonl, got %q", o.Output))
+	}
+	prompt := o.Prompt
+	if prompt == "-" {
+		b, err := io.ReadAll(rt.Stdin)
+		if err != nil {
+			return userErrorf(err, "cannot read the prompt from stdin: %v", err)
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return Usage(errors.New("the prompt is empty: pass -p \"what to do\""))
+	}
+	cfg, err := rt.Config()
+	if err != nil {
+		return err
+	}
+	client, err := newProvider(rt, cfg)
+	if err != nil {
+		return err
+	}
+	db, _, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	sess, err := printSession(ctx, db, cfg, o)
+	if err != nil {
+		return err
+	}
+	lease, err := db.AcquireLease(ctx, sess.ID)
+	if err != nil {
+		return storeError(err, sess.ID, "")
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+
+	workDir := sess.WorkDir
+	if workDir == "" {
+		workDir = cfg.WorkDir
+	}
+	files, err := fileTracker(db, sess, cfg)
+	if err != nil {
+		return err
+	}
+	sc := soulConfig(cfg)
+	sc.Files = files
+
+	out := newPrintSink(rt, o.Output == "jsonl")
+	out.files = files
+	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
+
+	s := soul.New(sc, db, sess.ID, client, tools.Default(), workDir, out.sink)
+	runErr := s.Run(ctx, prompt)
+	if err := files.Flush(context.WithoutCancel(ctx)); err != nil && runErr == nil {
+		runErr = fmt.Errorf("record file checkpoints: %w", err)
+	}
+	if err := out.finish(runErr == nil); err != nil && runErr == nil {
+		return err
+	}
+	return runError(runErr, sess.ID, cfg, out)
+}
+
+// printSession finds or creates the session a print-mode run writes to.
+func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions) (store.Session, error) {
+	switch {
+	case o.SessionID != "":
+		s, err := db.GetSession(ctx, o.SessionID)
+		return s, storeError(err, o.SessionID, "")
+	case o.Continue:
+		list, err := db.ListSessions(ctx, store.ListOptions{WorkDir: cfg.WorkDir, Limit: 1})
+		if err != nil {
+			return store.Session{}, fmt.Errorf("list sessions: %w", err)
+		}
+		if len(list) == 0 {
+			return store.Session{}, userErrorf(nil, "no session to continue in %s: run without -c to start one", cfg.WorkDir)
+		}
+		return list[0], nil
+	}
+	s, err := db.CreateSession(ctx, store.NewSession{WorkDir: cfg.WorkDir, Model: cfg.Model})
+	if err != nil {
+		return s, fmt.Errorf("create session: %w", err)
+	}
+	return s, nil
+}
+
+// sessionFiles records file checkpoints for the tools and lets a D-Mail move
+// the files back (soul.FileReverter) when dmail_reverts_files is set.
+type sessionFiles struct {
+	tr *filecp.Tracker
+	db *store.DB
+}
+
+var (
+	_ tools.FileTracker = (*sessionFiles)(nil)
+	_ soul.FileReverter = (*sessionFiles)(nil)
+)
+
+func fileTracker(db *store.DB, s store.Session, cfg Config) (*sessionFiles, error) {
+	if s.WorkDir == "" {
+		s.WorkDir = cfg.WorkDir
+	}
+	tr, err := tracker(db, s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &sessionFiles{tr: tr, db: db}, nil
+}
+
+func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
+	return f.tr.BeforeWrite(ctx, paths)
+}
+
+// Flush records the after state of the files written since the last call;
+// print mode calls it when a step's tool results are in, so that an edit the
+// user makes later is seen as theirs, not the agent's.
+func (f *sessionFiles) Flush(ctx context.Context) error { return f.tr.Flush(ctx) }
+
+func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) error, error) {
+	return f.tr.AroundShell(ctx)
+}
+
+// RevertFiles is called by a D-Mail right after the backtrack generation was
+// written, so the checkpoint lives in the generation just archived (the new
+// one's parent). Conflicting files are left alone and reported.
+func (f *sessionFiles) RevertFiles(ctx context.Context, sessionID string, checkpointID int) error {
+	s, err := f.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	gens, err := f.db.Generations(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	source := s.CurrentGen
+	for _, g := range gens {
+		if g.Gen == s.CurrentGen && g.ParentGen != nil && g.ParentSession == "" {
+			source = *g.ParentGen
+		}
+	}
+	v, err := f.db.GenerationView(ctx, sessionID, source)
+	if err != nil {
+		return err
+	}
+	seq, ok := filecp.SeqOfCheckpoint(v, checkpointID)
+	if !ok {
+		return fmt.Errorf("checkpoint %d is not in generation %d", checkpointID, source)
+	}
+	rep, err := f.tr.RevertFiles(ctx, seq, filecp.RevertOptions{})
+	if err != nil {
+		return err
+	}
+	if len(rep.Conflicts) > 0 {
+		var names []string
+		for _, c := range rep.Conflicts {
+			names = append(names, c.Path)
+		}
+		return fmt.Errorf("left alone, changed by someone else: %s", strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// soulConfig maps the configuration onto the loop's.
+func soulConfig(cfg Config) soul.Config {
+	return soul.Config{
+		MaxContextSize:    cfg.MaxContextSize,
+		ReservedTokens:    cfg.ReservedTokens,
+		MaxStepsPerRun:    cfg.MaxStepsPerRun,
+		MaxRetriesPerStep: cfg.MaxRetriesPerStep,
+		Yolo:              cfg.Yolo,
+		DMailRevertsFiles: cfg.DMailRevertsFiles,
+	}
+}
+
+// newProvider builds the model client, or says which setting is missing.
+func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
+	where := "$REWIND_HOME/config.toml"
+	if cfg.File != "" {
+		where = cfg.File
+	}
+	if cfg.APIKey == "" {
+		return nil, userErrorf(nil, "no API key: set OPENAI_API_KEY (or KIMI_API_KEY) or api_key in %s", where)
+	}
+	if cfg.Model == "" {
+		return nil, userErrorf(nil, "no model: set REWIND_MODEL (or KIMI_MODEL_NAME), model in %s, or pass --model", where)
+	}
+	lc := llm.Config{
+		BaseURL:    cfg.BaseURL,
+		APIKey:     cfg.APIKey,
+		Model:      cfg.Model,
+		Stream:     cfg.Stream,
+		MaxRetries: cfg.MaxRetriesPerStep,
+	}
+	if lc.MaxRetries == 0 {
+		lc.MaxRetries = -1 // llm: 0 means its default, negative means none
+	}
+	if v := rt.getenv(BackoffEnv); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			return nil, userErrorf(err, "%s must be a number of milliseconds, got %q", BackoffEnv, v)
+		}
+		lc.InitialBackoff = time.Duration(ms) * time.Millisecond
+		lc.MaxBackoff = 4 * lc.InitialBackoff
+		if ms == 0 {
+			lc.MaxBackoff = time.Millisecond
+			lc.InitialBackoff = time.Microsecond
+		}
+	}
+	p, err := llm.New(lc)
+	if err != nil {
+		return nil, userErrorf(err, "cannot use the model server %s: %s", cfg.BaseURL, oneLine(err.Error()))
+	}
+	return p, nil
+}
+
+// printSink turns events into print-mode output. In jsonl mode every event
+// is one line on stdout; in text mode the answer of the last step goes to
+// stdout at the end and notable events become notes on stderr.
+type printSink struct {
+	rt    *Runtime
+	jsonl bool
+	notes bool          // stderr is a terminal: progress notes are shown there
+	files *sessionFiles // flushed after each batch of tool results
+
+	mu       sync.Mutex
+	answer   strings.Builder // ContentParts of the current step
+	rejected []string        // tools rejected for want of --yolo
+	failed   *soul.Error
+	err      error // first write error
+}
+
+func newPrintSink(rt *Runtime, jsonl bool) *printSink {
+	return &printSink{rt: rt, jsonl: jsonl, notes: isTerminal(rt.Stderr)}
+}
+
+func (p *printSink) sink(e soul.Event) {
+	if req, ok := e.(*soul.ApprovalRequest); ok {
+		// Nobody can answer: reject, and say how to allow it next time.
+		p.emit(e)
+		p.mu.Lock()
+		p.rejected = append(p.rejected, req.Tool)
+		p.mu.Unlock()
+		req.Respond(soul.Reject, approvalFeedback)
+		return
+	}
+	if _, ok := e.(soul.ToolResult); ok && p.files != nil {
+		// Errors surface again at the final Flush.
+		_ = p.files.Flush(context.Background())
+	}
+	p.emit(e)
+}
+
+func (p *printSink) emit(e soul.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := e.(type) {
+	case soul.StepBegin, soul.StepRetry:
+		// A retry streams the answer again from the start.
+		p.answer.Reset()
+	case soul.ContentPart:
+		p.answer.WriteString(ev.Text)
+	case soul.Error:
+		cp := ev
+		p.failed = &cp
+	}
+	if p.jsonl {
+		b, err := soul.MarshalEvent(e)
+		if err != nil {
+			b, _ = soul.MarshalEvent(soul.Error{Message: "cannot encode " + e.EventType() + " event: " + err.Error()})
+		}
+		if p.err == nil {
+			_, p.err = fmt.Fprintf(p.rt.Stdout, "%s\n", b)
+		}
+		return
+	}
+	if note := noteFor(e); note != "" && p.notes {
+		fmt.Fprintln(p.rt.Stderr, "rewind: "+note)
+	}
+}
+
+// noteFor is the stderr line text mode prints for an event, if any.
+func noteFor(e soul.Event) string {
+	switch ev := e.(type) {
+	case soul.StepRetry:
+		return fmt.Sprintf("model call failed (%s); retry %d of %d in %s", oneLine(ev.Reason), ev.Attempt, ev.Max, ev.Wait.Round(time.Millisecond))
+	case soul.CompactionEnd:
+		if ev.Truncated {
+			return fmt.Sprintf("context compacted by truncation (summary failed: %s): generation %d, generation %d archived", oneLine(ev.Reason), ev.NewGen, ev.ArchivedGen)
+		}
+		return fmt.Sprintf("context compacted: generation %d, generation %d archived", ev.NewGen, ev.ArchivedGen)
+	case soul.Backtrack:
+		return fmt.Sprintf("D-Mail: backtracked to checkpoint %d, %d %s discarded (kept in generation %d)", ev.CheckpointID, ev.Discarded, plural(ev.Discarded, "message", "messages"), ev.ArchivedGen)
+	case soul.LoopWarning:
+		return fmt.Sprintf("the model ran nearly the same command %d times: %s", ev.Count, clip(oneLine(ev.Command), 80))
+	}
+	return ""
+}
+
+// finish prints the answer in text mode.
+func (p *printSink) finish(ok bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.jsonl || !ok {
+		return p.err
+	}
+	text := strings.TrimRight(sanitize(p.answer.String()), "\n")
+	if text != "" {
+		_, p.err = fmt.Fprintln(p.rt.Stdout, text)
+	}
+	return p.err
+}
+
+// runError phrases the outcome of soul.Run for the user.
+func runError(err error, sessionID string, cfg Config, p *printSink) error {
+	if err == nil {
+		return nil
+	}
+	cont := fmt.Sprintf("continue with `rewind -p PROMPT --session %s`", sessionID)
+	var le *llm.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &UserError{Msg: "interrupted; nothing of the unfinished step was saved (" + cont + ")", Code: ExitInterrupted, Err: err}
+	case errors.Is(err, soul.ErrMaxSteps):
+		return userErrorf(err, "max steps reached (%d) in session %s: raise --max-steps or %s", cfg.MaxStepsPerRun, sessionID, cont)
+	case errors.Is(err, soul.ErrRejected):
+		p.mu.Lock()
+		names := strings.Join(uniq(p.rejected), ", ")
+		p.mu.Unlock()
+		if names == "" {
+			names = "a tool"
+		}
+		return userErrorf(err, "%s needs approval, which print mode cannot ask for: rerun with --yolo to allow tools that write or execute (session %s)", names, sessionID)
+	case errors.As(err, &le):
+		return providerError(le, cfg, sessionID)
+	}
+	return fmt.Errorf("session %s: %w", sessionID, err)
+}
+
+func uniq(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// isTerminal reports whether w is a terminal; progress notes go to stderr
+// only then, so that scripts see exactly one line when something fails.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

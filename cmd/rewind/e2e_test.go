@@ -1,0 +1,638 @@
+package main
+
+// End-to-end tests: they build the rewind binary once and drive the CLI
+// contract of DESIGN §4 through it, the way scripts and users do.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rewind-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "rewind")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building rewind:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// env is an isolated environment: its own home, work dir and no API
+// settings leaking in from the machine running the tests.
+type env struct {
+	t       *testing.T
+	home    string
+	workDir string
+	vars    map[string]string
+	stdin   string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	return &env{
+		t:       t,
+		home:    t.TempDir(),
+		workDir: t.TempDir(),
+		vars: map[string]string{
+			"PATH":                    os.Getenv("PATH"),
+			"HOME":                    t.TempDir(),
+			"REWIND_RETRY_BACKOFF_MS": "1",
+		},
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// run executes rewind with --home and --work-dir set to the env's dirs.
+func (e *env) run(args ...string) result {
+	e.t.Helper()
+	return e.runCtx(context.Background(), args...)
+}
+
+func (e *env) runCtx(ctx context.Context, args ...string) result {
+	e.t.Helper()
+	cmd := e.command(ctx, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			e.t.Fatalf("running rewind %v: %v", args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{"--home", e.home, "--work-dir", e.workDir}, args...)
+	cmd := exec.CommandContext(ctx, binary, full...)
+	for k, v := range e.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdin = strings.NewReader(e.stdin)
+	return cmd
+}
+
+func (e *env) dbPath() string { return filepath.Join(e.home, "rewind.db") }
+
+// mustOK runs rewind and fails the test unless it exits 0.
+func (e *env) mustOK(args ...string) result {
+	e.t.Helper()
+	r := e.run(args...)
+	if r.code != 0 {
+		e.t.Fatalf("rewind %v: %s", args, r)
+	}
+	return r
+}
+
+// expectUserError checks the contract for errors: the exit code, exactly one
+// line on stderr starting with "rewind: ", no Go runtime text.
+func expectError(t *testing.T, r result, code int, wants ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\n%s", r.code, code, r)
+	}
+	line := strings.TrimSuffix(r.stderr, "\n")
+	if line == "" || strings.Contains(line, "\n") {
+		t.Errorf("stderr is not exactly one line: %q", r.stderr)
+	}
+	if !strings.HasPrefix(line, "rewind: ") {
+		t.Errorf("stderr does not start with \"rewind: \": %q", line)
+	}
+	for _, bad := range []string{"goroutine", "panic", "runtime/", ".go:", "Usage:"} {
+		if strings.Contains(r.stderr, bad) || strings.Contains(r.stdout, bad) {
+			t.Errorf("output contains %q:\n%s", bad, r)
+		}
+	}
+	for _, w := range wants {
+		if !strings.Contains(line, w) {
+			t.Errorf("stderr %q does not mention %q", line, w)
+		}
+	}
+}
+
+// seeded is a session written through the store API: two checkpoints, a
+// tool round trip and usage records.
+type seeded struct {
+	id string
+}
+
+func (e *env) seed(title string) seeded {
+	e.t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.CreateSession(ctx, store.NewSession{Title: title, WorkDir: e.workDir, Model: "test-model"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	must := func(err error) {
+		e.t.Helper()
+		if err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	_, err = db.Checkpoint(ctx, s.ID, false) // checkpoint 0
+	must(err)
+	_, err = db.AppendMessage(ctx, s.ID, store.NewText("user", "hello"))
+	must(err)
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: store.NewText("assistant", "hi there"), TokenCount: 100})
+	must(err)
+	_, err = db.Checkpoint(ctx, s.ID, false) // checkpoint 1
+	must(err)
+	_, err = db.AppendMessage(ctx, s.ID, store.NewText("user", "write a.txt"))
+	must(err)
+	call := store.Message{Role: "assistant", Content: store.Content{IsNull: true},
+		ToolCalls: []store.ToolCall{{ID: "call_1", Type: "function", Name: "WriteFile", Args: `{"path":"a.txt","content":"x"}`}}}
+	tool := store.Message{Role: "tool", Content: store.TextContent("wrote 1 byte to a.txt"), ToolCallID: "call_1"}
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: call, ToolResults: []store.Message{tool}, TokenCount: 180})
+	must(err)
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: store.NewText("assistant", "done \x1b[31mred"), TokenCount: 200})
+	must(err)
+	return seeded{id: s.ID}
+}
+
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sorted(keys ...string) []string {
+	sort.Strings(keys)
+	return keys
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	return v
+}
+
+func TestSessionsJSONShape(t *testing.T) {
+	e := newEnv(t)
+	r := e.mustOK("sessions", "--json")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("empty database: %q, want []", r.stdout)
+	}
+	a := e.seed("first")
+	time.Sleep(10 * time.Millisecond)
+	b := e.seed("second")
+
+	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if len(list) != 2 {
+		t.Fatalf("%d sessions", len(list))
+	}
+	want := sorted("id", "title", "work_dir", "created_at", "updated_at", "current_gen", "messages", "checkpoints", "tokens")
+	for _, s := range list {
+		if got := keysOf(s); !reflect.DeepEqual(got, want) {
+			t.Errorf("keys %v, want %v", got, want)
+		}
+		for _, k := range []string{"created_at", "updated_at"} {
+			if _, err := time.Parse(time.RFC3339, s[k].(string)); err != nil {
+				t.Errorf("%s not RFC 3339: %v", k, s[k])
+			}
+		}
+	}
+	if list[0]["id"] != b.id || list[1]["id"] != a.id {
+		t.Errorf("not newest first: %v %v", list[0]["id"], list[1]["id"])
+	}
+	s := list[1]
+	if s["title"] != "first" || s["work_dir"] != e.workDir || s["current_gen"] != 0.0 ||
+		s["messages"] != 6.0 || s["checkpoints"] != 2.0 || s["tokens"] != 200.0 {
+		t.Errorf("counters: %v", s)
+	}
+
+	text := e.mustOK("sessions").stdout
+	for _, w := range []string{"ID", "TITLE", a.id, b.id, "first", "second"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("sessions table lacks %q:\n%s", w, text)
+		}
+	}
+}
+
+func TestShowJSONShape(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed("show me")
+	v := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
+	if got, want := keysOf(v), sorted("id", "generation", "tokens", "next_checkpoint_id", "records"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("keys %v, want %v", got, want)
+	}
+	if v["id"] != s.id || v["generation"] != 0.0 || v["tokens"] != 200.0 || v["next_checkpoint_id"] != 2.0 {
+		t.Errorf("header: %v", v)
+	}
+	recs := v["records"].([]any)
+	wantKeys := sorted("seq", "kind", "role", "checkpoint_id", "token_count", "message")
+	var kinds []string
+	lastSeq := -1.0
+	for _, r := range recs {
+		rec := r.(map[string]any)
+		if got := keysOf(rec); !reflect.DeepEqual(got, wantKeys) {
+			t.Errorf("record keys %v, want %v", got, wantKeys)
+		}
+		if seq := rec["seq"].(float64); seq <= lastSeq {
+			t.Errorf("seq not increasing: %v after %v", seq, lastSeq)
+		} else {
+			lastSeq = seq
+		}
+		kinds = append(kinds, rec["kind"].(string))
+		switch rec["kind"] {
+		case "message":
+			if rec["message"] == nil || rec["role"] == nil {
+				t.Errorf("message record without message/role: %v", rec)
+			}
+		case "checkpoint":
+			if rec["checkpoint_id"] == nil || rec["message"] != nil {
+				t.Errorf("checkpoint record: %v", rec)
+			}
+		case "usage":
+			if rec["token_count"] == nil {
+				t.Errorf("usage record: %v", rec)
+			}
+		}
+	}
+	want := []string{"checkpoint", "message", "message", "usage", "checkpoint", "message", "message", "message", "usage", "message", "usage"}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("kinds %v\nwant  %v", kinds, want)
+	}
+	tool := recs[7].(map[string]any)["message"].(map[string]any)
+	if tool["role"] != "tool" || tool["tool_call_id"] != "call_1" {
+		t.Errorf("tool message: %v", tool)
+	}
+
+	text := e.mustOK("show", s.id).stdout
+	for _, w := range []string{"checkpoint 0", "checkpoint 1", "[user]", "hello", "[assistant]", "hi there", "WriteFile", "tool WriteFile", "wrote 1 byte"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("transcript lacks %q:\n%s", w, text)
+		}
+	}
+	if strings.Contains(text, "\x1b") {
+		t.Errorf("transcript passes a raw escape sequence to the terminal:\n%q", text)
+	}
+	// A unique prefix of the id works too.
+	if r := e.run("show", s.id[:len(s.id)-4], "--json"); r.code != 0 || decode[map[string]any](t, r.stdout)["id"] != s.id {
+		t.Errorf("prefix lookup: %s", r)
+	}
+}
+
+func TestRevertRestoreGenerations(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed("time travel")
+
+	r := e.mustOK("revert", s.id, "1")
+	if want := "reverted to checkpoint 1: generation 1, 4 messages archived in generation 0"; strings.TrimSpace(r.stdout) != want {
+		t.Errorf("revert said %q, want %q", r.stdout, want)
+	}
+	v := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
+	if v["generation"] != 1.0 || v["tokens"] != 100.0 || v["next_checkpoint_id"] != 1.0 || len(v["records"].([]any)) != 4 {
+		t.Errorf("view after revert: gen %v tokens %v next %v records %d", v["generation"], v["tokens"], v["next_checkpoint_id"], len(v["records"].([]any)))
+	}
+	// The archived generation is intact.
+	old := decode[map[string]any](t, e.mustOK("show", s.id, "--generation", "0", "--json").stdout)
+	if len(old["records"].([]any)) != 11 {
+		t.Errorf("archived generation 0 has %d records", len(old["records"].([]any)))
+	}
+
+	r = e.mustOK("restore", s.id, "0")
+	if !strings.Contains(r.stdout, "restored generation 0 as generation 2") {
+		t.Errorf("restore said %q", r.stdout)
+	}
+	gens := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout)
+	if len(gens) != 3 {
+		t.Fatalf("%d generations", len(gens))
+	}
+	want := sorted("gen", "parent_gen", "fork_seq", "cause", "note", "created_at", "archived", "messages")
+	for _, g := range gens {
+		if got := keysOf(g); !reflect.DeepEqual(got, want) {
+			t.Errorf("keys %v, want %v", got, want)
+		}
+		if _, err := time.Parse(time.RFC3339, g["created_at"].(string)); err != nil {
+			t.Errorf("created_at: %v", err)
+		}
+	}
+	type row struct {
+		cause    string
+		archived bool
+		messages float64
+	}
+	var rows []row
+	for _, g := range gens {
+		rows = append(rows, row{g["cause"].(string), g["archived"].(bool), g["messages"].(float64)})
+	}
+	if !reflect.DeepEqual(rows, []row{{"start", true, 6}, {"revert", true, 2}, {"restore", false, 6}}) {
+		t.Errorf("generations: %+v", rows)
+	}
+	if gens[1]["parent_gen"] != 0.0 || gens[1]["fork_seq"] == nil || gens[0]["parent_gen"] != nil {
+		t.Errorf("parents: %v %v", gens[0], gens[1])
+	}
+	text := e.mustOK("generations", s.id).stdout
+	for _, w := range []string{"CAUSE", "start", "revert", "restore", "archived", "current"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("generations table lacks %q:\n%s", w, text)
+		}
+	}
+	ss := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if ss[0]["current_gen"] != 2.0 || ss[0]["messages"] != 6.0 {
+		t.Errorf("session counters after restore: %v", ss[0])
+	}
+}
+
+func TestUserErrors(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed("errors")
+	cases := []struct {
+		name  string
+		args  []string
+		wants []string
+	}{
+		{"unknown session show", []string{"show", "nosuchsession"}, []string{`no session matches "nosuchsession"`, "rewind sessions"}},
+		{"unknown session generations", []string{"generations", "zzz"}, []string{`"zzz"`}},
+		{"unknown session revert", []string{"revert", "zzz", "0"}, []string{`"zzz"`}},
+		{"unknown checkpoint", []string{"revert", s.id, "7"}, []string{"checkpoint 7", "rewind show"}},
+		{"unknown generation show", []string{"show", s.id, "--generation", "9"}, []string{"generation 9", "rewind generations"}},
+		{"unknown generation restore", []string{"restore", s.id, "9"}, []string{"generation 9"}},
+		{"unknown session export", []string{"export", "zzz"}, []string{`"zzz"`}},
+		{"import missing file", []string{"import", filepath.Join(e.workDir, "missing.jsonl")}, []string{"missing.jsonl"}},
+		{"work dir missing", []string{"sessions", "--work-dir", filepath.Join(e.workDir, "gone")}, []string{"gone"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			expectError(t, e.run(tc.args...), 1, tc.wants...)
+		})
+	}
+	// Nothing above changed the session.
+	g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout)
+	if len(g) != 1 {
+		t.Errorf("failed commands wrote generations: %v", g)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	e := newEnv(t)
+	cases := [][]string{
+		{"--bogus"},
+		{"sessions", "extra"},
+		{"show"},
+		{"show", "a", "b"},
+		{"revert", "id"},
+		{"revert", "id", "x"},
+		{"revert", "id", "-1"},
+		{"restore", "id", "one"},
+		{"nosuchcommand"},
+		{"show", "id", "--generation", "x"},
+		{"-p", "hi", "--output", "xml"},
+		{"--output", "jsonl"},
+		{"-c", "--session", "abc"},
+		{"-p", ""},
+		{"--max-steps", "many"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			expectError(t, e.run(args...), 2)
+		})
+	}
+	// --help is not an error.
+	r := e.run("--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "sessions") {
+		t.Errorf("--help: %s", r)
+	}
+}
+
+func TestCorruptDatabaseIsLeftAlone(t *testing.T) {
+	e := newEnv(t)
+	junk := make([]byte, 8192)
+	if _, err := rand.Read(junk); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.dbPath(), junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sessions"}, {"sessions", "--json"}, {"show", "abc"}, {"revert", "abc", "0"}} {
+		expectError(t, e.run(args...), 1, e.dbPath(), "not a rewind database")
+	}
+	after, err := os.ReadFile(e.dbPath())
+	if err != nil || !bytes.Equal(after, junk) {
+		t.Fatalf("the corrupt file was modified (err %v)", err)
+	}
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(e.dbPath() + suffix); err == nil {
+			t.Errorf("left %s behind", suffix)
+		}
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	e := newEnv(t)
+	e.seed("from the future")
+	raw, err := sql.Open("sqlite3", e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec("PRAGMA user_version = 9999"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	before, _ := os.ReadFile(e.dbPath())
+	expectError(t, e.run("sessions"), 1, "newer rewind", "upgrade")
+	after, _ := os.ReadFile(e.dbPath())
+	if !bytes.Equal(before, after) {
+		t.Error("the newer database was modified")
+	}
+}
+
+// TestTUIEntryWithoutTerminal: the workspace commands need a terminal; run
+// from a test (no tty, no TERM) they must fail with one clear line, never a
+// panic or a stack trace, and never be taken for usage errors.
+func TestTUIEntryWithoutTerminal(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed("tui")
+	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}} {
+		t.Run(strings.Join(append([]string{"rewind"}, args...), " "), func(t *testing.T) {
+			expectError(t, e.run(args...), 1)
+		})
+	}
+	// demo either says the workspace is coming (exit 0) or, once the
+	// workspace is built in, needs a terminal like the others.
+	if r := e.run("demo"); !(r.code == 0 && strings.Contains(r.stdout, "rewind demo")) {
+		expectError(t, r, 1)
+	}
+}
+
+const fixtureOld = `{"role":"_system_prompt","content":"You are a test agent."}
+{"role":"_checkpoint","id":0}
+{"role":"user","content":"first try"}
+{"role":"assistant","content":"that went nowhere","x_vendor":{"keep":true}}
+{"role":"_usage","token_count":321}
+`
+
+const fixtureCurrent = `{"role":"_system_prompt","content":"You are a test agent."}
+{"role":"_checkpoint","id":0}
+{"role":"user","content":[{"type":"text","text":"read main.go"},{"type":"image_url","image_url":{"url":"data:x"}}]}
+{"role":"_checkpoint","id":1}
+{"role":"assistant","content":[{"type":"think","think":"look first"},{"type":"text","text":"Reading."}],"tool_calls":[{"type":"function","id":"ReadFile:0","function":{"name":"ReadFile","arguments":"{\"path\":\"main.go\"}"}}]}
+{"role":"tool","content":"1\tpackage main","tool_call_id":"ReadFile:0"}
+{"role":"_usage","token_count":512}
+{"role":"assistant","content":"It is a Go program.","future_field":[1,2,3]}
+{"role":"_usage","token_count":540}
+`
+
+// normalise re-encodes every JSON line so that key order and spacing do
+// not matter.
+func normalise(t *testing.T, jsonl string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(t.TempDir(), "kimi-session")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "context_1.jsonl"), fixtureOld)
+	writeFile(t, filepath.Join(dir, "context.jsonl"), fixtureCurrent)
+
+	r := e.mustOK("import", dir)
+	id := strings.TrimSpace(r.stdout)
+	if id == "" || strings.Contains(id, "\n") || strings.Contains(id, " ") {
+		t.Fatalf("import should print only the new id, got %q", r.stdout)
+	}
+	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if len(list) != 1 || list[0]["id"] != id || list[0]["current_gen"] != 1.0 || list[0]["tokens"] != 540.0 {
+		t.Fatalf("sessions after import: %v", list)
+	}
+	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	if len(gens) != 2 || gens[0]["cause"] != "import" || gens[0]["archived"] != true || gens[1]["archived"] != false {
+		t.Fatalf("generations after import: %v", gens)
+	}
+
+	cur := e.mustOK("export", id).stdout
+	if got, want := normalise(t, cur), normalise(t, fixtureCurrent); !reflect.DeepEqual(got, want) {
+		t.Errorf("export of the current generation differs:\n got %v\nwant %v", got, want)
+	}
+	old := e.mustOK("export", id, "--generation", "0").stdout
+	if got, want := normalise(t, old), normalise(t, fixtureOld); !reflect.DeepEqual(got, want) {
+		t.Errorf("export of generation 0 differs:\n got %v\nwant %v", got, want)
+	}
+
+	// -o writes a file, never replacing one unless --force.
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	r = e.mustOK("export", id, "-o", out)
+	if !strings.Contains(r.stdout, out) {
+		t.Errorf("export -o said %q", r.stdout)
+	}
+	if data, err := os.ReadFile(out); err != nil || string(data) != cur {
+		t.Fatalf("-o file: %v\n%s", err, data)
+	}
+	writeFile(t, out, "precious\n")
+	expectError(t, e.run("export", id, "-o", out), 1, "already exists", "--force")
+	if data, _ := os.ReadFile(out); string(data) != "precious\n" {
+		t.Errorf("existing file replaced without --force: %q", data)
+	}
+	e.mustOK("export", id, "-o", out, "--force", "--generation", "0")
+	if data, _ := os.ReadFile(out); string(data) != old {
+		t.Errorf("--force did not replace the file: %q", data)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+		t.Errorf("temporary files left next to the export: %v", entries)
+	}
+
+	// Re-importing the export gives the same context again.
+	id2 := strings.TrimSpace(e.mustOK("import", out).stdout)
+	if again := e.mustOK("export", id2).stdout; !reflect.DeepEqual(normalise(t, again), normalise(t, fixtureOld)) {
+		t.Errorf("second round trip differs:\n%s", again)
+	}
+	expectError(t, e.run("export", id, "--generation", "5"), 1, "generation 5")
+}
+
+func TestImportErrors(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	writeFile(t, bad, "{\"role\":\"user\",\"content\":\"ok\"}\n{\"role\":\"assistant\",\"content\":\"fine\"}\n{\"role\":\"user\",\"content\":\n")
+	expectError(t, e.run("import", bad), 1, "bad.jsonl:3", "nothing was imported")
+
+	noRole := filepath.Join(dir, "norole.jsonl")
+	writeFile(t, noRole, "{\"role\":\"user\",\"content\":\"ok\"}\n{\"content\":\"who am i\"}\n")
+	expectError(t, e.run("import", noRole), 1, "norole.jsonl:2")
+
+	emptyDir := t.TempDir()
+	expectError(t, e.run("import", emptyDir), 1, emptyDir, "context.jsonl")
+
+	expectError(t, e.run("import", filepath.Join(dir, "missing.jsonl")), 1, "missing.jsonl", "no such file")
+
+	if os.Geteuid() != 0 { // root reads anything
+		locked := filepath.Join(dir, "locked.jsonl")
+		writeFile(t, locked, "{\"role\":\"user\",\"content\":\"hi\"}\n")
+		if err := os.Chmod(locked, 0); err != nil {
+			t.Fatal(err)
+		}
+		expectError(t, e.run("import", locked), 1, "locked.jsonl", "permission denied")
+	}
+	if out := e.mustOK("sessions", "--json").stdout; strings.TrimSpace(out) != "[]" {
+		t.Errorf("failed imports left sessions: %s", out)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

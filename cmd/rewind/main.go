@@ -1,0 +1,326 @@
+// Command rewind is a terminal coding agent whose history is never lost.
+// This file declares the flags and subcommands (DESIGN §4) and hands every
+// one of them to package app, which owns their behaviour.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-agent/rewind/app"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) (code int) {
+	defer func() {
+		// A bug must still end in one line, never a stack trace.
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "rewind: internal error: %v (please report it)\n", r)
+			code = app.ExitError
+		}
+	}()
+	ctx, stop := app.SignalContext(context.Background())
+	defer stop()
+
+	cli := newCLI()
+	cli.root.SetArgs(args)
+	err := cli.root.ExecuteContext(ctx)
+	if err == nil {
+		return app.ExitOK
+	}
+	if !cli.started {
+		// Cobra failed before any subcommand ran: flags, arguments, unknown
+		// command. All of those are usage errors.
+		err = app.Usage(err)
+	}
+	fmt.Fprintln(os.Stderr, app.ErrorLine(err))
+	return app.ExitCode(err)
+}
+
+type cli struct {
+	root    *cobra.Command
+	rt      *app.Runtime
+	started bool
+
+	// common flags
+	home, workDir, model, baseURL, theme     string
+	yolo, noStream                           bool
+	maxSteps, maxContextSize, reservedTokens int
+}
+
+// action wraps a subcommand body: it marks that the command line parsed, and
+// builds the runtime from the flags actually given.
+func (c *cli) action(body func(ctx context.Context, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c.started = true
+		c.rt = app.NewRuntime(c.overrides(cmd))
+		return body(cmd.Context(), cmd, args)
+	}
+}
+
+func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
+	var o app.Overrides
+	f := cmd.Flags()
+	if f.Changed("home") {
+		o.Home = &c.home
+	}
+	if f.Changed("work-dir") {
+		o.WorkDir = &c.workDir
+	}
+	if f.Changed("model") {
+		o.Model = &c.model
+	}
+	if f.Changed("base-url") {
+		o.BaseURL = &c.baseURL
+	}
+	if f.Changed("theme") {
+		o.Theme = &c.theme
+	}
+	if f.Changed("yolo") {
+		o.Yolo = &c.yolo
+	}
+	if f.Changed("no-stream") {
+		o.NoStream = &c.noStream
+	}
+	if f.Changed("max-steps") {
+		o.MaxSteps = &c.maxSteps
+	}
+	if f.Changed("max-context-size") {
+		o.MaxContextSize = &c.maxContextSize
+	}
+	if f.Changed("reserved-tokens") {
+		o.ReservedTokens = &c.reservedTokens
+	}
+	return o
+}
+
+// usageArgs turns an argument-count error into a usage error that shows the
+// command's synopsis.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			if cmd.HasParent() {
+				return app.Usage(fmt.Errorf("%v; usage: %s", err, cmd.UseLine()))
+			}
+			return app.Usage(err)
+		}
+		return nil
+	}
+}
+
+// intArgs checks the count and that the arguments at the given positions are
+// non-negative integers.
+func intArgs(n int, names map[int]string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := usageArgs(cobra.ExactArgs(n))(cmd, args); err != nil {
+			return err
+		}
+		for i, name := range names {
+			if v, err := strconv.Atoi(args[i]); err != nil || v < 0 {
+				return app.Usage(fmt.Errorf("%s must be a non-negative number, got %q; usage: %s", name, args[i], cmd.UseLine()))
+			}
+		}
+		return nil
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+func newCLI() *cli {
+	c := &cli{}
+	var (
+		prompt, output, session string
+		cont                    bool
+	)
+	root := &cobra.Command{
+		Use:   "rewind",
+		Short: "A terminal coding agent whose history is never lost",
+		Long: "rewind is a terminal coding agent. Every message, checkpoint and token count goes to a\n" +
+			"SQLite database; reverting, compacting and backtracking keep the replaced context as an\n" +
+			"archived generation you can browse and restore.",
+		Example: "  rewind                      open the workspace in the current directory\n" +
+			"  rewind -p \"fix the tests\"   run one prompt headlessly\n" +
+			"  rewind sessions             list sessions\n" +
+			"  rewind revert ID 3          go back to checkpoint 3",
+		Args:          usageArgs(cobra.NoArgs),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			if f.Changed("output") && !f.Changed("prompt") {
+				return app.Usage(fmt.Errorf("--output needs -p PROMPT"))
+			}
+			if cont && session != "" {
+				return app.Usage(fmt.Errorf("--continue and --session cannot be used together"))
+			}
+			if f.Changed("prompt") {
+				return app.Print(ctx, c.rt, app.PrintOptions{Prompt: prompt, Output: output, SessionID: session, Continue: cont})
+			}
+			opts := app.TUIOptions{Mode: app.TUINew, Runtime: c.rt}
+			switch {
+			case cont:
+				opts.Mode = app.TUIContinue
+			case session != "":
+				opts.Mode, opts.SessionID = app.TUIResume, session
+			}
+			return app.RunTUI(ctx, opts)
+		}),
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return app.Usage(err) })
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&c.workDir, "work-dir", "", "directory the agent works in (default: the current directory)")
+	pf.StringVar(&c.home, "home", "", "rewind's data directory (default $REWIND_HOME or ~/.rewind)")
+	pf.StringVar(&c.model, "model", "", "model name (overrides REWIND_MODEL and the config file)")
+	pf.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API base URL (overrides OPENAI_BASE_URL)")
+	pf.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
+	pf.BoolVar(&c.noStream, "no-stream", false, "do not stream model responses")
+	pf.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
+	pf.IntVar(&c.maxContextSize, "max-context-size", app.DefaultMaxContextSize, "model context window in tokens")
+	pf.IntVar(&c.reservedTokens, "reserved-tokens", app.DefaultReservedTokens, "tokens kept free for the answer; compaction starts before the rest fills up")
+	pf.StringVar(&c.theme, "theme", "", "colour theme of the workspace (dark, light, high-contrast or a user theme)")
+
+	f := root.Flags()
+	f.StringVarP(&prompt, "prompt", "p", "", "run PROMPT headlessly, print the answer and exit (\"-\" reads it from stdin)")
+	f.StringVar(&output, "output", "text", "print mode output: text (the final answer) or jsonl (every event)")
+	f.BoolVarP(&cont, "continue", "c", false, "resume the newest session of the work dir")
+	f.StringVar(&session, "session", "", "resume (or, with -p, continue) the session with this id")
+
+	var asJSON bool
+	sessions := &cobra.Command{
+		Use:   "sessions",
+		Short: "List sessions, newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, _ []string) error {
+			return app.Sessions(ctx, c.rt, asJSON)
+		}),
+	}
+	sessions.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	var showJSON bool
+	var showGen int
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a generation's view of a session (the current one by default)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
+			var gen *int
+			if cmd.Flags().Changed("generation") {
+				gen = &showGen
+			}
+			return app.Show(ctx, c.rt, args[0], gen, showJSON)
+		}),
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print JSON")
+	show.Flags().IntVar(&showGen, "generation", 0, "show this generation instead of the current one")
+
+	var gensJSON bool
+	gens := &cobra.Command{
+		Use:   "generations ID",
+		Short: "List a session's generations with cause, parent and state",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Generations(ctx, c.rt, args[0], gensJSON)
+		}),
+	}
+	gens.Flags().BoolVar(&gensJSON, "json", false, "print JSON")
+
+	var revFiles app.FileOptions
+	revert := &cobra.Command{
+		Use:   "revert ID CHECKPOINT",
+		Short: "Revert a session to just before a checkpoint (the old context is archived)",
+		Args:  intArgs(2, map[int]string{1: "CHECKPOINT"}),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Revert(ctx, c.rt, args[0], atoi(args[1]), revFiles)
+		}),
+	}
+	revert.Flags().BoolVar(&revFiles.Files, "files", false, "also move the work dir's files back")
+	revert.Flags().BoolVar(&revFiles.FilesOnly, "files-only", false, "move only the files back, keep the conversation")
+	revert.Flags().BoolVar(&revFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
+
+	var resFiles app.FileOptions
+	restore := &cobra.Command{
+		Use:   "restore ID GEN",
+		Short: "Make an archived generation current again (as a new generation)",
+		Args:  intArgs(2, map[int]string{1: "GEN"}),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Restore(ctx, c.rt, args[0], atoi(args[1]), resFiles)
+		}),
+	}
+	restore.Flags().BoolVar(&resFiles.Files, "files", false, "also move the work dir's files to that generation's state")
+	restore.Flags().BoolVar(&resFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
+
+	compact := &cobra.Command{
+		Use:   "compact ID",
+		Short: "Compact a session's context with the configured model (the original is archived)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Compact(ctx, c.rt, args[0])
+		}),
+	}
+
+	var expGen int
+	var expOut string
+	var expForce bool
+	export := &cobra.Command{
+		Use:   "export ID",
+		Short: "Write a generation as kimi-cli context.jsonl (stdout, or -o FILE)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
+			var gen *int
+			if cmd.Flags().Changed("generation") {
+				gen = &expGen
+			}
+			return app.Export(ctx, c.rt, args[0], gen, expOut, expForce)
+		}),
+	}
+	export.Flags().IntVar(&expGen, "generation", 0, "export this generation instead of the current one")
+	export.Flags().StringVarP(&expOut, "output", "o", "", "write to FILE instead of stdout (an existing file is kept unless --force)")
+	export.Flags().BoolVar(&expForce, "force", false, "replace an existing -o FILE")
+
+	imp := &cobra.Command{
+		Use:   "import PATH",
+		Short: "Import a kimi-cli context.jsonl or session directory; prints the new session id",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Import(ctx, c.rt, args[0])
+		}),
+	}
+
+	watch := &cobra.Command{
+		Use:   "watch [ID]",
+		Short: "Follow a running session live, read-only (newest live session by default)",
+		Args:  usageArgs(cobra.MaximumNArgs(1)),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			opts := app.TUIOptions{Mode: app.TUIWatch, Runtime: c.rt}
+			if len(args) == 1 {
+				opts.SessionID = args[0]
+			}
+			return app.RunTUI(ctx, opts)
+		}),
+	}
+
+	demo := &cobra.Command{
+		Use:   "demo",
+		Short: "The workspace with a built-in scripted model, labelled as a demo; needs no key",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, _ []string) error {
+			return app.RunTUI(ctx, app.TUIOptions{Mode: app.TUIDemo, Runtime: c.rt})
+		}),
+	}
+
+	root.AddCommand(sessions, show, gens, revert, restore, compact, export, imp, watch, demo)
+	for _, sub := range root.Commands() {
+		sub.SilenceUsage, sub.SilenceErrors = true, true
+	}
+	c.root = root
+	return c
+}
