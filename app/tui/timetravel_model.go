@@ -65,10 +65,21 @@ func forkCheckpoint(cur store.View, a store.View) int {
 // (which timelineModel leaves at -1), loading each archived view once per
 // current generation. Errors leave a branch at the top, which is where
 // unknown branches are drawn anyway.
+//
+// A branch is labelled with why it was left: generation G was archived when
+// generation G+1 was made (every operation makes the next generation from
+// the current one), so G's row takes G+1's cause and note.
 func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.TimelineModel) views.TimelineModel {
+	byGen := make(map[int]views.GenerationRow, len(m.Generations))
+	for _, g := range m.Generations {
+		byGen[g.Gen] = g
+	}
 	for i, g := range m.Generations {
 		if !g.Archived || g.Current {
 			continue
+		}
+		if next, ok := byGen[g.Gen+1]; ok {
+			m.Generations[i].Cause, m.Generations[i].Note = next.Cause, next.Note
 		}
 		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
 		if v, ok := branchCache.Load(k); ok {
