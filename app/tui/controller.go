@@ -81,6 +81,9 @@ type Controller struct {
 
 	sigMu   sync.Mutex
 	sessSig string // signature of the last session list posted
+
+	// Feature state (UI): timetravel.go, browser.go, follow.go.
+	tt timeTravel
 }
 
 // openSession is one session opened in the workspace.
@@ -137,6 +140,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	c.commands = newCommandRegistry()
 	c.registerCommands()
 	c.keys = c.globalBindings()
+	c.initFeatures()
 	c.input.SetCommands(c.commands.slashCommands())
 
 	th, err := themes.Load(o.Theme, c.themeDir())
@@ -283,7 +287,7 @@ func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool
 	if err != nil {
 		return evReload{}, err
 	}
-	ev := evReload{keepConv: keepConv, timeline: timelineModel(v, gens), gen: v.Generation.Gen}
+	ev := evReload{keepConv: keepConv, timeline: withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen}
 	if !keepConv {
 		ev.items = viewItems(v)
 	}
