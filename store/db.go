@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -32,13 +35,118 @@ type migration struct {
 }
 
 // DB is an open rewind database: one writer connection (every write
-// transaction is BEGIN IMMEDIATE) beside a pool of readers.
+// transaction is BEGIN IMMEDIATE) beside a pool of readers, and a goroutine
+// that checkpoints the WAL.
 type DB struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
 	closed chan struct{}
+	ckpt   *checkpointer
 }
+
+// WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
+// inside the commit that crosses the threshold: one append in ~80 paid 3 ms
+// for it (BENCHMARKS.md). The writer connection's threshold is raised to
+// writerAutoCheckpoint pages, a backstop only, and a goroutine owned by the
+// DB runs PRAGMA wal_checkpoint(PASSIVE) on a reader connection after
+// checkpointCommits write commits, or checkpointDelay after the first commit
+// not yet checkpointed. A passive checkpoint takes no write lock, so appends
+// go on while it copies pages. Durability is unchanged: a commit is durable
+// once in the WAL (synchronous NORMAL, as before); only who copies WAL pages
+// into the database file, and when, changed.
+const writerAutoCheckpoint = 10000
+
+// Variables so that tests can change them before Open.
+var (
+	checkpointCommits int64 = 64
+	checkpointDelay         = time.Second
+)
+
+// checkpointer counts the writer connection's commits (a commit hook, so
+// lease heartbeats count too) and wakes its goroutine.
+type checkpointer struct {
+	commits int64 // checkpoint after this many commits
+	delay   time.Duration
+	pending atomic.Int64
+	wake    chan struct{}
+	stop    context.CancelFunc
+	done    sync.WaitGroup
+	runs    atomic.Int64 // checkpoints run, for tests
+}
+
+func newCheckpointer() *checkpointer {
+	return &checkpointer{commits: checkpointCommits, delay: checkpointDelay, wake: make(chan struct{}, 1)}
+}
+
+// committed is the writer's commit hook: it must not call SQLite.
+func (c *checkpointer) committed() int {
+	c.pending.Add(1)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return 0 // 0: let the commit proceed
+}
+
+// start runs the checkpointing goroutine until Close.
+func (c *checkpointer) start(reader *sql.DB) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stop = cancel
+	c.done.Add(1)
+	go func() {
+		defer c.done.Done()
+		var timer <-chan time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.wake:
+				if c.pending.Load() < c.commits {
+					if timer == nil {
+						timer = time.After(c.delay)
+					}
+					continue
+				}
+			case <-timer:
+			}
+			timer = nil
+			c.pending.Store(0)
+			// Errors (SQLITE_BUSY while another process checkpoints, the
+			// context cancelled by Close) leave the work to the next run.
+			_, _ = reader.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			c.runs.Add(1)
+		}
+	}()
+}
+
+// close stops the goroutine and waits for it.
+func (c *checkpointer) close() {
+	if c != nil && c.stop != nil {
+		c.stop()
+		c.done.Wait()
+	}
+}
+
+// writerConnector opens the writer's connections: raised
+// wal_autocheckpoint, and the checkpointer's commit hook.
+type writerConnector struct {
+	dsn string
+	drv *sqlite3.SQLiteDriver
+}
+
+func newWriterConnector(dsn string, c *checkpointer) *writerConnector {
+	return &writerConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{ConnectHook: func(conn *sqlite3.SQLiteConn) error {
+		if _, err := conn.Exec(fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", writerAutoCheckpoint), nil); err != nil {
+			return err
+		}
+		conn.RegisterCommitHook(c.committed)
+		return nil
+	}}}
+}
+
+func (w *writerConnector) Connect(context.Context) (driver.Conn, error) { return w.drv.Open(w.dsn) }
+func (w *writerConnector) Driver() driver.Driver                        { return w.drv }
 
 // DefaultHome is $REWIND_HOME, or ~/.rewind.
 func DefaultHome() string {
@@ -86,10 +194,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := probe(ctx, path, len(migs)); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	writer, err := sql.Open("sqlite3", dsn(path, "immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
+	ckpt := newCheckpointer()
+	writer := sql.OpenDB(newWriterConnector(dsn(path, "immediate"), ckpt))
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxIdleTime(0)
 	reader, err := sql.Open("sqlite3", dsn(path, "deferred"))
@@ -99,7 +205,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
-	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{})}
+	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt}
+	ckpt.start(reader)
 	if err := db.migrate(ctx, migs); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -266,7 +373,8 @@ func (db *DB) migrateTo(ctx context.Context, migs []migration, target int) error
 	return nil
 }
 
-// Close stops lease heartbeats and closes both pools.
+// Close stops lease heartbeats and the checkpointer and closes both pools
+// (closing the last connection checkpoints the WAL).
 func (db *DB) Close() error {
 	select {
 	case <-db.closed:
@@ -274,6 +382,7 @@ func (db *DB) Close() error {
 	default:
 		close(db.closed)
 	}
+	db.ckpt.close()
 	err := db.reader.Close()
 	if werr := db.writer.Close(); err == nil {
 		err = werr
