@@ -1,0 +1,190 @@
+package demo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// TestScriptEndToEnd drives the whole demo script through a real Soul, the
+// real provider and the demo's HTTP server, and checks what the store keeps.
+func TestScriptEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	work, err := WorkDir(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Start(Options{TokensPerSecond: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	sess, err := db.CreateSession(ctx, store.NewSession{Title: Title, WorkDir: work, Model: ModelName})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	var events []soul.Event
+	approvals := 0
+	sink := func(e soul.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+		if r, ok := e.(*soul.ApprovalRequest); ok {
+			approvals++
+			if r.Tool != "WriteFile" || !strings.Contains(r.Diff, "hello from the rewind demo") {
+				t.Errorf("approval = %+v", r)
+			}
+			r.Respond(soul.ApproveOnce, "")
+		}
+	}
+	s := soul.New(soul.Config{MaxContextSize: 32000, ReservedTokens: 4000}, db, sess.ID, m.Client(), tools.Default(), work, sink)
+	last := func() string {
+		v, err := db.View(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := v.Messages()
+		return msgs[len(msgs)-1].Content.PlainText()
+	}
+
+	// 1. Markdown with a fenced code block.
+	if err := s.Run(ctx, "show me some code"); err != nil {
+		t.Fatalf("code: %v", err)
+	}
+	if a := last(); !strings.Contains(a, "```go") || !strings.Contains(a, "## ") {
+		t.Fatalf("code answer = %q", a)
+	}
+
+	// 2. Tool round trip with an approval.
+	if err := s.Run(ctx, "write a file"); err != nil {
+		t.Fatalf("tool trip: %v", err)
+	}
+	if approvals != 1 {
+		t.Fatalf("approvals = %d, want 1", approvals)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "hello.go")); err != nil || !strings.Contains(string(b), "package main") {
+		t.Fatalf("hello.go = %q, %v", b, err)
+	}
+	if a := last(); !strings.Contains(a, "reads back as written") {
+		t.Fatalf("tool trip answer = %q", a)
+	}
+
+	// 3. Model-initiated backtrack: a failed read, a D-Mail, a better answer.
+	if err := s.Run(ctx, "backtrack"); err != nil {
+		t.Fatalf("backtrack: %v", err)
+	}
+	var bt *soul.Backtrack
+	mu.Lock()
+	for _, e := range events {
+		if b, ok := e.(soul.Backtrack); ok {
+			bt = &b
+		}
+	}
+	mu.Unlock()
+	if bt == nil || bt.ReturnedTo != "backtrack" || bt.Discarded == 0 || !strings.Contains(bt.Note, "settings.yaml") {
+		t.Fatalf("backtrack event = %+v", bt)
+	}
+	if a := last(); !strings.Contains(a, "note from my future self") {
+		t.Fatalf("answer after the D-Mail = %q", a)
+	}
+	v, _ := db.View(ctx, sess.ID)
+	for _, msg := range v.Messages() {
+		for _, c := range msg.ToolCalls {
+			if c.Name == "SendDMail" || strings.Contains(c.Args, "settings.yaml") {
+				t.Fatalf("the detour is still in the view: %+v", c)
+			}
+		}
+	}
+
+	// 4. /compact gets the demo's summary.
+	if err := s.Compact(ctx); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	gens, err := db.Generations(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var causes []string
+	for _, g := range gens {
+		causes = append(causes, string(g.Cause))
+	}
+	if got := strings.Join(causes, ","); got != "start,backtrack,compact" {
+		t.Fatalf("generation causes = %s", got)
+	}
+	v, _ = db.View(ctx, sess.ID)
+	if first := v.Messages()[0].Content.PlainText(); !strings.Contains(first, "## Current focus") {
+		t.Fatalf("compacted view starts with %q", first)
+	}
+	// The archived generations still hold everything.
+	old, err := db.GenerationView(ctx, sess.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, msg := range old.Messages() {
+		for _, c := range msg.ToolCalls {
+			if c.Name == "SendDMail" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the archived generation lost the D-Mail step")
+	}
+
+	// 5. Anything else: a friendly reply saying what to try.
+	if err := s.Run(ctx, "what is the weather like"); err != nil {
+		t.Fatal(err)
+	}
+	if a := last(); !strings.Contains(a, "/compact") || !strings.Contains(a, "Esc") {
+		t.Fatalf("fallback answer = %q", a)
+	}
+	for _, r := range m.Requests() {
+		if r.Model != ModelName {
+			t.Fatalf("request for model %q", r.Model)
+		}
+	}
+}
+
+func TestRejectedWriteIsExplained(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	work, _ := WorkDir(home)
+	m, err := Start(Options{TokensPerSecond: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	sess, _ := db.CreateSession(ctx, store.NewSession{WorkDir: work})
+	s := soul.New(soul.Config{}, db, sess.ID, m.Client(), tools.Default(), work, func(e soul.Event) {
+		if r, ok := e.(*soul.ApprovalRequest); ok {
+			r.Respond(soul.Reject, "not now")
+		}
+	})
+	if err := s.Run(ctx, "write a file"); err == nil {
+		t.Fatal("a rejected write did not stop the run")
+	}
+	if _, err := os.Stat(filepath.Join(work, "hello.go")); err == nil {
+		t.Fatal("hello.go was written after a reject")
+	}
+}
