@@ -174,6 +174,16 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// backtrackBanner is the conversation banner after a D-Mail.
+func backtrackBanner(b soul.Backtrack) views.Item {
+	return views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: backtrackText(b)}
+}
+
+// compactBanner is the conversation banner after a compaction.
+func compactBanner(e soul.CompactionEnd) views.Item {
+	return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: compactionText(e)}
+}
+
 // backtrackText is the D-Mail banner.
 func backtrackText(b soul.Backtrack) string {
 	var sb strings.Builder

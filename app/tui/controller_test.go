@@ -1,0 +1,425 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+)
+
+func TestStreamingTextAppearsAndIsStored(t *testing.T) {
+	answer := "Streaming works: the quick brown fox jumps over the lazy dog."
+	h := newHarness(t, hopts{}, llmtest.Text(answer).WithRate(400).WithUsage(100, 20))
+	h.submit("hello there")
+	h.waitFor("hello there", "Streaming works: the quick brown fox")
+	h.waitUntil("the run to end", h.idle)
+	h.waitFor("over the lazy dog.")
+
+	v, err := h.db.View(h.ctx, h.sessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := v.Messages()
+	last := msgs[len(msgs)-1]
+	if last.Role != "assistant" || last.Content.PlainText() != answer {
+		t.Fatalf("stored answer = %+v", last)
+	}
+	// The session title comes from the first prompt and reaches the status bar.
+	h.waitFor("hello there · step 1")
+}
+
+func TestToolCallStatusUpdates(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(
+			llmtest.Call("c_ok", "ReadFile", map[string]any{"path": "present.txt"}),
+			llmtest.Call("c_bad", "ReadFile", map[string]any{"path": "missing.txt"}),
+		),
+		llmtest.Text("Read one, the other is missing."))
+	if err := os.WriteFile(filepath.Join(h.work, "present.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.submit("read the files")
+	txt := h.waitFor("✓ ReadFile present.txt", "✗ ReadFile missing.txt", "Read one, the other is missing.")
+	if strings.Contains(txt, "… ReadFile") {
+		t.Fatalf("a tool call still shows as running:\n%s", txt)
+	}
+	// The tool output pane shows the selected call's output; select the
+	// successful call (Tab to the conversation, then up).
+	h.waitUntil("the run to end", h.idle)
+	h.key(tcell.KeyTab)
+	h.waitUntil("conversation focus", func() bool { return h.c.app.GetFocus() == h.c.conv })
+	for i := 0; i < 2; i++ {
+		h.key(tcell.KeyUp)
+	}
+	h.waitFor("alpha")
+}
+
+func TestEscInterruptsAndShowsBanner(t *testing.T) {
+	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(200), llmtest.Text("after the interrupt"))
+	h.submit("start something long")
+	h.waitFor("an answe")
+	h.key(tcell.KeyEsc)
+	h.waitFor("Interrupted", "nothing of it was saved")
+	h.waitUntil("the run to end", h.idle)
+	if strings.Contains(h.text(), "an answe") {
+		t.Fatalf("partial output of the interrupted step is still shown:\n%s", h.text())
+	}
+	v, err := h.db.View(h.ctx, h.sessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range v.Messages() {
+		if m.Role == "assistant" {
+			t.Fatalf("interrupted step was committed: %+v", m)
+		}
+	}
+	// The session stays usable.
+	h.submit("try again")
+	h.waitFor("after the interrupt")
+}
+
+func TestApprovalModalYApproves(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "notes.txt", "content": "approved content\n"})),
+		llmtest.Text("Wrote notes.txt."))
+	h.submit("write notes")
+	h.waitFor("Approve WriteFile", "+ approved content", "[y] approve")
+	h.typeText("y", false)
+	h.waitFor("✓ WriteFile notes.txt", "Wrote notes.txt.")
+	h.waitGone("[y] approve")
+	b, err := os.ReadFile(filepath.Join(h.work, "notes.txt"))
+	if err != nil || string(b) != "approved content\n" {
+		t.Fatalf("file = %q, %v", b, err)
+	}
+}
+
+func TestApprovalRejectStopsRun(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})))
+	h.submit("write nope")
+	h.waitFor("Approve WriteFile")
+	h.typeText("n", false)
+	h.waitFor("✗ WriteFile nope.txt", "tool call rejected")
+	if _, err := os.Stat(filepath.Join(h.work, "nope.txt")); err == nil {
+		t.Fatal("rejected write happened")
+	}
+}
+
+func TestCompactShowsBannerAndNewGeneration(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Text("first answer"),
+		llmtest.Text("second answer"),
+		llmtest.Text("third answer"),
+		llmtest.Text("SUMMARY: the user said hello three times."))
+	for _, p := range []string{"one", "two", "three"} {
+		h.submit(p)
+		h.waitUntil("the run to end", h.idle)
+	}
+	h.waitFor("third answer")
+	h.submit("/compact")
+	h.waitFor("Context compacted into generation 1", "generation 0 archived", "SUMMARY: the user said hello")
+	h.waitUntil("compaction to end", h.idle)
+	gens, err := h.db.Generations(h.ctx, h.sessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != 2 || gens[1].Cause != store.CauseCompact || !gens[0].Archived() {
+		t.Fatalf("generations = %+v", gens)
+	}
+}
+
+func TestUnknownSlashCommandSendsNothing(t *testing.T) {
+	h := newHarness(t, hopts{}, llmtest.Text("should never be asked"))
+	h.submit("/frobnicate now")
+	h.waitFor("unknown command /frobnicate")
+	time.Sleep(50 * time.Millisecond)
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the model", n)
+	}
+	if h.sessionID() != "" {
+		t.Fatal("an unknown command created a session")
+	}
+}
+
+func TestContextCommandsRefusedWhileRunning(t *testing.T) {
+	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(100))
+	h.submit("long run")
+	h.waitFor("an answe")
+	h.submit("/clear")
+	h.waitFor("/clear changes the context")
+	h.key(tcell.KeyEsc)
+	h.waitUntil("the run to end", h.idle)
+	gens, _ := h.db.Generations(h.ctx, h.sessionID())
+	if len(gens) != 1 {
+		t.Fatalf("generations = %d, want 1", len(gens))
+	}
+}
+
+func TestHelpOverlayListsEverySlashCommand(t *testing.T) {
+	h := newHarness(t, hopts{w: 200, h: 60})
+	h.typeText("?", false)
+	h.waitFor("Slash commands")
+	seen := h.text()
+	for i := 0; i < 10; i++ {
+		h.key(tcell.KeyPgDn)
+		time.Sleep(20 * time.Millisecond)
+		seen += h.text()
+	}
+	for _, c := range h.c.commands.slashCommands() {
+		if !strings.Contains(seen, c.Name) {
+			t.Errorf("help does not list %s", c.Name)
+		}
+		if !strings.Contains(seen, c.Description[:20]) {
+			t.Errorf("help does not describe %s", c.Name)
+		}
+	}
+	h.key(tcell.KeyEsc)
+	h.waitGone("Slash commands")
+	if h.c.app.GetFocus() != h.c.input {
+		t.Error("focus did not return to the input")
+	}
+	// /help opens the same overlay.
+	h.submit("/help")
+	h.waitFor("Slash commands")
+}
+
+func TestSlashCompletionFromRegistry(t *testing.T) {
+	h := newHarness(t, hopts{})
+	h.typeText("/re", false)
+	h.waitFor("/revert", "/restore")
+	h.key(tcell.KeyTab) // Tab completes instead of cycling panes
+	if h.c.app.GetFocus() != h.c.input {
+		t.Fatal("Tab left the input while completing")
+	}
+}
+
+func TestLayouts(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {200, 60}} {
+		t.Run("", func(t *testing.T) {
+			h := newHarness(t, hopts{w: sz.w, h: sz.h}, llmtest.Text("A visible answer."))
+			h.submit("layout check")
+			txt := h.waitFor("Conversation", "Tool output", "Timeline", "Sessions", "Input", "A visible answer.", "fake-model")
+			rows := h.rows()
+			if len(rows) != sz.h {
+				t.Fatalf("rows = %d", len(rows))
+			}
+			if !strings.Contains(rows[sz.h-1], "fake-model") {
+				t.Errorf("status bar not on the last row: %q", rows[sz.h-1])
+			}
+			// The input is under the conversation and at least 3 rows high.
+			inputRow := -1
+			for y, r := range rows {
+				if strings.Contains(r, "Input") {
+					inputRow = y
+				}
+			}
+			if inputRow < sz.h/2 || inputRow > sz.h-4 {
+				t.Errorf("input title on row %d of %d:\n%s", inputRow, sz.h, txt)
+			}
+			// Tab cycles every pane and marks the focused one.
+			for _, title := range []string{"▶ Conversation", "▶ Tool output", "▶ Timeline", "▶ Sessions", "▶ Input"} {
+				h.key(tcell.KeyTab)
+				h.waitFor(title)
+			}
+		})
+	}
+}
+
+func TestThemeSwitchChangesColours(t *testing.T) {
+	h := newHarness(t, hopts{w: 100, h: 30})
+	h.waitFor("fake-model")
+	_, before, _ := h.cell(1, h.h-1).Style.Decompose()
+	h.submit("/theme light")
+	h.waitFor("theme light")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, after, _ := h.cell(1, h.h-1).Style.Decompose()
+		if after != before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status bar background stayed %v after /theme light", before)
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+	// A malformed user theme: message, and the default theme is used.
+	if err := os.MkdirAll(filepath.Join(h.dir, "themes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.dir, "themes", "broken.yaml"), []byte("colours: [not: a map"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.submit("/theme broken")
+	h.waitUntil("a message about the malformed theme", func() bool {
+		m, isErr := h.c.status.Message()
+		return isErr && strings.Contains(m, "malformed")
+	})
+	h.waitUntil("default theme", func() bool { return h.c.theme.Name == "dark" })
+}
+
+func TestCtrlCTwiceQuits(t *testing.T) {
+	h := newHarness(t, hopts{})
+	h.waitFor("fake-model")
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("press Ctrl-C again to quit")
+	h.key(tcell.KeyCtrlC)
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.done <- nil
+	case <-time.After(5 * time.Second):
+		t.Fatal("second Ctrl-C did not quit")
+	}
+}
+
+func TestQuitMidRunCancelsAndWaits(t *testing.T) {
+	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(100))
+	h.submit("never finishes")
+	h.waitFor("an answe")
+	id := h.sessionID()
+	h.typeText("/exit", true)
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.done <- nil
+	case <-time.After(10 * time.Second):
+		t.Fatal("quit mid-run did not return")
+	}
+	// Nothing half-written; the lease is released; the session resumes.
+	v, err := h.db.View(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range v.Messages() {
+		if m.Role == "assistant" {
+			t.Fatalf("partial step committed: %+v", m)
+		}
+	}
+	if _, alive, _ := h.db.LiveLease(h.ctx, id); alive {
+		t.Fatal("lease still held after quit")
+	}
+}
+
+func TestResumeShowsExistingView(t *testing.T) {
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "old work", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("user", "what was I doing")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("assistant", "You were **refactoring** the parser.")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		mutate: func(o *Options) { o.Mode = ModeContinue },
+	})
+	h.waitFor("what was I doing", "You were refactoring the parser.", "old work")
+	if h.sessionID() != id {
+		t.Fatalf("continued %q, want %q", h.sessionID(), id)
+	}
+	if _, alive, _ := h.db.LiveLease(h.ctx, id); !alive {
+		t.Fatal("no lease taken on the resumed session")
+	}
+}
+
+func TestLeaseHeldOffersWatchOrFork(t *testing.T) {
+	var id string
+	var lease *store.Lease
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "busy elsewhere", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			h.db.AppendMessage(h.ctx, id, store.NewText("user", "original prompt"))
+			if lease, err = h.db.AcquireLease(h.ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, id },
+	}, llmtest.Text("answer in the fork"))
+	defer lease.Release(context.Background())
+	h.waitFor("Session in use", "Watch read-only", "Fork into a new session")
+	h.typeText("f", false)
+	h.waitFor("Forked session")
+	if h.sessionID() == id {
+		t.Fatal("still on the leased session after fork")
+	}
+	h.submit("continue in the fork")
+	h.waitFor("answer in the fork")
+	v, _ := h.db.View(h.ctx, id)
+	if n := len(v.Messages()); n != 1 {
+		t.Fatalf("original session changed: %d messages", n)
+	}
+}
+
+func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, _ := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched", WorkDir: h.work})
+			id = s.ID
+			h.db.AppendMessage(h.ctx, id, store.NewText("user", "first prompt"))
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
+	})
+	h.waitFor("WATCH", "first prompt")
+	h.submit("may I write?")
+	h.waitFor("read-only")
+	// Another writer appends; the watcher follows.
+	if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("assistant", "written by someone else")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("written by someone else")
+	h.submit("/compact")
+	h.waitFor("not available read-only")
+}
+
+func TestRetryDiscardsPartialStep(t *testing.T) {
+	h := newHarness(t, hopts{})
+	h.waitFor("fake-model")
+	h.c.post(soul.StepBegin{N: 1})
+	h.c.post(soul.ContentPart{Text: "doomed partial answer"})
+	h.waitFor("doomed partial answer")
+	h.c.post(soul.StepRetry{Attempt: 1, Max: 3, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"})
+	h.waitFor("retrying (attempt 1/3 in 1.5s: HTTP 503)")
+	h.waitGone("doomed partial answer")
+	h.c.post(soul.ContentPart{Text: "fresh answer"})
+	h.waitFor("fresh answer")
+}
+
+func TestBannersFromEvents(t *testing.T) {
+	h := newHarness(t, hopts{w: 240, h: 40})
+	h.waitFor("fake-model")
+	h.c.post(soul.Backtrack{CheckpointID: 2, Discarded: 4, ReturnedTo: "fix the bug", Note: "the test file is wrong, not the code", ArchivedGen: 0, NewGen: 1})
+	bt := backtrackBanner(soul.Backtrack{CheckpointID: 2, Discarded: 4, ReturnedTo: "fix the bug", Note: "the test file is wrong, not the code"})
+	h.c.post(evReload{keepConv: true, banner: &bt})
+	h.waitFor("Backtracked to checkpoint 2 · discarded 4 messages", "returned to: fix", "note from the future: the test")
+	h.c.post(soul.CompactionBegin{Tokens: 1200})
+	h.waitFor("Compacting the context")
+	cb := compactBanner(soul.CompactionEnd{NewGen: 3, ArchivedGen: 2, Truncated: true, Reason: "summary failed: HTTP 500", Kept: 5, Tokens: 900})
+	h.c.post(evReload{keepConv: true, banner: &cb})
+	h.waitFor("fell back to truncation", "HTTP 500")
+	h.c.post(soul.ToolResult{ID: "t1", Name: "SetTodoList", Todos: []soul.Todo{{Title: "write tests", Status: "done"}, {Title: "ship", Status: "pending"}}})
+	h.waitFor("☑ write tests", "☐ ship", "todos: 1/2 done")
+	h.c.post(soul.Error{Message: "model call failed: HTTP 401 bad key"})
+	h.waitFor("HTTP 401 bad key")
+}

@@ -1,0 +1,225 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// harness runs a Controller on a simulation screen against a real store and
+// the llmtest fake model.
+type harness struct {
+	t      *testing.T
+	ctx    context.Context
+	dir    string
+	work   string
+	db     *store.DB
+	srv    *llmtest.Server
+	screen tcell.SimulationScreen
+	c      *Controller
+	done   chan error
+	w, h   int
+}
+
+type hopts struct {
+	w, h   int
+	mutate func(*Options)
+	before func(h *harness) // runs after the store is open, before New
+}
+
+func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
+	t.Helper()
+	if o.w == 0 {
+		o.w, o.h = 120, 40
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(replies...)
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model", Stream: true,
+		MaxRetries: 2, InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, ctx: ctx, dir: dir, work: work, db: db, srv: srv, w: o.w, h: o.h, done: make(chan error, 1)}
+	if o.before != nil {
+		o.before(h)
+	}
+	h.screen = tcell.NewSimulationScreen("UTF-8")
+	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir}
+	if o.mutate != nil {
+		o.mutate(&opts)
+	}
+	c, err := New(ctx, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.c = c
+	go func() { h.done <- c.Run(ctx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for !c.ui.running.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the UI did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.resize(o.w, o.h)
+	t.Cleanup(h.stop)
+	return h
+}
+
+// resize changes the simulated terminal and redraws.
+func (h *harness) resize(w, hh int) {
+	h.w, h.h = w, hh
+	h.c.app.QueueUpdateDraw(func() { h.screen.SetSize(w, hh) })
+	h.c.app.QueueUpdateDraw(func() {}) // a second draw at the new size
+}
+
+// stop quits the app (if still running) and waits for Run to return.
+func (h *harness) stop() {
+	h.c.onUIThread(h.c.onUIQuit)
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("Run: %v", err)
+		}
+		h.done <- nil
+	case <-time.After(10 * time.Second):
+		h.t.Error("Run did not return after quit")
+	}
+}
+
+// rows returns the screen as text lines, read on the UI goroutine.
+func (h *harness) rows() []string {
+	var out []string
+	ok := h.c.onUIThread(func() {
+		cells, w, hh := h.screen.GetContents()
+		out = make([]string, hh)
+		for y := 0; y < hh; y++ {
+			var b strings.Builder
+			for x := 0; x < w; x++ {
+				c := cells[y*w+x]
+				if len(c.Runes) == 0 {
+					b.WriteByte(' ')
+					continue
+				}
+				b.WriteString(string(c.Runes))
+			}
+			out[y] = b.String()
+		}
+	})
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+func (h *harness) text() string { return strings.Join(h.rows(), "\n") }
+
+// cell returns the simulated cell at x, y.
+func (h *harness) cell(x, y int) tcell.SimCell {
+	var c tcell.SimCell
+	h.c.onUIThread(func() {
+		cells, w, _ := h.screen.GetContents()
+		c = cells[y*w+x]
+	})
+	return c
+}
+
+// waitFor polls the screen until it contains all of subs.
+func (h *harness) waitFor(subs ...string) string {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var txt string
+	for time.Now().Before(deadline) {
+		txt = h.text()
+		all := true
+		for _, s := range subs {
+			if !strings.Contains(txt, s) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return txt
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+	h.t.Fatalf("screen never showed %q; last screen:\n%s", subs, txt)
+	return ""
+}
+
+// waitGone polls until the screen no longer contains sub.
+func (h *harness) waitGone(sub string) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var txt string
+	for time.Now().Before(deadline) {
+		txt = h.text()
+		if !strings.Contains(txt, sub) {
+			return
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+	h.t.Fatalf("screen still shows %q:\n%s", sub, txt)
+}
+
+// waitUntil polls cond (evaluated on the UI goroutine).
+func (h *harness) waitUntil(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var ok bool
+		h.c.onUIThread(func() { ok = cond() })
+		if ok {
+			return
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
+}
+
+func (h *harness) idle() bool { return h.c.busy == "" }
+
+// typeText types s and optionally presses Enter.
+func (h *harness) typeText(s string, enter bool) {
+	for _, r := range s {
+		h.screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	if enter {
+		h.screen.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	}
+}
+
+func (h *harness) key(k tcell.Key) { h.screen.InjectKey(k, 0, tcell.ModNone) }
+
+// submit types a line, sends it and waits for the run it starts to end.
+func (h *harness) submit(s string) {
+	h.t.Helper()
+	h.typeText(s, true)
+	h.waitUntil("the input to be sent", func() bool { return h.c.input.Text() == "" })
+}
+
+func (h *harness) sessionID() string {
+	var id string
+	h.c.onUIThread(func() { id = h.c.SessionID() })
+	return id
+}
