@@ -1,0 +1,123 @@
+package tui
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoInTmux runs the real binary in a real terminal (tmux): `rewind
+// demo`, a prompt with an approval, /help, /exit, then checks the session
+// the demo left in the store through the CLI.
+func TestDemoInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the tmux end-to-end test")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it with apt-get): skipping the end-to-end terminal test")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rewind")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "tmux.sock")
+	tmux := func(args ...string) (string, error) {
+		cmd := exec.Command("tmux", append([]string{"-S", sock}, args...)...)
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
+		bin+" demo --home "+home+" 2>"+filepath.Join(dir, "stderr.txt")); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { tmux("kill-server") })
+
+	capture := func() string {
+		out, _ := tmux("capture-pane", "-p", "-t", "demo")
+		return out
+	}
+	waitFor := func(subs ...string) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		var screen string
+		for time.Now().Before(deadline) {
+			screen = capture()
+			ok := true
+			for _, s := range subs {
+				if !strings.Contains(screen, s) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return screen
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		errOut, _ := os.ReadFile(filepath.Join(dir, "stderr.txt"))
+		t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
+		return ""
+	}
+	send := func(keys ...string) {
+		t.Helper()
+		if out, err := tmux(append([]string{"send-keys", "-t", "demo"}, keys...)...); err != nil {
+			t.Fatalf("send-keys: %v\n%s", err, out)
+		}
+	}
+
+	waitFor("Welcome to the rewind demo", "DEMO", "rewind-demo", "Conversation", "Timeline", "Sessions")
+	send("-l", "write a file")
+	send("Enter")
+	waitFor("Approve WriteFile", "hello from the rewind demo", "[y] approve")
+	send("y")
+	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as written")
+	send("-l", "/help")
+	send("Enter")
+	waitFor("Help", "Slash commands", "/compact", "interrupt the running step")
+	send("Escape")
+	time.Sleep(100 * time.Millisecond)
+	send("-l", "/exit")
+	send("Enter")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, err := tmux("has-session", "-t", "demo"); err != nil {
+			break // the program exited and tmux closed its window
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rewind did not exit after /exit; screen:\n%s", capture())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// The demo wrote into its own work dir and its own labelled session.
+	if _, err := os.Stat(filepath.Join(home, "demo-workdir", "hello.go")); err != nil {
+		t.Fatalf("hello.go not in the demo work dir: %v", err)
+	}
+	out, err := exec.Command(bin, "sessions", "--json", "--home", home).Output()
+	if err != nil {
+		t.Fatalf("rewind sessions: %v", err)
+	}
+	var sessions []struct {
+		Title    string `json:"title"`
+		WorkDir  string `json:"work_dir"`
+		Messages int    `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &sessions); err != nil {
+		t.Fatalf("sessions --json: %v\n%s", err, out)
+	}
+	if len(sessions) != 1 || !strings.HasPrefix(sessions[0].Title, "demo:") || !strings.HasSuffix(sessions[0].WorkDir, "demo-workdir") || sessions[0].Messages < 4 {
+		t.Fatalf("sessions = %+v", sessions)
+	}
+}
