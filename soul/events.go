@@ -27,7 +27,12 @@ type StepBegin struct {
 	Checkpoint int `json:"checkpoint"`
 }
 
-// StepRetry is sent before a retry of a failed model call.
+// StepRetry is sent before a retry of a failed model call. The retried
+// attempt streams the whole answer again from the start, so a UI must
+// discard every ContentPart, ReasoningPart and ToolCallPart it received
+// since the last StepBegin (or the previous StepRetry) and render the deltas
+// that follow as a fresh answer. Reason starting with "compaction: " marks a
+// retry of the compaction summary call (no deltas are streamed for it).
 type StepRetry struct {
 	Attempt int           `json:"attempt"` // 1 for the first retry
 	Max     int           `json:"max"`
@@ -158,6 +163,7 @@ type Backtrack struct {
 	NewGen        int    `json:"new_gen"`
 	ArchivedGen   int    `json:"archived_gen"`
 	FilesReverted bool   `json:"files_reverted"`
+	FilesError    string `json:"files_error,omitempty"` // DMailRevertsFiles was set but the files could not be reverted
 }
 
 // Error reports a failure of the run; Temporary is set when retries ran out

@@ -1,0 +1,157 @@
+package soul
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// DMailMessage is the user message a D-Mail becomes at its checkpoint
+// (kimi-cli's wording).
+func DMailMessage(message string) store.Message {
+	text := "<system>You just got a D-Mail from your future self. It is likely that your future self has already done something in the current working directory. Please read the D-Mail and decide what to do next. You MUST NEVER mention to the user about this information. D-Mail content:\n\n" +
+		strings.TrimSpace(message) + "</system>"
+	return store.Message{Role: "user", Content: store.Content{Parts: []store.Part{{Type: "text", Text: text}}}}
+}
+
+// backtrack delivers a D-Mail after its step committed: the view goes back
+// to before checkpoint d.checkpoint as a backtrack generation carrying the
+// message as note, a checkpoint is taken and the D-Mail message appended.
+func (s *Soul) backtrack(ctx context.Context, d dmail) error {
+	wctx := context.WithoutCancel(ctx)
+	before, err := s.st.View(wctx, s.sessionID)
+	if err != nil {
+		return err
+	}
+	discarded, returnedTo := discardedBy(before, d.checkpoint)
+	gen, err := s.st.RevertTo(wctx, s.sessionID, d.checkpoint, store.CauseBacktrack, d.message)
+	if err != nil {
+		return err
+	}
+	ev := Backtrack{
+		CheckpointID: d.checkpoint,
+		Discarded:    discarded,
+		ReturnedTo:   returnedTo,
+		Note:         d.message,
+		NewGen:       gen.Gen,
+		ArchivedGen:  before.Generation.Gen,
+	}
+	if s.cfg.DMailRevertsFiles {
+		if fr, ok := s.cfg.Files.(FileReverter); ok {
+			if err := fr.RevertFiles(wctx, s.sessionID, d.checkpoint); err != nil {
+				ev.FilesError = err.Error()
+			} else {
+				ev.FilesReverted = true
+			}
+		} else {
+			ev.FilesError = "no file checkpoints are recorded in this session"
+		}
+	}
+	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if _, err := s.st.AppendMessage(wctx, s.sessionID, DMailMessage(d.message)); err != nil {
+		return fmt.Errorf("append D-Mail: %w", err)
+	}
+	if v, err := s.st.View(wctx, s.sessionID); err == nil {
+		s.noteView(v)
+	}
+	s.emit(ev)
+	s.emitStatus()
+	return nil
+}
+
+// discardedBy counts the messages of v after checkpoint id (they leave the
+// view) and names the turn the view returns to: the first line of the first
+// user prompt at or after the checkpoint, or else the last one before it.
+func discardedBy(v store.View, id int) (int, string) {
+	at := -1
+	for i, r := range v.Records {
+		if r.Kind == store.KindCheckpoint && r.CheckpointID == id {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return 0, ""
+	}
+	discarded := 0
+	returnedTo := ""
+	for _, r := range v.Records[at+1:] {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		discarded++
+		if returnedTo == "" && r.Role == "user" {
+			if m, err := r.Message(); err == nil {
+				returnedTo = promptLine(m)
+			}
+		}
+	}
+	if returnedTo == "" {
+		for i := at - 1; i >= 0 && returnedTo == ""; i-- {
+			r := v.Records[i]
+			if r.Kind == store.KindMessage && r.Role == "user" {
+				if m, err := r.Message(); err == nil {
+					returnedTo = promptLine(m)
+				}
+			}
+		}
+	}
+	return discarded, returnedTo
+}
+
+// promptLine is the first non-empty line of a user prompt; "" for messages
+// rewind injected (<system>…).
+func promptLine(m store.Message) string {
+	t := strings.TrimSpace(m.Content.PlainText())
+	if strings.HasPrefix(t, "<system>") {
+		return ""
+	}
+	return titleFrom(t)
+}
+
+// Clear archives the current generation and starts an empty one (/clear).
+func (s *Soul) Clear(ctx context.Context) (store.Generation, error) {
+	return s.op(ctx, func(ctx context.Context) (store.Generation, error) {
+		return s.st.Clear(ctx, s.sessionID)
+	})
+}
+
+// RevertTo makes the view what it was before checkpoint n (/revert N); the
+// old generation is archived.
+func (s *Soul) RevertTo(ctx context.Context, n int) (store.Generation, error) {
+	return s.op(ctx, func(ctx context.Context) (store.Generation, error) {
+		return s.st.RevertTo(ctx, s.sessionID, n, store.CauseRevert, "")
+	})
+}
+
+// Restore makes archived generation gen current again, as a new generation.
+func (s *Soul) Restore(ctx context.Context, gen int) (store.Generation, error) {
+	return s.op(ctx, func(ctx context.Context) (store.Generation, error) {
+		return s.st.Restore(ctx, s.sessionID, gen)
+	})
+}
+
+// op runs one generation-changing store call while no run is active, then
+// refreshes the status and emits a StatusUpdate.
+func (s *Soul) op(ctx context.Context, f func(context.Context) (store.Generation, error)) (store.Generation, error) {
+	if err := s.acquire(); err != nil {
+		return store.Generation{}, err
+	}
+	defer s.release()
+	g, err := f(ctx)
+	if err != nil {
+		return g, err
+	}
+	s.mu.Lock()
+	s.pending = nil
+	s.mu.Unlock()
+	if v, verr := s.st.View(context.WithoutCancel(ctx), s.sessionID); verr == nil {
+		s.noteView(v)
+	}
+	s.emitStatus()
+	return g, nil
+}

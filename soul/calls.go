@@ -1,0 +1,320 @@
+package soul
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// readOnlyTools may run in parallel with each other: they neither write nor
+// execute nor ask for approval. Everything else runs alone, in call order.
+var readOnlyTools = map[string]bool{
+	"ReadFile": true,
+	"Glob":     true,
+	"Grep":     true,
+	"ListDir":  true,
+	"Think":    true,
+}
+
+// notRunOutput answers calls after a rejected one in the same step.
+const notRunOutput = "This tool call was not run because an earlier tool call in the same step was rejected by the user."
+
+// emptyOutput is what the model sees for a tool that printed nothing.
+const emptyOutput = "<system>Tool output is empty.</system>"
+
+type pendingCall struct {
+	call     store.ToolCall
+	tool     tools.Tool
+	args     json.RawMessage
+	invalid  string // set: do not run, this is the error for the model
+	res      tools.Result
+	duration time.Duration
+}
+
+// runCalls runs the tool calls of one step and returns their results in
+// call order, and whether the user rejected one of them. Read-only calls
+// next to each other run in parallel; the others one at a time. Unknown
+// tools and malformed arguments become tool errors without running
+// anything. After a rejection the remaining calls are answered with
+// notRunOutput. If ctx is cancelled the results are incomplete; the caller
+// does not commit them.
+func (s *Soul) runCalls(ctx context.Context, calls []store.ToolCall) ([]store.Message, bool) {
+	if len(calls) == 0 {
+		return nil, false
+	}
+	pcs := make([]*pendingCall, len(calls))
+	for i, c := range calls {
+		pc := &pendingCall{call: c}
+		t, ok := s.set.Get(c.Name)
+		switch {
+		case !ok:
+			pc.invalid = fmt.Sprintf("Tool %q does not exist. Available tools: %s.", c.Name, strings.Join(s.set.Names(), ", "))
+		case strings.TrimSpace(c.Args) == "":
+			pc.tool, pc.args = t, json.RawMessage("{}")
+		case !validArgs(c.Args):
+			pc.invalid = fmt.Sprintf("Invalid arguments for %s: the arguments are not a valid JSON object (%s). Call the tool again with a JSON object matching its schema.", c.Name, jsonProblem(c.Args))
+		default:
+			pc.tool, pc.args = t, json.RawMessage(c.Args)
+		}
+		pcs[i] = pc
+	}
+
+	rejected := false
+	for i := 0; i < len(pcs); {
+		if ctx.Err() != nil {
+			return nil, rejected
+		}
+		// A group: a run of parallel-safe calls, or one call.
+		j := i + 1
+		if s.parallelSafe(pcs[i]) {
+			for j < len(pcs) && s.parallelSafe(pcs[j]) {
+				j++
+			}
+		}
+		group := pcs[i:j]
+		for _, pc := range group {
+			s.emit(ToolCall{ID: pc.call.ID, Name: pc.call.Name, Arguments: pc.call.Args})
+		}
+		if rejected {
+			for _, pc := range group {
+				pc.res = tools.Result{Output: notRunOutput, IsError: true, Brief: "not run"}
+			}
+		} else if len(group) == 1 {
+			s.callOne(ctx, group[0])
+		} else {
+			var wg sync.WaitGroup
+			for _, pc := range group {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s.callOne(ctx, pc)
+				}()
+			}
+			wg.Wait()
+		}
+		for _, pc := range group {
+			s.checkLoop(pc)
+			if pc.res.Rejected {
+				rejected = true
+			}
+			s.emit(ToolResult{
+				ID:       pc.call.ID,
+				Name:     pc.call.Name,
+				Output:   pc.res.Output,
+				IsError:  pc.res.IsError,
+				Brief:    pc.res.Brief,
+				Duration: pc.duration,
+				Todos:    convertTodos(pc.res.Todos),
+			})
+		}
+		i = j
+	}
+	if ctx.Err() != nil {
+		return nil, rejected
+	}
+	out := make([]store.Message, len(pcs))
+	for i, pc := range pcs {
+		out[i] = toolMessage(pc.call.ID, pc.res)
+	}
+	return out, rejected
+}
+
+func (s *Soul) parallelSafe(pc *pendingCall) bool {
+	if pc.invalid != "" {
+		return true
+	}
+	if ro, ok := pc.tool.(interface{ ReadOnly() bool }); ok {
+		return ro.ReadOnly()
+	}
+	return readOnlyTools[pc.call.Name]
+}
+
+// callOne runs one call, filling pc.res and pc.duration.
+func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
+	start := time.Now()
+	defer func() { pc.duration = time.Since(start) }()
+	if pc.invalid != "" {
+		pc.res = tools.Result{Output: pc.invalid, IsError: true, Brief: "invalid call"}
+		return
+	}
+	id := pc.call.ID
+	env := &tools.Env{
+		WorkDir: s.workDir,
+		Output:  func(text string) { s.emit(ToolOutput{ID: id, Text: text}) },
+		Approve: func(ctx context.Context, a tools.Approval) tools.Decision {
+			return s.approve(ctx, pc.call, a)
+		},
+		Files: s.cfg.Files,
+		DMail: s.sendDMail,
+		Todos: func([]tools.Todo) {}, // the list reaches the UI with the ToolResult
+	}
+	pc.res = s.set.Call(ctx, env, pc.call.Name, pc.args)
+}
+
+// approve asks the user through an ApprovalRequest event unless yolo is on
+// or the action was approved for the session. Cancelling ctx rejects.
+func (s *Soul) approve(ctx context.Context, call store.ToolCall, a tools.Approval) tools.Decision {
+	key := a.Action
+	if key == "" {
+		key = a.Tool
+	}
+	granted := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.yolo || s.approved[key]
+	}
+	if granted() {
+		return tools.Decision{Approved: true}
+	}
+	// One question at a time: parallel read-only calls may also ask (paths
+	// outside the work dir), and an answer "for the session" may settle the
+	// next question.
+	s.approvalMu.Lock()
+	defer s.approvalMu.Unlock()
+	if granted() {
+		return tools.Decision{Approved: true}
+	}
+	if ctx.Err() != nil {
+		return tools.Decision{Approved: false, Feedback: "interrupted"}
+	}
+	req := &ApprovalRequest{
+		ToolCallID:  call.ID,
+		Tool:        a.Tool,
+		Action:      a.Action,
+		Description: a.Description,
+		Arguments:   call.Args,
+		Diff:        a.Diff,
+		Command:     a.Command,
+		reply:       make(chan approvalReply, 1),
+	}
+	s.emit(req)
+	select {
+	case r := <-req.reply:
+		switch r.decision {
+		case ApproveForSession:
+			s.mu.Lock()
+			s.approved[key] = true
+			s.mu.Unlock()
+			return tools.Decision{Approved: true}
+		case ApproveOnce:
+			return tools.Decision{Approved: true}
+		default:
+			return tools.Decision{Approved: false, Feedback: r.feedback}
+		}
+	case <-ctx.Done():
+		return tools.Decision{Approved: false, Feedback: "interrupted"}
+	}
+}
+
+// ApprovedForSession lists the approval actions approved for the session.
+func (s *Soul) ApprovedForSession() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.approved))
+	for k := range s.approved {
+		out = append(out, k)
+	}
+	return out
+}
+
+// sendDMail is tools.Env.DMail: it queues a D-Mail, delivered after the step.
+func (s *Soul) sendDMail(message string, checkpointID int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.pending != nil:
+		return errors.New("only one D-Mail can be sent at a time")
+	case checkpointID < 0 || checkpointID >= s.nextCheckpoint:
+		if s.nextCheckpoint == 0 {
+			return fmt.Errorf("there is no checkpoint %d: the context has no checkpoints yet", checkpointID)
+		}
+		return fmt.Errorf("there is no checkpoint %d: checkpoints of the current context are 0 to %d", checkpointID, s.nextCheckpoint-1)
+	}
+	s.pending = &dmail{message: message, checkpoint: checkpointID}
+	return nil
+}
+
+// checkLoop feeds Shell commands to the loop detector; a detected loop adds
+// a note to the result for the model and a LoopWarning for the user.
+func (s *Soul) checkLoop(pc *pendingCall) {
+	if pc.call.Name != "Shell" || pc.invalid != "" {
+		return
+	}
+	var a struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(pc.args, &a) != nil || a.Command == "" {
+		return
+	}
+	s.mu.Lock()
+	ld := s.loop
+	s.mu.Unlock()
+	if ld == nil {
+		return
+	}
+	if w := ld.Record(a.Command); w != "" {
+		count := 0
+		if m := timesRe.FindStringSubmatch(w); m != nil {
+			count, _ = strconv.Atoi(m[1])
+		}
+		s.emit(LoopWarning{Command: a.Command, Count: count})
+		pc.res.Output = strings.TrimRight(pc.res.Output, "\n") + "\n\n<system>" + w + "</system>"
+	}
+}
+
+// timesRe finds the repeat count in the detector's warning text.
+var timesRe = regexp.MustCompile(`(\d+) times`)
+
+// toolMessage is the tool result message the model sees.
+func toolMessage(id string, r tools.Result) store.Message {
+	out := r.Output
+	switch {
+	case r.IsError && out == "":
+		out = "ERROR: the tool call failed without a message."
+	case r.IsError:
+		out = "ERROR: " + out
+	case strings.TrimSpace(out) == "":
+		out = emptyOutput
+	}
+	return store.Message{Role: "tool", Content: store.TextContent(out), ToolCallID: id}
+}
+
+func convertTodos(ts []tools.Todo) []Todo {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]Todo, len(ts))
+	for i, t := range ts {
+		out[i] = Todo{Title: t.Title, Status: t.Status}
+	}
+	return out
+}
+
+// jsonProblem describes why args are not a JSON object, briefly.
+func jsonProblem(args string) string {
+	var v any
+	if err := json.Unmarshal([]byte(args), &v); err != nil {
+		return err.Error()
+	}
+	switch v.(type) {
+	case []any:
+		return "got a JSON array"
+	case string:
+		return "got a JSON string"
+	case float64:
+		return "got a JSON number"
+	case bool:
+		return "got a JSON boolean"
+	default:
+		return "got JSON null"
+	}
+}

@@ -1,0 +1,101 @@
+package soul
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// missingResult is sent (never stored) for a tool call of the history that
+// has no result, e.g. in an imported session cut off mid-step.
+const missingResult = "<system>This tool call has no result: it did not complete.</system>"
+
+// buildRequest is what the model is sent: the system prompt and the view's
+// messages, sanitised so that any history, including imported or damaged
+// ones, makes a valid request:
+//   - every assistant tool call is followed by exactly one result, in call
+//     order (a missing one gets a placeholder, duplicates are dropped);
+//   - tool results that answer no call of the assistant message before them
+//     are dropped;
+//   - arguments that are not a JSON object are replaced by "{}" (the stored
+//     message keeps what the model sent);
+//   - a tool call without an id gets one.
+//
+// The view's messages are not modified.
+func buildRequest(system string, msgs []store.Message) []store.Message {
+	out := make([]store.Message, 0, len(msgs)+1)
+	if system != "" {
+		out = append(out, store.NewText("system", system))
+	}
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		switch {
+		case m.Role == "tool":
+			i++ // orphan result: answers no call
+		case m.Role == "assistant" && len(m.ToolCalls) > 0:
+			j := i + 1
+			results := map[string]store.Message{}
+			for ; j < len(msgs) && msgs[j].Role == "tool"; j++ {
+				if _, dup := results[msgs[j].ToolCallID]; !dup {
+					results[msgs[j].ToolCallID] = msgs[j]
+				}
+			}
+			a := m
+			a.ToolCalls = make([]store.ToolCall, len(m.ToolCalls))
+			var tail []store.Message
+			seen := map[string]bool{}
+			for k, c := range m.ToolCalls {
+				orig := c.ID
+				if c.ID == "" || seen[c.ID] {
+					c.ID = fmt.Sprintf("call_fix_%d_%d", i, k)
+				}
+				seen[c.ID] = true
+				c.Args = sanitiseArgs(c.Args)
+				if c.Type == "" {
+					c.Type = "function"
+				}
+				a.ToolCalls[k] = c
+				r, ok := results[orig]
+				if ok && orig == c.ID {
+					delete(results, orig)
+				} else {
+					r = store.Message{Role: "tool", Content: store.TextContent(missingResult)}
+				}
+				r.ToolCallID = c.ID
+				tail = append(tail, r)
+			}
+			if a.Content.Omitted {
+				a.Content = store.Content{IsNull: true}
+			}
+			out = append(out, a)
+			out = append(out, tail...)
+			i = j
+		default:
+			if m.Role == "assistant" && (m.Content.IsNull || m.Content.Omitted) {
+				m.Content = store.TextContent("")
+			}
+			out = append(out, m)
+			i++
+		}
+	}
+	return out
+}
+
+// sanitiseArgs returns args if they are a JSON object, else "{}".
+func sanitiseArgs(args string) string {
+	if validArgs(args) {
+		return args
+	}
+	return "{}"
+}
+
+// validArgs reports whether args is a JSON object (what tools accept).
+func validArgs(args string) bool {
+	t := strings.TrimSpace(args)
+	if t == "" || t[0] != '{' {
+		return false
+	}
+	return json.Valid([]byte(t))
+}

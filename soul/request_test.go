@@ -1,0 +1,207 @@
+package soul
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+func call(id, name, args string) store.ToolCall {
+	return store.ToolCall{ID: id, Type: "function", Name: name, Args: args}
+}
+
+func toolMsg(id, text string) store.Message {
+	return store.Message{Role: "tool", Content: store.TextContent(text), ToolCallID: id}
+}
+
+func assistantCalls(calls ...store.ToolCall) store.Message {
+	return store.Message{Role: "assistant", Content: store.Content{IsNull: true}, ToolCalls: calls}
+}
+
+// checkRequestValid fails unless msgs make a valid request (requestProblem).
+func checkRequestValid(t *testing.T, msgs []store.Message) {
+	t.Helper()
+	if err := requestProblem(msgs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// requestProblem says why msgs are not a valid request: every assistant tool
+// call must be followed by exactly its results in order, every tool message
+// must answer a call, and every argument string must be a JSON object.
+func requestProblem(msgs []store.Message) error {
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == "tool" {
+			return fmt.Errorf("message %d: tool result %q answers no preceding call", i, m.ToolCallID)
+		}
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		for k, c := range m.ToolCalls {
+			if c.ID == "" {
+				return fmt.Errorf("message %d: call %d has no id", i, k)
+			}
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(c.Args), &obj); err != nil {
+				return fmt.Errorf("message %d: call %s arguments %q are not a JSON object: %v", i, c.ID, c.Args, err)
+			}
+			j := i + 1 + k
+			if j >= len(msgs) || msgs[j].Role != "tool" || msgs[j].ToolCallID != c.ID {
+				return fmt.Errorf("message %d: call %s is not followed by its result", i, c.ID)
+			}
+		}
+		i += len(m.ToolCalls)
+	}
+	return nil
+}
+
+func TestBuildRequestSanitises(t *testing.T) {
+	hist := []store.Message{
+		store.NewText("user", "hi"),
+		toolMsg("orphan", "no call before me"),
+		assistantCalls(call("a", "ReadFile", `{"path":"x"}`), call("b", "Shell", `{"command": "ls"`), call("c", "Think", "")),
+		toolMsg("c", "third"), // out of order
+		toolMsg("a", "first"),
+		toolMsg("a", "duplicate"),
+		toolMsg("zzz", "stranger"),
+		// b has no result at all
+		store.NewText("user", "next"),
+		assistantCalls(call("", "Glob", `[1,2]`), call("", "Glob", `{}`)),
+		{Role: "assistant", Content: store.Content{IsNull: true}},
+	}
+	orig, _ := json.Marshal(hist)
+	out := buildRequest("SYS", hist)
+	checkRequestValid(t, out)
+	if out[0].Role != "system" || out[0].Content.Text != "SYS" {
+		t.Fatalf("first message = %+v", out[0])
+	}
+	// The history itself is untouched.
+	after, _ := json.Marshal(hist)
+	if string(orig) != string(after) {
+		t.Fatal("buildRequest modified its input")
+	}
+	// Results kept in call order with their texts; missing one filled.
+	want := []string{"first", missingResult, "third"}
+	for k, w := range want {
+		if got := out[3+k].Content.PlainText(); got != w {
+			t.Errorf("result %d = %q, want %q", k, got, w)
+		}
+	}
+	if out[2].ToolCalls[0].Args != `{"path":"x"}` || out[2].ToolCalls[1].Args != "{}" || out[2].ToolCalls[2].Args != "{}" {
+		t.Errorf("args = %q %q %q", out[2].ToolCalls[0].Args, out[2].ToolCalls[1].Args, out[2].ToolCalls[2].Args)
+	}
+	last := out[len(out)-1]
+	if last.Role != "assistant" || last.Content.IsNull {
+		t.Errorf("empty assistant message not given empty content: %+v", last.Content)
+	}
+	for _, m := range out {
+		if strings.Contains(m.Content.PlainText(), "stranger") || strings.Contains(m.Content.PlainText(), "no call before me") || strings.Contains(m.Content.PlainText(), "duplicate") {
+			t.Errorf("stray result sent: %q", m.Content.PlainText())
+		}
+	}
+}
+
+func TestSplitForCompaction(t *testing.T) {
+	hist := []store.Message{
+		store.NewText("user", "<system>CHECKPOINT 0</system>"),
+		store.NewText("user", "task one"),
+		assistantCalls(call("a", "Shell", `{"command":"ls"}`)),
+		toolMsg("a", "files"),
+		store.NewText("assistant", "done one"),
+		store.NewText("user", "<system>CHECKPOINT 3</system>"),
+		store.NewText("user", "task two"),
+		assistantCalls(call("b", "Shell", `{"command":"make"}`)),
+		toolMsg("b", "ok"),
+		store.NewText("user", "<system>CHECKPOINT 4</system>"),
+	}
+	toCompact, keep := splitForCompaction(hist)
+	if len(keep) != 3 || keep[0].Content.PlainText() != "task two" || keep[2].Role != "tool" {
+		t.Fatalf("preserved = %s", describe(keep))
+	}
+	if len(toCompact) != 4 || toCompact[0].Content.PlainText() != "task one" {
+		t.Fatalf("to compact = %s", describe(toCompact))
+	}
+	for _, m := range append(toCompact, keep...) {
+		if isCheckpointMarker(m) {
+			t.Errorf("checkpoint marker kept: %q", m.Content.PlainText())
+		}
+	}
+	if c, k := splitForCompaction(hist[:2]); len(c) != 0 || len(k) != 1 {
+		t.Errorf("short history: compact %d keep %d", len(c), len(k))
+	}
+}
+
+func TestTruncateMessagesKeepsValidTail(t *testing.T) {
+	big := strings.Repeat("word ", 2000)
+	hist := []store.Message{
+		store.NewText("user", "first "+big),
+		assistantCalls(call("a", "Shell", `{}`)),
+		toolMsg("a", big),
+		store.NewText("user", "second"),
+		assistantCalls(call("b", "Shell", `{}`)),
+		toolMsg("b", "small"),
+		store.NewText("assistant", "answer"),
+	}
+	kept, dropped := truncateMessages(hist, 500)
+	if len(kept) == 0 || kept[0].Role != "user" || kept[0].Content.PlainText() != "second" {
+		t.Fatalf("kept = %s", describe(kept))
+	}
+	if dropped != 3 || len(kept) != 4 {
+		t.Fatalf("dropped %d kept %d", dropped, len(kept))
+	}
+	checkRequestValid(t, kept)
+
+	// Nothing fits: the last user message survives, shortened.
+	kept, _ = truncateMessages([]store.Message{store.NewText("user", big), store.NewText("assistant", big)}, 10)
+	if len(kept) != 1 || kept[0].Role != "user" || len(kept[0].Content.PlainText()) >= len(big) {
+		t.Fatalf("nothing-fits case kept %d messages", len(kept))
+	}
+}
+
+func TestTitleFrom(t *testing.T) {
+	cases := map[string]string{
+		"\n\n  fix   the bug \nmore": "fix the bug",
+		"":                           "",
+		strings.Repeat("é", 100):     strings.Repeat("é", 79) + "…",
+	}
+	for in, want := range cases {
+		if got := titleFrom(in); got != want {
+			t.Errorf("titleFrom(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestElideKeepsUTF8(t *testing.T) {
+	s := strings.Repeat("日本語", 1000)
+	e := elide(s, 100)
+	if !strings.Contains(e, "characters omitted") || !json.Valid([]byte(`"`+strings.ReplaceAll(e, "\n", `\n`)+`"`)) {
+		t.Fatalf("elide broke the text: %q", e)
+	}
+	if elide("short", 100) != "short" {
+		t.Fatal("short text changed")
+	}
+}
+
+// describe is a short rendering of messages for failure output.
+func describe(msgs []store.Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(m.Role)
+		b.WriteString(":")
+		b.WriteString(shorten(m.Content.PlainText(), 30))
+		for _, c := range m.ToolCalls {
+			b.WriteString(" call(" + c.ID + " " + c.Name + " " + shorten(c.Args, 20) + ")")
+		}
+		if m.ToolCallID != "" {
+			b.WriteString(" for " + m.ToolCallID)
+		}
+	}
+	return b.String()
+}

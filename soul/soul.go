@@ -1,0 +1,569 @@
+package soul
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Errors returned by Run (besides *llm.Error and errors wrapping
+// context.Canceled for an interrupt).
+var (
+	ErrMaxSteps = errors.New("max steps reached")
+	ErrRejected = errors.New("tool call rejected by the user")
+	// ErrBusy is returned when Run, Compact, Clear, RevertTo or Restore is
+	// called while another of them is still running.
+	ErrBusy = errors.New("soul is busy with another run or operation")
+)
+
+// Defaults of Config (kimi-cli's values where it has them).
+const (
+	DefaultMaxContextSize    = 128000
+	DefaultReservedTokens    = 50000
+	DefaultMaxStepsPerRun    = 100
+	DefaultMaxRetriesPerStep = 3
+)
+
+// compactRatio: auto-compaction also starts once the context holds this
+// share of MaxContextSize, whatever ReservedTokens says.
+const compactRatio = 0.85
+
+// Config tunes the loop. Zero numbers take the defaults.
+type Config struct {
+	MaxContextSize    int
+	ReservedTokens    int
+	MaxStepsPerRun    int
+	MaxRetriesPerStep int // passed to the llm client per request when it supports it; see Soul.maxRetries
+	Yolo              bool
+	// SystemPrompt replaces DefaultSystemPrompt; ${WORK_DIR} and ${OS} are
+	// expanded in either.
+	SystemPrompt string
+	// DMailRevertsFiles makes a D-Mail also move the work tree back, when
+	// Files implements FileReverter.
+	DMailRevertsFiles bool
+	// Files records file checkpoints for WriteFile/StrReplaceFile/Shell;
+	// nil disables them.
+	Files tools.FileTracker
+}
+
+// DefaultConfig is Config with every default filled in.
+func DefaultConfig() Config {
+	return Config{
+		MaxContextSize:    DefaultMaxContextSize,
+		ReservedTokens:    DefaultReservedTokens,
+		MaxStepsPerRun:    DefaultMaxStepsPerRun,
+		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
+	}
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxContextSize <= 0 {
+		c.MaxContextSize = DefaultMaxContextSize
+	}
+	if c.ReservedTokens < 0 {
+		c.ReservedTokens = 0
+	}
+	if c.ReservedTokens == 0 && c.MaxContextSize == DefaultMaxContextSize {
+		c.ReservedTokens = DefaultReservedTokens
+	}
+	if c.MaxStepsPerRun <= 0 {
+		c.MaxStepsPerRun = DefaultMaxStepsPerRun
+	}
+	if c.MaxRetriesPerStep <= 0 {
+		c.MaxRetriesPerStep = DefaultMaxRetriesPerStep
+	}
+	return c
+}
+
+// FileReverter is implemented by a Config.Files tracker that can move the
+// work tree back to the state of a checkpoint (used for D-Mail when
+// Config.DMailRevertsFiles is set).
+type FileReverter interface {
+	RevertFiles(ctx context.Context, sessionID string, checkpointID int) error
+}
+
+// Soul runs the agent loop of one session. Its methods may be called from
+// any goroutine; Run, Compact, Clear, RevertTo and Restore exclude each other
+// (ErrBusy). Events reach the sink synchronously, in order, from the
+// goroutine doing the work; the sink may call Status, SetYolo and
+// ApprovalRequest.Respond.
+type Soul struct {
+	cfg          Config
+	st           Store
+	sessionID    string
+	client       llm.Client
+	set          *tools.Set
+	workDir      string
+	sink         Sink
+	systemPrompt string
+	dmailEnabled bool
+	specs        []llm.ToolSpec
+
+	emitMu     sync.Mutex // serialises sink calls (parallel tools emit output)
+	approvalMu sync.Mutex // one ApprovalRequest outstanding at a time
+
+	mu             sync.Mutex // guards the fields below; never held while calling the sink
+	busy           bool
+	yolo           bool
+	approved       map[string]bool // approval actions approved for the session
+	step           int
+	tokens         int
+	gen            int
+	nextCheckpoint int
+	pending        *dmail
+	loop           *tools.LoopDetector
+}
+
+type dmail struct {
+	message    string
+	checkpoint int
+}
+
+// New builds a Soul for sessionID. set may be nil (no tools); sink may be nil.
+func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.Set, workDir string, sink Sink) *Soul {
+	cfg = cfg.withDefaults()
+	if set == nil {
+		set = tools.NewSet()
+	}
+	if sink == nil {
+		sink = func(Event) {}
+	}
+	prompt := cfg.SystemPrompt
+	if strings.TrimSpace(prompt) == "" {
+		prompt = defaultSystemPrompt
+	}
+	s := &Soul{
+		cfg:          cfg,
+		st:           st,
+		sessionID:    sessionID,
+		client:       client,
+		set:          set,
+		workDir:      workDir,
+		sink:         sink,
+		systemPrompt: expandPrompt(prompt, workDir),
+		dmailEnabled: set.Has(sendDMailName),
+		yolo:         cfg.Yolo,
+		approved:     map[string]bool{},
+		gen:          -1,
+	}
+	for _, sp := range set.Specs() {
+		s.specs = append(s.specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
+	}
+	return s
+}
+
+const sendDMailName = "SendDMail"
+
+// SessionID is the session this Soul drives.
+func (s *Soul) SessionID() string { return s.sessionID }
+
+// SetYolo switches approving every tool call on or off; it takes effect for
+// the next approval, also in a running step.
+func (s *Soul) SetYolo(on bool) {
+	s.mu.Lock()
+	s.yolo = on
+	s.mu.Unlock()
+}
+
+// Yolo reports whether every tool call is approved without asking.
+func (s *Soul) Yolo() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.yolo
+}
+
+// Status is a snapshot of the numbers the status bar shows. Before the first
+// operation it holds what the last Refresh (or nothing) loaded.
+func (s *Soul) Status() StatusUpdate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.statusLocked()
+}
+
+func (s *Soul) statusLocked() StatusUpdate {
+	pct := 0.0
+	if s.cfg.MaxContextSize > 0 {
+		pct = float64(s.tokens) * 100 / float64(s.cfg.MaxContextSize)
+	}
+	return StatusUpdate{
+		Model:          s.client.Model(),
+		Step:           s.step,
+		Tokens:         s.tokens,
+		MaxContext:     s.cfg.MaxContextSize,
+		ContextPercent: pct,
+		Generation:     s.gen,
+	}
+}
+
+// Refresh reloads the status numbers from the store and emits a StatusUpdate.
+func (s *Soul) Refresh(ctx context.Context) error {
+	v, err := s.st.View(ctx, s.sessionID)
+	if err != nil {
+		return err
+	}
+	s.noteView(v)
+	s.emitStatus()
+	return nil
+}
+
+func (s *Soul) emit(e Event) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.sink(e)
+}
+
+func (s *Soul) emitStatus() { s.emit(s.Status()) }
+
+// acquire marks the soul busy; release undoes it.
+func (s *Soul) acquire() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return ErrBusy
+	}
+	s.busy = true
+	return nil
+}
+
+func (s *Soul) release() {
+	s.mu.Lock()
+	s.busy = false
+	s.mu.Unlock()
+}
+
+// noteView takes the status numbers from a freshly loaded view.
+func (s *Soul) noteView(v store.View) {
+	s.mu.Lock()
+	s.tokens = contextTokens(v)
+	s.gen = v.Generation.Gen
+	s.nextCheckpoint = v.NextCheckpointID
+	s.mu.Unlock()
+}
+
+// contextTokens is the view's size: the last usage record plus an estimate
+// of the messages appended after it (the user's prompt, checkpoint markers).
+func contextTokens(v store.View) int {
+	last := -1
+	for i := len(v.Records) - 1; i >= 0; i-- {
+		if v.Records[i].Kind == store.KindUsage {
+			last = i
+			break
+		}
+	}
+	var tail []store.Message
+	for _, r := range v.Records[last+1:] {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		if m, err := r.Message(); err == nil {
+			tail = append(tail, m)
+		}
+	}
+	base := v.Tokens
+	if last < 0 && base == 0 && len(tail) == 0 {
+		return 0
+	}
+	if len(tail) == 0 {
+		return base
+	}
+	return base + llm.EstimateTokens(tail)
+}
+
+// needsCompaction is kimi's rule plus a ratio guard for small reserves.
+func (s *Soul) needsCompaction(tokens int) bool {
+	max := s.cfg.MaxContextSize
+	return tokens+s.cfg.ReservedTokens >= max || float64(tokens) >= compactRatio*float64(max)
+}
+
+// Run sends input to the model and runs steps until the model answers
+// without tool calls (nil), the step limit is hit (ErrMaxSteps), a tool call
+// is rejected (ErrRejected), the model call fails for good (*llm.Error) or
+// ctx is cancelled (an error wrapping ctx.Err(): the interrupt). The user's
+// message is committed before the model is called; a step is committed
+// whole or not at all. Every Run ends with a RunEnd event.
+func (s *Soul) Run(ctx context.Context, input string) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+
+	s.mu.Lock()
+	s.pending = nil
+	s.step = 0
+	s.loop = tools.NewLoopDetector()
+	s.mu.Unlock()
+
+	steps := 0
+	err := s.run(ctx, input, &steps)
+	s.emit(RunEnd{Reason: endReason(err), Steps: steps})
+	return err
+}
+
+func endReason(err error) string {
+	switch {
+	case err == nil:
+		return "done"
+	case errors.Is(err, ErrMaxSteps):
+		return "max_steps"
+	case errors.Is(err, ErrRejected):
+		return "rejected"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "interrupted"
+	default:
+		return "error"
+	}
+}
+
+func (s *Soul) run(ctx context.Context, input string, steps *int) error {
+	if err := ctx.Err(); err != nil {
+		s.emit(StepInterrupted{Reason: "interrupted before the run started"})
+		return fmt.Errorf("run interrupted: %w", err)
+	}
+	// Store writes are never cut short by the interrupt: each is one
+	// transaction, done or not, like kimi's asyncio.shield.
+	wctx := context.WithoutCancel(ctx)
+	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
+		return s.fail(fmt.Errorf("checkpoint: %w", err))
+	}
+	if _, err := s.st.AppendMessage(wctx, s.sessionID, store.NewText("user", input)); err != nil {
+		return s.fail(fmt.Errorf("append user message: %w", err))
+	}
+	if title := titleFrom(input); title != "" {
+		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil {
+			return s.fail(fmt.Errorf("set title: %w", err))
+		}
+	}
+	return s.agentLoop(ctx, steps)
+}
+
+// fail reports a non-temporary failure as an Error event and returns err.
+func (s *Soul) fail(err error) error {
+	s.emit(Error{Message: err.Error()})
+	return err
+}
+
+// interrupted reports an interrupt and returns an error wrapping ctx.Err().
+func (s *Soul) interrupted(ctx context.Context, where string) error {
+	s.emit(StepInterrupted{Reason: "interrupted " + where})
+	cause := ctx.Err()
+	if cause == nil {
+		cause = context.Canceled
+	}
+	return fmt.Errorf("run interrupted %s: %w", where, cause)
+}
+
+type stepOutcome int
+
+const (
+	stepContinue stepOutcome = iota
+	stepDone
+	stepRejected
+)
+
+func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
+	wctx := context.WithoutCancel(ctx)
+	for n := 1; ; n++ {
+		if ctx.Err() != nil {
+			return s.interrupted(ctx, "between steps")
+		}
+		v, err := s.st.View(wctx, s.sessionID)
+		if err != nil {
+			return s.fail(fmt.Errorf("load context: %w", err))
+		}
+		if s.needsCompaction(contextTokens(v)) {
+			if err := s.compact(ctx, true, v); err != nil {
+				if ctx.Err() != nil {
+					return s.interrupted(ctx, "during compaction")
+				}
+				return s.fail(fmt.Errorf("auto-compaction: %w", err))
+			}
+		}
+		cp, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled)
+		if err != nil {
+			return s.fail(fmt.Errorf("checkpoint: %w", err))
+		}
+		v, err = s.st.View(wctx, s.sessionID)
+		if err != nil {
+			return s.fail(fmt.Errorf("load context: %w", err))
+		}
+		s.mu.Lock()
+		s.step = n
+		s.pending = nil
+		s.mu.Unlock()
+		s.noteView(v)
+		*steps = n
+		s.emit(StepBegin{N: n, Checkpoint: cp})
+		s.emitStatus()
+
+		outcome, err := s.doStep(ctx, v)
+		if err != nil {
+			return err
+		}
+		switch outcome {
+		case stepDone:
+			return nil
+		case stepRejected:
+			return ErrRejected
+		}
+		if n >= s.cfg.MaxStepsPerRun {
+			return fmt.Errorf("%w (%d steps)", ErrMaxSteps, s.cfg.MaxStepsPerRun)
+		}
+	}
+}
+
+// doStep calls the model once and runs its tool calls. Nothing is written
+// unless the whole step succeeds; then assistant message, tool results and
+// usage commit in one transaction, and a pending D-Mail is delivered.
+func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
+	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.specs}
+	st := &streamState{}
+	cb := llm.Callbacks{
+		OnContent: func(text string) {
+			st.content = true
+			s.emit(ContentPart{Text: text})
+		},
+		OnReasoning: func(text string) {
+			st.reasoning = true
+			s.emit(ReasoningPart{Text: text})
+		},
+		OnToolCallDelta: func(index int, id, name, argsDelta string) {
+			s.emit(ToolCallPart{Index: index, ID: id, Name: name, ArgumentsDelta: argsDelta})
+		},
+		OnRetry: func(attempt, max int, wait time.Duration, reason string) {
+			// Deltas of the failed attempt are void; the retry streams the
+			// whole answer again (see StepRetry).
+			*st = streamState{}
+			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: reason})
+		},
+	}
+	resp, err := s.client.Chat(ctx, req, cb)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, s.interrupted(ctx, "while the model was answering")
+		}
+		var le *llm.Error
+		if errors.As(err, &le) {
+			s.emit(StepInterrupted{Reason: "model call failed"})
+			s.emit(Error{Message: le.Error(), Temporary: le.Temporary})
+			return 0, le
+		}
+		s.emit(StepInterrupted{Reason: "model call failed"})
+		return 0, s.fail(fmt.Errorf("model call: %w", err))
+	}
+
+	assistant := normaliseAssistant(resp.Message, s.stepNumber())
+	// A client that did not stream (non-streaming mode) still shows its text.
+	if !st.reasoning {
+		if r := assistant.Content.Reasoning(); r != "" {
+			s.emit(ReasoningPart{Text: r})
+		}
+	}
+	if !st.content {
+		if t := assistant.Content.PlainText(); t != "" {
+			s.emit(ContentPart{Text: t})
+		}
+	}
+
+	results, rejected := s.runCalls(ctx, assistant.ToolCalls)
+	if ctx.Err() != nil {
+		return 0, s.interrupted(ctx, "while tools were running")
+	}
+
+	usage := resp.Usage.TotalTokens
+	if usage <= 0 {
+		usage = llm.EstimateTokens(append(req.Messages, assistant))
+	}
+	tokens := usage
+	if len(results) > 0 {
+		tokens += llm.EstimateTokens(results)
+	}
+	wctx := context.WithoutCancel(ctx)
+	if _, err := s.st.CommitStep(wctx, s.sessionID, store.Step{Assistant: assistant, ToolResults: results, TokenCount: tokens}); err != nil {
+		return 0, s.fail(fmt.Errorf("commit step: %w", err))
+	}
+	s.mu.Lock()
+	s.tokens = tokens
+	d := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	s.emitStatus()
+
+	if rejected {
+		return stepRejected, nil
+	}
+	if d != nil {
+		if err := s.backtrack(ctx, *d); err != nil {
+			return 0, s.fail(fmt.Errorf("D-Mail backtrack: %w", err))
+		}
+		return stepContinue, nil
+	}
+	if len(assistant.ToolCalls) == 0 {
+		return stepDone, nil
+	}
+	return stepContinue, nil
+}
+
+// streamState records what the current attempt has streamed.
+type streamState struct{ content, reasoning bool }
+
+func (s *Soul) stepNumber() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.step
+}
+
+// normaliseAssistant makes the model's message storable: role assistant and
+// every tool call with a unique, non-empty id (results refer to it). The
+// arguments are kept exactly as the model sent them; the request builder
+// never sends invalid ones back.
+func normaliseAssistant(m store.Message, step int) store.Message {
+	m.Role = "assistant"
+	if len(m.ToolCalls) == 0 {
+		if m.Content.IsNull || m.Content.Omitted {
+			m.Content = store.TextContent("")
+		}
+		return m
+	}
+	calls := make([]store.ToolCall, len(m.ToolCalls))
+	copy(calls, m.ToolCalls)
+	seen := map[string]bool{}
+	for i := range calls {
+		if calls[i].Type == "" {
+			calls[i].Type = "function"
+		}
+		if calls[i].ID == "" || seen[calls[i].ID] {
+			calls[i].ID = fmt.Sprintf("call_rw_%d_%d_%d", step, i, time.Now().UnixNano()%1e6)
+		}
+		seen[calls[i].ID] = true
+	}
+	m.ToolCalls = calls
+	return m
+}
+
+// titleFrom is the first non-empty line of the first prompt, shortened.
+func titleFrom(input string) string {
+	for _, line := range strings.Split(input, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		return shorten(line, 80)
+	}
+	return ""
+}
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

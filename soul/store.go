@@ -1,0 +1,26 @@
+package soul
+
+import (
+	"context"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Store is the part of *store.DB the soul uses. Every write the loop makes
+// goes through it; the soul keeps no history of its own, so whatever the
+// store holds is what the model is sent next.
+type Store interface {
+	GetSession(ctx context.Context, id string) (store.Session, error)
+	SetTitleIfEmpty(ctx context.Context, id, title string) error
+
+	View(ctx context.Context, sessionID string) (store.View, error)
+	AppendMessage(ctx context.Context, sessionID string, m store.Message) (store.Record, error)
+	AppendUsage(ctx context.Context, sessionID string, tokens int) (store.Record, error)
+	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
+	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
+
+	RevertTo(ctx context.Context, sessionID string, checkpointID int, cause store.Cause, note string) (store.Generation, error)
+	Clear(ctx context.Context, sessionID string) (store.Generation, error)
+	Restore(ctx context.Context, sessionID string, gen int) (store.Generation, error)
+	StartCompacted(ctx context.Context, sessionID string, msgs []store.Message, sourceGen int, tokens int) (store.Generation, error)
+}
