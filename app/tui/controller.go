@@ -84,6 +84,7 @@ type Controller struct {
 
 	// Feature state (UI): timetravel.go, browser.go, follow.go.
 	tt timeTravel
+	br browser
 }
 
 // openSession is one session opened in the workspace.

@@ -4,4 +4,5 @@ package tui
 // following) into the controller; New calls it once the registries exist.
 func (c *Controller) initFeatures() {
 	c.initTimeTravel()
+	c.initBrowser()
 }

@@ -1,0 +1,369 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/kimi"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// The session browser: the session list pane's actions (rename, delete
+// with undo, fork, export) and a full-screen browser over every session on
+// /sessions or Ctrl-O. Typing filters fuzzily (views.SessionList); a "/"
+// prefix searches message text with store.Search on a worker; the preview
+// of the highlighted session loads on a worker; Enter resumes it in the
+// workspace. While the browser is open it re-lists the sessions every
+// browserPoll when they changed, so it stays live like the pane.
+
+// browserPoll is how often the open browser looks for changed sessions.
+const browserPoll = 2 * time.Second
+
+// browserPage names the full-screen browser on the page stack.
+const browserPage = "browser"
+
+// browser is the controller's browser state (UI goroutine, except list
+// contents set through the pipeline).
+type browser struct {
+	list    *views.SessionList
+	page    *tview.Flex        // the list above the status bar (messages stay visible)
+	stop    context.CancelFunc // the open browser's poller
+	deleted []views.SessionRow // soft-deleted from this workspace, newest last (undo)
+}
+
+// initBrowser wires the session list pane and the browser (New).
+func (c *Controller) initBrowser() {
+	c.br.list = views.NewSessionList()
+	c.br.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Z undo · Ctrl-F fork · Ctrl-E export · Esc close")
+	for _, l := range []*views.SessionList{c.sessions, c.br.list} {
+		l.SetOnRename(c.onUISessionRename)
+		l.SetOnDelete(c.onUISessionDelete)
+		l.SetOnFork(c.onUISessionFork)
+		l.SetOnExport(c.onUISessionExport)
+	}
+	bl := c.br.list
+	c.br.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
+	bl.SetOnResume(func(id string) {
+		c.pages.pop(browserPage)
+		c.onUIOpenSession(id)
+	})
+	bl.SetOnClose(func() { c.pages.pop(browserPage) })
+	bl.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerBrowserPreview(id) }) })
+	bl.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerBrowserSearch(q) }) })
+	c.keys = append(c.keys,
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: c.onUIOpenBrowser, Visible: true}},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "undo the last session delete", Handler: c.onUIUndoDelete, Visible: true},
+			When: func() bool { return len(c.br.deleted) > 0 }, Overlays: true},
+	)
+	c.AddCommand(Command{Name: "/sessions", Description: "browse every session full screen (type to filter, / for full-text search, Enter resumes)", Run: func(string) { c.onUIOpenBrowser() }})
+	c.AddCommand(Command{Name: "/undelete", Description: "bring back the session deleted last", Run: func(string) { c.onUIUndoDelete() }})
+}
+
+// onUIOpenBrowser shows the full-screen browser and starts its poller.
+func (c *Controller) onUIOpenBrowser() {
+	if c.pages.has(browserPage) {
+		return
+	}
+	c.br.list.SetTheme(c.theme)
+	c.br.page.SetBackgroundColor(c.theme.Background)
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.pages.push(Page{Name: browserPage, Primitive: c.br.page,
+		Start: func() {
+			c.br.stop = cancel
+			c.onWorker(func() { c.onWorkerBrowserPoll(ctx) })
+		},
+		Stop: func() {
+			cancel()
+			c.br.stop = nil
+		},
+	})
+}
+
+// onWorkerBrowserPoll lists every session now and again whenever they
+// change, until ctx ends (the browser closes).
+func (c *Controller) onWorkerBrowserPoll(ctx context.Context) {
+	tick := time.NewTicker(browserPoll)
+	defer tick.Stop()
+	var sig string
+	for {
+		rows, s, err := listAllSessions(ctx, c.db)
+		if err == nil && s != sig {
+			sig = s
+			c.onUIThreadAsync(func() {
+				if ctx.Err() == nil {
+					c.br.list.SetSessions(rows)
+				}
+			})
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// listAllSessions lists every session as browser rows, with a signature
+// that changes when anything shown changes.
+func listAllSessions(ctx context.Context, db *store.DB) ([]views.SessionRow, string, error) {
+	list, err := db.ListSessions(ctx, store.ListOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	rows := make([]views.SessionRow, len(list))
+	var sig strings.Builder
+	for i, s := range list {
+		rows[i] = sessionRow(s)
+		fmt.Fprintf(&sig, "%s|%d|%s|%d|%d;", s.ID, s.UpdatedAt.UnixMilli(), s.Title, s.Generations, s.Messages)
+	}
+	return rows, sig.String(), nil
+}
+
+// sessionRow converts a session for the lists.
+func sessionRow(s store.Session) views.SessionRow {
+	title := s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	return views.SessionRow{ID: s.ID, Title: title, WorkDir: s.WorkDir, Updated: s.UpdatedAt,
+		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations}
+}
+
+// onWorkerBrowserPreview loads the last messages of a session.
+func (c *Controller) onWorkerBrowserPreview(id string) {
+	v, err := c.db.View(c.ctx, id)
+	if err != nil {
+		return
+	}
+	text := previewText(v)
+	c.onUIThreadAsync(func() { c.br.list.SetPreview(id, text) })
+}
+
+// previewText is the last few messages of a view, one line each.
+func previewText(v store.View) string {
+	items := viewItems(v)
+	if len(items) > 8 {
+		items = items[len(items)-8:]
+	}
+	var b strings.Builder
+	for _, it := range items {
+		switch it.Kind {
+		case views.ItemUser:
+			b.WriteString("> " + oneLine(it.Text, 200))
+		case views.ItemTool:
+			b.WriteString("⚙ " + it.ToolName + " " + it.KeyArg)
+		case views.ItemReasoning:
+			continue
+		default:
+			b.WriteString(oneLine(it.Text, 200))
+		}
+		b.WriteString("\n")
+	}
+	if b.Len() == 0 {
+		return "(no messages)"
+	}
+	return b.String()
+}
+
+// onWorkerBrowserSearch runs a full-text search for the browser.
+func (c *Controller) onWorkerBrowserSearch(q string) {
+	hits, err := c.db.Search(c.ctx, store.SearchOptions{Query: q, Limit: 200})
+	if err != nil {
+		c.post(evNote{text: "search: " + err.Error(), isErr: true})
+		return
+	}
+	out := make([]views.SearchHit, len(hits))
+	for i, h := range hits {
+		out[i] = views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq, Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt}
+	}
+	c.onUIThreadAsync(func() { c.br.list.SetHits(q, out) })
+}
+
+// onUIRefreshSessionLists re-lists the pane and (when open) the browser
+// after this workspace changed a session.
+func (c *Controller) onUIRefreshSessionLists() {
+	c.onWorker(func() {
+		c.storeSessSig("") // force the pane's next list through
+		c.onWorkerListSessions()
+		if c.br.stop == nil {
+			return
+		}
+		if rows, _, err := listAllSessions(c.ctx, c.db); err == nil {
+			c.onUIThreadAsync(func() { c.br.list.SetSessions(rows) })
+		}
+	})
+}
+
+// onUISessionRename prompts for a new title.
+func (c *Controller) onUISessionRename(r views.SessionRow) {
+	initial := r.Title
+	if initial == "(untitled)" {
+		initial = ""
+	}
+	c.prompt.SetTheme(c.theme)
+	c.prompt.Show("Rename session", "Title:", initial, func(text string, ok bool) {
+		c.pages.pop("prompt")
+		text = strings.TrimSpace(text)
+		if !ok || text == "" || text == r.Title {
+			return
+		}
+		c.onWorker(func() {
+			if err := c.db.RenameSession(c.ctx, r.ID, text); err != nil {
+				c.post(evNote{text: "rename: " + err.Error(), isErr: true})
+				return
+			}
+			c.post(evNote{text: fmt.Sprintf("renamed to “%s”", oneLine(text, 60))})
+			c.onUIThreadAsync(func() {
+				if o := c.cur(); o != nil && o.sess.ID == r.ID {
+					c.statusM.SessionTitle = text
+					c.refreshStatus()
+				}
+				c.onUIRefreshSessionLists()
+			})
+		})
+	})
+	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
+}
+
+// onUISessionDelete asks, then soft-deletes a session (Ctrl-Z undoes).
+func (c *Controller) onUISessionDelete(r views.SessionRow) {
+	if o := c.cur(); o != nil && o.sess.ID == r.ID {
+		c.setMessage("this session is open in the workspace: switch to another one before deleting it", true)
+		return
+	}
+	msg := fmt.Sprintf("Delete session “%s” (%d %s)?\n\nIt is hidden from the lists, not erased: Ctrl-Z or /undelete brings it back.",
+		oneLine(r.Title, 80), r.Messages, plural(r.Messages, "message", "messages"))
+	c.showConfirm("Delete session", msg, []views.Choice{
+		{Label: "Delete", Key: 'd', Dangerous: true},
+		{Label: "Cancel", Key: 'n'},
+	}, 1, func(i int) {
+		if i != 0 {
+			return
+		}
+		c.onWorker(func() {
+			if err := c.db.DeleteSession(c.ctx, r.ID); err != nil {
+				c.post(evNote{text: "delete: " + err.Error(), isErr: true})
+				return
+			}
+			c.onUIThreadAsync(func() {
+				c.br.deleted = append(c.br.deleted, r)
+				c.setMessage(fmt.Sprintf("deleted “%s” · Ctrl-Z or /undelete to undo", oneLine(r.Title, 50)), false)
+				c.onUIRefreshSessionLists()
+			})
+		})
+	})
+}
+
+// onUIUndoDelete brings back the session deleted last.
+func (c *Controller) onUIUndoDelete() {
+	n := len(c.br.deleted)
+	if n == 0 {
+		c.setMessage("nothing to undo: no session was deleted here", false)
+		return
+	}
+	r := c.br.deleted[n-1]
+	c.br.deleted = c.br.deleted[:n-1]
+	c.onWorker(func() {
+		if err := c.db.UndeleteSession(c.ctx, r.ID); err != nil {
+			c.post(evNote{text: "undo delete: " + err.Error(), isErr: true})
+			return
+		}
+		c.post(evNote{text: fmt.Sprintf("restored session “%s”", oneLine(r.Title, 50))})
+		c.onUIThreadAsync(c.onUIRefreshSessionLists)
+	})
+}
+
+// onUISessionFork forks a session's current generation into a new session
+// and opens it.
+func (c *Controller) onUISessionFork(r views.SessionRow) {
+	if c.busy != "" {
+		c.setMessage("a run is active: press Esc to stop it before forking", true)
+		return
+	}
+	c.pages.pop(browserPage)
+	c.onUIFork(r.ID)
+	c.onUIRefreshSessionLists()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// exportName suggests a file name for an export.
+func exportName(r views.SessionRow) string {
+	base := strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(r.Title), "-"), "-")
+	if len(base) > 40 {
+		base = strings.Trim(base[:40], "-")
+	}
+	if base == "" || base == "untitled" {
+		base = "session"
+	}
+	return base + "-" + shortID(r.ID) + ".jsonl"
+}
+
+// onUISessionExport prompts for a path and writes the session's current
+// generation as a kimi-cli context.jsonl there; an existing file is never
+// overwritten.
+func (c *Controller) onUISessionExport(r views.SessionRow) {
+	dir := c.opts.WorkDir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	c.prompt.SetTheme(c.theme)
+	c.prompt.Show("Export session (kimi-cli context.jsonl)", "Path:", filepath.Join(dir, exportName(r)), func(text string, ok bool) {
+		c.pages.pop("prompt")
+		path := strings.TrimSpace(text)
+		if !ok || path == "" {
+			return
+		}
+		c.onWorker(func() {
+			n, err := exportSession(c.ctx, c.db, r.ID, path)
+			if err != nil {
+				c.post(evNote{text: "export: " + err.Error(), isErr: true})
+				return
+			}
+			c.post(evNote{text: fmt.Sprintf("exported “%s” to %s (%d bytes)", oneLine(r.Title, 40), path, n)})
+		})
+	})
+	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
+}
+
+// exportSession writes the current generation of a session to path,
+// refusing an existing file (O_EXCL); a failed export removes its file.
+func exportSession(ctx context.Context, db *store.DB, id, path string) (int64, error) {
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return 0, fmt.Errorf("%s already exists: choose another name (nothing is overwritten)", path)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := kimi.Export(ctx, db, id, -1, f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return 0, err
+	}
+	st, serr := f.Stat()
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return 0, err
+	}
+	if serr != nil {
+		return 0, nil
+	}
+	return st.Size(), nil
+}

@@ -1,0 +1,199 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// browserSessions seeds three sessions and returns their ids (oldest first).
+func browserSessions(t *testing.T, db *store.DB, work string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for _, s := range []struct{ title, msg string }{
+		{"zebra notes", "stripes and savannah"},
+		{"parser rewrite", "the quokka grammar needs a lookahead"},
+		{"release checklist", "tag the build and write the changelog"},
+	} {
+		sess, err := db.CreateSession(ctx, store.NewSession{Title: s.title, WorkDir: work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, db, sess.ID, s.msg)
+		ids = append(ids, sess.ID)
+	}
+	return ids
+}
+
+func (h *harness) ctrl(k tcell.Key) { h.screen.InjectKey(k, 0, tcell.ModCtrl) }
+
+func (h *harness) openBrowser() {
+	h.t.Helper()
+	h.ctrl(tcell.KeyCtrlO)
+	h.waitUntil("the browser", func() bool { return h.c.pages.top() == browserPage })
+	h.waitUntil("the browser's sessions", func() bool { return len(h.c.br.list.Visible()) > 0 })
+}
+
+func browserHarness(t *testing.T) (*harness, []string) {
+	var ids []string
+	h := newHarness(t, hopts{w: 160, h: 44,
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[2] },
+	})
+	return h, ids
+}
+
+func TestBrowserFilterHighlightsAndResumes(t *testing.T) {
+	h, ids := browserHarness(t)
+	h.openBrowser()
+	h.waitFor("release checklist", "parser rewrite", "zebra notes")
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.waitFor("zebra notes")
+	x, y, _ := h.findText("zebra notes")
+	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.c.theme.MatchHighlight {
+		t.Errorf("matched 'p' drawn in %v, want the highlight colour %v", fg, h.c.theme.MatchHighlight)
+	}
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace on the chosen session", func() bool { return h.c.SessionID() == ids[0] && h.c.pages.top() == "" })
+	h.waitFor("stripes and savannah")
+}
+
+func TestBrowserFullTextSearch(t *testing.T) {
+	h, ids := browserHarness(t)
+	h.openBrowser()
+	h.typeText("/quokka", false)
+	h.waitFor("quokka grammar")
+	h.waitUntil("the hits", func() bool {
+		hits := h.c.br.list.Hits()
+		for _, hit := range hits {
+			if hit.SessionID != ids[1] {
+				return false
+			}
+		}
+		return len(hits) > 0
+	})
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace on the hit's session", func() bool { return h.c.SessionID() == ids[1] })
+}
+
+func TestBrowserRenameDeleteUndo(t *testing.T) {
+	h, ids := browserHarness(t)
+	ctx := context.Background()
+	h.openBrowser()
+	h.typeText("parser", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.ctrl(tcell.KeyCtrlR)
+	h.waitFor("Rename session")
+	h.ctrl(tcell.KeyCtrlU)
+	h.typeText("ship it", true)
+	h.waitUntil("the rename", func() bool {
+		s, err := h.db.GetSession(ctx, ids[1])
+		return err == nil && s.Title == "ship it"
+	})
+	h.waitFor("renamed to “ship it”")
+
+	// Delete asks first, hides the session, and Ctrl-Z brings it back.
+	h.c.onUIThread(func() { h.c.br.list.SetFilter("ship") })
+	h.waitUntil("the renamed row", func() bool {
+		for i, r := range h.c.br.list.Visible() {
+			if r.ID == ids[1] {
+				h.c.br.list.Select(i)
+			}
+		}
+		r, ok := h.c.br.list.SelectedSession()
+		return ok && r.ID == ids[1]
+	})
+	h.ctrl(tcell.KeyCtrlD)
+	h.waitFor("Delete session “ship it”", "Ctrl-Z or /undelete brings it back")
+	h.typeText("d", false)
+	h.waitUntil("the delete", func() bool {
+		s, err := h.db.GetSession(ctx, ids[1])
+		return err == nil && s.Deleted
+	})
+	h.waitUntil("the row to go", func() bool {
+		for _, r := range h.c.br.list.Visible() {
+			if r.ID == ids[1] {
+				return false
+			}
+		}
+		return true
+	})
+	h.waitFor("Ctrl-Z or /undelete to undo")
+	h.ctrl(tcell.KeyCtrlZ)
+	h.waitUntil("the undelete", func() bool {
+		s, err := h.db.GetSession(ctx, ids[1])
+		return err == nil && !s.Deleted
+	})
+	h.waitFor("restored session “ship it”")
+}
+
+func TestBrowserForkAndExport(t *testing.T) {
+	h, ids := browserHarness(t)
+	ctx := context.Background()
+	h.openBrowser()
+	h.typeText("zebra", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+
+	h.ctrl(tcell.KeyCtrlE)
+	h.waitFor("Export session (kimi-cli context.jsonl)")
+	want := filepath.Join(h.work, exportName(h.c.br.list.Visible()[0]))
+	h.key(tcell.KeyEnter)
+	h.waitFor("exported “zebra notes” to")
+	data, err := os.ReadFile(want)
+	if err != nil || !strings.Contains(string(data), "stripes and savannah") || !strings.Contains(string(data), `"role":"_checkpoint"`) {
+		t.Fatalf("export file %s: %v\n%s", want, err, data)
+	}
+	// A second export to the same path refuses to overwrite.
+	h.ctrl(tcell.KeyCtrlE)
+	h.waitFor("Export session (kimi-cli context.jsonl)")
+	h.key(tcell.KeyEnter)
+	h.waitFor("already exists: choose another name")
+	if again, _ := os.ReadFile(want); string(again) != string(data) {
+		t.Fatal("the existing export was changed")
+	}
+
+	h.ctrl(tcell.KeyCtrlF)
+	h.waitUntil("the workspace on a fork", func() bool {
+		id := h.c.SessionID()
+		return id != "" && id != ids[0] && id != ids[1] && id != ids[2]
+	})
+	fork, err := h.db.GetSession(ctx, h.sessionID())
+	if err != nil || fork.Title != "zebra notes" || fork.Messages != 2 {
+		t.Fatalf("fork %+v %v", fork, err)
+	}
+	h.waitFor("Forked session")
+}
+
+func TestExportNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := browserSessions(t, db, dir)
+	p := filepath.Join(dir, "out.jsonl")
+	if err := os.WriteFile(p, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exportSession(context.Background(), db, ids[0], p); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("export over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "mine" {
+		t.Fatalf("existing file changed: %q", b)
+	}
+	if _, err := exportSession(context.Background(), db, "nope", filepath.Join(dir, "x.jsonl")); err == nil {
+		t.Fatal("export of an unknown session succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); !os.IsNotExist(err) {
+		t.Fatal("a failed export left its file")
+	}
+}
