@@ -27,10 +27,11 @@ type SearchHit struct {
 }
 
 // searchText is what the full-text index holds for a message: its text
-// content and the arguments of its tool calls. Checkpoint markers are not
+// content and the arguments of its tool calls. Checkpoint markers and
+// metadata roles (IsMetadataRole: an imported kimi system prompt) are not
 // indexed.
 func searchText(m Message) string {
-	if IsCheckpointMessage(m) {
+	if IsCheckpointMessage(m) || IsMetadataRole(m.Role) {
 		return ""
 	}
 	var b strings.Builder
@@ -45,6 +46,11 @@ func searchText(m Message) string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// IsMetadataRole reports whether a message role is one of kimi-cli's
+// metadata roles ("_system_prompt"; they start with "_"): such a record is
+// kept in its view but is not a chat message and is not searched.
+func IsMetadataRole(role string) bool { return strings.HasPrefix(role, "_") }
 
 // ftsQuery turns what a user typed into an FTS4 query that cannot be a
 // syntax error: words and "quoted phrases" become quoted phrases (ANDed),
@@ -114,7 +120,8 @@ func phrase(s string, prefix bool) string {
 }
 
 // Search finds messages across all sessions (not deleted ones), newest
-// first. The query is words and "phrases" (all must match), word* for a
+// first. Metadata records are skipped, also those indexed before they
+// stopped being indexed. The query is words and "phrases" (all must match), word* for a
 // prefix, OR between terms.
 func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) {
 	q := ftsQuery(o.Query)
@@ -130,7 +137,8 @@ func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) 
 		FROM context_fts f
 		JOIN context c ON c.id = f.docid
 		JOIN sessions s ON s.id = c.session_id
-		WHERE context_fts MATCH ? AND s.deleted_at IS NULL`
+		WHERE context_fts MATCH ? AND s.deleted_at IS NULL
+		AND substr(coalesce(c.role, ''), 1, 1) <> '_'`
 	args := []any{q}
 	if o.WorkDir != "" {
 		sqlText += " AND s.work_dir = ?"

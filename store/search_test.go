@@ -1,0 +1,40 @@
+package store
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestSearchSkipsMetadataRoles: an imported kimi system prompt (role
+// "_system_prompt") stays in its view but is not indexed, and one indexed
+// by an older rewind is not found either.
+func TestSearchSkipsMetadataRoles(t *testing.T) {
+	db := openTest(t)
+	body := func(m Message) json.RawMessage { b, _ := json.Marshal(m); return b }
+	prompt := NewText("_system_prompt", "You are a wombat agent.")
+	s := must[Session](t)(db.ImportSession(bg, NewSession{Title: "imp"}, []ImportedGeneration{{Records: []Record{
+		{Kind: KindMessage, Body: body(prompt)},
+		{Kind: KindMessage, Body: body(NewText("user", "tell me about the wombat"))},
+	}}}))
+	must[Record](t)(db.AppendMessage(bg, s.ID, NewText("_system_prompt", "appended wombat prompt")))
+	v := checkCounters(t, db, s.ID)
+	if len(v.Records) != 3 || v.Records[0].Role != "_system_prompt" {
+		t.Fatalf("view %+v", v.Records)
+	}
+	if n := countRows(t, db, "context_fts"); n != 1 {
+		t.Fatalf("%d rows indexed, want 1 (the user message)", n)
+	}
+	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"}))
+	if len(hits) != 1 || hits[0].Role != "user" || hits[0].Seq != 2 {
+		t.Fatalf("hits %+v", hits)
+	}
+
+	// As an older rewind indexed it.
+	if _, err := db.writer.Exec(`INSERT INTO context_fts (docid, text)
+		SELECT id, 'You are a wombat agent.' FROM context WHERE session_id = ? AND seq = 1`, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat agent"})); len(hits) != 0 {
+		t.Fatalf("system prompt found: %+v", hits)
+	}
+}
