@@ -156,6 +156,11 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 	for _, sp := range set.Specs() {
 		s.specs = append(s.specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
 	}
+	// Status shows the resumed session's numbers from the start; a failure
+	// here surfaces on the first operation instead.
+	if v, err := st.View(context.Background(), sessionID); err == nil {
+		s.noteView(v)
+	}
 	return s
 }
 
@@ -179,8 +184,8 @@ func (s *Soul) Yolo() bool {
 	return s.yolo
 }
 
-// Status is a snapshot of the numbers the status bar shows. Before the first
-// operation it holds what the last Refresh (or nothing) loaded.
+// Status is a snapshot of the numbers the status bar shows (loaded from the
+// store by New, kept current by every operation).
 func (s *Soul) Status() StatusUpdate {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -40,6 +40,7 @@ type hopts struct {
 	cfg        Config
 	set        *tools.Set
 	maxRetries int // llm retries; 0 = 2
+	noStream   bool
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -66,7 +67,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		retries = 2
 	}
 	client, err := llm.New(llm.Config{
-		BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model", Stream: true,
+		BaseURL: srv.URL(), APIKey: "test-key", Model: "fake-model", Stream: !o.noStream,
 		MaxRetries: retries, InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
 	})
 	if err != nil {
@@ -1010,5 +1011,29 @@ func TestRequestProblemCatchesBadRequests(t *testing.T) {
 	good := []store.Message{assistantCalls(call("a", "Shell", "{}")), toolMsg("a", "ok")}
 	if err := requestProblem(good); err != nil {
 		t.Errorf("valid request rejected: %v", err)
+	}
+}
+
+func TestNonStreamingClientStillShowsText(t *testing.T) {
+	h := newHarness(t, hopts{noStream: true, cfg: Config{Yolo: true}},
+		llmtest.Calls(thinkCall("c1")).WithReasoning("let me think"),
+		llmtest.Text("plain answer"),
+	)
+	h.mustRun("hi")
+	var text strings.Builder
+	for _, e := range h.eventsOf("ContentPart") {
+		text.WriteString(e.(ContentPart).Text)
+	}
+	if text.String() != "plain answer" {
+		t.Errorf("content events = %q", text.String())
+	}
+	if rs := h.eventsOf("ReasoningPart"); len(rs) != 1 || rs[0].(ReasoningPart).Text != "let me think" {
+		t.Errorf("reasoning events = %+v", rs)
+	}
+	if msgs := h.messages(); roles(msgs) != "user,assistant,tool,assistant" {
+		t.Fatalf("messages = %s", describe(msgs))
+	}
+	if h.srv.Requests()[0].Stream {
+		t.Error("request was streamed")
 	}
 }
