@@ -35,12 +35,16 @@ const (
 // share of MaxContextSize, whatever ReservedTokens says.
 const compactRatio = 0.85
 
-// Config tunes the loop. Zero numbers take the defaults.
+// Config tunes the loop. Zero numbers take the defaults; a negative
+// ReservedTokens means no reserve (only the 85 % rule triggers compaction),
+// and a reserve not smaller than MaxContextSize is cut to a quarter of it.
 type Config struct {
-	MaxContextSize    int
-	ReservedTokens    int
-	MaxStepsPerRun    int
-	MaxRetriesPerStep int // passed to the llm client per request when it supports it; see Soul.maxRetries
+	MaxContextSize int
+	ReservedTokens int
+	MaxStepsPerRun int
+	// MaxRetriesPerStep is kept for the record: the retries themselves are
+	// done by the llm client, so pass the same number as llm.Config.MaxRetries.
+	MaxRetriesPerStep int
 	Yolo              bool
 	// SystemPrompt replaces DefaultSystemPrompt; ${WORK_DIR} and ${OS} are
 	// expanded in either.
@@ -67,11 +71,15 @@ func (c Config) withDefaults() Config {
 	if c.MaxContextSize <= 0 {
 		c.MaxContextSize = DefaultMaxContextSize
 	}
-	if c.ReservedTokens < 0 {
+	switch {
+	case c.ReservedTokens < 0:
 		c.ReservedTokens = 0
-	}
-	if c.ReservedTokens == 0 && c.MaxContextSize == DefaultMaxContextSize {
+	case c.ReservedTokens == 0:
 		c.ReservedTokens = DefaultReservedTokens
+	}
+	// A reserve as large as the window would compact before every step.
+	if c.ReservedTokens >= c.MaxContextSize {
+		c.ReservedTokens = c.MaxContextSize / 4
 	}
 	if c.MaxStepsPerRun <= 0 {
 		c.MaxStepsPerRun = DefaultMaxStepsPerRun

@@ -1037,3 +1037,87 @@ func TestNonStreamingClientStillShowsText(t *testing.T) {
 		t.Error("request was streamed")
 	}
 }
+
+// reverter is a FileTracker that can also revert files, recording the call.
+type reverter struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *reverter) BeforeWrite(context.Context, []string) error { return nil }
+func (r *reverter) AroundShell(context.Context) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, nil
+}
+func (r *reverter) RevertFiles(_ context.Context, sessionID string, checkpointID int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, fmt.Sprintf("%s@%d", sessionID, checkpointID))
+	return nil
+}
+
+func TestDMailRevertsFilesWhenAsked(t *testing.T) {
+	rv := &reverter{}
+	h := newHarness(t, hopts{cfg: Config{Yolo: true, DMailRevertsFiles: true, Files: rv}},
+		llmtest.Calls(llmtest.Call("c1", "SendDMail", map[string]any{"message": "try the other way", "checkpoint_id": 0})),
+		llmtest.Text("trying the other way"),
+	)
+	h.mustRun("start")
+	bts := h.eventsOf("Backtrack")
+	if len(bts) != 1 || !bts[0].(Backtrack).FilesReverted || bts[0].(Backtrack).FilesError != "" {
+		t.Fatalf("Backtrack = %+v", bts)
+	}
+	if len(rv.calls) != 1 || rv.calls[0] != h.sid+"@0" {
+		t.Errorf("RevertFiles calls = %v", rv.calls)
+	}
+	// Checkpoint 0 preceded the prompt: only the D-Mail and the answer remain.
+	if msgs := h.messages(); roles(msgs) != "user,assistant" || !strings.Contains(msgs[0].Content.PlainText(), "try the other way") {
+		t.Fatalf("messages = %s", describe(msgs))
+	}
+	if bt := bts[0].(Backtrack); bt.ReturnedTo != "start" {
+		t.Errorf("ReturnedTo = %q", bt.ReturnedTo)
+	}
+}
+
+func TestDMailDroppedWhenStepRejected(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(
+			llmtest.Call("c1", "SendDMail", map[string]any{"message": "go back", "checkpoint_id": 0}),
+			writeCall("c2", "a.txt"),
+		),
+	)
+	h.onEvent = func(e Event) {
+		if r, ok := e.(*ApprovalRequest); ok {
+			r.Respond(Reject, "")
+		}
+	}
+	if err := h.run("start"); !errors.Is(err, ErrRejected) {
+		t.Fatalf("Run = %v", err)
+	}
+	if len(h.eventsOf("Backtrack")) != 0 {
+		t.Error("backtracked although the step was rejected")
+	}
+	if msgs := h.messages(); roles(msgs) != "user,assistant,tool,tool" {
+		t.Fatalf("messages = %s", describe(msgs))
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{}.withDefaults()
+	if c != DefaultConfig() {
+		t.Errorf("zero config = %+v, want %+v", c, DefaultConfig())
+	}
+	if c := (Config{MaxContextSize: 8000}).withDefaults(); c.ReservedTokens != 2000 {
+		t.Errorf("reserve for a small window = %d", c.ReservedTokens)
+	}
+	if c := (Config{ReservedTokens: -1}).withDefaults(); c.ReservedTokens != 0 {
+		t.Errorf("negative reserve = %d", c.ReservedTokens)
+	}
+	s := &Soul{cfg: DefaultConfig()}
+	if s.needsCompaction(77999) || !s.needsCompaction(78000) {
+		t.Error("kimi's rule: compact at tokens + 50,000 >= 128,000")
+	}
+	s.cfg.ReservedTokens = 0
+	if s.needsCompaction(108799) || !s.needsCompaction(108800) {
+		t.Error("85 % rule")
+	}
+}
