@@ -85,6 +85,7 @@ type Controller struct {
 	// Feature state (UI): timetravel.go, browser.go, follow.go.
 	tt timeTravel
 	br browser
+	fw follow
 }
 
 // openSession is one session opened in the workspace.
@@ -323,7 +324,7 @@ func (c *Controller) refreshStatus() {
 		s.SessionTitle = o.sess.Title
 	}
 	if c.readOnly {
-		s.Mode = "WATCH"
+		s.Mode = c.watchLabel()
 	}
 	c.status.SetStatus(s)
 }

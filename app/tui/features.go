@@ -5,4 +5,5 @@ package tui
 func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initBrowser()
+	c.initFollow()
 }

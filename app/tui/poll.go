@@ -12,7 +12,7 @@ import (
 // Poll periods: the open session's version (one primary-key lookup), the
 // session list, and the clock.
 const (
-	versionPoll  = 250 * time.Millisecond
+	versionPoll  = 100 * time.Millisecond
 	sessionsPoll = 2 * time.Second
 	tickPeriod   = time.Second
 	sessionLimit = 500

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Watching (rewind watch, or a session whose lease another live process
+// holds): poll.go reloads the view whenever store.SessionVersion changes
+// (every versionPoll, one primary-key lookup, from a ticker owned by the
+// controller's context). This file adds what a watcher needs to know about
+// the writer: whether it is alive (store.LiveLease), and the elapsed time
+// and step of its current run, derived from the view: the run started at
+// the last user message, and every step after it begins with a checkpoint.
+// While watching, the input's label says so and names the writer's state;
+// prompts are refused (commands.go) but /help, /theme and /exit still work,
+// so the input stays editable rather than disabled.
+
+// writerPoll is how often a watcher checks the writer's lease.
+const writerPoll = time.Second
+
+// follow is the watcher state (UI goroutine).
+type follow struct {
+	watching bool   // the input shows the watch label
+	label    string // the status bar's mode label while watching
+}
+
+// runState is what a watcher shows about the writer's current run.
+type runState struct {
+	running bool
+	started time.Time
+	step    int
+}
+
+// runOf derives the run in progress from a view: it began at the last
+// user prompt and is still going while the last message is not a final
+// answer (an assistant message without tool calls).
+func runOf(v store.View) runState {
+	var rs runState
+	last := -1
+	for i, r := range v.Records {
+		if r.Kind != store.KindMessage || r.Role != "user" {
+			continue
+		}
+		if m, err := r.Message(); err == nil && !store.IsCheckpointMessage(m) {
+			if it, ok := userItem(m); ok && it.Text != "" {
+				last = i
+			}
+		}
+	}
+	if last < 0 {
+		return rs
+	}
+	rs.started = v.Records[last].CreatedAt
+	final := false
+	for _, r := range v.Records[last+1:] {
+		switch r.Kind {
+		case store.KindCheckpoint:
+			rs.step++
+		case store.KindMessage:
+			final = false
+			if r.Role == "assistant" {
+				if m, err := r.Message(); err == nil && len(m.ToolCalls) == 0 {
+					final = true
+				}
+			}
+		}
+	}
+	rs.running = !final
+	return rs
+}
+
+// initFollow starts the writer watch loop (New).
+func (c *Controller) initFollow() {
+	c.onWorker(c.onWorkerFollowWriter)
+}
+
+// onWorkerFollowWriter checks the writer of a watched session every
+// writerPoll (and the view when its version changed) and posts the label,
+// step and elapsed time.
+func (c *Controller) onWorkerFollowWriter() {
+	next := time.NewTimer(versionPoll) // quickly at first, then every writerPoll
+	defer next.Stop()
+	var lastVer store.Version
+	var lastID string
+	var rs runState
+	for {
+		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
+			pid, alive, err := c.db.LiveLease(c.ctx, o.sess.ID)
+			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && (ver != lastVer || o.sess.ID != lastID) {
+				if v, err := c.db.View(c.ctx, o.sess.ID); err == nil {
+					rs, lastVer, lastID = runOf(v), ver, o.sess.ID
+				}
+			}
+			label := "WATCH · writer gone"
+			switch {
+			case err != nil:
+				label = "WATCH · writer unknown"
+			case alive:
+				label = fmt.Sprintf("WATCH · writer pid %d alive", pid)
+			}
+			running := alive && rs.running
+			st := rs
+			id := o.sess.ID
+			c.onUIThreadAsync(func() { c.onUIWatchStatus(id, label, running, st) })
+		} else if o != nil && o.soul != nil {
+			c.onUIThreadAsync(c.onUIStopWatching)
+		}
+		wait := writerPoll
+		if lastID == "" {
+			wait = versionPoll
+		}
+		next.Reset(wait)
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-next.C:
+		}
+	}
+}
+
+// onUIWatchStatus shows the writer's state in the status bar and the input.
+func (c *Controller) onUIWatchStatus(id, label string, running bool, rs runState) {
+	o := c.cur()
+	if o == nil || o.sess.ID != id || o.soul != nil {
+		return
+	}
+	c.fw.watching, c.fw.label = true, label
+	c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
+	c.statusM.Elapsed, c.statusM.Step = 0, 0
+	if running {
+		c.statusM.Elapsed = time.Since(rs.started)
+		c.statusM.Step = rs.step
+	}
+	c.refreshStatus()
+}
+
+// onUIStopWatching drops the watch label once the workspace writes again
+// (after a fork or a switch to another session).
+func (c *Controller) onUIStopWatching() {
+	if !c.fw.watching {
+		return
+	}
+	c.fw.watching, c.fw.label = false, ""
+	c.statusM.Elapsed = 0
+	c.refreshStatus()
+}
+
+// watchLabel is the status bar's mode while read-only.
+func (c *Controller) watchLabel() string {
+	if c.fw.label != "" {
+		return c.fw.label
+	}
+	return "WATCH"
+}

@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// writerEnv makes the test binary act as the writer process of
+// TestWatchFollowsAnotherProcess: REWIND_TEST_WRITER=DBPATH|SESSION.
+const writerEnv = "REWIND_TEST_WRITER"
+
+// TestWatchWriterProcess is the writer: it holds the session's lease and,
+// for each line read on stdin, appends a checkpoint, that line as a user
+// message and an answer in one step, then prints "ok". EOF releases the
+// lease and exits.
+func TestWatchWriterProcess(t *testing.T) {
+	spec := os.Getenv(writerEnv)
+	if spec == "" {
+		t.Skip("only runs as the writer process of TestWatchFollowsAnotherProcess")
+	}
+	path, id, _ := strings.Cut(spec, "|")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lease, err := db.AcquireLease(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("ready")
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		line := sc.Text()
+		if _, err := db.Checkpoint(ctx, id, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AppendMessage(ctx, id, store.NewText("user", line)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.CommitStep(ctx, id, store.Step{Assistant: store.NewText("assistant", "answer: "+line), TokenCount: 1234}); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("ok")
+	}
+	if err := lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWatchFollowsAnotherProcess(t *testing.T) {
+	var (
+		stdin io.WriteCloser
+		out   *bufio.Scanner
+		cmd   *exec.Cmd
+	)
+	expect := func(want string) {
+		t.Helper()
+		got := make(chan string, 1)
+		go func() {
+			if out.Scan() {
+				got <- out.Text()
+			}
+			close(got)
+		}()
+		select {
+		case l := <-got:
+			if l != want {
+				t.Fatalf("writer said %q, want %q", l, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("writer did not say %q", want)
+		}
+	}
+	h := newHarness(t, hopts{w: 160, h: 44,
+		before: func(h *harness) {
+			ctx := context.Background()
+			s, err := h.db.CreateSession(ctx, store.NewSession{Title: "watched run", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedTurns(t, h.db, s.ID, "the first prompt")
+			cmd = exec.Command(os.Args[0], "-test.run=^TestWatchWriterProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), writerEnv+"="+filepath.Join(h.dir, "rewind.db")+"|"+s.ID)
+			cmd.Stderr = os.Stderr
+			if stdin, err = cmd.StdinPipe(); err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = bufio.NewScanner(stdout)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+			expect("ready")
+		},
+		// No session id: watch picks the newest session with a live writer.
+		mutate: func(o *Options) { o.Mode = ModeWatch },
+	})
+	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: watching session")
+	h.submit("may I write?")
+	h.waitFor("read-only")
+
+	for i := 1; i <= 3; i++ {
+		line := fmt.Sprintf("live message %d from the writer", i)
+		fmt.Fprintln(stdin, line)
+		expect("ok")
+		start := time.Now()
+		deadline := start.Add(2 * time.Second)
+		for !strings.Contains(h.text(), line) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the watcher did not show %q within 2 s:\n%s", line, h.text())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Logf("message %d on screen %v after its commit", i, time.Since(start).Round(time.Millisecond))
+	}
+	// The timeline follows too: one checkpoint per message.
+	h.waitUntil("the watcher's timeline", func() bool { return len(h.c.timeline.Model().Checkpoints) == 4 })
+
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+	h.waitFor("WATCH · writer gone")
+}
+
+func TestRunOf(t *testing.T) {
+	ts := time.Unix(1000, 0)
+	rec := func(kind store.Kind, m store.Message) store.Record {
+		r := store.Record{Kind: kind, CreatedAt: ts}
+		if kind == store.KindMessage {
+			r.Role = m.Role
+			b, _ := m.MarshalJSON()
+			r.Body = b
+		}
+		return r
+	}
+	call := store.NewText("assistant", "")
+	call.ToolCalls = []store.ToolCall{{ID: "1", Name: "Shell", Args: `{"command":"ls"}`}}
+	v := store.View{Records: []store.Record{
+		rec(store.KindCheckpoint, store.Message{}), rec(store.KindMessage, store.NewText("user", "go")),
+		rec(store.KindCheckpoint, store.Message{}), rec(store.KindMessage, call), rec(store.KindMessage, store.Message{Role: "tool", ToolCallID: "1", Content: store.TextContent("ok")}),
+		rec(store.KindCheckpoint, store.Message{}),
+	}}
+	if rs := runOf(v); !rs.running || rs.step != 2 || !rs.started.Equal(ts) {
+		t.Fatalf("mid-run: %+v", rs)
+	}
+	v.Records = append(v.Records, rec(store.KindMessage, store.NewText("assistant", "done")))
+	if rs := runOf(v); rs.running {
+		t.Fatalf("after the final answer: %+v", rs)
+	}
+}
