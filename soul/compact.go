@@ -89,7 +89,8 @@ func splitForCompaction(msgs []store.Message) (toCompact, preserve []store.Messa
 // compact makes a compacted generation from v. It emits CompactionBegin and,
 // when a generation was written, CompactionEnd.
 func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
-	toCompact, preserve := splitForCompaction(v.Messages())
+	prompt, msgs := splitImportedPrompt(v.Messages())
+	toCompact, preserve := splitForCompaction(msgs)
 	if len(toCompact) == 0 {
 		return nil
 	}
@@ -123,6 +124,8 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 		newMsgs = append([]store.Message{first}, preserve...)
 		kept = len(preserve)
 	}
+	// An imported system prompt stays the session's prompt after compaction.
+	newMsgs = append(prompt, newMsgs...)
 	tokens := llm.EstimateTokens(newMsgs)
 	gen, err := s.st.StartCompacted(context.WithoutCancel(ctx), s.sessionID, newMsgs, v.Generation.Gen, tokens)
 	if err != nil {
@@ -273,4 +276,18 @@ func truncateMessages(msgs []store.Message, budget int) ([]store.Message, int) {
 		}
 	}
 	return nil, len(msgs)
+}
+
+// splitImportedPrompt separates an imported kimi-cli system prompt (which is
+// not conversation and must not be summarised) from the messages.
+func splitImportedPrompt(msgs []store.Message) (prompt, rest []store.Message) {
+	rest = make([]store.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == importedSystemPromptRole {
+			prompt = []store.Message{m}
+			continue
+		}
+		rest = append(rest, m)
+	}
+	return prompt, rest
 }

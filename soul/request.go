@@ -8,6 +8,10 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
+// importedSystemPromptRole marks the system prompt line of an imported
+// kimi-cli context.jsonl (see store/kimi).
+const importedSystemPromptRole = "_system_prompt"
+
 // missingResult is sent (never stored) for a tool call of the history that
 // has no result, e.g. in an imported session cut off mid-step.
 const missingResult = "<system>This tool call has no result: it did not complete.</system>"
@@ -21,17 +25,26 @@ const missingResult = "<system>This tool call has no result: it did not complete
 //     are dropped;
 //   - arguments that are not a JSON object are replaced by "{}" (the stored
 //     message keeps what the model sent);
-//   - a tool call without an id gets one.
+//   - a tool call without an id gets one;
+//   - an imported kimi-cli system prompt (role "_system_prompt") replaces the
+//     configured one, and no other "_" pseudo-role is ever sent.
 //
 // The view's messages are not modified.
 func buildRequest(system string, msgs []store.Message) []store.Message {
 	out := make([]store.Message, 0, len(msgs)+1)
+	for _, m := range msgs {
+		if m.Role == importedSystemPromptRole {
+			system = m.Content.PlainText()
+		}
+	}
 	if system != "" {
 		out = append(out, store.NewText("system", system))
 	}
 	for i := 0; i < len(msgs); {
 		m := msgs[i]
 		switch {
+		case strings.HasPrefix(m.Role, "_"):
+			i++ // a pseudo-role of the kimi-cli file format, never a message
 		case m.Role == "tool":
 			i++ // orphan result: answers no call
 		case m.Role == "assistant" && len(m.ToolCalls) > 0:

@@ -205,3 +205,39 @@ func describe(msgs []store.Message) string {
 	}
 	return b.String()
 }
+
+func TestBuildRequestUsesImportedSystemPrompt(t *testing.T) {
+	msgs := []store.Message{
+		store.NewText("_system_prompt", "imported prompt"),
+		store.NewText("user", "hi"),
+		store.NewText("_unknown", "never sent"),
+		store.NewText("assistant", "hello"),
+	}
+	got := buildRequest("configured prompt", msgs)
+	if len(got) != 3 {
+		t.Fatalf("want system + 2 messages, got %d: %+v", len(got), got)
+	}
+	if got[0].Role != "system" || got[0].Content.PlainText() != "imported prompt" {
+		t.Fatalf("system message = %+v, want the imported prompt", got[0])
+	}
+	for _, m := range got {
+		if strings.HasPrefix(m.Role, "_") {
+			t.Fatalf("pseudo-role %q sent to the model", m.Role)
+		}
+	}
+}
+
+func TestSplitImportedPromptKeepsItOutOfTheSummary(t *testing.T) {
+	msgs := []store.Message{
+		store.NewText("_system_prompt", "imported prompt"),
+		store.NewText("user", "a"),
+		store.NewText("assistant", "b"),
+	}
+	prompt, rest := splitImportedPrompt(msgs)
+	if len(prompt) != 1 || prompt[0].Content.PlainText() != "imported prompt" {
+		t.Fatalf("prompt = %+v", prompt)
+	}
+	if len(rest) != 2 || rest[0].Role != "user" || rest[1].Role != "assistant" {
+		t.Fatalf("rest = %+v", rest)
+	}
+}
