@@ -73,6 +73,11 @@ func runTUI(ctx context.Context, opts TUIOptions) error {
 		o.Soul.MaxContextSize, o.Soul.ReservedTokens = demoMaxContext, demoReserved
 	case TUIWatch:
 		o.Mode, o.SessionID, o.ReadOnly = tui.ModeWatch, opts.SessionID, true
+		// A model, when configured, lets the watcher fork the session and
+		// continue it; watching itself needs none.
+		if client, err := newProvider(rt, cfg); err == nil {
+			o.Client = client
+		}
 	default:
 		client, err := newProvider(rt, cfg)
 		if err != nil {

@@ -33,7 +33,7 @@ func TestStreamingTextAppearsAndIsStored(t *testing.T) {
 		t.Fatalf("stored answer = %+v", last)
 	}
 	// The session title comes from the first prompt and reaches the status bar.
-	h.waitFor("hello there · step 1")
+	h.waitUntil("the title in the status bar", func() bool { return h.c.status.Status().SessionTitle == "hello there" })
 }
 
 func TestToolCallStatusUpdates(t *testing.T) {

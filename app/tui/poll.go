@@ -43,11 +43,7 @@ func (c *Controller) startPollers() {
 				if err != nil || (v == last && o.sess.ID == lastID) {
 					continue
 				}
-				first := lastID != o.sess.ID
 				last, lastID = v, o.sess.ID
-				if first {
-					continue // attach/reload already showed this version
-				}
 				// A writer's own conversation is live from its events; a
 				// watcher (no soul) follows the other process's writes.
 				ev, err := loadSessionView(c.ctx, c.db, o.sess.ID, o.soul != nil)

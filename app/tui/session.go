@@ -62,6 +62,9 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 	c.releaseLease()
 	c.watchPID = 0
 	o := &openSession{sess: sess}
+	if c.opts.Client == nil {
+		readOnly = true // watch without a model configured: nothing could be written
+	}
 	if !readOnly {
 		lease, err := c.db.AcquireLease(ctx, sess.ID)
 		switch {
