@@ -485,6 +485,9 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 	}
 
 	results, rejected := s.runCalls(ctx, assistant.ToolCalls)
+	if len(assistant.ToolCalls) > 0 {
+		s.flushFiles(ctx)
+	}
 	if ctx.Err() != nil {
 		return 0, s.interrupted(ctx, "while tools were running")
 	}
@@ -579,4 +582,21 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// fileFlusher is implemented by a Config.Files tracker that records the
+// after state of edits lazily; flushing when a step's tools are done makes
+// a later edit by the user count as the user's, not the agent's.
+type fileFlusher interface {
+	Flush(ctx context.Context) error
+}
+
+func (s *Soul) flushFiles(ctx context.Context) {
+	f, ok := s.cfg.Files.(fileFlusher)
+	if !ok {
+		return
+	}
+	if err := f.Flush(context.WithoutCancel(ctx)); err != nil {
+		s.emit(Error{Message: "record file checkpoints: " + err.Error()})
+	}
 }

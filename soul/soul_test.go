@@ -1038,10 +1038,24 @@ func TestNonStreamingClientStillShowsText(t *testing.T) {
 	}
 }
 
-// reverter is a FileTracker that can also revert files, recording the call.
+// reverter is a FileTracker that can also revert files and flush, recording
+// the calls.
 type reverter struct {
-	mu    sync.Mutex
-	calls []string
+	mu      sync.Mutex
+	calls   []string
+	flushes []int // messages in the view at each Flush
+	view    func() store.View
+}
+
+func (r *reverter) Flush(context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := -1
+	if r.view != nil {
+		n = len(r.view().Messages())
+	}
+	r.flushes = append(r.flushes, n)
+	return nil
 }
 
 func (r *reverter) BeforeWrite(context.Context, []string) error { return nil }
@@ -1119,5 +1133,27 @@ func TestConfigDefaults(t *testing.T) {
 	s.cfg.ReservedTokens = 0
 	if s.needsCompaction(108799) || !s.needsCompaction(108800) {
 		t.Error("85 % rule")
+	}
+}
+
+func TestFilesFlushedAfterEachToolStepBeforeCommit(t *testing.T) {
+	rv := &reverter{}
+	h := newHarness(t, hopts{cfg: Config{Yolo: true, Files: rv}},
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "a"})),
+		llmtest.Calls(llmtest.Call("c2", "WriteFile", map[string]any{"path": "b.txt", "content": "b"})),
+		llmtest.Text("done"),
+	)
+	rv.view = h.view
+	h.mustRun("write two files")
+	// One flush per step with tool calls, each before that step committed:
+	// the view then holds the prompt (+ checkpoint marker) and earlier steps.
+	if len(rv.flushes) != 2 {
+		t.Fatalf("flushes = %v, want one per tool step", rv.flushes)
+	}
+	if rv.flushes[1]-rv.flushes[0] < 2 {
+		t.Errorf("second flush saw %d messages, first %d: the first step was not committed in between", rv.flushes[1], rv.flushes[0])
+	}
+	if final := len(h.view().Messages()); rv.flushes[1] >= final {
+		t.Errorf("second flush saw %d messages, final view has %d: flush ran after the commit", rv.flushes[1], final)
 	}
 }
