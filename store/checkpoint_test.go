@@ -73,8 +73,9 @@ func TestBackgroundCheckpointAfterCommits(t *testing.T) {
 	}
 	waitRuns(t, db, 1, 10*time.Second)
 
-	// The checkpoint copied at least the first 16 commits into the file.
-	want := 16 - int(before)
+	// The checkpoint copied at least the first 15 commits into the file (the
+	// commit hook runs just before its commit, so the 16th may be too late).
+	want := 15 - int(before)
 	copyPath := filepath.Join(t.TempDir(), "copy.db")
 	copyFile(t, db.Path(), copyPath)
 	cp := must[*DB](t)(Open(bg, copyPath))

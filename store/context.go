@@ -69,8 +69,10 @@ func scanGen(r scanner) (genRow, error) {
 	return g, nil
 }
 
+const genQuery = "SELECT " + genColumns + " FROM generations WHERE session_id = ? AND gen = ?"
+
 func loadGen(ctx context.Context, q querier, sessionID string, gen int) (genRow, error) {
-	g, err := scanGen(q.QueryRowContext(ctx, "SELECT "+genColumns+" FROM generations WHERE session_id = ? AND gen = ?", sessionID, gen))
+	g, err := scanGen(q.QueryRowContext(ctx, genQuery, sessionID, gen))
 	if errors.Is(err, sql.ErrNoRows) {
 		return genRow{}, fmt.Errorf("generation %d of session %s: %w", gen, sessionID, ErrGenerationNotFound)
 	}
@@ -204,13 +206,15 @@ type sessionState struct {
 	lastSeq    int64
 }
 
+const stateQuery = "SELECT current_gen, last_seq FROM sessions WHERE id = ?"
+
 func loadState(ctx context.Context, q querier, id string) (sessionState, error) {
 	full, err := resolveID(ctx, q, id)
 	if err != nil {
 		return sessionState{}, err
 	}
 	st := sessionState{id: full}
-	err = q.QueryRowContext(ctx, "SELECT current_gen, last_seq FROM sessions WHERE id = ?", full).Scan(&st.currentGen, &st.lastSeq)
+	err = q.QueryRowContext(ctx, stateQuery, full).Scan(&st.currentGen, &st.lastSeq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sessionState{}, fmt.Errorf("session %s: %w", full, ErrSessionNotFound)
 	}
@@ -248,42 +252,64 @@ type appender struct {
 	gen     genRow
 	lastSeq int64
 	now     int64
+	stmts   *txStmts // nil: prepare in the transaction
 	insRec  *sql.Stmt
 	insFTS  *sql.Stmt
 	added   []Record
 }
 
+// The append path's writes (with stateQuery, genQuery and resolveQuery,
+// prepared once per writer connection: see txStmts).
+const (
+	insertRecordQuery = `INSERT INTO context (session_id, seq, gen, kind, role, checkpoint_id,
+		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertFTSQuery      = `INSERT INTO context_fts (docid, text) VALUES (?, ?)`
+	updateCountersQuery = `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
+		WHERE session_id = ? AND gen = ?`
+	updateLastSeqQuery = `UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?`
+)
+
 // afterInsertHook, when set by tests, runs after each record insert; an
 // error aborts the transaction.
 var afterInsertHook func(Record) error
 
-func newAppender(ctx context.Context, tx *sql.Tx, id string) (*appender, error) {
-	st, err := loadState(ctx, tx, id)
+func newAppender(ctx context.Context, tx *sql.Tx, stmts *txStmts, id string) (*appender, error) {
+	var q querier = tx
+	if stmts != nil {
+		q = stmts
+	}
+	st, err := loadState(ctx, q, id)
 	if err != nil {
 		return nil, err
 	}
-	g, err := loadGen(ctx, tx, st.id, st.currentGen)
+	g, err := loadGen(ctx, q, st.id, st.currentGen)
 	if err != nil {
 		return nil, err
 	}
-	return &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}, nil
+	return &appender{ctx: ctx, tx: tx, stmts: stmts, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}, nil
 }
 
 func (a *appender) prepare() error {
 	if a.insRec != nil {
 		return nil
 	}
+	if a.stmts != nil {
+		a.insRec, a.insFTS = a.stmts.stmt(a.ctx, insertRecordQuery), a.stmts.stmt(a.ctx, insertFTSQuery)
+		return nil
+	}
 	var err error
-	a.insRec, err = a.tx.PrepareContext(a.ctx, `INSERT INTO context (session_id, seq, gen, kind, role, checkpoint_id,
-		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	a.insRec, err = a.tx.PrepareContext(a.ctx, insertRecordQuery)
 	if err != nil {
 		return err
 	}
-	a.insFTS, err = a.tx.PrepareContext(a.ctx, `INSERT INTO context_fts (docid, text) VALUES (?, ?)`)
+	a.insFTS, err = a.tx.PrepareContext(a.ctx, insertFTSQuery)
 	return err
 }
 
 func (a *appender) close() {
+	if a.stmts != nil {
+		return // closed with the transaction
+	}
 	if a.insRec != nil {
 		a.insRec.Close()
 	}
@@ -376,12 +402,18 @@ func (a *appender) add(r Record, m *Message) (Record, error) {
 // flush writes the counters and the session's last_seq/updated_at.
 func (a *appender) flush() error {
 	defer a.close()
-	if _, err := a.tx.ExecContext(a.ctx, `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
-		WHERE session_id = ? AND gen = ?`, a.gen.messages, a.gen.nextCP, a.gen.tokens, a.session, a.gen.gen); err != nil {
+	if _, err := a.exec(updateCountersQuery, a.gen.messages, a.gen.nextCP, a.gen.tokens, a.session, a.gen.gen); err != nil {
 		return err
 	}
-	_, err := a.tx.ExecContext(a.ctx, `UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?`, a.lastSeq, a.now, a.session)
+	_, err := a.exec(updateLastSeqQuery, a.lastSeq, a.now, a.session)
 	return err
+}
+
+func (a *appender) exec(query string, args ...any) (sql.Result, error) {
+	if a.stmts != nil {
+		return a.stmts.ExecContext(a.ctx, query, args...)
+	}
+	return a.tx.ExecContext(a.ctx, query, args...)
 }
 
 // appendTx runs fn with an appender on the session's current generation in
@@ -389,7 +421,7 @@ func (a *appender) flush() error {
 func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) error) ([]Record, error) {
 	var out []Record
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		a, err := newAppender(ctx, tx, id)
+		a, err := newAppender(ctx, tx, db.stmts.in(tx), id)
 		if err != nil {
 			return err
 		}

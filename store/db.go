@@ -43,6 +43,7 @@ type DB struct {
 	reader *sql.DB
 	closed chan struct{}
 	ckpt   *checkpointer
+	stmts  writerStmts
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -79,9 +80,13 @@ func newCheckpointer() *checkpointer {
 	return &checkpointer{commits: checkpointCommits, delay: checkpointDelay, wake: make(chan struct{}, 1)}
 }
 
-// committed is the writer's commit hook: it must not call SQLite.
+// committed is the writer's commit hook: it must not call SQLite. It wakes
+// the goroutine only to arm the timer (first pending commit) and at the
+// threshold, not on every commit.
 func (c *checkpointer) committed() int {
-	c.pending.Add(1)
+	if n := c.pending.Add(1); n != 1 && n < c.commits {
+		return 0
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -208,6 +213,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt}
 	ckpt.start(reader)
 	if err := db.migrate(ctx, migs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if db.stmts, err = prepareWriterStmts(ctx, writer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -383,6 +392,7 @@ func (db *DB) Close() error {
 		close(db.closed)
 	}
 	db.ckpt.close()
+	db.stmts.close()
 	err := db.reader.Close()
 	if werr := db.writer.Close(); err == nil {
 		err = werr

@@ -91,13 +91,16 @@ func getSession(ctx context.Context, q querier, id string) (Session, error) {
 }
 
 // resolveID turns an exact id or a unique prefix into a session id.
+// resolveQuery finds the sessions whose id starts with a prefix, the exact
+// match first.
+const resolveQuery = `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`
+
 func resolveID(ctx context.Context, q querier, id string) (string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if id == "" {
 		return "", fmt.Errorf("session %q: %w", id, ErrSessionNotFound)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`,
-		id, id+"\x7f", id)
+	rows, err := q.QueryContext(ctx, resolveQuery, id, id+"\x7f", id)
 	if err != nil {
 		return "", err
 	}

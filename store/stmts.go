@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// writerStmts are the append path's statements, prepared once on the writer
+// pool (Open) rather than prepared and finalized by every append; each
+// transaction binds them with Tx.StmtContext, which re-prepares on its
+// connection only if the pool replaced it.
+type writerStmts map[string]*sql.Stmt
+
+var appendQueries = []string{resolveQuery, stateQuery, genQuery,
+	insertRecordQuery, insertFTSQuery, updateCountersQuery, updateLastSeqQuery}
+
+// prepareWriterStmts prepares appendQueries on the writer; called after
+// migrations, before any transaction holds the writer's one connection.
+func prepareWriterStmts(ctx context.Context, writer *sql.DB) (writerStmts, error) {
+	ws := writerStmts{}
+	for _, q := range appendQueries {
+		s, err := writer.PrepareContext(ctx, q)
+		if err != nil {
+			ws.close()
+			return nil, err
+		}
+		ws[q] = s
+	}
+	return ws, nil
+}
+
+func (ws writerStmts) close() {
+	for _, s := range ws {
+		s.Close()
+	}
+}
+
+// in returns the statements for tx (nil when there are none, as for a DB
+// built by hand in tests).
+func (ws writerStmts) in(tx *sql.Tx) *txStmts {
+	if ws == nil {
+		return nil
+	}
+	return &txStmts{tx: tx, ws: ws}
+}
+
+// txStmts runs the prepared statements in one write transaction and any
+// other query as tx would. It is a querier.
+type txStmts struct {
+	tx *sql.Tx
+	ws writerStmts
+}
+
+// stmt is the prepared statement for query bound to the transaction, or nil.
+func (t *txStmts) stmt(ctx context.Context, query string) *sql.Stmt {
+	if s := t.ws[query]; s != nil {
+		return t.tx.StmtContext(ctx, s)
+	}
+	return nil
+}
+
+func (t *txStmts) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+func (t *txStmts) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+func (t *txStmts) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if s := t.stmt(ctx, query); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, query, args...)
+}
