@@ -64,7 +64,7 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 	var drawNS atomic.Int64
 	var drawStart time.Time // UI goroutine only
 	c.onUIThread(func() {
-		c.app.SetBeforeDrawFunc(func(tcell.Screen) bool { drawStart = time.Now(); c.layout.fit(); return false })
+		c.app.SetBeforeDrawFunc(func(tcell.Screen) bool { drawStart = time.Now(); return false })
 		c.app.SetAfterDrawFunc(func(tcell.Screen) { draws.Add(1); drawNS.Add(int64(time.Since(drawStart))) })
 	})
 	c.app.QueueUpdateDraw(func() { screen.SetSize(200, 60) })

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -50,7 +49,7 @@ type Controller struct {
 	help     *views.HelpOverlay
 	confirm  *views.ConfirmDialog
 	prompt   *views.PromptDialog
-	layout   *layout
+	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack
 
 	// Registries (UI; built once in New, extended by feature files).
@@ -180,7 +179,6 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.app.EnablePaste(true)
 	c.app.SetRoot(c.pages.root, true)
 	c.app.SetInputCapture(c.onUIKey)
-	c.app.SetBeforeDrawFunc(func(tcell.Screen) bool { c.layout.fit(); return false })
 	c.app.SetFocus(c.input)
 
 	// The first draw happens after Run starts; mark the UI running from

@@ -17,7 +17,7 @@
 // onWorker), sink.go (batching sink), apply.go (soul events → widgets),
 // convert.go (store views → view models), commands.go (slash-command
 // registry), keys.go (global key bindings), pages.go (overlay stack),
-// layout.go (workspace), session.go (open/create/lease/watch/fork),
+// widgets.go (views.Workspace and overlays), session.go (open/create/lease/watch/fork),
 // poll.go (session list and version polling), theme.go.
 //
 // The package does not import package app; app builds Options and calls Run.

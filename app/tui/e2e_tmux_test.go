@@ -82,7 +82,7 @@ func TestDemoInTmux(t *testing.T) {
 	send("Enter")
 	waitFor("Approve WriteFile", "hello from the rewind demo", "[y] approve")
 	send("y")
-	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as written")
+	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as")
 	send("-l", "/help")
 	send("Enter")
 	waitFor("Help", "Slash commands", "/compact", "interrupt the running step")

@@ -90,18 +90,10 @@ func (c *Controller) onUIInterrupt() {
 	c.setMessage("interrupting…", false)
 }
 
-// cycleFocus moves the focus along the panes (Tab / Shift-Tab).
+// cycleFocus moves the focus along the panes (Tab / Shift-Tab); a side
+// pane hidden by a small terminal is shown when it gets the focus.
 func (c *Controller) cycleFocus(d int) {
-	ps := c.panes()
-	cur := c.app.GetFocus()
-	i := 0
-	for j, p := range ps {
-		if p == cur {
-			i = j
-			break
-		}
-	}
-	c.app.SetFocus(ps[(i+d+len(ps))%len(ps)])
+	c.ws.Cycle(d, func(p tview.Primitive) { c.app.SetFocus(p) })
 }
 
 var _ tview.Primitive = (*views.Input)(nil)

@@ -94,7 +94,7 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 	} else {
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	}
-	if c.layout != nil {
+	if c.ws != nil {
 		c.refreshStatus()
 	}
 	return nil

@@ -18,6 +18,7 @@ const FlushInterval = 33 * time.Millisecond
 // normally calls onUIThread once). Consecutive text deltas are merged so a
 // 2,000 tok/s stream costs one string append per batch, not per token.
 type batcher struct {
+	flushMu sync.Mutex // one flush at a time, so batches reach the UI in order
 	mu      sync.Mutex
 	pending []soul.Event
 	stopped bool
@@ -77,6 +78,8 @@ func (b *batcher) push(e soul.Event) {
 
 // flush runs on the coalescer's goroutine.
 func (b *batcher) flush() {
+	b.flushMu.Lock()
+	defer b.flushMu.Unlock()
 	b.mu.Lock()
 	batch := b.pending
 	b.pending = nil

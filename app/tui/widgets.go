@@ -3,8 +3,6 @@ package tui
 import (
 	"strings"
 
-	"github.com/rivo/tview"
-
 	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -12,19 +10,19 @@ import (
 // buildWidgets creates the panes, overlays and the page stack and wires the
 // widget callbacks (which run on the UI goroutine).
 func (c *Controller) buildWidgets() {
-	c.conv = views.NewConversation()
-	c.toolOut = views.NewToolOutput()
-	c.timeline = views.NewTimeline()
-	c.sessions = views.NewSessionList()
-	c.input = views.NewInput()
-	c.status = views.NewStatusBar()
+	c.ws = views.NewWorkspace()
+	c.conv = c.ws.Conversation
+	c.toolOut = c.ws.ToolOutput
+	c.timeline = c.ws.Timeline
+	c.sessions = c.ws.Sessions
+	c.input = c.ws.Input
+	c.status = c.ws.Status
 	c.approval = views.NewApprovalModal()
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()
 
-	c.layout = newLayout(c.conv, c.toolOut, c.timeline, c.sessions, c.input, c.status)
-	c.pages = newPageStack(c.app, c.layout.root)
+	c.pages = newPageStack(c.app, c.ws)
 
 	c.input.SetOnSubmit(c.onUISubmit)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
@@ -38,14 +36,9 @@ func (c *Controller) buildWidgets() {
 	c.sessions.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(q) }) })
 }
 
-// panes is the Tab order.
-func (c *Controller) panes() []tview.Primitive {
-	return []tview.Primitive{c.input, c.conv, c.toolOut, c.timeline, c.sessions}
-}
-
 // themedWidgets are every widget a theme change is broadcast to.
 func (c *Controller) themedWidgets() []views.Themed {
-	return []views.Themed{c.conv, c.toolOut, c.timeline, c.sessions, c.input, c.status, c.approval, c.help, c.confirm, c.prompt}
+	return []views.Themed{c.ws, c.approval, c.help, c.confirm, c.prompt}
 }
 
 // applyTheme broadcasts t to every widget (UI).
@@ -54,7 +47,6 @@ func (c *Controller) applyTheme(t themes.Theme) {
 	for _, w := range c.themedWidgets() {
 		w.SetTheme(t)
 	}
-	c.layout.setTheme(t)
 	c.pages.root.SetBackgroundColor(t.Background)
 }
 
