@@ -30,6 +30,7 @@ func (c *Controller) startPollers() {
 		defer tick.Stop()
 		var last store.Version
 		var lastID string
+		var lost *openSession
 		for {
 			select {
 			case <-c.ctx.Done():
@@ -38,6 +39,12 @@ func (c *Controller) startPollers() {
 				o := c.cur()
 				if o == nil {
 					continue
+				}
+				if o.lease != nil && lost != o {
+					if err := o.lease.Err(); err != nil {
+						lost = o
+						c.onUIThreadAsync(func() { c.onUILeaseLost(o, err) })
+					}
 				}
 				v, err := c.db.SessionVersion(c.ctx, o.sess.ID)
 				if err != nil || (v == last && o.sess.ID == lastID) {

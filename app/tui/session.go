@@ -100,6 +100,22 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 	return nil
 }
 
+// onUILeaseLost stops writing when the session's lease was taken over (the
+// heartbeat failed for long enough that another process took the session):
+// never two writers.
+func (c *Controller) onUILeaseLost(o *openSession, err error) {
+	if c.cur() != o || c.readOnly {
+		return
+	}
+	if c.runCancel != nil {
+		c.runCancel()
+	}
+	c.readOnly = true
+	c.input.SetPlaceholder("read-only: the session lease was lost · /help, /theme, /exit")
+	c.setMessage("lost the session lease ("+oneLine(err.Error(), 80)+"): read-only now; fork the session from the list to keep writing", true)
+	c.refreshStatus()
+}
+
 // workDirOf is the directory the agent works in for sess.
 func workDirOf(sess store.Session, fallback string) string {
 	if sess.WorkDir != "" {
