@@ -26,8 +26,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case soul.StepInterrupted:
 		if ev.Reason != "model call failed" {
 			c.discardStep()
-			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt,
-				Text: "Interrupted (" + ev.Reason + ") · the partial step was discarded, nothing of it was saved · the session stays usable"})
+			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev.Reason)})
 		} else {
 			c.discardStep()
 		}

@@ -213,6 +213,19 @@ func compactionText(e soul.CompactionEnd) string {
 		e.NewGen, e.ArchivedGen, e.Kept, plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))
 }
 
+// interruptText is the banner after an interrupted step.
+func interruptText(reason string) string {
+	what := "Interrupted"
+	if r := strings.TrimSpace(reason); r != "" {
+		if strings.HasPrefix(r, "interrupted ") {
+			what = "Interrupted " + strings.TrimPrefix(r, "interrupted ")
+		} else {
+			what = "Interrupted (" + r + ")"
+		}
+	}
+	return what + " · the partial step was discarded, nothing of it was saved · the session stays usable"
+}
+
 // retryText is the status shown while a step is retried.
 func retryText(e soul.StepRetry) string {
 	return fmt.Sprintf("retrying (attempt %d/%d in %s: %s)", e.Attempt, e.Max, e.Wait.Round(100*time.Millisecond), oneLine(e.Reason, 80))

@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+func TestViewItems(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, _ := db.CreateSession(ctx, store.NewSession{})
+	if _, err := db.Checkpoint(ctx, s.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	think := store.Message{Role: "assistant", Content: store.Content{Parts: []store.Part{{Type: "think", Think: "let me see"}, {Type: "text", Text: "Reading both."}}},
+		ToolCalls: []store.ToolCall{
+			{ID: "a", Type: "function", Name: "ReadFile", Args: `{"path":"ok.txt"}`},
+			{ID: "b", Type: "function", Name: "Shell", Args: `{"command":"make test"}`},
+			{ID: "c", Type: "function", Name: "Glob", Args: `not json`},
+		}}
+	msgs := []store.Message{
+		store.NewText("user", "fix it"),
+		think,
+		{Role: "tool", ToolCallID: "a", Content: store.TextContent("1 hello")},
+		{Role: "tool", ToolCallID: "b", Content: store.TextContent("ERROR: exit status 2")},
+		soul.DMailMessage("skip the flaky test"),
+		store.NewText("user", "<system>Previous context has been compacted. Here is the compaction output:</system>\n## Current focus\nparser"),
+	}
+	for _, m := range msgs {
+		if _, err := db.AppendMessage(ctx, s.ID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := db.View(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := viewItems(v)
+	var got []string
+	for _, it := range items {
+		switch it.Kind {
+		case views.ItemUser:
+			got = append(got, "user:"+it.Text)
+		case views.ItemAssistant:
+			got = append(got, "assistant:"+it.Text)
+		case views.ItemReasoning:
+			got = append(got, "reasoning:"+it.Text)
+		case views.ItemTool:
+			st := map[views.ToolStatus]string{views.ToolOK: "ok", views.ToolFailed: "failed", views.ToolRunning: "running"}[it.Status]
+			got = append(got, "tool:"+it.ToolName+"("+it.KeyArg+")="+st)
+		case views.ItemBanner:
+			got = append(got, "banner:"+strings.SplitN(it.Text, "\n", 2)[0])
+		}
+	}
+	want := []string{
+		"user:fix it",
+		"reasoning:let me see",
+		"assistant:Reading both.",
+		"tool:ReadFile(ok.txt)=ok",
+		"tool:Shell(make test)=failed",
+		"tool:Glob(not json)=failed", // no result: the call never completed
+		"banner:D-Mail from the future: skip the flaky test",
+		"banner:Compacted context — the earlier conversation (kept in an archived generation) is summarised:",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	tl := timelineModel(v, nil)
+	if len(tl.Checkpoints) != 1 || tl.Checkpoints[0].Label != "fix it" {
+		t.Fatalf("timeline checkpoints = %+v", tl.Checkpoints)
+	}
+}
+
+func TestEventTexts(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{backtrackText(soul.Backtrack{CheckpointID: 3, Discarded: 1, ReturnedTo: "make it fast", Note: "use a map", ArchivedGen: 2}),
+			"Backtracked to checkpoint 3 · discarded 1 message (archived in generation 2) · returned to: make it fast · note from the future: use a map"},
+		{compactionText(soul.CompactionEnd{NewGen: 4, ArchivedGen: 3, Kept: 2, Tokens: 1500}),
+			"Context compacted into generation 4 · generation 3 archived (nothing lost) · kept the last 2 messages · now 1.5k tokens"},
+		{interruptText("interrupted while tools were running"),
+			"Interrupted while tools were running · the partial step was discarded, nothing of it was saved · the session stays usable"},
+		{keyArg("SendDMail", `{"message":"x","checkpoint_id":2}`), "→ checkpoint 2"},
+		{keyArg("SetTodoList", `{"todos":[{"title":"a"},{"title":"b"}]}`), "2 todos"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got  %q\nwant %q", c.got, c.want)
+		}
+	}
+}
