@@ -200,6 +200,7 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 		}
 	})
 	c.pages.push(Page{Name: "approval", Primitive: c.approval})
+	c.approvalShown = time.Now()
 }
 
 // answerPendingApprovals closes the approval modal after an interrupt (the

@@ -21,6 +21,10 @@ import (
 // messageTTL is how long a transient status-bar message stays.
 const messageTTL = 6 * time.Second
 
+// approvalGrace is how long after the approval modal appears its answer
+// keys are ignored (the user may still be typing a prompt).
+const approvalGrace = 300 * time.Millisecond
+
 // quitWindow is how long after the first Ctrl-C a second one quits.
 const quitWindow = 2 * time.Second
 
@@ -76,6 +80,9 @@ type Controller struct {
 	outOrder   []string
 	pendingApp []*soul.ApprovalRequest
 	curApp     *soul.ApprovalRequest
+	// approvalShown is when the approval modal appeared: keys typed within
+	// approvalGrace were meant for the input, not an answer.
+	approvalShown time.Time
 	lastVer    store.Version
 
 	sigMu   sync.Mutex

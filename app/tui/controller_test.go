@@ -92,6 +92,7 @@ func TestApprovalModalYApproves(t *testing.T) {
 		llmtest.Text("Wrote notes.txt."))
 	h.submit("write notes")
 	h.waitFor("Approve WriteFile", "+ approved content", "[y] approve")
+	time.Sleep(approvalGrace) // keys typed as the modal appears are ignored
 	h.typeText("y", false)
 	h.waitFor("✓ WriteFile notes.txt", "Wrote notes.txt.")
 	h.waitGone("[y] approve")
@@ -106,6 +107,7 @@ func TestApprovalRejectStopsRun(t *testing.T) {
 		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})))
 	h.submit("write nope")
 	h.waitFor("Approve WriteFile")
+	time.Sleep(approvalGrace)
 	h.typeText("n", false)
 	h.waitFor("✗ WriteFile nope.txt", "tool call rejected")
 	if _, err := os.Stat(filepath.Join(h.work, "nope.txt")); err == nil {

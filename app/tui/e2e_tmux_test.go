@@ -81,6 +81,7 @@ func TestDemoInTmux(t *testing.T) {
 	send("-l", "write a file")
 	send("Enter")
 	waitFor("Approve WriteFile", "hello from the rewind demo", "[y] approve")
+	time.Sleep(400 * time.Millisecond) // answers typed right as the modal appears are ignored
 	send("y")
 	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as")
 	send("-l", "/help")
