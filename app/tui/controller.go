@@ -83,7 +83,6 @@ type Controller struct {
 	// approvalShown is when the approval modal appeared: keys typed within
 	// approvalGrace were meant for the input, not an answer.
 	approvalShown time.Time
-	lastVer       store.Version
 
 	sigMu   sync.Mutex
 	sessSig string // signature of the last session list posted

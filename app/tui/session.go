@@ -81,7 +81,6 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 	}
 	c.readOnly = readOnly
 	c.open.Store(o)
-	c.lastVer = store.Version{}
 	c.statusM.SessionTitle = sess.Title
 	c.statusM.Generation = sess.CurrentGen
 	c.statusM.Tokens = sess.Tokens
