@@ -434,3 +434,14 @@ func TestBannersFromEvents(t *testing.T) {
 	h.c.post(soul.Error{Message: "model call failed: HTTP 401 bad key"})
 	h.waitFor("HTTP 401 bad key")
 }
+
+func TestShellOutputStreamsToToolPane(t *testing.T) {
+	h := newHarness(t, hopts{mutate: func(o *Options) { o.Soul.Yolo = true }},
+		llmtest.Calls(llmtest.Call("sh1", "Shell", map[string]any{"command": "echo first-line; sleep 0.3; echo second-line"})),
+		llmtest.Text("The command printed two lines."))
+	h.waitFor("YOLO")
+	h.submit("run it")
+	h.waitFor("Shell echo first-line", "first-line")
+	h.waitFor("✓ Shell", "second-line", "The command printed two lines.")
+	h.waitUntil("the tool pane to show the call", func() bool { return h.c.toolOut.Tool().ID == "sh1" })
+}
