@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
 )
 
 func TestStreamingTextAppearsAndIsStored(t *testing.T) {
@@ -444,4 +445,52 @@ func TestShellOutputStreamsToToolPane(t *testing.T) {
 	h.waitFor("Shell echo first-line", "first-line")
 	h.waitFor("✓ Shell", "second-line", "The command printed two lines.")
 	h.waitUntil("the tool pane to show the call", func() bool { return h.c.toolOut.Tool().ID == "sh1" })
+}
+
+func TestRevertRestoreClearYoloCommands(t *testing.T) {
+	h := newHarness(t, hopts{w: 200, h: 50}, llmtest.Text("answer one"), llmtest.Text("answer two"))
+	h.submit("prompt one")
+	h.waitUntil("run 1", h.idle)
+	h.submit("prompt two")
+	h.waitFor("answer two")
+	h.waitUntil("run 2", h.idle)
+
+	h.submit("/revert 2") // asks first (time travel's confirmation)
+	h.waitFor("Conversation only")
+	h.typeText("c", false)
+	h.waitGone("answer two")
+	h.waitUntil("the revert to end", h.idle)
+	// The reverted prompt comes back into the input for editing; drop it.
+	h.waitUntil("the prompt back in the input", func() bool { return h.c.input.Text() == "prompt two" })
+	h.key(tcell.KeyCtrlU)
+	h.submit("/restore 0")
+	h.waitFor("Restored generation 0 as generation 2", "answer two")
+	h.submit("/clear")
+	h.waitFor("Context cleared: generation 3 starts empty")
+	h.waitUntil("an empty conversation", func() bool {
+		for i := 0; i < h.c.conv.Len(); i++ {
+			if it, _ := h.c.conv.Item(i); it.Kind != views.ItemBanner {
+				return false
+			}
+		}
+		return true
+	})
+	h.submit("/revert x")
+	h.waitFor("usage: /revert N")
+	h.submit("/restore 42")
+	h.waitFor("generation 42 does not exist")
+
+	causes := ""
+	gens, _ := h.db.Generations(h.ctx, h.sessionID())
+	for _, g := range gens {
+		causes += string(g.Cause) + ","
+	}
+	if causes != "start,revert,restore,clear," {
+		t.Fatalf("generations: %s", causes)
+	}
+	h.submit("/yolo")
+	h.waitFor("YOLO", "yolo on")
+	h.submit("/yolo")
+	h.waitFor("yolo off")
+	h.waitGone("YOLO")
 }
