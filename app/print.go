@@ -91,14 +91,10 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 	sc.Files = files
 
 	out := newPrintSink(rt, o.Output == "jsonl")
-	out.files = files
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
 
 	s := soul.New(sc, db, sess.ID, client, tools.Default(), workDir, out.sink)
 	runErr := s.Run(ctx, prompt)
-	if err := files.Flush(context.WithoutCancel(ctx)); err != nil && runErr == nil {
-		runErr = fmt.Errorf("record file checkpoints: %w", err)
-	}
 	if err := out.finish(runErr == nil); err != nil && runErr == nil {
 		return err
 	}
@@ -156,8 +152,7 @@ func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
 }
 
 // Flush records the after state of the files written since the last call;
-// print mode calls it when a step's tool results are in, so that an edit the
-// user makes later is seen as theirs, not the agent's.
+// the soul calls it when a step's tools are done.
 func (f *sessionFiles) Flush(ctx context.Context) error { return f.tr.Flush(ctx) }
 
 func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) error, error) {
@@ -263,8 +258,7 @@ func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
 type printSink struct {
 	rt    *Runtime
 	jsonl bool
-	notes bool          // stderr is a terminal: progress notes are shown there
-	files *sessionFiles // flushed after each batch of tool results
+	notes bool // stderr is a terminal: progress notes are shown there
 
 	mu       sync.Mutex
 	answer   strings.Builder // ContentParts of the current step
@@ -286,10 +280,6 @@ func (p *printSink) sink(e soul.Event) {
 		p.mu.Unlock()
 		req.Respond(soul.Reject, approvalFeedback)
 		return
-	}
-	if _, ok := e.(soul.ToolResult); ok && p.files != nil {
-		// Errors surface again at the final Flush.
-		_ = p.files.Flush(context.Background())
 	}
 	p.emit(e)
 }
