@@ -242,6 +242,9 @@ func (c *Controller) onUIQuit() {
 // (a run returns once its context is cancelled and its step is rolled back),
 // stops the event pipeline and releases the lease. Safe to call twice.
 func (c *Controller) shutdownWorkers() {
+	c.ui.workMu.Lock()
+	c.ui.closing = true
+	c.ui.workMu.Unlock()
 	c.cancel()
 	c.workers.Wait()
 	c.events.stop()
