@@ -7,6 +7,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/demo"
 	"github.com/rewind-agent/rewind/app/tui"
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -99,6 +100,12 @@ func runTUI(ctx context.Context, opts TUIOptions) error {
 	}
 	defer db.Close()
 	o.DB = db
+	o.Files = func(s store.Session) (tools.FileTracker, error) {
+		if s.WorkDir == "" {
+			s.WorkDir = o.WorkDir
+		}
+		return fileTracker(db, s, cfg)
+	}
 	if err := tui.Run(ctx, o); err != nil {
 		if opts.Mode == TUIWatch && errors.Is(err, store.ErrSessionNotFound) && opts.SessionID == "" {
 			return userErrorf(err, "no running session to watch: start one with `rewind`, or pass a session id")

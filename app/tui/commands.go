@@ -95,18 +95,20 @@ func (c *Controller) onUISubmit(text string) {
 	if text == "" {
 		return
 	}
-	c.input.SetHistory(append(c.input.History(), text))
-	c.input.SetText("")
 	if strings.HasPrefix(text, "/") {
 		c.onUICommand(text)
 		return
 	}
+	// A prompt that cannot be sent goes back into the input: nothing typed
+	// is lost.
 	if c.readOnly {
+		c.input.SetText(text)
 		c.setMessage("read-only: this session is being written by another process (use /exit, or fork it from the session list)", true)
 		return
 	}
 	if c.busy != "" {
-		c.setMessage("a run is active: wait for it or press Esc to interrupt", true)
+		c.input.SetText(text)
+		c.setMessage("a run is active: wait for it or press Esc to interrupt (your text stays in the input)", true)
 		return
 	}
 	o, err := c.ensureSession()

@@ -158,6 +158,10 @@ func TestContextCommandsRefusedWhileRunning(t *testing.T) {
 	h.waitFor("an answe")
 	h.submit("/clear")
 	h.waitFor("/clear changes the context")
+	// A prompt typed during the run is refused but kept in the input.
+	h.typeText("next question", true)
+	h.waitFor("a run is active")
+	h.waitUntil("the prompt kept in the input", func() bool { return h.c.input.Text() == "next question" })
 	h.key(tcell.KeyEsc)
 	h.waitUntil("the run to end", h.idle)
 	gens, _ := h.db.Generations(h.ctx, h.sessionID())
@@ -394,8 +398,11 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
 	})
 	h.waitFor("WATCH", "first prompt")
-	h.submit("may I write?")
-	h.waitFor("read-only")
+	h.typeText("may I write?", true)
+	h.waitFor("read-only: this session is being written")
+	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
+	h.key(tcell.KeyCtrlU)
+	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })
 	// Another writer appends; the watcher follows.
 	if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("assistant", "written by someone else")); err != nil {
 		t.Fatal(err)

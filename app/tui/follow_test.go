@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -112,8 +114,11 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 		mutate: func(o *Options) { o.Mode = ModeWatch },
 	})
 	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: watching session")
-	h.submit("may I write?")
-	h.waitFor("read-only")
+	h.typeText("may I write?", true)
+	h.waitFor("read-only: this session is being written")
+	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
+	h.key(tcell.KeyCtrlU)
+	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })
 
 	for i := 1; i <= 3; i++ {
 		line := fmt.Sprintf("live message %d from the writer", i)

@@ -214,8 +214,12 @@ func (h *harness) key(k tcell.Key) { h.screen.InjectKey(k, 0, tcell.ModNone) }
 // submit types a line, sends it and waits for the run it starts to end.
 func (h *harness) submit(s string) {
 	h.t.Helper()
-	h.typeText(s, true)
-	h.waitUntil("the input to be sent", func() bool { return h.c.input.Text() == "" })
+	// Keys are processed asynchronously: wait until the line is typed, then
+	// until Enter took it.
+	h.typeText(s, false)
+	h.waitUntil("the line to be typed", func() bool { return h.c.input.Text() == s })
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the input to be sent", func() bool { return h.c.input.Text() != s })
 }
 
 func (h *harness) sessionID() string {

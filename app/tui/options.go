@@ -33,9 +33,12 @@ type Options struct {
 	WorkDir   string
 
 	Client llm.Client  // the model; nil only in ModeWatch
-	Soul   soul.Config // Yolo, limits, file tracker…
-	Tools  *tools.Set  // nil = tools.Default()
-	Model  string      // shown in the status bar (default Client.Model())
+	Soul   soul.Config // Yolo, limits…
+	// Files, when set, makes the file checkpoint tracker of a session the
+	// workspace writes to (Soul.Files is set from it per session).
+	Files func(store.Session) (tools.FileTracker, error)
+	Tools *tools.Set // nil = tools.Default()
+	Model string     // shown in the status bar (default Client.Model())
 
 	Theme string // theme name ("" = the default)
 	Home  string // $REWIND_HOME: user themes load from Home/themes

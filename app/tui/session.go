@@ -76,7 +76,7 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 			return fmt.Errorf("lease session %s: %w", sess.ID, err)
 		default:
 			o.lease = lease
-			o.soul = soul.New(c.opts.Soul, c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
+			o.soul = soul.New(c.soulConfig(sess), c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
 		}
 	}
 	c.readOnly = readOnly
@@ -235,4 +235,21 @@ func shortID(id string) string {
 		return id[:10]
 	}
 	return id
+}
+
+// soulConfig is the configured loop with sess's file checkpoint tracker.
+// Without one the agent still works; file rewinds then have nothing to undo,
+// so the user is told once.
+func (c *Controller) soulConfig(sess store.Session) soul.Config {
+	cfg := c.opts.Soul
+	if c.opts.Files == nil {
+		return cfg
+	}
+	files, err := c.opts.Files(sess)
+	if err != nil {
+		c.setMessage("file checkpoints are off for this session: "+oneLine(err.Error(), 120), true)
+		return cfg
+	}
+	cfg.Files = files
+	return cfg
 }

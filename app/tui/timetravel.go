@@ -254,13 +254,10 @@ func (c *Controller) cmdRevertConfirm(arg string) {
 	c.onUIRequestRevert(n)
 }
 
-// fileTracker returns the file checkpoints of session s: the soul's tracker
-// when it is a filecp.Tracker of s, else a new one on s's work dir (nil when
-// the session has none).
+// fileTracker returns the file checkpoints of session s, on its work dir
+// (nil when the session has none). Trackers keep their state in the
+// database, so this one and the soul's agree.
 func (c *Controller) fileTracker(s store.Session) *filecp.Tracker {
-	if t, ok := c.opts.Soul.Files.(*filecp.Tracker); ok && t.SessionID() == s.ID {
-		return t
-	}
 	dir := workDirOf(s, c.opts.WorkDir)
 	if dir == "" {
 		return nil

@@ -1,0 +1,58 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// A session written from the workspace records file checkpoints, so the
+// timeline's "conversation + files" revert has something to rewind.
+func TestWorkspaceRecordsFileCheckpoints(t *testing.T) {
+	var h *harness
+	h = newHarness(t, hopts{mutate: func(o *Options) {
+		o.Soul.Yolo = true
+		o.Files = func(s store.Session) (tools.FileTracker, error) {
+			return filecp.New(h.db, s.ID, s.WorkDir, filecp.Options{})
+		}
+	}, before: func(hh *harness) { h = hh }},
+		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "notes.txt", "content": "agent text\n"})),
+		llmtest.Text("Wrote notes.txt."),
+	)
+	h.submit("write notes")
+	h.waitFor("Wrote notes.txt.")
+	h.waitUntil("run finished", h.idle)
+
+	id := h.sessionID()
+	events, err := h.db.FileEvents(h.ctx, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Path != "notes.txt" || events[0].Before.Exists() || !events[0].After.Exists() || events[0].Pending {
+		t.Fatalf("file events = %+v, want one settled creation of notes.txt", events)
+	}
+	// The recorded checkpoint takes the file back.
+	v, err := h.db.View(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, ok := filecp.SeqOfCheckpoint(v, 0)
+	if !ok {
+		t.Fatal("checkpoint 0 not in the view")
+	}
+	tr, err := filecp.New(h.db, id, h.work, filecp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.RevertFiles(h.ctx, seq, filecp.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.work, "notes.txt")); !os.IsNotExist(err) {
+		t.Fatalf("notes.txt after the file revert: %v", err)
+	}
+}
