@@ -129,12 +129,21 @@ func RenderScreen(s tcell.SimulationScreen, pal Palette) (*image.RGBA, error) {
 			if attr&tcell.AttrBold != 0 {
 				face = fc.bold
 			}
+			text := string(c.Runes)
 			if _, ok := face.GlyphAdvance(ch); !ok {
+				text = ""
+				if sub, ok := substitutes[ch]; ok {
+					if _, ok := face.GlyphAdvance(sub); ok {
+						text = string(sub)
+					}
+				}
+			}
+			if text == "" {
 				fallbackGlyph(img, r, fgc)
 			} else {
 				d := font.Drawer{Dst: img, Src: &image.Uniform{fgc}, Face: face,
 					Dot: fixed.P(r.Min.X+(r.Dx()-fc.cellW*cw)/2, r.Min.Y+fc.ascent)}
-				d.DrawString(string(c.Runes))
+				d.DrawString(text)
 			}
 			if attr&tcell.AttrUnderline != 0 {
 				underline(img, r, fgc)
@@ -202,6 +211,8 @@ func drawShape(img *image.RGBA, r image.Rectangle, ch rune, c color.RGBA) bool {
 		return true
 	}
 	switch ch {
+	case '▸', '▶', '▾', '▼':
+		triangle(img, r, ch == '▾' || ch == '▼', c)
 	case '█':
 		fillRect(img, r, c)
 	case '▏', '▎', '▍':
@@ -276,6 +287,31 @@ func circle(img *image.RGBA, cx, cy, rad int, c color.RGBA, ch rune) {
 			}
 		}
 	}
+}
+
+// substitutes are look-alikes Go Mono has for symbols it lacks.
+var substitutes = map[rune]rune{'⟲': '«', '⇊': '↓', '⚙': '*', 'ℹ': 'i', '⏎': '↵', '✎': '*'}
+
+// triangle draws a filled triangle pointing right (or down) in the cell.
+func triangle(img *image.RGBA, r image.Rectangle, down bool, c color.RGBA) {
+	size := min(r.Dx(), r.Dy()) * 2 / 3
+	x0, y0 := r.Min.X+(r.Dx()-size)/2, r.Min.Y+(r.Dy()-size)/2
+	for i := 0; i < size; i++ {
+		// row/column i spans a width that shrinks towards the tip
+		span := size - 2*abs(i-size/2)
+		if down {
+			fillRect(img, image.Rect(x0+i, y0, x0+i+1, y0+span/2+1), c)
+		} else {
+			fillRect(img, image.Rect(x0, y0+i, x0+span/2+1, y0+i+1), c)
+		}
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // fallbackGlyph marks a character the font cannot draw with a small box,
