@@ -1,7 +1,6 @@
 package filecp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -377,9 +376,4 @@ func tempName(dir string) (string, error) {
 		return "", err
 	}
 	return name, nil
-}
-
-// isBinary: content with a NUL byte, or not valid UTF-8, is diffed as binary.
-func isBinary(b []byte) bool {
-	return bytes.IndexByte(b, 0) >= 0 || !utf8Valid(b)
 }

@@ -18,14 +18,15 @@ type diffLine struct {
 	text string
 }
 
-// unifiedDiff returns a unified diff of old → new for path ("" when equal).
-// created marks a file that does not exist yet (--- /dev/null).
-func unifiedDiff(path, old, new string, created bool) string {
-	if old == new && !created {
+// UnifiedDiff returns a unified diff of old → new for path ("" when equal).
+// nil content means the file does not exist on that side (/dev/null).
+// Callers decide what to do with binary content; this diffs lines.
+func UnifiedDiff(path string, old, new []byte) string {
+	if string(old) == string(new) && (old == nil) == (new == nil) {
 		return ""
 	}
 	dmp := diffmatchpatch.New()
-	r1, r2, lines := dmp.DiffLinesToRunes(old, new)
+	r1, r2, lines := dmp.DiffLinesToRunes(string(old), string(new))
 	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(r1, r2, false), lines)
 
 	var ops []diffLine
@@ -45,11 +46,14 @@ func unifiedDiff(path, old, new string, created bool) string {
 	}
 
 	var b strings.Builder
-	from := "a/" + path
-	if created {
+	from, to := "a/"+path, "b/"+path
+	if old == nil {
 		from = "/dev/null"
 	}
-	fmt.Fprintf(&b, "--- %s\n+++ b/%s\n", from, path)
+	if new == nil {
+		to = "/dev/null"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", from, to)
 
 	// oldNo[i], newNo[i]: line numbers (0-based) before ops[i].
 	oldNo := make([]int, len(ops)+1)

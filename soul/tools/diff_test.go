@@ -22,7 +22,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 		}
 	}
 	new.WriteString("tail")
-	d := unifiedDiff("f.txt", old.String(), new.String(), false)
+	d := UnifiedDiff("f.txt", []byte(old.String()), []byte(new.String()))
 	if n := strings.Count(d, "\n@@ "); n != 2 {
 		t.Fatalf("want 2 hunks, got %d:\n%s", n, d)
 	}
@@ -32,7 +32,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 	if !strings.Contains(d, "@@ -22,9 +22,9 @@\n") || !strings.HasSuffix(d, "+tail\n\\ No newline at end of file\n") {
 		t.Fatalf("second hunk:\n%s", d)
 	}
-	if unifiedDiff("f", "same\n", "same\n", false) != "" {
+	if UnifiedDiff("f", []byte("same\n"), []byte("same\n")) != "" {
 		t.Fatal("diff of equal texts is not empty")
 	}
 

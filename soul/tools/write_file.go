@@ -151,7 +151,11 @@ func editDiff(display, old, new string, exists bool) string {
 	if isBinary([]byte(old[:min(len(old), 8192)])) || isBinary([]byte(new[:min(len(new), 8192)])) {
 		return fmt.Sprintf("(binary content, diff omitted: %s → %s)\n", humanBytes(int64(len(old))), humanBytes(int64(len(new))))
 	}
-	return unifiedDiff(display, old, new, !exists)
+	var before []byte
+	if exists {
+		before = []byte(old)
+	}
+	return UnifiedDiff(display, before, []byte(new))
 }
 
 // beforeWrite calls the file-checkpoint hook.
