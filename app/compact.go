@@ -26,13 +26,9 @@ func Compact(ctx context.Context, rt *Runtime, id string) error {
 		return err
 	}
 	defer db.Close()
-	sess, err := db.GetSession(ctx, id)
+	sess, lease, err := leaseSession(ctx, db, id)
 	if err != nil {
-		return storeError(err, id, "")
-	}
-	lease, err := db.AcquireLease(ctx, sess.ID)
-	if err != nil {
-		return storeError(err, sess.ID, "")
+		return err
 	}
 	defer lease.Release(context.WithoutCancel(ctx))
 
