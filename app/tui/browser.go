@@ -60,7 +60,7 @@ func (c *Controller) initBrowser() {
 	})
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
 	bl.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerBrowserPreview(id) }) })
-	bl.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerBrowserSearch(q) }) })
+	bl.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(bl, q) }) })
 	c.keys = append(c.keys,
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: c.onUIOpenBrowser, Visible: true}},
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "undo the last session delete", Handler: c.onUIUndoDelete, Visible: true},
@@ -174,20 +174,6 @@ func previewText(v store.View) string {
 		return "(no messages)"
 	}
 	return b.String()
-}
-
-// onWorkerBrowserSearch runs a full-text search for the browser.
-func (c *Controller) onWorkerBrowserSearch(q string) {
-	hits, err := c.db.Search(c.ctx, store.SearchOptions{Query: q, Limit: 200})
-	if err != nil {
-		c.post(evNote{text: "search: " + err.Error(), isErr: true})
-		return
-	}
-	out := make([]views.SearchHit, len(hits))
-	for i, h := range hits {
-		out[i] = views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq, Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt}
-	}
-	c.onUIThreadAsync(func() { c.br.list.SetHits(q, out) })
 }
 
 // onUIRefreshSessionLists re-lists the pane and (when open) the browser

@@ -116,8 +116,9 @@ func (c *Controller) onWorkerPreview(id string) {
 	c.onUIThreadAsync(func() { c.sessions.SetPreview(id, text) })
 }
 
-// onWorkerSearch runs a full-text search for the session list.
-func (c *Controller) onWorkerSearch(q string) {
+// onWorkerSearch runs a full-text search for a session list (the side pane
+// or the browser) and hands the hits back to it.
+func (c *Controller) onWorkerSearch(list *views.SessionList, q string) {
 	hits, err := c.db.Search(c.ctx, store.SearchOptions{Query: q, Limit: 200})
 	if err != nil {
 		c.post(evNote{text: "search: " + err.Error(), isErr: true})
@@ -127,7 +128,7 @@ func (c *Controller) onWorkerSearch(q string) {
 	for i, h := range hits {
 		out[i] = views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq, Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt}
 	}
-	c.onUIThreadAsync(func() { c.sessions.SetHits(q, out) })
+	c.onUIThreadAsync(func() { list.SetHits(q, out) })
 }
 
 // onUIThreadAsync is onUIThread for work that can be dropped: posts through

@@ -185,17 +185,25 @@ func (c *Controller) onUIFork(id string) {
 		c.setMessage("fork: "+err.Error(), true)
 		return
 	}
-	fork, err := c.db.ForkSession(c.ctx, id, src.CurrentGen, -1)
+	c.onUIForkInto(id, src.CurrentGen, func(fork string) string {
+		return fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork))
+	})
+}
+
+// onUIForkInto forks generation gen of session id into a new session, opens
+// it for writing and shows banner(new id). It reports whether it did.
+func (c *Controller) onUIForkInto(id string, gen int, banner func(fork string) string) bool {
+	fork, err := c.db.ForkSession(c.ctx, id, gen, -1)
 	if err != nil {
 		c.setMessage("fork: "+err.Error(), true)
-		return
+		return false
 	}
 	if err := c.attach(c.ctx, fork, false); err != nil {
 		c.setMessage("fork: "+err.Error(), true)
-		return
+		return false
 	}
-	c.onUIReloadSession(&views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
-		Text: fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork.ID))})
+	c.onUIReloadSession(&views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: banner(fork.ID)})
+	return true
 }
 
 // onUIOpenSession switches the workspace to another session (session list

@@ -578,17 +578,12 @@ func (c *Controller) onUIGenerationFork(g views.GenerationRow) {
 		return
 	}
 	c.onUIEndPreview()
-	fork, err := c.db.ForkSession(c.ctx, o.sess.ID, g.Gen, -1)
-	if err != nil {
-		c.setMessage("fork: "+err.Error(), true)
+	src := o.sess.ID
+	if !c.onUIForkInto(src, g.Gen, func(fork string) string {
+		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
+	}) {
 		return
 	}
-	if err := c.attach(c.ctx, fork, false); err != nil {
-		c.setMessage("fork: "+err.Error(), true)
-		return
-	}
-	c.onUIReloadSession(&views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
-		Text: fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(o.sess.ID), shortID(fork.ID))})
 	c.onWorker(c.onWorkerListSessions)
 	c.app.SetFocus(c.input)
 }

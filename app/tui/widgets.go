@@ -33,7 +33,7 @@ func (c *Controller) buildWidgets() {
 	c.help.SetOnClose(func() { c.pages.pop("help") })
 	c.sessions.SetOnResume(c.onUIOpenSession)
 	c.sessions.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerPreview(id) }) })
-	c.sessions.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(q) }) })
+	c.sessions.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(c.sessions, q) }) })
 }
 
 // themedWidgets are every widget a theme change is broadcast to.
