@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -307,7 +308,7 @@ func (c *Controller) onUIRequestRevert(n int) {
 		var rep *filecp.Report
 		var ferr error
 		if t := c.fileTracker(o.sess); t != nil {
-			r, err := t.RevertFiles(ctx, p.seq, filecp.RevertOptions{DryRun: true})
+			r, err := t.RevertFiles(ctx, p.seq, filecp.RevertOptions{DryRun: true, Diffs: true})
 			rep, ferr = &r, err
 		}
 		c.onUIThread(func() { c.onUIConfirmRevert(p, rep, ferr) })
@@ -366,6 +367,9 @@ func (c *Controller) onUIConfirmRevert(p revertPlan, rep *filecp.Report, ferr er
 	choices := []views.Choice{{Label: "Conversation only", Key: 'c'}}
 	if files {
 		choices = append(choices, views.Choice{Label: "Conversation + files", Key: 'b'}, views.Choice{Label: "Files only", Key: 'f'})
+		if len(rep.Diffs) > 0 {
+			choices = append(choices, views.Choice{Label: "Show file diffs", Key: 'd'})
+		}
 	}
 	choices = append(choices, views.Choice{Label: "Cancel", Key: 'n'})
 	c.showConfirm("Revert", msg, choices, 0, func(i int) {
@@ -374,6 +378,9 @@ func (c *Controller) onUIConfirmRevert(p revertPlan, rep *filecp.Report, ferr er
 		}
 		conv, fl := true, false
 		switch choices[i].Key {
+		case 'd':
+			c.onUIShowFileDiffs(p, rep, ferr)
+			return
 		case 'b':
 			fl = true
 		case 'f':
@@ -381,6 +388,26 @@ func (c *Controller) onUIConfirmRevert(p revertPlan, rep *filecp.Report, ferr er
 		}
 		c.onUIRevert(p, conv, fl)
 	})
+}
+
+// onUIShowFileDiffs shows what a file revert would write (current → the
+// checkpoint's content); closing it returns to the revert confirmation.
+func (c *Controller) onUIShowFileDiffs(p revertPlan, rep *filecp.Report, ferr error) {
+	paths := make([]string, 0, len(rep.Diffs))
+	for path := range rep.Diffs {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	var all strings.Builder
+	for _, path := range paths {
+		all.WriteString(rep.Diffs[path])
+	}
+	c.tt.diff.SetTheme(c.theme)
+	c.tt.diff.SetDiff(fmt.Sprintf("Files: now → checkpoint %d (what a file revert writes) · Esc returns to the revert", p.checkpoint), views.ParseUnifiedDiff(all.String()))
+	c.pages.push(Page{Name: "gendiff", Primitive: c.tt.diff, Stop: func() {
+		// After the pop has restored the focus, reopen the question.
+		c.onUIThreadAsync(func() { c.onUIConfirmRevert(p, rep, ferr) })
+	}})
 }
 
 // onUIRevert performs a confirmed revert on a worker (through the soul, so

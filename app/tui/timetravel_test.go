@@ -192,7 +192,12 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 	})
 	h.waitFor("wrote notes.txt")
 	h.typeText("/revert 1", true)
-	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Files that will change (1):", "deleted   notes.txt", "Conversation + files", "Files only")
+	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Files that will change (1):", "deleted   notes.txt", "Conversation + files", "Files only", "Show file diffs")
+	// The diffs on request: what the revert would write, then back.
+	h.typeText("d", false)
+	h.waitFor("Files: now → checkpoint 1", "--- a/notes.txt", "+++ /dev/null", "- hello")
+	h.key(tcell.KeyEsc)
+	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Show file diffs")
 	h.typeText("b", false)
 	h.waitFor("Reverted to checkpoint 1", "files reverted: 0 modified, 0 restored,", "1 deleted")
 	if _, err := os.Stat(filepath.Join(h.work, "notes.txt")); !os.IsNotExist(err) {
