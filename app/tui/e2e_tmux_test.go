@@ -90,6 +90,7 @@ func TestDemoInTmux(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as")
+	send("C-u") // a late extra "y" must not prefix the command
 	send("-l", "/help")
 	send("Enter")
 	waitFor("Help", "Slash commands", "/compact", "interrupt the running step")
