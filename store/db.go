@@ -349,6 +349,15 @@ func (db *DB) migrate(ctx context.Context, migs []migration) error {
 }
 
 func (db *DB) migrateTo(ctx context.Context, migs []migration, target int) error {
+	// An up-to-date database needs no write lock: read-only commands work
+	// while another process is writing.
+	var current int
+	if err := db.reader.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current >= target && current <= len(migs) {
+		return nil
+	}
 	for _, m := range migs[:target] {
 		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
 			var v int

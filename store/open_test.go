@@ -334,3 +334,44 @@ func TestLeases(t *testing.T) {
 		}
 	})
 }
+
+// Opening an up-to-date database takes no write lock, so reading commands
+// work while another process holds one.
+func TestOpenWhileAnotherProcessWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.CreateSession(ctx, NewSession{Title: "busy elsewhere", WorkDir: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open while another connection holds the write lock: %v", err)
+	}
+	defer db.Close()
+	list, err := db.ListSessions(ctx, ListOptions{})
+	if err != nil || len(list) != 1 || list[0].ID != s.ID {
+		t.Fatalf("list while locked = %v, %v", list, err)
+	}
+}
