@@ -242,6 +242,8 @@ func newCLI() *cli {
 	revert.Flags().BoolVar(&revFiles.Files, "files", false, "also move the work dir's files back")
 	revert.Flags().BoolVar(&revFiles.FilesOnly, "files-only", false, "move only the files back, keep the conversation")
 	revert.Flags().BoolVar(&revFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
+	revert.Flags().BoolVar(&revFiles.DryRun, "dry-run", false, "print what would be archived and which files would change; change nothing")
+	revert.Flags().BoolVar(&revFiles.Diffs, "diff", false, "with --dry-run and a files flag: print the unified diff of every file")
 
 	var resFiles app.FileOptions
 	restore := &cobra.Command{
@@ -254,6 +256,8 @@ func newCLI() *cli {
 	}
 	restore.Flags().BoolVar(&resFiles.Files, "files", false, "also move the work dir's files to that generation's state")
 	restore.Flags().BoolVar(&resFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
+	restore.Flags().BoolVar(&resFiles.DryRun, "dry-run", false, "print what would be restored and which files would change; change nothing")
+	restore.Flags().BoolVar(&resFiles.Diffs, "diff", false, "with --dry-run --files: print the unified diff of every file")
 
 	compact := &cobra.Command{
 		Use:   "compact ID",
