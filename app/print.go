@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -382,9 +381,11 @@ func uniq(in []string) []string {
 	return out
 }
 
-// isTerminal reports whether w is a terminal; progress notes go to stderr
-// only then, so that scripts see exactly one line when something fails.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether the stream s (an *os.File, or anything else
+// with a file descriptor) is a terminal. Print mode shows progress notes on
+// stderr only then, so that scripts see exactly one line when something
+// fails; the workspace needs stdin and stdout to be one.
+func isTerminal(s any) bool {
+	f, ok := s.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }

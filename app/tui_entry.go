@@ -47,6 +47,9 @@ var RunTUI = runTUI
 
 func runTUI(ctx context.Context, opts TUIOptions) error {
 	rt := opts.Runtime
+	if err := checkTerminal(rt); err != nil {
+		return err
+	}
 	cfg, err := rt.Config()
 	if err != nil {
 		return err
@@ -114,6 +117,18 @@ func runTUI(ctx context.Context, opts TUIOptions) error {
 			return storeError(err, opts.SessionID, "")
 		}
 		return fmt.Errorf("workspace: %w", err)
+	}
+	return nil
+}
+
+// checkTerminal refuses to start the workspace where it cannot be drawn or
+// read: before the screen library fails with its own terse error.
+func checkTerminal(rt *Runtime) error {
+	if !isTerminal(rt.Stdin) || !isTerminal(rt.Stdout) {
+		return userErrorf(nil, "the workspace needs a terminal (stdin/stdout is not a TTY); use `rewind -p PROMPT` for headless runs")
+	}
+	if rt.getenv("TERM") == "" {
+		return userErrorf(nil, "the workspace needs to know the terminal type, and TERM is not set: set it (e.g. TERM=xterm-256color), or use `rewind -p PROMPT` for headless runs")
 	}
 	return nil
 }

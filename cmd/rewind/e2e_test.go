@@ -488,20 +488,20 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 }
 
 // TestTUIEntryWithoutTerminal: the workspace commands need a terminal; run
-// from a test (no tty, no TERM) they must fail with one clear line, never a
-// panic or a stack trace, and never be taken for usage errors.
+// from a test (no tty, no TERM) they must fail with one friendly line that
+// points at print mode, never a panic, a stack trace or the screen
+// library's own error, and never be taken for usage errors.
 func TestTUIEntryWithoutTerminal(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed("tui")
-	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}} {
+	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}, {"demo"}} {
 		t.Run(strings.Join(append([]string{"rewind"}, args...), " "), func(t *testing.T) {
-			expectError(t, e.run(args...), 1)
+			r := e.run(args...)
+			expectError(t, r, 1, "the workspace needs a terminal (stdin/stdout is not a TTY)", "rewind -p PROMPT")
+			if strings.Contains(r.stderr, "terminal entry not found") || strings.Contains(r.stderr, "tui:") {
+				t.Errorf("the screen library's error leaked: %q", r.stderr)
+			}
 		})
-	}
-	// demo either says the workspace is coming (exit 0) or, once the
-	// workspace is built in, needs a terminal like the others.
-	if r := e.run("demo"); !(r.code == 0 && strings.Contains(r.stdout, "rewind demo")) {
-		expectError(t, r, 1)
 	}
 }
 
