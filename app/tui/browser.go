@@ -179,10 +179,11 @@ func previewText(v store.View) string {
 // onUIRefreshSessionLists re-lists the pane and (when open) the browser
 // after this workspace changed a session.
 func (c *Controller) onUIRefreshSessionLists() {
+	browserOpen := c.br.stop != nil // c.br is UI state: read it here, not on the worker
 	c.onWorker(func() {
 		c.storeSessSig("") // force the pane's next list through
 		c.onWorkerListSessions()
-		if c.br.stop == nil {
+		if !browserOpen {
 			return
 		}
 		if rows, _, err := listAllSessions(c.ctx, c.db); err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // browserSessions seeds three sessions and returns their ids (oldest first).
@@ -58,8 +59,8 @@ func TestBrowserFilterHighlightsAndResumes(t *testing.T) {
 	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
 	h.waitFor("zebra notes")
 	x, y, _ := h.findText("zebra notes")
-	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.c.theme.MatchHighlight {
-		t.Errorf("matched 'p' drawn in %v, want the highlight colour %v", fg, h.c.theme.MatchHighlight)
+	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.theme().MatchHighlight {
+		t.Errorf("matched 'z' drawn in %v, want the highlight colour %v", fg, h.theme().MatchHighlight)
 	}
 	h.key(tcell.KeyEnter)
 	h.waitUntil("the workspace on the chosen session", func() bool { return h.c.SessionID() == ids[0] && h.c.pages.top() == "" })
@@ -144,7 +145,9 @@ func TestBrowserForkAndExport(t *testing.T) {
 
 	h.ctrl(tcell.KeyCtrlE)
 	h.waitFor("Export session (kimi-cli context.jsonl)")
-	want := filepath.Join(h.work, exportName(h.c.br.list.Visible()[0]))
+	var row views.SessionRow
+	h.c.onUIThread(func() { row = h.c.br.list.Visible()[0] })
+	want := filepath.Join(h.work, exportName(row))
 	h.key(tcell.KeyEnter)
 	h.waitFor("exported “zebra notes” to")
 	data, err := os.ReadFile(want)

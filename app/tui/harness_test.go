@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
 )
 
 // harness runs a Controller on a simulation screen against a real store and
@@ -89,8 +90,8 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 // resize changes the simulated terminal and redraws.
 func (h *harness) resize(w, hh int) {
 	h.w, h.h = w, hh
-	h.c.app.QueueUpdateDraw(func() { h.screen.SetSize(w, hh) })
-	h.c.app.QueueUpdateDraw(func() {}) // a second draw at the new size
+	h.c.onUIThread(func() { h.screen.SetSize(w, hh) })
+	h.c.onUIThread(func() {}) // a second draw at the new size
 }
 
 // stop quits the app (if still running) and waits for Run to return.
@@ -197,7 +198,16 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
 }
 
+// idle reports whether no run or operation is active (pass it to waitUntil:
+// c.busy is UI state).
 func (h *harness) idle() bool { return h.c.busy == "" }
+
+// theme is the controller's current theme, read on the UI goroutine.
+func (h *harness) theme() themes.Theme {
+	var th themes.Theme
+	h.c.onUIThread(func() { th = h.c.theme })
+	return th
+}
 
 // typeText types s and optionally presses Enter.
 func (h *harness) typeText(s string, enter bool) {

@@ -133,7 +133,7 @@ func (c *Controller) onUITimelineSelect(it views.TimelineItem) {
 	id := o.sess.ID
 	c.onWorker(func() {
 		items, banner, err := c.onWorkerLoadPreview(id, it)
-		c.onUIThread(func() {
+		c.onUIThreadAsync(func() {
 			if req != c.tt.reqSeq || c.app.GetFocus() != c.timeline && c.app.GetFocus() != c.conv && c.pages.top() == "" {
 				return
 			}
@@ -298,7 +298,7 @@ func (c *Controller) onUIRequestRevert(n int) {
 			gens, gerr := c.db.Generations(ctx, o.sess.ID)
 			if src, compacted := compactedSource(gens, v.Generation.Gen); gerr == nil && compacted {
 				if c.checkpointIn(ctx, o.sess.ID, src, n) {
-					c.onUIThread(func() { c.onUIRefuseCompacted(n, src) })
+					c.onUIThreadAsync(func() { c.onUIRefuseCompacted(n, src) })
 					return
 				}
 			}
@@ -311,7 +311,7 @@ func (c *Controller) onUIRequestRevert(n int) {
 			r, err := t.RevertFiles(ctx, p.seq, filecp.RevertOptions{DryRun: true, Diffs: true})
 			rep, ferr = &r, err
 		}
-		c.onUIThread(func() { c.onUIConfirmRevert(p, rep, ferr) })
+		c.onUIThreadAsync(func() { c.onUIConfirmRevert(p, rep, ferr) })
 	})
 }
 
@@ -455,7 +455,10 @@ func (c *Controller) onUIRevert(p revertPlan, conv, files bool) {
 				})
 			}
 		} else {
-			c.post(evReload{keepConv: true, banner: banner, timeline: c.timeline.Model(), gen: prev})
+			// The timeline is a widget: read its model on the UI goroutine.
+			c.onUIThreadAsync(func() {
+				c.onUIReload(evReload{keepConv: true, banner: banner, timeline: c.timeline.Model(), gen: prev})
+			})
 		}
 		return nil
 	})
@@ -548,7 +551,7 @@ func (c *Controller) onUIGenerationRestore(g views.GenerationRow) {
 				rep = &r
 			}
 		}
-		c.onUIThread(func() {
+		c.onUIThreadAsync(func() {
 			msg := fmt.Sprintf("Restore generation %d (%s, %d %s)? It becomes current as a new generation; the current generation %d is archived (nothing is deleted).",
 				g.Gen, g.Cause, g.Messages, plural(g.Messages, "message", "messages"), cur)
 			choices := []views.Choice{{Label: "Conversation only", Key: 'c'}}

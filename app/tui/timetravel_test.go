@@ -99,7 +99,7 @@ func TestTimelineBranchesAndArchivedStyle(t *testing.T) {
 		t.Errorf("the branch is not drawn with box characters: %q in row %q", string(r), h.rows()[y])
 	}
 	fg, _, _ := h.cell(x, y).Style.Decompose()
-	if want := h.c.theme.Dim; fg != want {
+	if want := h.theme().Dim; fg != want {
 		t.Errorf("archived generation drawn in %v, want the dim colour %v", fg, want)
 	}
 	// The branch sits between checkpoint 0 and checkpoint 1 (where it left).
@@ -255,15 +255,15 @@ func TestGenerationPreviewAndDiff(t *testing.T) {
 	if !ok {
 		t.Fatalf("no added line:\n%s", txt)
 	}
-	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.c.theme.DiffAdd {
-		t.Errorf("added line in %v, want DiffAdd %v", fg, h.c.theme.DiffAdd)
+	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.theme().DiffAdd {
+		t.Errorf("added line in %v, want DiffAdd %v", fg, h.theme().DiffAdd)
 	}
 	x, y, ok = h.findText("- assistant: answer to third task")
 	if !ok {
 		t.Fatalf("no removed line:\n%s", txt)
 	}
-	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.c.theme.DiffRemove {
-		t.Errorf("removed line in %v, want DiffRemove %v", fg, h.c.theme.DiffRemove)
+	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.theme().DiffRemove {
+		t.Errorf("removed line in %v, want DiffRemove %v", fg, h.theme().DiffRemove)
 	}
 	h.key(tcell.KeyEsc)
 	h.waitGone("Diff: generation 0")
