@@ -75,7 +75,6 @@ func diffStyle(op DiffOp, th themes.Theme, base tcell.Style) (tcell.Style, strin
 type DiffView struct {
 	pane
 	rows    []DiffLine
-	summary string
 	top     int
 	height  int
 	keys    Keymap

@@ -72,14 +72,13 @@ func (c *Controller) AddCommand(cmd Command) {
 	c.input.SetCommands(c.commands.slashCommands())
 }
 
-// registerCommands installs the built-in slash commands.
+// registerCommands installs the built-in slash commands; the feature files
+// add /revert (timetravel.go), /sessions and /undelete (browser.go).
 func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
 		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", ChangesContext: true, Writes: true, Run: c.cmdCompact},
 		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", ChangesContext: true, Writes: true, Run: c.cmdClear},
-		{Name: "/revert", Args: "N", Description: "go back to before checkpoint N (later messages are archived, not deleted)", ChangesContext: true, Writes: true, Run: c.cmdRevert},
 		{Name: "/restore", Args: "G", Description: "make archived generation G current again", ChangesContext: true, Writes: true, Run: c.cmdRestore},
-		{Name: "/sessions", Description: "browse sessions (type to filter, / for full-text search, Enter resumes)", Run: c.cmdSessions},
 		{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: c.cmdYolo},
 		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
 		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
@@ -210,26 +209,6 @@ func (c *Controller) cmdClear(string) {
 		})
 }
 
-func (c *Controller) cmdRevert(arg string) {
-	n, err := strconv.Atoi(arg)
-	if err != nil || n < 0 {
-		c.setMessage("usage: /revert N — N is a checkpoint number from the timeline", true)
-		return
-	}
-	c.genOp("revert", func(ctx context.Context, s *soul.Soul) (store.Generation, error) {
-		g, err := s.RevertTo(ctx, n)
-		switch {
-		case errors.Is(err, store.ErrCheckpointNotFound):
-			return g, fmt.Errorf("checkpoint %d is not in this view (see the timeline)", n)
-		case errors.Is(err, store.ErrCompactedRegion):
-			return g, fmt.Errorf("checkpoint %d lies before a compaction; /restore the generation before it instead", n)
-		}
-		return g, err
-	}, func(g store.Generation, prev int) string {
-		return fmt.Sprintf("Reverted to before checkpoint %d: generation %d · the later messages are kept in archived generation %d (/restore %d)", n, g.Gen, prev, prev)
-	})
-}
-
 func (c *Controller) cmdRestore(arg string) {
 	n, err := strconv.Atoi(arg)
 	if err != nil || n < 0 {
@@ -245,11 +224,6 @@ func (c *Controller) cmdRestore(arg string) {
 	}, func(g store.Generation, prev int) string {
 		return fmt.Sprintf("Restored generation %d as generation %d · generation %d is archived", n, g.Gen, prev)
 	})
-}
-
-func (c *Controller) cmdSessions(string) {
-	c.app.SetFocus(c.sessions)
-	c.onWorker(c.onWorkerListSessions)
 }
 
 func (c *Controller) cmdYolo(string) {

@@ -151,7 +151,6 @@ type sceneRunner struct {
 	c    *Controller
 	s    tcell.SimulationScreen
 	shot func(string, tcell.SimulationScreen) error
-	err  error
 }
 
 func (r *sceneRunner) do(f func()) { r.c.onUIThread(f) }
