@@ -21,16 +21,12 @@ func Compact(ctx context.Context, rt *Runtime, id string) error {
 	if err != nil {
 		return err
 	}
-	db, _, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	sess, lease, err := leaseSession(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	defer lease.Release(context.WithoutCancel(ctx))
+	defer h.Close(ctx)
+	db, sess := h.db, h.s
 
 	var end *soul.CompactionEnd
 	sink := func(e soul.Event) {

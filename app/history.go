@@ -97,16 +97,13 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 
 // Generations lists a session's generations in order.
 func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error {
-	db, _, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	s, err := db.GetSession(ctx, id)
-	if err != nil {
-		return storeError(err, id, "")
-	}
-	gens, err := db.Generations(ctx, s.ID)
+	defer h.Close(ctx)
+	s := h.s
+	gens, err := h.db.Generations(ctx, s.ID)
 	if err != nil {
 		return storeError(err, s.ID, "")
 	}
@@ -147,15 +144,12 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 
 // Show prints a generation's view (the current one when gen is nil).
 func Show(ctx context.Context, rt *Runtime, id string, gen *int, asJSON bool) error {
-	db, _, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	s, err := db.GetSession(ctx, id)
-	if err != nil {
-		return storeError(err, id, "")
-	}
+	defer h.Close(ctx)
+	db, s := h.db, h.s
 	var v store.View
 	if gen != nil {
 		v, err = db.GenerationView(ctx, s.ID, *gen)

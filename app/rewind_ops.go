@@ -47,16 +47,12 @@ func Revert(ctx context.Context, rt *Runtime, id string, checkpoint int, fo File
 	if err := fo.check("--files or --files-only"); err != nil {
 		return err
 	}
-	db, cfg, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	s, lease, err := leaseSession(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	defer lease.Release(context.WithoutCancel(ctx))
+	defer h.Close(ctx)
+	db, s := h.db, h.s
 	what := fmt.Sprintf("checkpoint %d", checkpoint)
 	v, err := db.View(ctx, s.ID)
 	if err != nil {
@@ -70,12 +66,11 @@ func Revert(ctx context.Context, rt *Runtime, id string, checkpoint int, fo File
 	var tr *filecp.Tracker
 	var plan filecp.Report
 	if fo.files() {
-		if tr, err = tracker(db, s, cfg); err != nil {
-			return err
-		}
-		plan, err = tr.RevertFiles(ctx, seq, filecp.RevertOptions{DryRun: true, Force: fo.Force, Diffs: fo.Diffs})
+		tr, plan, err = planFiles(ctx, h, fo, func(ctx context.Context, tr *filecp.Tracker, o filecp.RevertOptions) (filecp.Report, error) {
+			return tr.RevertFiles(ctx, seq, o)
+		})
 		if err != nil {
-			return fmt.Errorf("check files of session %s: %w", s.ID, err)
+			return err
 		}
 	}
 	filesTitle := fmt.Sprintf("files reverted to checkpoint %d", checkpoint)
@@ -138,16 +133,12 @@ func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOption
 	if err := fo.check("--files"); err != nil {
 		return err
 	}
-	db, cfg, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	s, lease, err := leaseSession(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	defer lease.Release(context.WithoutCancel(ctx))
+	defer h.Close(ctx)
+	db, s := h.db, h.s
 	what := fmt.Sprintf("generation %d", gen)
 
 	var target store.Generation
@@ -160,12 +151,11 @@ func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOption
 	var tr *filecp.Tracker
 	var plan filecp.Report
 	if fo.Files {
-		if tr, err = tracker(db, s, cfg); err != nil {
-			return err
-		}
-		plan, err = tr.RestoreFilesToGeneration(ctx, gen, filecp.RevertOptions{DryRun: true, Force: fo.Force, Diffs: fo.Diffs})
+		tr, plan, err = planFiles(ctx, h, fo, func(ctx context.Context, tr *filecp.Tracker, o filecp.RevertOptions) (filecp.Report, error) {
+			return tr.RestoreFilesToGeneration(ctx, gen, o)
+		})
 		if err != nil {
-			return fmt.Errorf("check files of session %s: %w", s.ID, err)
+			return err
 		}
 	}
 	filesTitle := fmt.Sprintf("files restored to the end of generation %d", gen)
@@ -197,6 +187,22 @@ func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOption
 	return nil
 }
 
+// planFiles opens the session's file checkpoints and runs rewind as a dry
+// run: what the files half of a revert or restore would do. Conflicts are
+// checked on this plan before anything changes.
+func planFiles(ctx context.Context, h *sessionHandle, fo FileOptions,
+	rewind func(context.Context, *filecp.Tracker, filecp.RevertOptions) (filecp.Report, error)) (*filecp.Tracker, filecp.Report, error) {
+	tr, err := tracker(h.db, h.s, h.cfg)
+	if err != nil {
+		return nil, filecp.Report{}, err
+	}
+	plan, err := rewind(ctx, tr, filecp.RevertOptions{DryRun: true, Force: fo.Force, Diffs: fo.Diffs})
+	if err != nil {
+		return nil, plan, fmt.Errorf("check files of session %s: %w", h.s.ID, err)
+	}
+	return tr, plan, nil
+}
+
 // findGeneration returns generation gen of a session without reading its
 // records.
 func findGeneration(ctx context.Context, db *store.DB, sessionID string, gen int) (store.Generation, error) {
@@ -225,25 +231,6 @@ func dryRunEnd(w *errWriter, files bool, plan filecp.Report, force bool, title s
 	}
 	w.printf("dry run: nothing was changed\n")
 	return w.err
-}
-
-// leaseSession resolves id and takes the session's writer lease, so that a
-// headless change never races a running rewind. The session is re-read
-// under the lease.
-func leaseSession(ctx context.Context, db *store.DB, id string) (store.Session, *store.Lease, error) {
-	s, err := db.GetSession(ctx, id)
-	if err != nil {
-		return s, nil, storeError(err, id, "")
-	}
-	lease, err := db.AcquireLease(ctx, s.ID)
-	if err != nil {
-		return s, nil, storeError(err, s.ID, "")
-	}
-	if s, err = db.GetSession(ctx, s.ID); err != nil {
-		lease.Release(context.WithoutCancel(ctx))
-		return s, nil, storeError(err, s.ID, "")
-	}
-	return s, lease, nil
 }
 
 // tracker opens the file checkpoints of a session.

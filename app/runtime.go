@@ -58,6 +58,52 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	return db, cfg, nil
 }
 
+// sessionHandle is a session opened by a headless subcommand: the database
+// it lives in, the configuration and, for commands that change the session,
+// its writer lease.
+type sessionHandle struct {
+	db    *store.DB
+	cfg   Config
+	s     store.Session
+	lease *store.Lease // nil unless asked for
+}
+
+// openSession opens the database and resolves id (a unique prefix is
+// enough). With lease it also takes the session's writer lease, so that a
+// headless change never races a running rewind, and re-reads the session
+// under it. Close releases both.
+func (rt *Runtime) openSession(ctx context.Context, id string, lease bool) (*sessionHandle, error) {
+	db, cfg, err := rt.openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := &sessionHandle{db: db, cfg: cfg}
+	if h.s, err = db.GetSession(ctx, id); err != nil {
+		db.Close()
+		return nil, storeError(err, id, "")
+	}
+	if !lease {
+		return h, nil
+	}
+	if h.lease, err = db.AcquireLease(ctx, h.s.ID); err != nil {
+		db.Close()
+		return nil, storeError(err, h.s.ID, "")
+	}
+	if h.s, err = db.GetSession(ctx, h.s.ID); err != nil {
+		h.Close(ctx)
+		return nil, storeError(err, h.s.ID, "")
+	}
+	return h, nil
+}
+
+// Close releases the lease, if taken, and closes the database.
+func (h *sessionHandle) Close(ctx context.Context) {
+	if h.lease != nil {
+		h.lease.Release(context.WithoutCancel(ctx))
+	}
+	h.db.Close()
+}
+
 // SignalContext returns a context cancelled by the first SIGINT or SIGTERM.
 // A second signal exits at once with 130: the store commits steps atomically,
 // so nothing half-written survives either way.

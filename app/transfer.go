@@ -22,15 +22,12 @@ import (
 // fails if the name exists (or renamed over it with force), so the target is
 // either the complete export or untouched.
 func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, force bool) error {
-	db, _, err := rt.openDB(ctx)
+	h, err := rt.openSession(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	s, err := db.GetSession(ctx, id)
-	if err != nil {
-		return storeError(err, id, "")
-	}
+	defer h.Close(ctx)
+	db, s := h.db, h.s
 	g, what := -1, ""
 	if gen != nil {
 		g, what = *gen, fmt.Sprintf("generation %d", *gen)
