@@ -32,10 +32,6 @@ type TUIOptions struct {
 	Runtime   *Runtime
 }
 
-// ErrNoTUI was returned while the workspace was not part of the build; kept
-// for callers that still match it.
-var ErrNoTUI = errors.New("the TUI is not available: use `rewind -p PROMPT` for a headless run, or `rewind sessions` / `rewind show ID` to browse history")
-
 // Demo context size: small, so the context bar and /compact visibly matter.
 const (
 	demoMaxContext = 32000
