@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -19,16 +20,14 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.Step = ev.N
 		c.refreshStatus()
 	case soul.StepRetry:
-		if len(ev.Reason) < len("compaction: ") || ev.Reason[:len("compaction: ")] != "compaction: " {
+		if !strings.HasPrefix(ev.Reason, "compaction: ") {
 			c.discardStep()
 		}
 		c.setMessage(retryText(ev), true)
 	case soul.StepInterrupted:
-		if ev.Reason != "model call failed" {
-			c.discardStep()
+		c.discardStep()
+		if ev.Reason != "model call failed" { // the soul.Error that follows says why
 			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev.Reason)})
-		} else {
-			c.discardStep()
 		}
 	case soul.CompactionBegin:
 		what := "Compacting the context"
@@ -114,16 +113,10 @@ func (c *Controller) onUIApply(e soul.Event) {
 // discardStep removes the items the current step attempt streamed (a retry
 // streams the answer again; an interrupted step is not kept).
 func (c *Controller) discardStep() {
-	n := c.conv.Len()
-	if c.stepStart >= n || c.stepStart < 0 {
+	if c.stepStart >= c.conv.Len() || c.stepStart < 0 {
 		return
 	}
-	items := make([]views.Item, 0, c.stepStart)
-	for i := 0; i < c.stepStart; i++ {
-		it, _ := c.conv.Item(i)
-		items = append(items, it)
-	}
-	c.conv.SetItems(items)
+	c.conv.SetItems(c.convItems(c.stepStart))
 	c.statusM.RunningTool = ""
 }
 
@@ -159,7 +152,7 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 		}
 		done := 0
 		for _, t := range ev.Todos {
-			if t.Status == "done" || t.Status == "completed" {
+			if todoDone(t.Status) {
 				done++
 			}
 		}
@@ -229,12 +222,7 @@ func (c *Controller) onUIReload(ev evReload) {
 		// The D-Mail the view ends with says less than the backtrack banner.
 		if n := c.conv.Len(); ev.banner.Banner == views.BannerBacktrack && n > 0 {
 			if last, _ := c.conv.Item(n - 1); last.Kind == views.ItemBanner && last.Banner == views.BannerBacktrack {
-				items := make([]views.Item, 0, n)
-				for i := 0; i < n-1; i++ {
-					it, _ := c.conv.Item(i)
-					items = append(items, it)
-				}
-				c.conv.SetItems(items)
+				c.conv.SetItems(c.convItems(n - 1))
 			}
 		}
 		c.conv.Append(*ev.banner)

@@ -260,9 +260,11 @@ func (c *Controller) onWorkerSink(e soul.Event) {
 	c.events.push(e)
 	switch ev := e.(type) {
 	case soul.Backtrack:
-		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: backtrackText(ev)})
+		banner := backtrackBanner(ev)
+		c.onWorkerReload(&banner)
 	case soul.CompactionEnd:
-		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: compactionText(ev)})
+		banner := compactBanner(ev)
+		c.onWorkerReload(&banner)
 	}
 }
 

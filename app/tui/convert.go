@@ -237,15 +237,25 @@ func todosText(todos []soul.Todo) string {
 	sb.WriteString("Todo list")
 	for _, t := range todos {
 		mark := "☐"
-		switch strings.ToLower(t.Status) {
-		case "done", "completed", "complete":
+		switch st := strings.ToLower(t.Status); {
+		case todoDone(st):
 			mark = "☑"
-		case "in_progress", "in progress", "doing", "active":
+		case st == "in_progress" || st == "in progress" || st == "doing" || st == "active":
 			mark = "◐"
 		}
 		fmt.Fprintf(&sb, "\n%s %s", mark, t.Title)
 	}
 	return sb.String()
+}
+
+// todoDone reports whether a todo status means finished (the status bar's
+// count and the list's ☑ agree).
+func todoDone(status string) bool {
+	switch strings.ToLower(status) {
+	case "done", "completed", "complete":
+		return true
+	}
+	return false
 }
 
 // timelineModel builds the timeline pane's model from a view and the

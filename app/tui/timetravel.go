@@ -181,11 +181,7 @@ func (c *Controller) onWorkerLoadPreview(id string, it views.TimelineItem) ([]vi
 // conversation the first time.
 func (c *Controller) onUIShowPreview(items []views.Item, banner string) {
 	if !c.tt.previewing {
-		c.tt.live = make([]views.Item, 0, c.conv.Len())
-		for i := 0; i < c.conv.Len(); i++ {
-			it, _ := c.conv.Item(i)
-			c.tt.live = append(c.tt.live, it)
-		}
+		c.tt.live = c.convItems(c.conv.Len())
 		c.tt.previewing = true
 		c.tt.heldValid, c.tt.heldItems, c.tt.heldBanners = false, nil, nil
 	}

@@ -118,3 +118,13 @@ func (c *Controller) isTyping() bool {
 	}
 	return false
 }
+
+// convItems copies the conversation's first n items (UI).
+func (c *Controller) convItems(n int) []views.Item {
+	items := make([]views.Item, 0, n)
+	for i := 0; i < n; i++ {
+		it, _ := c.conv.Item(i)
+		items = append(items, it)
+	}
+	return items
+}
