@@ -38,10 +38,8 @@ const (
 	demoReserved   = 4000
 )
 
-// RunTUI starts the workspace. It is a variable so tests can replace it.
-var RunTUI = runTUI
-
-func runTUI(ctx context.Context, opts TUIOptions) error {
+// RunTUI starts the workspace and blocks until the user quits it.
+func RunTUI(ctx context.Context, opts TUIOptions) error {
 	rt := opts.Runtime
 	if err := checkTerminal(rt); err != nil {
 		return err
