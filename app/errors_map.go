@@ -33,12 +33,8 @@ func describe(err error) string {
 	case isBusy(err):
 		return "the database is locked by another process: try again when it is done"
 	}
-	var llmMsg string
 	if m, ok := describeProvider(err, ""); ok {
-		llmMsg = m
-	}
-	if llmMsg != "" {
-		return llmMsg
+		return m
 	}
 	return err.Error()
 }
