@@ -52,7 +52,6 @@ func pidAlive(pid int) bool {
 type leaseRow struct {
 	pid       int
 	host      string
-	token     string
 	heartbeat int64
 }
 
@@ -70,8 +69,8 @@ func (r leaseRow) live(now int64) bool {
 
 func loadLease(ctx context.Context, q querier, sessionID string) (leaseRow, bool, error) {
 	var r leaseRow
-	err := q.QueryRowContext(ctx, `SELECT pid, hostname, token, heartbeat_at FROM leases WHERE session_id = ?`, sessionID).
-		Scan(&r.pid, &r.host, &r.token, &r.heartbeat)
+	err := q.QueryRowContext(ctx, `SELECT pid, hostname, heartbeat_at FROM leases WHERE session_id = ?`, sessionID).
+		Scan(&r.pid, &r.host, &r.heartbeat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return leaseRow{}, false, nil
 	}
@@ -194,7 +193,7 @@ func (db *DB) LiveLease(ctx context.Context, sessionID string) (int, bool, error
 // NewestLiveSession is the most recently updated session whose lease holder
 // is alive (for `rewind watch` without an id).
 func (db *DB) NewestLiveSession(ctx context.Context) (Session, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT l.session_id, l.pid, l.hostname, l.token, l.heartbeat_at
+	rows, err := db.reader.QueryContext(ctx, `SELECT l.session_id, l.pid, l.hostname, l.heartbeat_at
 		FROM leases l JOIN sessions s ON s.id = l.session_id
 		WHERE l.heartbeat_at >= ? AND s.deleted_at IS NULL
 		ORDER BY s.updated_at DESC, s.id DESC`, nowMS()-leaseStale.Milliseconds())
@@ -206,7 +205,7 @@ func (db *DB) NewestLiveSession(ctx context.Context) (Session, error) {
 	for rows.Next() {
 		var id string
 		var r leaseRow
-		if err := rows.Scan(&id, &r.pid, &r.host, &r.token, &r.heartbeat); err != nil {
+		if err := rows.Scan(&id, &r.pid, &r.host, &r.heartbeat); err != nil {
 			rows.Close()
 			return Session{}, fmt.Errorf("store: newest live session: %w", err)
 		}
