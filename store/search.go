@@ -120,9 +120,9 @@ func phrase(s string, prefix bool) string {
 }
 
 // Search finds messages across all sessions (not deleted ones), newest
-// first. Metadata records are skipped, also those indexed before they
-// stopped being indexed. The query is words and "phrases" (all must match), word* for a
-// prefix, OR between terms.
+// first. The query is words and "phrases" (all must match), word* for a
+// prefix, OR between terms. Metadata records are filtered out here too,
+// because an older rewind indexed them.
 func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) {
 	q := ftsQuery(o.Query)
 	if q == "" {

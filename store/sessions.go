@@ -90,11 +90,12 @@ func getSession(ctx context.Context, q querier, id string) (Session, error) {
 	return s, err
 }
 
-// resolveID turns an exact id or a unique prefix into a session id.
 // resolveQuery finds the sessions whose id starts with a prefix, the exact
-// match first.
+// match first; two rows are enough to tell a unique prefix from an ambiguous
+// one.
 const resolveQuery = `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`
 
+// resolveID turns an exact id or a unique prefix into a session id.
 func resolveID(ctx context.Context, q querier, id string) (string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if id == "" {
