@@ -63,39 +63,28 @@ func (c *cli) action(body func(ctx context.Context, cmd *cobra.Command, args []s
 }
 
 func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
-	var o app.Overrides
 	f := cmd.Flags()
-	if f.Changed("home") {
-		o.Home = &c.home
+	return app.Overrides{
+		Home:           given(f, "home", &c.home),
+		WorkDir:        given(f, "work-dir", &c.workDir),
+		Model:          given(f, "model", &c.model),
+		BaseURL:        given(f, "base-url", &c.baseURL),
+		Theme:          given(f, "theme", &c.theme),
+		Yolo:           given(f, "yolo", &c.yolo),
+		NoStream:       given(f, "no-stream", &c.noStream),
+		MaxSteps:       given(f, "max-steps", &c.maxSteps),
+		MaxContextSize: given(f, "max-context-size", &c.maxContextSize),
+		ReservedTokens: given(f, "reserved-tokens", &c.reservedTokens),
 	}
-	if f.Changed("work-dir") {
-		o.WorkDir = &c.workDir
+}
+
+// given returns v when the flag name was on the command line, nil otherwise
+// (f is the command's *pflag.FlagSet).
+func given[T any](f interface{ Changed(string) bool }, name string, v *T) *T {
+	if f.Changed(name) {
+		return v
 	}
-	if f.Changed("model") {
-		o.Model = &c.model
-	}
-	if f.Changed("base-url") {
-		o.BaseURL = &c.baseURL
-	}
-	if f.Changed("theme") {
-		o.Theme = &c.theme
-	}
-	if f.Changed("yolo") {
-		o.Yolo = &c.yolo
-	}
-	if f.Changed("no-stream") {
-		o.NoStream = &c.noStream
-	}
-	if f.Changed("max-steps") {
-		o.MaxSteps = &c.maxSteps
-	}
-	if f.Changed("max-context-size") {
-		o.MaxContextSize = &c.maxContextSize
-	}
-	if f.Changed("reserved-tokens") {
-		o.ReservedTokens = &c.reservedTokens
-	}
-	return o
+	return nil
 }
 
 // usageArgs turns an argument-count error into a usage error that shows the
@@ -209,11 +198,7 @@ func newCLI() *cli {
 		Short: "Print a generation's view of a session (the current one by default)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
-			var gen *int
-			if cmd.Flags().Changed("generation") {
-				gen = &showGen
-			}
-			return app.Show(ctx, c.rt, args[0], gen, showJSON)
+			return app.Show(ctx, c.rt, args[0], given(cmd.Flags(), "generation", &showGen), showJSON)
 		}),
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print JSON")
@@ -276,11 +261,7 @@ func newCLI() *cli {
 		Short: "Write a generation as kimi-cli context.jsonl (stdout, or -o FILE)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
-			var gen *int
-			if cmd.Flags().Changed("generation") {
-				gen = &expGen
-			}
-			return app.Export(ctx, c.rt, args[0], gen, expOut, expForce)
+			return app.Export(ctx, c.rt, args[0], given(cmd.Flags(), "generation", &expGen), expOut, expForce)
 		}),
 	}
 	export.Flags().IntVar(&expGen, "generation", 0, "export this generation instead of the current one")
