@@ -59,7 +59,7 @@ func (c *Controller) initBrowser() {
 		c.onUIOpenSession(id)
 	})
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
-	bl.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerBrowserPreview(id) }) })
+	bl.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerPreview(bl, id, 8) }) })
 	bl.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(bl, q) }) })
 	c.keys = append(c.keys,
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: c.onUIOpenBrowser, Visible: true}},
@@ -97,7 +97,7 @@ func (c *Controller) onWorkerBrowserPoll(ctx context.Context) {
 	defer tick.Stop()
 	var sig string
 	for {
-		rows, s, err := listAllSessions(ctx, c.db)
+		rows, s, err := listSessionRows(ctx, c.db, 0)
 		if err == nil && s != sig {
 			sig = s
 			c.onUIThreadAsync(func() {
@@ -114,10 +114,10 @@ func (c *Controller) onWorkerBrowserPoll(ctx context.Context) {
 	}
 }
 
-// listAllSessions lists every session as browser rows, with a signature
-// that changes when anything shown changes.
-func listAllSessions(ctx context.Context, db *store.DB) ([]views.SessionRow, string, error) {
-	list, err := db.ListSessions(ctx, store.ListOptions{})
+// listSessionRows lists the newest limit sessions (0: all) as session-list
+// rows, with a signature that changes when anything shown changes.
+func listSessionRows(ctx context.Context, db *store.DB, limit int) ([]views.SessionRow, string, error) {
+	list, err := db.ListSessions(ctx, store.ListOptions{Limit: limit})
 	if err != nil {
 		return nil, "", err
 	}
@@ -140,21 +140,12 @@ func sessionRow(s store.Session) views.SessionRow {
 		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations}
 }
 
-// onWorkerBrowserPreview loads the last messages of a session.
-func (c *Controller) onWorkerBrowserPreview(id string) {
-	v, err := c.db.View(c.ctx, id)
-	if err != nil {
-		return
-	}
-	text := previewText(v)
-	c.onUIThreadAsync(func() { c.br.list.SetPreview(id, text) })
-}
-
-// previewText is the last few messages of a view, one line each.
-func previewText(v store.View) string {
+// previewText is the last n messages of a view, one line each (reasoning
+// left out, as the conversation folds it).
+func previewText(v store.View, n int) string {
 	items := viewItems(v)
-	if len(items) > 8 {
-		items = items[len(items)-8:]
+	if len(items) > n {
+		items = items[len(items)-n:]
 	}
 	var b strings.Builder
 	for _, it := range items {
@@ -186,7 +177,7 @@ func (c *Controller) onUIRefreshSessionLists() {
 		if !browserOpen {
 			return
 		}
-		if rows, _, err := listAllSessions(c.ctx, c.db); err == nil {
+		if rows, _, err := listSessionRows(c.ctx, c.db, 0); err == nil {
 			c.onUIThreadAsync(func() { c.br.list.SetSessions(rows) })
 		}
 	})

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
@@ -66,54 +64,25 @@ func (c *Controller) startPollers() {
 	})
 }
 
-// onWorkerListSessions posts the session list.
+// onWorkerListSessions posts the session pane's list when it changed.
 func (c *Controller) onWorkerListSessions() {
-	list, err := c.db.ListSessions(c.ctx, store.ListOptions{Limit: sessionLimit})
-	if err != nil {
+	rows, sig, err := listSessionRows(c.ctx, c.db, sessionLimit)
+	if err != nil || sig == c.loadSessSig() {
 		return
 	}
-	rows := make([]views.SessionRow, len(list))
-	var sig strings.Builder
-	for i, s := range list {
-		title := s.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		rows[i] = views.SessionRow{ID: s.ID, Title: title, WorkDir: s.WorkDir, Updated: s.UpdatedAt,
-			Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations}
-		fmt.Fprintf(&sig, "%s|%d|%s|%d;", s.ID, s.UpdatedAt.UnixMilli(), s.Title, s.Generations)
-	}
-	if sig.String() == c.loadSessSig() {
-		return
-	}
-	c.storeSessSig(sig.String())
+	c.storeSessSig(sig)
 	c.post(evSessions{rows: rows})
 }
 
-// onWorkerPreview loads the last messages of a session for the list.
-func (c *Controller) onWorkerPreview(id string) {
+// onWorkerPreview loads the last n messages of a session for a session
+// list (the side pane or the browser) and hands them back to it.
+func (c *Controller) onWorkerPreview(list *views.SessionList, id string, n int) {
 	v, err := c.db.View(c.ctx, id)
 	if err != nil {
 		return
 	}
-	items := viewItems(v)
-	if len(items) > 6 {
-		items = items[len(items)-6:]
-	}
-	var b strings.Builder
-	for _, it := range items {
-		switch it.Kind {
-		case views.ItemUser:
-			b.WriteString("> ")
-		case views.ItemTool:
-			b.WriteString("⚙ " + it.ToolName + " " + it.KeyArg + "\n")
-			continue
-		}
-		b.WriteString(oneLine(it.Text, 200))
-		b.WriteString("\n")
-	}
-	text := b.String()
-	c.onUIThreadAsync(func() { c.sessions.SetPreview(id, text) })
+	text := previewText(v, n)
+	c.onUIThreadAsync(func() { list.SetPreview(id, text) })
 }
 
 // onWorkerSearch runs a full-text search for a session list (the side pane
