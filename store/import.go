@@ -52,9 +52,8 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 			if len(gens) == 0 {
 				gens = []ImportedGeneration{{}}
 			}
-			st := sessionState{id: id}
+			var lastSeq int64
 			created := toMS(is.Session.CreatedAt)
-			var a *appender
 			for gi, ig := range gens {
 				cause := ig.Cause
 				if cause == "" {
@@ -67,22 +66,22 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 				if err := insertGeneration(ctx, tx, g); err != nil {
 					return err
 				}
-				a = &appender{ctx: ctx, tx: tx, session: id, gen: g, lastSeq: st.lastSeq, now: created, insRec: rec, insFTS: fts}
+				// The insert statements are prepared by the first appender
+				// and handed on, so a bulk import prepares them once.
+				a := &appender{ctx: ctx, tx: tx, session: id, gen: g, lastSeq: lastSeq, now: created, insRec: rec, insFTS: fts}
 				for _, r := range ig.Records {
 					if _, err := a.add(r, nil); err != nil {
 						return fmt.Errorf("session %d generation %d: %w", i, gi, err)
 					}
 				}
 				rec, fts = a.insRec, a.insFTS
-				if _, err := tx.ExecContext(ctx, `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
-					WHERE session_id = ? AND gen = ?`, a.gen.messages, a.gen.nextCP, a.gen.tokens, id, gi); err != nil {
+				if _, err := tx.ExecContext(ctx, updateCountersQuery, a.gen.messages, a.gen.nextCP, a.gen.tokens, id, gi); err != nil {
 					return err
 				}
-				st.lastSeq = a.lastSeq
-				a.added = nil
+				lastSeq = a.lastSeq
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ? WHERE id = ?`,
-				len(gens)-1, st.lastSeq, id); err != nil {
+				len(gens)-1, lastSeq, id); err != nil {
 				return err
 			}
 			s, err := getSession(ctx, tx, id)
