@@ -158,7 +158,7 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 			rep.Skipped = append(rep.Skipped, Skipped{Path: p, Reason: ReasonOutside})
 			continue
 		}
-		cur, _, curData, reason, _ := t.current(rel)
+		cur, _, curData, reason := t.current(rel)
 		if reason != "" {
 			rep.Skipped = append(rep.Skipped, Skipped{Path: rel, Reason: "current file: " + reason})
 			continue

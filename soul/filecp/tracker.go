@@ -401,23 +401,25 @@ func (t *Tracker) rel2(p string) (string, bool) {
 	return filepath.ToSlash(r), true
 }
 
-// current reads the state of rel now. ok is false (with a reason) when it
-// cannot be kept: too large, not a regular file, unreadable.
-func (t *Tracker) current(rel string) (st store.FileState, m Meta, data []byte, reason string, err error) {
-	data, m, err = readEntry(t.root, rel, t.scanner.max)
+// current reads the state of rel now; a missing file is the zero state. A
+// file that cannot be kept (too large, not a regular file, unreadable) gives
+// a non-empty reason instead of an error, so that callers list it as skipped
+// and go on with the other paths.
+func (t *Tracker) current(rel string) (st store.FileState, m Meta, data []byte, reason string) {
+	data, m, err := readEntry(t.root, rel, t.scanner.max)
 	switch {
 	case err == nil:
-		return store.FileState{Hash: hashOf(data), Mode: uint32(m.Mode)}, m, data, "", nil
+		return store.FileState{Hash: hashOf(data), Mode: uint32(m.Mode)}, m, data, ""
 	case errors.Is(err, fs.ErrNotExist):
-		return store.FileState{}, Meta{}, nil, "", nil
+		return store.FileState{}, Meta{}, nil, ""
 	case errors.Is(err, errTooLarge):
-		return store.FileState{}, m, nil, ReasonTooLarge, nil
+		return store.FileState{}, m, nil, ReasonTooLarge
 	case errors.Is(err, errNotRegular):
-		return store.FileState{}, m, nil, ReasonNotRegular, nil
+		return store.FileState{}, m, nil, ReasonNotRegular
 	case errors.Is(err, ErrUnsafePath):
-		return store.FileState{}, m, nil, ReasonUnsafePath, nil
+		return store.FileState{}, m, nil, ReasonUnsafePath
 	default:
-		return store.FileState{}, m, nil, ReasonUnreadable + ": " + errText(err), nil
+		return store.FileState{}, m, nil, ReasonUnreadable + ": " + errText(err)
 	}
 }
 
@@ -449,7 +451,7 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 			continue
 		}
 		seen[rel] = true
-		st, m, data, reason, _ := t.current(rel)
+		st, m, data, reason := t.current(rel)
 		if reason != "" {
 			t.last.Skipped = append(t.last.Skipped, Skipped{Path: rel, Reason: reason, Size: m.Size})
 			continue
@@ -498,7 +500,7 @@ func (t *Tracker) settle(ctx context.Context) error {
 	indexed := map[string]bool{}
 	for _, id := range ids {
 		rel := t.pending[id]
-		st, m, data, reason, _ := t.current(rel)
+		st, m, data, reason := t.current(rel)
 		if reason != "" {
 			// Not keepable (e.g. grew over the cap): recorded as gone from
 			// tracking; a rewind then sees a conflict and asks for force.
