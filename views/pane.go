@@ -18,6 +18,30 @@ type Bound interface {
 	Bindings() []KeyBinding
 }
 
+// boundView is what every view but the status bar implements.
+type boundView interface {
+	tview.Primitive
+	Themed
+	Bound
+}
+
+var (
+	_ boundView = (*Conversation)(nil)
+	_ boundView = (*ToolOutput)(nil)
+	_ boundView = (*Timeline)(nil)
+	_ boundView = (*SessionList)(nil)
+	_ boundView = (*Input)(nil)
+	_ boundView = (*ApprovalModal)(nil)
+	_ boundView = (*HelpOverlay)(nil)
+	_ boundView = (*ConfirmDialog)(nil)
+	_ boundView = (*PromptDialog)(nil)
+	_ boundView = (*DiffView)(nil)
+	_ boundView = (*Workspace)(nil)
+
+	_ tview.Primitive = (*StatusBar)(nil)
+	_ Themed          = (*StatusBar)(nil)
+)
+
 // pane is the shared frame of the bordered views: theme, title, focus mark.
 type pane struct {
 	*tview.Box

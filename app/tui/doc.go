@@ -13,12 +13,18 @@
 // the one wrapper around Application.QueueUpdateDraw, which refuses once the
 // application has stopped.
 //
-// Files: controller.go (Controller, Run, shutdown), thread.go (onUIThread,
-// onWorker), sink.go (batching sink), apply.go (soul events → widgets),
-// convert.go (store views → view models), commands.go (slash-command
-// registry), keys.go (global key bindings), pages.go (overlay stack),
-// widgets.go (views.Workspace and overlays), session.go (open/create/lease/watch/fork),
-// poll.go (session list and version polling), theme.go.
+// Files: options.go (Options, Run), controller.go (Controller, New, Run,
+// shutdown), thread.go (onUIThread, onWorker), sink.go (batching sink and
+// synthetic events), apply.go (soul events → widgets), convert.go (store
+// views → view models), commands.go (slash-command registry), keys.go
+// (global key bindings), pages.go (overlay stack), widgets.go
+// (views.Workspace, overlays, theme broadcast), session.go
+// (open/create/lease/fork), poll.go (session list, previews, search and
+// version polling), features.go (wires the feature files), timetravel.go
+// and timetravel_model.go (timeline previews, revert, restore, generation
+// diff and fork), browser.go (session actions and the full-screen
+// browser), follow.go (watching another process's session), scenes.go (the
+// README screenshots).
 //
 // The package does not import package app; app builds Options and calls Run.
 package tui

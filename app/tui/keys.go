@@ -98,5 +98,3 @@ func (c *Controller) onUIInterrupt() {
 func (c *Controller) cycleFocus(d int) {
 	c.ws.Cycle(d, func(p tview.Primitive) { c.app.SetFocus(p) })
 }
-
-var _ tview.Primitive = (*views.Input)(nil)

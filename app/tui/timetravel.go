@@ -17,8 +17,8 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// Time travel in the workspace (DESIGN §4, issues 6 and 7): the timeline
-// pane's interactions. Moving the selection over a checkpoint previews the
+// Time travel in the workspace (DESIGN §4): the timeline pane's
+// interactions. Moving the selection over a checkpoint previews the
 // conversation as it was there; over an archived generation it shows that
 // generation read-only. Enter on a checkpoint asks to revert (conversation
 // only, conversation + files, files only, with the files listed), Esc Esc in
