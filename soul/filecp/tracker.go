@@ -383,18 +383,22 @@ func (t *Tracker) rel(p string) (string, bool) {
 	}
 	p = filepath.Clean(p)
 	for _, base := range []string{t.root, t.given} {
-		if r, err := filepath.Rel(base, p); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(r), true
+		if r, ok := relUnder(base, p); ok {
+			return r, true
 		}
 	}
+	// Reached through a symlinked directory: resolve the parent only, since
+	// the file itself may be a symlink, tracked as a link.
 	if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return t.rel2(filepath.Join(real, filepath.Base(p)))
+		return relUnder(t.root, filepath.Join(real, filepath.Base(p)))
 	}
 	return "", false
 }
 
-func (t *Tracker) rel2(p string) (string, bool) {
-	r, err := filepath.Rel(t.root, p)
+// relUnder is p relative to base as a slash path; ok is false unless p lies
+// strictly inside base.
+func relUnder(base, p string) (string, bool) {
+	r, err := filepath.Rel(base, p)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", false
 	}
