@@ -471,15 +471,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	for r := 0; r < h && l.top+r < len(l.visible); r++ {
 		i := l.top + r
 		s := l.sessions[l.visible[i]]
-		st := base
-		dim := base.Foreground(th.Dim)
-		hl := base.Foreground(th.MatchHighlight).Bold(true)
-		if i == l.selected {
-			st = st.Background(th.SelectionBg).Foreground(th.SelectionFg)
-			dim = dim.Background(th.SelectionBg)
-			hl = hl.Background(th.SelectionBg)
-			fill(screen, x, y+r, w, st)
-		}
+		st, dim, hl := l.rowStyles(screen, x, y+r, w, i == l.selected)
 		var m []int
 		if l.matched != nil {
 			m = l.matched[i]
@@ -502,6 +494,22 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			drawText(screen, x+w-statsW, y+r, statsW, padLeft(stats, statsW), dim)
 		}
 	}
+}
+
+// rowStyles returns a row's text, dim and match-highlight styles; a
+// selected row is filled with the selection background first.
+func (l *SessionList) rowStyles(screen tcell.Screen, x, y, w int, selected bool) (st, dim, hl tcell.Style) {
+	th, base := l.theme, l.base()
+	st = base
+	dim = base.Foreground(th.Dim)
+	hl = base.Foreground(th.MatchHighlight).Bold(true)
+	if selected {
+		st = st.Background(th.SelectionBg).Foreground(th.SelectionFg)
+		dim = dim.Background(th.SelectionBg)
+		hl = hl.Background(th.SelectionBg)
+		fill(screen, x, y, w, st)
+	}
+	return st, dim, hl
 }
 
 // drawHighlighted draws s (which starts at byte offset off of the matched
@@ -556,15 +564,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 	for r := 0; r < h && l.top+r < len(l.hits); r++ {
 		i := l.top + r
 		hit := l.hits[i]
-		st := base
-		dim := base.Foreground(th.Dim)
-		hl := base.Foreground(th.MatchHighlight).Bold(true)
-		if i == l.selected {
-			st = st.Background(th.SelectionBg).Foreground(th.SelectionFg)
-			dim = dim.Background(th.SelectionBg)
-			hl = hl.Background(th.SelectionBg)
-			fill(screen, x, y+r, w, st)
-		}
+		st, dim, hl := l.rowStyles(screen, x, y+r, w, i == l.selected)
 		head := truncate(hit.Title, min(30, w/3))
 		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
 		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
