@@ -47,6 +47,16 @@ func (e entry) state() store.FileState {
 	return store.FileState{Hash: e.Hash, Mode: uint32(e.Mode)}
 }
 
+// row is the entry as stored in the work dir's index.
+func (e entry) row(path string) store.FileIndexEntry {
+	return store.FileIndexEntry{Path: path, Size: e.Size, MtimeNs: e.MtimeNs, Mode: uint32(e.Mode),
+		Hash: e.Hash, RecordedNs: e.RecordedNs}
+}
+
+func entryOf(r store.FileIndexEntry) entry {
+	return entry{Meta: Meta{Size: r.Size, MtimeNs: r.MtimeNs, Mode: fs.FileMode(r.Mode)}, Hash: r.Hash, RecordedNs: r.RecordedNs}
+}
+
 // ScanInfo describes the last scan a Shell call made.
 type ScanInfo struct {
 	Files    int
@@ -131,7 +141,7 @@ func (t *Tracker) load(ctx context.Context) error {
 	}
 	t.index = make(map[string]entry, len(rows))
 	for _, r := range rows {
-		t.index[r.Path] = entry{Meta: Meta{Size: r.Size, MtimeNs: r.MtimeNs, Mode: fs.FileMode(r.Mode)}, Hash: r.Hash, RecordedNs: r.RecordedNs}
+		t.index[r.Path] = entryOf(r)
 	}
 	pend, err := t.db.PendingFileEvents(ctx, t.sessionID)
 	if err != nil {
@@ -195,8 +205,7 @@ func (t *Tracker) syncTree(ctx context.Context, tree Tree, batch *store.FileBatc
 			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: e.Hash, Data: data})
 			held += int64(len(data))
 		}
-		batch.Index = append(batch.Index, store.FileIndexEntry{Path: p, Size: m.Size, MtimeNs: m.MtimeNs,
-			Mode: uint32(m.Mode), Hash: e.Hash, RecordedNs: now})
+		batch.Index = append(batch.Index, e.row(p))
 		if held > blobBatchBytes {
 			if err := t.db.PutBlobs(ctx, batch.Blobs); err != nil {
 				return nil, fmt.Errorf("filecp: %w", err)
@@ -226,7 +235,7 @@ func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.Fi
 		return nil, fmt.Errorf("filecp: %w", err)
 	}
 	for _, e := range batch.Index {
-		t.index[e.Path] = entry{Meta: Meta{Size: e.Size, MtimeNs: e.MtimeNs, Mode: fs.FileMode(e.Mode)}, Hash: e.Hash, RecordedNs: e.RecordedNs}
+		t.index[e.Path] = entryOf(e)
 	}
 	for _, p := range batch.Unindex {
 		delete(t.index, p)
@@ -462,8 +471,7 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 		}
 		if st.Exists() {
 			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: st.Hash, Data: data})
-			batch.Index = append(batch.Index, store.FileIndexEntry{Path: rel, Size: m.Size, MtimeNs: m.MtimeNs,
-				Mode: uint32(m.Mode), Hash: st.Hash, RecordedNs: now})
+			batch.Index = append(batch.Index, entry{Meta: m, Hash: st.Hash, RecordedNs: now}.row(rel))
 		}
 		batch.Events = append(batch.Events, store.FileChange{Path: rel, Before: st, Pending: true, Tool: ToolWrite})
 	}
@@ -514,8 +522,7 @@ func (t *Tracker) settle(ctx context.Context) error {
 			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: st.Hash, Data: data})
 			if !indexed[rel] {
 				indexed[rel] = true
-				batch.Index = append(batch.Index, store.FileIndexEntry{Path: rel, Size: m.Size, MtimeNs: m.MtimeNs,
-					Mode: uint32(m.Mode), Hash: st.Hash, RecordedNs: now})
+				batch.Index = append(batch.Index, entry{Meta: m, Hash: st.Hash, RecordedNs: now}.row(rel))
 			}
 		} else if _, ok := t.index[rel]; ok && reason == "" && !indexed[rel] {
 			indexed[rel] = true
