@@ -244,8 +244,10 @@ func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.Fi
 }
 
 // scanAndSync runs a metadata scan and syncs the index (committing index
-// changes and new blobs). It returns the snapshot and the scan.
-func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo) (map[string]entry, Tree, error) {
+// changes and new blobs). When changes is not nil, the events it derives
+// from the new snapshot are committed in the same batch and kept in
+// info.Changes. It returns the snapshot and the scan.
+func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(snap map[string]entry) []store.FileChange) (map[string]entry, Tree, error) {
 	start := time.Now()
 	tree, err := t.scanner.Scan(ctx)
 	if err != nil {
@@ -257,10 +259,14 @@ func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo) (map[string]e
 	if err != nil {
 		return nil, tree, err
 	}
+	if changes != nil {
+		batch.Events = changes(snap)
+	}
 	if _, err := t.commit(ctx, batch); err != nil {
 		return nil, tree, err
 	}
 	info.Files = len(snap)
+	info.Changes = batch.Events
 	info.Duration = time.Since(start)
 	return snap, tree, nil
 }
@@ -275,7 +281,7 @@ func (t *Tracker) Prime(ctx context.Context) error {
 		return err
 	}
 	var info ScanInfo
-	_, _, err := t.scanAndSync(ctx, &info)
+	_, _, err := t.scanAndSync(ctx, &info, nil)
 	return err
 }
 
@@ -294,7 +300,7 @@ func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error,
 		return nil, err
 	}
 	var info ScanInfo
-	before, beforeTree, err := t.scanAndSync(ctx, &info)
+	before, beforeTree, err := t.scanAndSync(ctx, &info, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -308,25 +314,13 @@ func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error,
 		}
 		done = true
 		var info ScanInfo
-		start := time.Now()
-		tree, err := t.scanner.Scan(ctx)
+		_, tree, err := t.scanAndSync(ctx, &info, func(after map[string]entry) []store.FileChange {
+			return diffSnapshots(before, after, ToolShell)
+		})
 		if err != nil {
 			return err
 		}
-		info.Skipped = append(info.Skipped, tree.Skipped...)
-		var batch store.FileBatch
-		after, err := t.syncTree(ctx, tree, &batch, &info)
-		if err != nil {
-			return err
-		}
-		batch.Events = diffSnapshots(before, after, ToolShell)
-		if _, err := t.commit(ctx, batch); err != nil {
-			return err
-		}
-		info.Files = len(after)
-		info.Changes = batch.Events
 		info.Untracked = untrackedChanges(beforeTree, tree)
-		info.Duration = time.Since(start)
 		t.last = info
 		return nil
 	}, nil
