@@ -28,37 +28,19 @@ func TestConversationRenders(t *testing.T) {
 			c.SetTheme(dark)
 			c.SetItems(sampleItems())
 			s := draw(t, c, sz.w, sz.h)
-			x, y := mustFind(t, s, "Please fix the parser")
-			if fg(s, x, y) != dark.User {
-				t.Errorf("user text colour %v", fg(s, x, y))
-			}
+			wantFg(t, s, "Please fix the parser", dark.User)
 			mustFind(t, s, "Thinking (2 lines")
 			if _, _, ok := find(s, "secret thoughts"); ok {
 				t.Error("reasoning not folded")
 			}
-			x, y = mustFind(t, s, "✗ Shell go test ./...")
-			if fg(s, x, y) != dark.ToolError {
-				t.Errorf("✗ colour %v, want tool error %v", fg(s, x, y), dark.ToolError)
-			}
+			wantFg(t, s, "✗ Shell go test ./...", dark.ToolError)
 			mustFind(t, s, "1.2s")
-			x, y = mustFind(t, s, "✓ ReadFile main.go")
-			if fg(s, x, y) != dark.ToolOK {
-				t.Errorf("✓ colour %v", fg(s, x, y))
-			}
-			x, y = mustFind(t, s, "Backtracked to checkpoint 2")
-			if fg(s, x, y) != dark.BannerBacktrack {
-				t.Errorf("banner colour %v", fg(s, x, y))
-			}
-			x, y = mustFind(t, s, "model error: 500")
-			if fg(s, x, y) != dark.Error {
-				t.Errorf("error colour %v", fg(s, x, y))
-			}
-			x, y = mustFind(t, s, "Plan")
-			if fg(s, x, y) != dark.Heading {
-				t.Errorf("heading colour %v", fg(s, x, y))
-			}
+			wantFg(t, s, "✓ ReadFile main.go", dark.ToolOK)
+			wantFg(t, s, "Backtracked to checkpoint 2", dark.BannerBacktrack)
+			wantFg(t, s, "model error: 500", dark.Error)
+			wantFg(t, s, "Plan", dark.Heading)
 			mustFind(t, s, "• one")
-			x, y = mustFind(t, s, "fix")
+			x, y := mustFind(t, s, "fix")
 			if _, _, attr := cellStyle(s, x, y).Decompose(); attr&tcell.AttrBold == 0 {
 				t.Error("**fix** not bold")
 			}
@@ -95,22 +77,20 @@ func TestConversationMarkdownBlocks(t *testing.T) {
 	c.SetTheme(dark)
 	c.SetItems([]Item{{Kind: ItemAssistant, Text: "> quoted words\n\n1. first\n2. second\n\n| a | bb |\n|---|----|\n| 1 | 2 |\n\nsee [docs](http://x.y) and *it*\n\n---"}})
 	s := draw(t, c, 80, 24)
-	x, y := mustFind(t, s, "│ quoted words")
-	if fg(s, x, y) != dark.Quote {
-		t.Error("quote colour")
-	}
+	wantFg(t, s, "│ quoted words", dark.Quote)
 	mustFind(t, s, "1. first")
 	mustFind(t, s, "2. second")
 	mustFind(t, s, "a │ bb")
 	mustFind(t, s, "1 │ 2")
 	mustFind(t, s, "──┼─")
-	x, y = mustFind(t, s, "docs (http://x.y)")
-	if fg(s, x, y) != dark.Link {
-		t.Error("link colour")
+	wantFg(t, s, "docs (http://x.y)", dark.Link)
+	x, y := mustFind(t, s, "and it")
+	if _, _, attr := cellStyle(s, x+4, y).Decompose(); attr&tcell.AttrItalic == 0 {
+		t.Error("*it* not italic")
 	}
-	x, y = mustFind(t, s, "it")
-	_ = x
-	_ = y
+	if _, _, attr := cellStyle(s, x, y).Decompose(); attr&tcell.AttrItalic != 0 {
+		t.Error("plain text around *it* italic")
+	}
 }
 
 func TestConversationHostileStrings(t *testing.T) {
@@ -216,10 +196,7 @@ func TestConversationKeysAndToggle(t *testing.T) {
 	redraw(s, c)
 	mustFind(t, s, "FAIL parser")
 	mustFind(t, s, `{"command":"go test ./..."}`)
-	x, y := mustFind(t, s, "FAIL parser")
-	if fg(s, x, y) != dark.ToolError {
-		t.Error("failed result not in error colour")
-	}
+	wantFg(t, s, "FAIL parser", dark.ToolError)
 	if len(got) == 0 || got[len(got)-1] != 3 {
 		t.Fatalf("OnSelect calls %v", got)
 	}
@@ -227,10 +204,7 @@ func TestConversationKeysAndToggle(t *testing.T) {
 	send(c, key(tcell.KeyRune, 'G', 0))
 	c.Append(Item{Kind: ItemTool, ID: "t9", ToolName: "Grep", KeyArg: "TODO"})
 	redraw(s, c)
-	x, y = mustFind(t, s, "… Grep TODO")
-	if fg(s, x, y) != dark.ToolRunning {
-		t.Error("running colour")
-	}
+	wantFg(t, s, "… Grep TODO", dark.ToolRunning)
 	if !c.UpdateItem("t9", func(it *Item) { it.Status = ToolOK; it.Duration = 2 * time.Second }) {
 		t.Fatal("UpdateItem")
 	}
@@ -242,7 +216,7 @@ func TestConversationKeysAndToggle(t *testing.T) {
 	// preview banner
 	c.SetPreview("Preview of checkpoint 3 — read-only")
 	redraw(s, c)
-	x, y = mustFind(t, s, "Preview of checkpoint 3")
+	x, y := mustFind(t, s, "Preview of checkpoint 3")
 	if y != 1 || bg(s, x, y) != dark.BannerPreview {
 		t.Errorf("preview banner at row %d bg %v", y, bg(s, x, y))
 	}

@@ -131,3 +131,22 @@ func assertNoControls(t testing.TB, s tcell.SimulationScreen) {
 		}
 	}
 }
+
+// wantFg reports an error unless text is on screen with its first cell
+// drawn in the foreground colour want.
+func wantFg(t testing.TB, s tcell.SimulationScreen, text string, want tcell.Color) {
+	t.Helper()
+	x, y := mustFind(t, s, text)
+	if got := fg(s, x, y); got != want {
+		t.Errorf("%q drawn in %v, want %v", text, got, want)
+	}
+}
+
+// wantBg is wantFg for the background colour.
+func wantBg(t testing.TB, s tcell.SimulationScreen, text string, want tcell.Color) {
+	t.Helper()
+	x, y := mustFind(t, s, text)
+	if got := bg(s, x, y); got != want {
+		t.Errorf("%q on background %v, want %v", text, got, want)
+	}
+}

@@ -24,18 +24,9 @@ func TestApprovalModal(t *testing.T) {
 			m.SetRequest(ApprovalRequest{Tool: "StrReplaceFile", Action: "edit file", Description: "main.go", Diff: sampleDiff})
 			s := draw(t, m, sz.w, sz.h)
 			mustFind(t, s, "Approve StrReplaceFile — edit file")
-			x, y := mustFind(t, s, "+ func new() {}")
-			if fg(s, x, y) != dark.DiffAdd {
-				t.Errorf("add line colour %v", fg(s, x, y))
-			}
-			x, y = mustFind(t, s, "- func old() {}")
-			if fg(s, x, y) != dark.DiffRemove {
-				t.Errorf("remove line colour %v", fg(s, x, y))
-			}
-			x, y = mustFind(t, s, "@@ -1,3 +1,3 @@")
-			if fg(s, x, y) != dark.DiffHeader {
-				t.Error("hunk header colour")
-			}
+			wantFg(t, s, "+ func new() {}", dark.DiffAdd)
+			wantFg(t, s, "- func old() {}", dark.DiffRemove)
+			wantFg(t, s, "@@ -1,3 +1,3 @@", dark.DiffHeader)
 			mustFind(t, s, "[y] approve")
 			mustFind(t, s, "[a] approve for session")
 		})
@@ -85,14 +76,8 @@ func TestConfirmAndPrompt(t *testing.T) {
 	for _, sz := range sizes {
 		s := draw(t, d, sz.w, sz.h)
 		mustFind(t, s, "Revert to checkpoint 3?")
-		x, y := mustFind(t, s, "▶ [c] conversation only")
-		if bg(s, x, y) != dark.SelectionBg {
-			t.Error("selected choice background")
-		}
-		x, y = mustFind(t, s, "[b] conversation + files")
-		if fg(s, x, y) != dark.Error {
-			t.Error("dangerous choice colour")
-		}
+		wantBg(t, s, "▶ [c] conversation only", dark.SelectionBg)
+		wantFg(t, s, "[b] conversation + files", dark.Error)
 	}
 	send(d, key(tcell.KeyRight, 0, 0), key(tcell.KeyRight, 0, 0), key(tcell.KeyEnter, 0, 0))
 	if chosen != 2 {
@@ -154,10 +139,7 @@ func TestHelpOverlayListsBindings(t *testing.T) {
 		t.Error("invisible binding listed")
 	}
 	// dangerous bindings are in the error colour
-	x, y := mustFind(t, s, "restore this generation")
-	if fg(s, x, y) != dark.Error {
-		t.Error("dangerous binding not marked")
-	}
+	wantFg(t, s, "restore this generation", dark.Error)
 	s = draw(t, h, 80, 24)
 	mustFind(t, s, "Help")
 	mustFind(t, s, "↓ more")
@@ -187,18 +169,9 @@ func TestDiffView(t *testing.T) {
 	for _, sz := range sizes {
 		s := draw(t, d, sz.w, sz.h)
 		mustFind(t, s, "generation 2 → current")
-		x, y := mustFind(t, s, "+1")
-		if fg(s, x, y) != dark.DiffAdd {
-			t.Error("summary colour")
-		}
-		x, y = mustFind(t, s, "+ assistant: new answer")
-		if fg(s, x, y) != dark.DiffAdd {
-			t.Error("add colour")
-		}
-		x, y = mustFind(t, s, "- second line")
-		if fg(s, x, y) != dark.DiffRemove {
-			t.Error("remove colour")
-		}
+		wantFg(t, s, "+1", dark.DiffAdd)
+		wantFg(t, s, "+ assistant: new answer", dark.DiffAdd)
+		wantFg(t, s, "- second line", dark.DiffRemove)
 		mustFind(t, s, "  user: fix it")
 	}
 	lines := ParseUnifiedDiff(sampleDiff)

@@ -94,10 +94,7 @@ func TestSessionListFullTextAsync(t *testing.T) {
 	}
 	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a Deadlock in the pool"}})
 	redraw(s, l)
-	x, y := mustFind(t, s, "Deadlock in the pool")
-	if fg(s, x, y) != dark.MatchHighlight {
-		t.Error("search word not highlighted")
-	}
+	wantFg(t, s, "Deadlock in the pool", dark.MatchHighlight)
 	var resumed string
 	l.SetOnResume(func(id string) { resumed = id })
 	send(l, key(tcell.KeyEnter, 0, 0))

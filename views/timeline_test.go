@@ -43,10 +43,7 @@ func TestTimelineGraph(t *testing.T) {
 				t.Fatalf("rows out of order: %d %d %d %d %d\n%s", y0, y1, yb, yb2, y2, screenText(s))
 			}
 			// archived branch dimmed, live line in the accent colour
-			gx, gy := mustFind(t, s, "gen 2 ·")
-			if fg(s, gx, gy) != dark.Dim {
-				t.Errorf("archived branch colour %v, want dim", fg(s, gx, gy))
-			}
+			wantFg(t, s, "gen 2 ·", dark.Dim)
 			if fg(s, xb, yb) != dark.Accent {
 				t.Errorf("branch connector colour %v", fg(s, xb, yb))
 			}
@@ -115,10 +112,7 @@ func TestTimelineKeys(t *testing.T) {
 		t.Fatal("SelectCheckpoint")
 	}
 	s := draw(t, tl, 80, 24)
-	x, y := mustFind(t, s, "● 1")
-	if bg(s, x, y) != dark.SelectionBg {
-		t.Error("selected row not highlighted")
-	}
+	wantBg(t, s, "● 1", dark.SelectionBg)
 }
 
 func TestTimelineManyCheckpoints(t *testing.T) {

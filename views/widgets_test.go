@@ -19,21 +19,12 @@ func TestStatusBar(t *testing.T) {
 				Tokens: 12345, MaxContext: 128000, ContextPercent: 90, RunningTool: "Shell", Demo: true, Mode: "WATCH"})
 			b.SetMessage("model error: rate limited", true)
 			s := draw(t, b, sz.w, 1)
-			x, y := mustFind(t, s, "DEMO")
-			if bg(s, x, y) != dark.Demo {
-				t.Error("demo label colour")
-			}
+			wantBg(t, s, "DEMO", dark.Demo)
 			mustFind(t, s, "WATCH")
 			mustFind(t, s, "kimi-k2")
 			mustFind(t, s, "step 3")
-			x, y = mustFind(t, s, "rate limited")
-			if fg(s, x, y) != dark.Error {
-				t.Error("error message colour")
-			}
-			x, y = mustFind(t, s, "█")
-			if fg(s, x, y) != dark.Error {
-				t.Error("90% context bar should be in the error colour")
-			}
+			wantFg(t, s, "rate limited", dark.Error)
+			wantFg(t, s, "█", dark.Error)
 			if sz.w == 200 {
 				mustFind(t, s, "fix parser")
 				mustFind(t, s, "12.3k tok")
@@ -66,10 +57,7 @@ func TestToolOutput(t *testing.T) {
 	}
 	s := draw(t, o, 80, 24)
 	mustFind(t, s, "Shell make test")
-	x, y := mustFind(t, s, "…")
-	if fg(s, x, y) != dark.ToolRunning {
-		t.Error("running glyph colour")
-	}
+	wantFg(t, s, "…", dark.ToolRunning)
 	mustFind(t, s, "green partial")
 	assertNoControls(t, s)
 
@@ -86,10 +74,7 @@ func TestToolOutput(t *testing.T) {
 	o.SetStatus(ToolFailed, 3*time.Second)
 	s = draw(t, o, 80, 24)
 	mustFind(t, s, "out 999")
-	x, y = mustFind(t, s, "✗")
-	if fg(s, x, y) != dark.ToolError {
-		t.Error("failed glyph colour")
-	}
+	wantFg(t, s, "✗", dark.ToolError)
 	send(o, key(tcell.KeyRune, 'g', 0))
 	redraw(s, o)
 	mustFind(t, s, "905 earlier lines dropped")

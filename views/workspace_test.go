@@ -47,14 +47,11 @@ func TestWorkspaceLayout(t *testing.T) {
 				t.Errorf("input text at row %d", iy)
 			}
 			// focused input: border in the focused colour, title marked
-			x, y := mustFind(t, s, "▶ Input")
-			if fg(s, x, y) != dark.FocusedBorder {
-				t.Errorf("focused title colour %v", fg(s, x, y))
-			}
+			wantFg(t, s, "▶ Input", dark.FocusedBorder)
 			if fg(s, 0, iy-1) != dark.FocusedBorder {
 				t.Errorf("focused border colour %v", fg(s, 0, iy-1))
 			}
-			x, y = mustFind(t, s, "Conversation")
+			x, y := mustFind(t, s, "Conversation")
 			if fg(s, 0, y) != dark.Border || fg(s, x, y) == dark.FocusedBorder {
 				t.Errorf("unfocused border colour %v", fg(s, 0, y))
 			}
@@ -78,10 +75,7 @@ func TestWorkspaceLayout(t *testing.T) {
 			for _, want := range order {
 				send2(ws, setFocus, key(tcell.KeyTab, 0, 0))
 				redraw(s, ws)
-				x, y := mustFind(t, s, want)
-				if fg(s, x, y) != dark.FocusedBorder {
-					t.Errorf("%s not in the focused colour", want)
-				}
+				wantFg(t, s, want, dark.FocusedBorder)
 			}
 			send2(ws, setFocus, key(tcell.KeyBacktab, 0, 0))
 			if ws.Focused() != PaneSessions {
