@@ -435,9 +435,18 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
-			expectError(t, e.run(args...), 2)
+			r := e.run(args...)
+			expectError(t, r, 2)
+			// The parser's own wording stays out of the line.
+			for _, bad := range []string{"strconv", "arg(s)"} {
+				if strings.Contains(r.stderr, bad) {
+					t.Errorf("stderr mentions %q: %q", bad, r.stderr)
+				}
+			}
 		})
 	}
+	expectError(t, e.run("revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "usage: rewind revert ID CHECKPOINT")
+	expectError(t, e.run("--max-steps", "many"), 2, `"--max-steps"`, "want a whole number")
 	// --help is not an error.
 	r := e.run("--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "sessions") {

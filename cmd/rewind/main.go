@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -101,11 +103,58 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// nArgs accepts from min to max arguments and says so in words (cobra's
+// own message is "accepts 2 arg(s), received 1").
+func nArgs(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= min && len(args) <= max {
+			return nil
+		}
+		want := fmt.Sprintf("%d %s", max, plural(max, "argument", "arguments"))
+		switch {
+		case min == 0 && max > 0:
+			want = "at most " + want
+		case min != max:
+			want = fmt.Sprintf("%d to %d arguments", min, max)
+		}
+		return fmt.Errorf("`%s` takes %s, got %d", cmd.CommandPath(), want, len(args))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// flagError phrases a bad flag value without the parser's internals:
+// pflag says `invalid argument "x" for "--max-steps" flag: strconv.ParseInt:
+// parsing "x": invalid syntax`.
+func flagError(err error) error {
+	var ne *strconv.NumError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, ": strconv."); i > 0 {
+		msg = msg[:i]
+	}
+	want := "want a whole number"
+	switch {
+	case ne.Func == "ParseBool":
+		want = "want true or false"
+	case errors.Is(ne.Err, strconv.ErrRange):
+		want = "the number is too large"
+	}
+	return fmt.Errorf("%s: %s", msg, want)
+}
+
 // intArgs checks the count and that the arguments at the given positions are
 // non-negative integers.
 func intArgs(n int, names map[int]string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := usageArgs(cobra.ExactArgs(n))(cmd, args); err != nil {
+		if err := usageArgs(nArgs(n, n))(cmd, args); err != nil {
 			return err
 		}
 		for i, name := range names {
@@ -160,7 +209,7 @@ func newCLI() *cli {
 		}),
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return app.Usage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return app.Usage(flagError(err)) })
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&c.workDir, "work-dir", "", "directory the agent works in (default: the current directory)")
@@ -196,7 +245,7 @@ func newCLI() *cli {
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print a generation's view of a session (the current one by default)",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
 			return app.Show(ctx, c.rt, args[0], given(cmd.Flags(), "generation", &showGen), showJSON)
 		}),
@@ -208,7 +257,7 @@ func newCLI() *cli {
 	gens := &cobra.Command{
 		Use:   "generations ID",
 		Short: "List a session's generations with cause, parent and state",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
 			return app.Generations(ctx, c.rt, args[0], gensJSON)
 		}),
@@ -247,7 +296,7 @@ func newCLI() *cli {
 	compact := &cobra.Command{
 		Use:   "compact ID",
 		Short: "Compact a session's context with the configured model (the original is archived)",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
 			return app.Compact(ctx, c.rt, args[0])
 		}),
@@ -259,7 +308,7 @@ func newCLI() *cli {
 	export := &cobra.Command{
 		Use:   "export ID",
 		Short: "Write a generation as kimi-cli context.jsonl (stdout, or -o FILE)",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
 			return app.Export(ctx, c.rt, args[0], given(cmd.Flags(), "generation", &expGen), expOut, expForce)
 		}),
@@ -271,7 +320,7 @@ func newCLI() *cli {
 	imp := &cobra.Command{
 		Use:   "import PATH",
 		Short: "Import a kimi-cli context.jsonl or session directory; prints the new session id",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
 			return app.Import(ctx, c.rt, args[0])
 		}),
@@ -280,7 +329,7 @@ func newCLI() *cli {
 	watch := &cobra.Command{
 		Use:   "watch [ID]",
 		Short: "Follow a running session live, read-only (newest live session by default)",
-		Args:  usageArgs(cobra.MaximumNArgs(1)),
+		Args:  usageArgs(nArgs(0, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
 			opts := app.TUIOptions{Mode: app.TUIWatch, Runtime: c.rt}
 			if len(args) == 1 {
