@@ -239,17 +239,16 @@ func TestConversationScrollMany(t *testing.T) {
 		t.Fatal("PgDn did not scroll")
 	}
 	sel := c.Selected()
-	x, y := 0, 0
+	y := 0
 	for yy := 1; yy < 23; yy++ {
 		if strings.Contains(row(s, yy), "▎") {
-			x, y = 1, yy
+			y = yy
 			break
 		}
 	}
 	if y == 0 {
 		t.Fatalf("selected item %d not visible after PgDn", sel)
 	}
-	_ = x
 	send(c, key(tcell.KeyEnd, 0, 0))
 	redraw(s, c)
 	mustFind(t, s, "message 999")

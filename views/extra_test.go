@@ -47,8 +47,7 @@ func TestThemeSwitchRedraws(t *testing.T) {
 	if fg(s, x, y) != light.Error || bg(s, x, y) != light.Background {
 		t.Fatalf("after switching to light: fg %v bg %v", fg(s, x, y), bg(s, x, y))
 	}
-	x, y = mustFind(t, s, "DEMO")
-	_ = x
+	_, y = mustFind(t, s, "DEMO")
 	if bg(s, 120, y) != light.StatusBarBg {
 		t.Fatal("status bar not re-themed")
 	}
