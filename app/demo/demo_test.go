@@ -13,16 +13,17 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
-// TestScriptEndToEnd drives the whole demo script through a real Soul, the
-// real provider and the demo's HTTP server, and checks what the store keeps.
-func TestScriptEndToEnd(t *testing.T) {
+// demoEnv opens a store and a demo work dir under a temporary home and
+// starts the demo model; all are closed when the test ends.
+func demoEnv(t *testing.T) (context.Context, *store.DB, string, *Model) {
+	t.Helper()
 	ctx := context.Background()
 	home := t.TempDir()
 	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	work, err := WorkDir(home)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,14 @@ func TestScriptEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	t.Cleanup(m.Close)
+	return ctx, db, work, m
+}
+
+// TestScriptEndToEnd drives the whole demo script through a real Soul, the
+// real provider and the demo's HTTP server, and checks what the store keeps.
+func TestScriptEndToEnd(t *testing.T) {
+	ctx, db, work, m := demoEnv(t)
 	sess, err := db.CreateSession(ctx, store.NewSession{Title: Title, WorkDir: work, Model: ModelName})
 	if err != nil {
 		t.Fatal(err)
@@ -161,21 +169,12 @@ func TestScriptEndToEnd(t *testing.T) {
 	}
 }
 
-func TestRejectedWriteIsExplained(t *testing.T) {
-	ctx := context.Background()
-	home := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
+func TestRejectedWriteStopsTheRun(t *testing.T) {
+	ctx, db, work, m := demoEnv(t)
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	work, _ := WorkDir(home)
-	m, err := Start(Options{TokensPerSecond: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	sess, _ := db.CreateSession(ctx, store.NewSession{WorkDir: work})
 	s := soul.New(soul.Config{}, db, sess.ID, m.Client(), tools.Default(), work, func(e soul.Event) {
 		if r, ok := e.(*soul.ApprovalRequest); ok {
 			r.Respond(soul.Reject, "not now")
