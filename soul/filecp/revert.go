@@ -172,22 +172,21 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 			if !opts.Force {
 				rep.Conflicts = append(rep.Conflicts, c)
 				if opts.Diffs {
-					t.addDiff(ctx, &rep, rel, curData, target)
+					if data, err := t.targetData(ctx, target); err == nil {
+						rep.addDiff(rel, curData, data)
+					}
 				}
 				continue
 			}
 			c.Overwritten = true
 			rep.Conflicts = append(rep.Conflicts, c)
 		}
-		pl := planned{path: rel, cur: cur, curDat: curData, target: target}
-		if target.Exists() {
-			data, err := t.db.Blob(ctx, target.Hash)
-			if err != nil {
-				rep.Skipped = append(rep.Skipped, Skipped{Path: rel, Reason: "stored content unavailable: " + err.Error()})
-				continue
-			}
-			pl.data = data
+		data, err := t.targetData(ctx, target)
+		if err != nil {
+			rep.Skipped = append(rep.Skipped, Skipped{Path: rel, Reason: "stored content unavailable: " + err.Error()})
+			continue
 		}
+		pl := planned{path: rel, cur: cur, curDat: curData, target: target, data: data}
 		switch {
 		case !target.Exists():
 			pl.kind = "delete"
@@ -198,7 +197,7 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 		}
 		plan = append(plan, pl)
 		if opts.Diffs {
-			t.addDiff(ctx, &rep, rel, curData, target)
+			rep.addDiff(rel, curData, data)
 		}
 	}
 	if opts.DryRun {
@@ -272,19 +271,27 @@ func conflictReason(cur, agent store.FileState) string {
 	}
 }
 
-func (t *Tracker) addDiff(ctx context.Context, rep *Report, rel string, cur []byte, target store.FileState) {
-	var data []byte
-	if target.Exists() {
-		d, err := t.db.Blob(ctx, target.Hash)
-		if err != nil {
-			return
-		}
-		data = append([]byte{}, d...)
+// targetData is the stored content of target, nil when target is "no file".
+func (t *Tracker) targetData(ctx context.Context, target store.FileState) ([]byte, error) {
+	if !target.Exists() {
+		return nil, nil
 	}
-	if rep.Diffs == nil {
-		rep.Diffs = map[string]string{}
+	data, err := t.db.Blob(ctx, target.Hash)
+	if err != nil {
+		return nil, err
 	}
-	rep.Diffs[rel] = UnifiedDiff(rel, cur, data)
+	if data == nil {
+		data = []byte{} // an empty file: UnifiedDiff reads nil as a missing one
+	}
+	return data, nil
+}
+
+// addDiff records the diff from the current content to the restored one.
+func (r *Report) addDiff(rel string, cur, target []byte) {
+	if r.Diffs == nil {
+		r.Diffs = map[string]string{}
+	}
+	r.Diffs[rel] = UnifiedDiff(rel, cur, target)
 }
 
 // writeState puts rel into state st (content data) without ever writing

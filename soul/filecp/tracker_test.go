@@ -527,3 +527,31 @@ func TestRacyEntryRehashed(t *testing.T) {
 		t.Fatalf("a.txt = %q", b)
 	}
 }
+
+// Dry-run diffs name a missing side /dev/null, and an empty file is not a
+// missing one.
+func TestDryRunDiffHeaders(t *testing.T) {
+	e := newEnv(t, Options{})
+	writeTree(t, e.root, map[string]string{"empty.txt": "", "gone.txt": "old\n"})
+	cp := e.checkpoint()
+	e.writeFile("empty.txt", "filled\n")
+	e.writeFile("new.txt", "created\n")
+	e.shell(`rm gone.txt`)
+	if err := e.tr.Flush(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep := e.must(e.tr.RevertFiles(e.ctx, cp, RevertOptions{DryRun: true, Diffs: true}))
+	want := map[string]string{
+		"empty.txt": "--- a/empty.txt\n+++ b/empty.txt\n",
+		"new.txt":   "--- a/new.txt\n+++ /dev/null\n",
+		"gone.txt":  "--- /dev/null\n+++ b/gone.txt\n",
+	}
+	if len(rep.Diffs) != len(want) {
+		t.Fatalf("diffs %q", rep.Diffs)
+	}
+	for p, w := range want {
+		if !strings.HasPrefix(rep.Diffs[p], w) {
+			t.Errorf("diff of %s = %q, want it to start %q", p, rep.Diffs[p], w)
+		}
+	}
+}
