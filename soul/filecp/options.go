@@ -1,6 +1,9 @@
 package filecp
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // DefaultMaxFileSize is the size cap above which a file is not snapshotted.
 const DefaultMaxFileSize = 5 << 20
@@ -63,20 +66,11 @@ func (o Options) skipDirs() (names, paths map[string]bool) {
 		if d == "" {
 			continue
 		}
-		if containsSlash(d) {
+		if strings.Contains(d, "/") {
 			paths[d] = true
 		} else {
 			names[d] = true
 		}
 	}
 	return names, paths
-}
-
-func containsSlash(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
 }

@@ -226,9 +226,9 @@ func cleanRel(rel string) (string, error) {
 }
 
 // checkParents verifies every existing parent directory of rel (inside root)
-// is a real directory, not a symlink. Missing parents are fine (they will be
-// created). It returns the first missing parent's depth info implicitly by
-// not failing.
+// is a real directory, not a symlink, so that nothing is read or written
+// outside root through a link. Checking stops at the first missing parent:
+// nothing below it exists, and writeState creates it as a real directory.
 func checkParents(root, rel string) error {
 	parts := strings.Split(rel, "/")
 	cur := root
