@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -239,8 +240,11 @@ func tracker(db *store.DB, s store.Session, cfg Config) (*filecp.Tracker, error)
 		return nil, userErrorf(nil, "session %s has no work directory, so it has no file checkpoints", s.ID)
 	}
 	tr, err := filecp.New(db, s.ID, s.WorkDir, filecp.Options{MaxFileSize: cfg.FileSizeCap})
-	if err != nil {
-		return nil, userErrorf(err, "cannot use the work directory %s of session %s: %s", s.WorkDir, s.ID, oneLine(err.Error()))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, userErrorf(err, "the work directory %s of session %s does not exist any more, so its files cannot be tracked or rewound", s.WorkDir, s.ID)
+	case err != nil:
+		return nil, userErrorf(err, "cannot use the work directory %s of session %s: %s", s.WorkDir, s.ID, oneLine(unwrapPathError(err).Error()))
 	}
 	return tr, nil
 }

@@ -414,6 +414,24 @@ func TestUserErrors(t *testing.T) {
 	}
 }
 
+// TestRevertFilesWorkDirGone: a file rewind in a session whose work dir was
+// removed says so in one line and changes nothing.
+func TestRevertFilesWorkDirGone(t *testing.T) {
+	e := newEnv(t)
+	s := e.seed("gone")
+	gone := e.workDir
+	e.workDir = t.TempDir()
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"revert", s.id, "1", "--files"}, {"revert", s.id, "1", "--files-only", "--dry-run"}, {"restore", s.id, "0", "--files"}} {
+		expectError(t, e.run(args...), 1, gone, "does not exist any more")
+	}
+	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 1 {
+		t.Errorf("a failed file rewind wrote generations: %v", g)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	e := newEnv(t)
 	cases := [][]string{
