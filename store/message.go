@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Message is one OpenAI-style chat message exactly as kimi-cli keeps it in
@@ -63,27 +64,23 @@ func (c Content) PlainText() string {
 	if c.Parts == nil {
 		return c.Text
 	}
-	var b bytes.Buffer
-	for _, p := range c.Parts {
-		if p.Type == "text" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
+	return c.joinParts("text", func(p Part) string { return p.Text })
 }
 
 // Reasoning joins the think parts of a list content.
 func (c Content) Reasoning() string {
-	var b bytes.Buffer
+	return c.joinParts("think", func(p Part) string { return p.Think })
+}
+
+// joinParts joins field of the parts of type typ with newlines.
+func (c Content) joinParts(typ string, field func(Part) string) string {
+	var b strings.Builder
 	for _, p := range c.Parts {
-		if p.Type == "think" {
+		if p.Type == typ {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(p.Think)
+			b.WriteString(field(p))
 		}
 	}
 	return b.String()
