@@ -47,6 +47,7 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 	defer ib.stop()
 	br := bufio.NewReaderSize(ib, 32<<10)
 	acc := newAccumulator()
+	dec := newChunkDecoder()
 	var (
 		event string
 		long  []byte // a line longer than the buffer
@@ -85,8 +86,7 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 			if event == "error" {
 				return Response{}, streamError(errorField(payload))
 			}
-			c = chunk{}
-			if err := json.Unmarshal(payload, &c); err != nil {
+			if err := dec.decode(payload, &c); err != nil {
 				return Response{}, &Error{Temporary: true, Err: err, Message: fmt.Sprintf("malformed chunk in stream: %v (%s)", err, snippet(payload))}
 			}
 			if len(c.Error) > 0 && string(c.Error) != "null" {
@@ -110,6 +110,39 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 			return acc.response(req)
 		}
 	}
+}
+
+// chunkDecoder decodes the data payloads of one stream into a reused chunk
+// with one json.Decoder. This is the per-token path: json.Unmarshal would
+// allocate a fresh decoder state, scanner stack and error context for every
+// chunk, and a fresh chunk would reallocate its Choices.
+type chunkDecoder struct {
+	r   bytes.Reader
+	dec *json.Decoder
+}
+
+func newChunkDecoder() *chunkDecoder {
+	d := &chunkDecoder{}
+	d.dec = json.NewDecoder(&d.r)
+	return d
+}
+
+// decode replaces *c with payload, which must be exactly one JSON value.
+// It accepts and rejects what json.Unmarshal does, with the same errors.
+func (d *chunkDecoder) decode(payload []byte, c *chunk) error {
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices) // the decoder does not zero the slice elements it reuses
+	*c = chunk{Choices: choices[:0]}
+	d.r.Reset(payload)
+	start := d.dec.InputOffset()
+	if err := d.dec.Decode(c); err == nil && d.dec.InputOffset()-start == int64(len(payload)) {
+		return nil
+	}
+	// A malformed payload or trailing data: let Unmarshal give the verdict
+	// and its message, and start over with a clean decoder.
+	d.dec = json.NewDecoder(&d.r)
+	*c = chunk{}
+	return json.Unmarshal(payload, c)
 }
 
 // errorField returns payload's "error" member when it has one, else payload.
