@@ -40,40 +40,40 @@ func (b *batcher) push(e soul.Event) {
 		return
 	}
 	if n := len(b.pending); n > 0 {
-		switch cur := e.(type) {
-		case soul.ContentPart:
-			if prev, ok := b.pending[n-1].(soul.ContentPart); ok {
-				b.pending[n-1] = soul.ContentPart{Text: prev.Text + cur.Text}
-				b.mu.Unlock()
-				b.co.Trigger()
-				return
-			}
-		case soul.ReasoningPart:
-			if prev, ok := b.pending[n-1].(soul.ReasoningPart); ok {
-				b.pending[n-1] = soul.ReasoningPart{Text: prev.Text + cur.Text}
-				b.mu.Unlock()
-				b.co.Trigger()
-				return
-			}
-		case soul.ToolOutput:
-			if prev, ok := b.pending[n-1].(soul.ToolOutput); ok && prev.ID == cur.ID {
-				b.pending[n-1] = soul.ToolOutput{ID: cur.ID, Text: prev.Text + cur.Text}
-				b.mu.Unlock()
-				b.co.Trigger()
-				return
-			}
-		case soul.StatusUpdate:
-			if _, ok := b.pending[n-1].(soul.StatusUpdate); ok {
-				b.pending[n-1] = cur
-				b.mu.Unlock()
-				b.co.Trigger()
-				return
-			}
+		if m, ok := merge(b.pending[n-1], e); ok {
+			b.pending[n-1] = m
+		} else {
+			b.pending = append(b.pending, e)
 		}
+	} else {
+		b.pending = append(b.pending, e)
 	}
-	b.pending = append(b.pending, e)
 	b.mu.Unlock()
 	b.co.Trigger()
+}
+
+// merge folds next into prev when both are text deltas of the same kind
+// (tool output of the same call), or both status updates (the newest wins).
+func merge(prev, next soul.Event) (soul.Event, bool) {
+	switch cur := next.(type) {
+	case soul.ContentPart:
+		if p, ok := prev.(soul.ContentPart); ok {
+			return soul.ContentPart{Text: p.Text + cur.Text}, true
+		}
+	case soul.ReasoningPart:
+		if p, ok := prev.(soul.ReasoningPart); ok {
+			return soul.ReasoningPart{Text: p.Text + cur.Text}, true
+		}
+	case soul.ToolOutput:
+		if p, ok := prev.(soul.ToolOutput); ok && p.ID == cur.ID {
+			return soul.ToolOutput{ID: cur.ID, Text: p.Text + cur.Text}, true
+		}
+	case soul.StatusUpdate:
+		if _, ok := prev.(soul.StatusUpdate); ok {
+			return cur, true
+		}
+	}
+	return nil, false
 }
 
 // flush runs on the coalescer's goroutine.
