@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -261,18 +259,11 @@ func (s *Soul) checkLoop(pc *pendingCall) {
 	if ld == nil {
 		return
 	}
-	if w := ld.Record(a.Command); w != "" {
-		count := 0
-		if m := timesRe.FindStringSubmatch(w); m != nil {
-			count, _ = strconv.Atoi(m[1])
-		}
+	if w, count := ld.Record(a.Command); w != "" {
 		s.emit(LoopWarning{Command: a.Command, Count: count})
 		pc.res.Output = strings.TrimRight(pc.res.Output, "\n") + "\n\n<system>" + w + "</system>"
 	}
 }
-
-// timesRe finds the repeat count in the detector's warning text.
-var timesRe = regexp.MustCompile(`(\d+) times`)
 
 // toolMessage is the tool result message the model sees.
 func toolMessage(id string, r tools.Result) store.Message {

@@ -43,9 +43,10 @@ func (d *LoopDetector) Reset() {
 	d.mu.Unlock()
 }
 
-// Record notes a shell command and returns a warning for the model and the
-// user when it and earlier similar commands reach the threshold, else "".
-func (d *LoopDetector) Record(command string) string {
+// Record notes a shell command. count is how many of the recorded commands,
+// this one included, are similar to it; warning is the note for the model
+// once count reaches the threshold, else "".
+func (d *LoopDetector) Record(command string) (warning string, count int) {
 	threshold, sim := d.Threshold, d.Similarity
 	if threshold <= 0 {
 		threshold = loopDefaultThreshold
@@ -59,7 +60,7 @@ func (d *LoopDetector) Record(command string) string {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	count := 1
+	count = 1
 	for _, prev := range d.seen {
 		if similarity(prev, cmd, sim) >= sim {
 			count++
@@ -70,9 +71,9 @@ func (d *LoopDetector) Record(command string) string {
 		d.seen = d.seen[len(d.seen)-loopMaxHistory:]
 	}
 	if count < threshold {
-		return ""
+		return "", count
 	}
-	return fmt.Sprintf("Loop warning: this command or a nearly identical one has now been run %d times in this run. Repeating it is not making progress; stop, think about why it keeps failing, and try a different approach (or ask the user).", count)
+	return fmt.Sprintf("Loop warning: this command or a nearly identical one has now been run %d times in this run. Repeating it is not making progress; stop, think about why it keeps failing, and try a different approach (or ask the user).", count), count
 }
 
 // Similarity returns 1 − Levenshtein/max length of two commands (after

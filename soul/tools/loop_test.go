@@ -28,30 +28,30 @@ func TestSimilarity(t *testing.T) {
 
 func TestLoopDetector(t *testing.T) {
 	d := NewLoopDetector()
-	if w := d.Record("go test ./store/..."); w != "" {
-		t.Fatalf("first command warned: %s", w)
+	if w, n := d.Record("go test ./store/..."); w != "" || n != 1 {
+		t.Fatalf("first command: count %d, warned: %s", n, w)
 	}
-	if w := d.Record("ls -la"); w != "" {
-		t.Fatalf("different command warned: %s", w)
+	if w, n := d.Record("ls -la"); w != "" || n != 1 {
+		t.Fatalf("different command: count %d, warned: %s", n, w)
 	}
-	if w := d.Record("go test ./store/...  "); w != "" {
-		t.Fatalf("second repeat warned: %s", w)
+	if w, n := d.Record("go test ./store/...  "); w != "" || n != 2 {
+		t.Fatalf("second repeat: count %d, warned: %s", n, w)
 	}
 	// ≥85 % similar: one character differs in 19.
-	w := d.Record("go test ./store/..,")
-	if !strings.Contains(w, "3 times") {
-		t.Fatalf("third similar command: %q", w)
+	w, n := d.Record("go test ./store/..,")
+	if !strings.Contains(w, "3 times") || n != 3 {
+		t.Fatalf("third similar command: count %d, %q", n, w)
 	}
-	if w := d.Record("go test ./store/..."); !strings.Contains(w, "4 times") {
-		t.Fatalf("fourth: %q", w)
+	if w, n := d.Record("go test ./store/..."); !strings.Contains(w, "4 times") || n != 4 {
+		t.Fatalf("fourth: count %d, %q", n, w)
 	}
 	// Below 85 %: not counted.
-	if w := d.Record("go vet ./soul/tools/"); w != "" {
-		t.Fatalf("dissimilar command warned: %s", w)
+	if w, n := d.Record("go vet ./soul/tools/"); w != "" || n != 1 {
+		t.Fatalf("dissimilar command: count %d, warned: %s", n, w)
 	}
 	d.Reset()
-	if w := d.Record("go test ./store/..."); w != "" {
-		t.Fatalf("after Reset: %s", w)
+	if w, n := d.Record("go test ./store/..."); w != "" || n != 1 {
+		t.Fatalf("after Reset: count %d, warned: %s", n, w)
 	}
 }
 
@@ -63,7 +63,7 @@ func TestLoopDetectorThresholdAndConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if w := d.Record("make"); w != "" {
+			if w, _ := d.Record("make"); w != "" {
 				warnings <- w
 			}
 		}()
@@ -73,7 +73,7 @@ func TestLoopDetectorThresholdAndConcurrency(t *testing.T) {
 	if n := len(warnings); n != 6 { // the 5th … 10th
 		t.Fatalf("got %d warnings, want 6", n)
 	}
-	if w := d.Record("make " + strings.Repeat("x", 2000)); w != "" {
+	if w, _ := d.Record("make " + strings.Repeat("x", 2000)); w != "" {
 		t.Fatalf("long distinct command warned: %s", w)
 	}
 }
