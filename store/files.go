@@ -184,14 +184,14 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 		if len(b.Events) > 0 {
 			var seq int64
 			var gen int
-			err := tx.QueryRowContext(ctx, `SELECT last_seq, current_gen FROM sessions WHERE id = ?`, b.SessionID).Scan(&seq, &gen)
+			err := tx.QueryRowContext(ctx, stateQuery, b.SessionID).Scan(&gen, &seq)
 			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("%w: %s", ErrSessionNotFound, b.SessionID)
+				return fmt.Errorf("session %s: %w", b.SessionID, ErrSessionNotFound)
 			}
 			if err != nil {
 				return err
 			}
-			now := time.Now()
+			now := nowMS()
 			st, err := tx.PrepareContext(ctx, `INSERT INTO file_events
 				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, created_at)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -207,7 +207,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				}
 				res, err := st.ExecContext(ctx, b.SessionID, seq, gen, c.Path,
 					nullHash(c.Before.Hash), int64(c.Before.Mode), nullHash(after.Hash), int64(after.Mode),
-					pending, c.Tool, now.UnixMilli())
+					pending, c.Tool, now)
 				if err != nil {
 					return fmt.Errorf("event %s: %w", c.Path, err)
 				}
@@ -216,7 +216,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 					return err
 				}
 				out = append(out, FileEvent{ID: id, SessionID: b.SessionID, Seq: seq, Gen: gen, Path: c.Path,
-					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, CreatedAt: fromMS(now.UnixMilli())})
+					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, CreatedAt: fromMS(now)})
 			}
 		}
 		for _, s := range b.Settle {
@@ -376,29 +376,26 @@ func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 // FileEvents returns the session's file events with id >= fromID, oldest
 // first.
 func (db *DB) FileEvents(ctx context.Context, sessionID string, fromID int64) ([]FileEvent, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT `+fileEventCols+` FROM file_events
-		WHERE session_id = ? AND id >= ? ORDER BY id`, sessionID, fromID)
-	if err != nil {
-		return nil, fmt.Errorf("store: file events of %s: %w", sessionID, err)
-	}
-	ev, err := scanFileEvents(rows)
-	if err != nil {
-		return nil, fmt.Errorf("store: file events of %s: %w", sessionID, err)
-	}
-	return ev, nil
+	return db.fileEvents(ctx, "file events", sessionID, "id >= ?", fromID)
 }
 
 // PendingFileEvents returns the session's events whose after state is not
 // known yet, oldest first.
 func (db *DB) PendingFileEvents(ctx context.Context, sessionID string) ([]FileEvent, error) {
+	return db.fileEvents(ctx, "pending file events", sessionID, "pending = 1")
+}
+
+// fileEvents reads the session's events matching cond in id order; what
+// names them in errors.
+func (db *DB) fileEvents(ctx context.Context, what, sessionID, cond string, args ...any) ([]FileEvent, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT `+fileEventCols+` FROM file_events
-		WHERE session_id = ? AND pending = 1 ORDER BY id`, sessionID)
+		WHERE session_id = ? AND `+cond+` ORDER BY id`, append([]any{sessionID}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("store: pending file events of %s: %w", sessionID, err)
+		return nil, fmt.Errorf("store: %s of %s: %w", what, sessionID, err)
 	}
 	ev, err := scanFileEvents(rows)
 	if err != nil {
-		return nil, fmt.Errorf("store: pending file events of %s: %w", sessionID, err)
+		return nil, fmt.Errorf("store: %s of %s: %w", what, sessionID, err)
 	}
 	return ev, nil
 }
@@ -407,20 +404,21 @@ func (db *DB) PendingFileEvents(ctx context.Context, sessionID string) ([]FileEv
 // seq >= seq: the first change made after context record seq was written.
 // ok is false when there is none.
 func (db *DB) FileEventIDFromSeq(ctx context.Context, sessionID string, seq int64) (id int64, ok bool, err error) {
-	return db.firstFileEvent(ctx, `SELECT min(id) FROM file_events WHERE session_id = ? AND seq >= ?`, sessionID, seq)
+	return db.firstFileEvent(ctx, sessionID, "seq >= ?", seq)
 }
 
 // FileEventIDAfterGen returns the id of the session's first file event
 // recorded after generation gen stopped being current (the first with a
 // higher gen). ok is false when there is none.
 func (db *DB) FileEventIDAfterGen(ctx context.Context, sessionID string, gen int) (id int64, ok bool, err error) {
-	return db.firstFileEvent(ctx, `SELECT min(id) FROM file_events WHERE session_id = ? AND gen > ?`, sessionID, gen)
+	return db.firstFileEvent(ctx, sessionID, "gen > ?", gen)
 }
 
-func (db *DB) firstFileEvent(ctx context.Context, q string, args ...any) (int64, bool, error) {
+func (db *DB) firstFileEvent(ctx context.Context, sessionID, cond string, arg any) (int64, bool, error) {
 	var id sql.NullInt64
-	if err := db.reader.QueryRowContext(ctx, q, args...).Scan(&id); err != nil {
-		return 0, false, fmt.Errorf("store: file events: %w", err)
+	q := `SELECT min(id) FROM file_events WHERE session_id = ? AND ` + cond
+	if err := db.reader.QueryRowContext(ctx, q, sessionID, arg).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: file events of %s: %w", sessionID, err)
 	}
 	return id.Int64, id.Valid, nil
 }
