@@ -162,31 +162,13 @@ func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) e
 // written, so the checkpoint lives in the generation just archived (the new
 // one's parent). Conflicting files are left alone and reported.
 func (f *sessionFiles) RevertFiles(ctx context.Context, sessionID string, checkpointID int) error {
-	s, err := f.db.GetSession(ctx, sessionID)
+	seq, err := f.checkpointSeq(ctx, sessionID, checkpointID)
 	if err != nil {
-		return err
-	}
-	gens, err := f.db.Generations(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	source := s.CurrentGen
-	for _, g := range gens {
-		if g.Gen == s.CurrentGen && g.ParentGen != nil && g.ParentSession == "" {
-			source = *g.ParentGen
-		}
-	}
-	v, err := f.db.GenerationView(ctx, sessionID, source)
-	if err != nil {
-		return err
-	}
-	seq, ok := filecp.SeqOfCheckpoint(v, checkpointID)
-	if !ok {
-		return fmt.Errorf("checkpoint %d is not in generation %d", checkpointID, source)
+		return fmt.Errorf("find checkpoint %d of session %s: %w", checkpointID, sessionID, err)
 	}
 	rep, err := f.tr.RevertFiles(ctx, seq, filecp.RevertOptions{})
 	if err != nil {
-		return err
+		return fmt.Errorf("revert files of session %s to checkpoint %d: %w", sessionID, checkpointID, err)
 	}
 	if len(rep.Conflicts) > 0 {
 		var names []string
@@ -196,6 +178,34 @@ func (f *sessionFiles) RevertFiles(ctx context.Context, sessionID string, checkp
 		return fmt.Errorf("left alone, changed by someone else: %s", strings.Join(names, ", "))
 	}
 	return nil
+}
+
+// checkpointSeq finds the checkpoint in the generation the backtrack just
+// archived: the current generation's parent.
+func (f *sessionFiles) checkpointSeq(ctx context.Context, sessionID string, checkpointID int) (int64, error) {
+	s, err := f.db.GetSession(ctx, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	gens, err := f.db.Generations(ctx, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	source := s.CurrentGen
+	for _, g := range gens {
+		if g.Gen == s.CurrentGen && g.ParentGen != nil && g.ParentSession == "" {
+			source = *g.ParentGen
+		}
+	}
+	v, err := f.db.GenerationView(ctx, sessionID, source)
+	if err != nil {
+		return 0, err
+	}
+	seq, ok := filecp.SeqOfCheckpoint(v, checkpointID)
+	if !ok {
+		return 0, fmt.Errorf("it is not in generation %d", source)
+	}
+	return seq, nil
 }
 
 // soulConfig maps the configuration onto the loop's.
