@@ -13,11 +13,7 @@ import (
 // Compact summarises a session's context with the configured model, headless.
 // The original context stays as an archived generation.
 func Compact(ctx context.Context, rt *Runtime, id string) error {
-	cfg, err := rt.Config()
-	if err != nil {
-		return err
-	}
-	client, err := newProvider(rt, cfg)
+	cfg, client, err := rt.modelClient()
 	if err != nil {
 		return err
 	}

@@ -54,11 +54,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 	if strings.TrimSpace(prompt) == "" {
 		return Usage(errors.New("the prompt is empty: pass -p \"what to do\""))
 	}
-	cfg, err := rt.Config()
-	if err != nil {
-		return err
-	}
-	client, err := newProvider(rt, cfg)
+	cfg, client, err := rt.modelClient()
 	if err != nil {
 		return err
 	}
@@ -218,6 +214,16 @@ func soulConfig(cfg Config) soul.Config {
 		Yolo:              cfg.Yolo,
 		DMailRevertsFiles: cfg.DMailRevertsFiles,
 	}
+}
+
+// modelClient loads the configuration and builds the model client from it.
+func (rt *Runtime) modelClient() (Config, llm.Client, error) {
+	cfg, err := rt.Config()
+	if err != nil {
+		return cfg, nil, err
+	}
+	client, err := newProvider(rt, cfg)
+	return cfg, client, err
 }
 
 // newProvider builds the model client, or says which setting is missing.
