@@ -124,10 +124,10 @@ func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir stri
 	}
 	order = append(order, sess.CurrentGen)
 	names := make([]string, len(order))
-	for i := range order {
-		names[i] = filepath.Join(dir, fmt.Sprintf("context_%d.jsonl", i+1))
+	for i := range order[:len(order)-1] {
+		names[i] = filepath.Join(dir, fmt.Sprintf("context_%d.jsonl", i+1)) // as SessionFiles reads them
 	}
-	names[len(names)-1] = filepath.Join(dir, "context.jsonl")
+	names[len(names)-1] = filepath.Join(dir, CurrentFile)
 	for _, n := range names {
 		if _, err := os.Lstat(n); err == nil {
 			return fmt.Errorf("export: %s already exists", n)
