@@ -67,8 +67,11 @@ func TestFileBlobsDedupAndCompression(t *testing.T) {
 	if _, err := db.Blob(ctx, strings.Repeat("0", 64)); !errors.Is(err, ErrBlobNotFound) {
 		t.Fatalf("missing blob: %v", err)
 	}
-	if ok, _ := db.HasBlob(ctx, bin.Hash); !ok {
-		t.Fatal("HasBlob false for a stored blob")
+	if ok, err := db.HasBlob(ctx, bin.Hash); err != nil || !ok {
+		t.Fatalf("HasBlob of a stored blob: %v %v", ok, err)
+	}
+	if ok, err := db.HasBlob(ctx, strings.Repeat("0", 64)); err != nil || ok {
+		t.Fatalf("HasBlob of a missing blob: %v %v", ok, err)
 	}
 }
 

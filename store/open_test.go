@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,10 +155,11 @@ func TestOpenRefuses(t *testing.T) {
 			}
 		})
 	}
-	if err := os.MkdirAll(filepath.Join(t.TempDir(), "d"), 0o700); err != nil {
+	dir := filepath.Join(t.TempDir(), "d")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(bg, t.TempDir()); !errors.Is(err, ErrNotDatabase) {
+	if _, err := Open(bg, dir); !errors.Is(err, ErrNotDatabase) {
 		t.Fatalf("directory: %v", err)
 	}
 }
@@ -171,15 +173,19 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for from := 0; from < len(migs); from++ {
-		t.Run(strings.Repeat("v", 1)+string(rune('0'+from)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("v%d", from), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rewind.db")
 			if err := prepareFile(path); err != nil {
 				t.Fatal(err)
 			}
 			old := &DB{path: path, closed: make(chan struct{})}
-			old.writer, _ = sql.Open("sqlite3", dsn(path, "immediate"))
+			if old.writer, err = sql.Open("sqlite3", dsn(path, "immediate")); err != nil {
+				t.Fatal(err)
+			}
 			old.writer.SetMaxOpenConns(1)
-			old.reader, _ = sql.Open("sqlite3", dsn(path, "deferred"))
+			if old.reader, err = sql.Open("sqlite3", dsn(path, "deferred")); err != nil {
+				t.Fatal(err)
+			}
 			if err := old.migrateTo(bg, migs, from); err != nil {
 				t.Fatal(err)
 			}
@@ -195,9 +201,8 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 			}
 			defer db.Close()
 			var v int
-			db.Reader().QueryRow("PRAGMA user_version").Scan(&v)
-			if v != len(migs) {
-				t.Fatalf("user_version %d", v)
+			if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != len(migs) {
+				t.Fatalf("user_version %d %v", v, err)
 			}
 			if sid != "" {
 				if s := checkCounters(t, db, sid); len(s.Records) != 6 || s.Tokens != 7 {
@@ -303,13 +308,18 @@ func TestLeases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var first int64
-		db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, b.ID).Scan(&first)
+		heartbeat := func() int64 {
+			t.Helper()
+			var hb int64
+			if err := db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, b.ID).Scan(&hb); err != nil {
+				t.Fatal(err)
+			}
+			return hb
+		}
+		first := heartbeat()
 		deadline := time.Now().Add(2 * time.Second)
 		for {
-			var hb int64
-			db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, b.ID).Scan(&hb)
-			if hb > first {
+			if heartbeat() > first {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -317,7 +327,9 @@ func TestLeases(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		db.writer.Exec(`UPDATE leases SET token = 'thief' WHERE session_id = ?`, b.ID)
+		if _, err := db.writer.Exec(`UPDATE leases SET token = 'thief' WHERE session_id = ?`, b.ID); err != nil {
+			t.Fatal(err)
+		}
 		for l.Err() == nil {
 			if time.Now().After(deadline) {
 				t.Fatal("lost lease not noticed")
