@@ -88,7 +88,10 @@ func TestScannerHonoursIgnoresAndCaps(t *testing.T) {
 	}
 
 	// A configured skip list replaces the default (".git" stays skipped).
-	sc2, _ := NewScanner(root, Options{MaxFileSize: 1024, SkipDirs: []string{}, NoGitignore: true})
+	sc2, err := NewScanner(root, Options{MaxFileSize: 1024, SkipDirs: []string{}, NoGitignore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tree2, err := sc2.Scan(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -555,3 +555,32 @@ func TestDryRunDiffHeaders(t *testing.T) {
 		}
 	}
 }
+
+// Paths given to BeforeWrite map to work-dir-relative paths, also through a
+// symlink to the work dir; the work dir itself and paths outside it do not.
+func TestRelPaths(t *testing.T) {
+	e := newEnv(t, Options{})
+	via := filepath.Join(e.out, "via")
+	if err := os.Symlink(e.root, via); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		in   string
+		want string // "" = not tracked
+	}{
+		{e.path("a/b.txt"), "a/b.txt"},
+		{"a/b.txt", "a/b.txt"},
+		{"./a/../c.txt", "c.txt"},
+		{filepath.Join(via, "c.txt"), "c.txt"},
+		{e.root, ""},
+		{filepath.Join(e.root, ".."), ""},
+		{"../x.txt", ""},
+		{filepath.Join(e.out, "x.txt"), ""},
+	}
+	for _, c := range cases {
+		got, ok := e.tr.rel(c.in)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("rel(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
+	}
+}
