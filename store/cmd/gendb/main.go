@@ -15,8 +15,8 @@ func main() {
 	sessions := flag.Int("sessions", 10000, "number of sessions")
 	records := flag.Int("records", 1000000, "number of context records in total")
 	flag.Parse()
-	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gendb -o FILE [-sessions N] [-records N]")
+	if *out == "" || flag.NArg() > 0 || *sessions <= 0 || *records < 0 {
+		fmt.Fprintln(os.Stderr, "usage: gendb -o FILE [-sessions N>0] [-records N>=0]")
 		os.Exit(2)
 	}
 	if _, err := os.Stat(*out); err == nil {

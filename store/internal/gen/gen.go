@@ -67,11 +67,11 @@ func Records(r *rand.Rand, n int, start time.Time) []store.Record {
 // and records in total, importing batch sessions per transaction.
 func Generate(ctx context.Context, path string, sessions, records int) error {
 	if sessions <= 0 {
-		return errors.New("gen: need at least one session")
+		return errors.New("gen: sessions must be at least 1")
 	}
 	db, err := store.Open(ctx, path)
 	if err != nil {
-		return err
+		return fmt.Errorf("gen: %w", err)
 	}
 	defer db.Close()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -89,7 +89,7 @@ func Generate(ctx context.Context, path string, sessions, records int) error {
 			})
 		}
 		if _, err := db.ImportSessions(ctx, in); err != nil {
-			return err
+			return fmt.Errorf("gen: sessions %d to %d: %w", done, done+len(in)-1, err)
 		}
 	}
 	return nil
@@ -104,14 +104,17 @@ func Cached(ctx context.Context, sessions, records int) (string, error) {
 		return path, nil
 	}
 	tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
-	if err := Generate(ctx, tmp, sessions, records); err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
+	err := Generate(ctx, tmp, sessions, records)
+	// Close checkpointed the WAL into tmp; what is left of -wal/-shm is
+	// stale either way.
 	for _, s := range []string{"-wal", "-shm"} {
 		os.Remove(tmp + s)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return "", err
 	}
 	return path, nil
