@@ -76,6 +76,7 @@ func WriteRecords(w io.Writer, recs []store.Record) error {
 		if err != nil {
 			return err
 		}
+		// A bufio.Writer keeps its first write error and Flush returns it.
 		bw.Write(line)
 		bw.WriteByte('\n')
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -227,7 +228,7 @@ func TestParseErrors(t *testing.T) {
 		if le.File != "ctx.jsonl" || le.Line != c.line {
 			t.Errorf("%q: at %s:%d, want line %d", c.in, le.File, le.Line, c.line)
 		}
-		prefix := "ctx.jsonl:" + string(rune('0'+c.line)) + ": "
+		prefix := "ctx.jsonl:" + strconv.Itoa(c.line) + ": "
 		if !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%q: error %q, want prefix %q and %q", c.in, err, prefix, c.msg)
 		}
