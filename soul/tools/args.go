@@ -59,13 +59,20 @@ func schemaOf(params []param) json.RawMessage {
 	return b
 }
 
+// invalidArgs is the tool error for arguments that are malformed or fail a
+// tool's own check; the text names the tool and says what to fix.
+func invalidArgs(tool, format string, a ...any) Result {
+	return errorResult("invalid arguments", "Invalid arguments for %s: %s", tool, fmt.Sprintf(format, a...))
+}
+
 // decodeArgs checks args against params and decodes them into dst, which
 // holds the defaults. Null optional arguments keep their default; unknown
-// arguments are ignored (models add them; they do no harm). The error names
-// the problem in words the model can act on.
-func decodeArgs(tool string, args json.RawMessage, params []param, dst any) error {
-	wrap := func(format string, a ...any) error {
-		return fmt.Errorf("Invalid arguments for %s: %s", tool, fmt.Sprintf(format, a...))
+// arguments are ignored (models add them; they do no harm). When ok is
+// false, res is the tool error, naming the problem in words the model can
+// act on.
+func decodeArgs(tool string, args json.RawMessage, params []param, dst any) (res Result, ok bool) {
+	fail := func(format string, a ...any) (Result, bool) {
+		return invalidArgs(tool, format, a...), false
 	}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
@@ -75,9 +82,9 @@ func decodeArgs(tool string, args json.RawMessage, params []param, dst any) erro
 	if err := json.Unmarshal(trimmed, &obj); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return wrap("the arguments must be a JSON object, got %s.", typeErr.Value)
+			return fail("the arguments must be a JSON object, got %s.", typeErr.Value)
 		}
-		return wrap("the arguments are not valid JSON (%v). Send a JSON object matching the schema.", err)
+		return fail("the arguments are not valid JSON (%v). Send a JSON object matching the schema.", err)
 	}
 	for k, v := range obj {
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
@@ -88,20 +95,20 @@ func decodeArgs(tool string, args json.RawMessage, params []param, dst any) erro
 		v, ok := obj[p.Name]
 		if !ok {
 			if p.Required {
-				return wrap("missing required argument %q (%s).", p.Name, p.Type)
+				return fail("missing required argument %q (%s).", p.Name, p.Type)
 			}
 			continue
 		}
 		if len(p.Enum) > 0 {
 			var s string
 			if json.Unmarshal(v, &s) == nil && !slices.Contains(p.Enum, s) {
-				return wrap("argument %q must be one of %s, got %q.", p.Name, strings.Join(quoteAll(p.Enum), ", "), s)
+				return fail("argument %q must be one of %s, got %q.", p.Name, strings.Join(quoteAll(p.Enum), ", "), s)
 			}
 		}
 	}
 	clean, err := json.Marshal(obj)
 	if err != nil {
-		return wrap("%v", err)
+		return fail("%v", err)
 	}
 	if err := json.Unmarshal(clean, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -110,9 +117,9 @@ func decodeArgs(tool string, args json.RawMessage, params []param, dst any) erro
 			if field == "" {
 				field = "?"
 			}
-			return wrap("argument %q must be %s, got %s.", field, jsonKind(typeErr.Type), typeErr.Value)
+			return fail("argument %q must be %s, got %s.", field, jsonKind(typeErr.Type), typeErr.Value)
 		}
-		return wrap("%v", err)
+		return fail("%v", err)
 	}
 	for _, p := range params {
 		if p.Minimum == nil {
@@ -123,10 +130,10 @@ func decodeArgs(tool string, args json.RawMessage, params []param, dst any) erro
 		}
 		var n float64
 		if json.Unmarshal(obj[p.Name], &n) == nil && n < float64(*p.Minimum) {
-			return wrap("argument %q must be at least %d, got %v.", p.Name, *p.Minimum, n)
+			return fail("argument %q must be at least %d, got %v.", p.Name, *p.Minimum, n)
 		}
 	}
-	return nil
+	return Result{}, true
 }
 
 func quoteAll(ss []string) []string {

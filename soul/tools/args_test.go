@@ -76,11 +76,24 @@ func TestArgumentErrorsAreClear(t *testing.T) {
 		{&SendDMail{}, `{"message":"m","checkpoint_id":"1"}`, `"checkpoint_id" must be an integer, got string`},
 		{&SendDMail{}, `{"message":"m","checkpoint_id":-1}`, `"checkpoint_id" must be at least 0`},
 		{&WriteFile{}, `{"path":"x","content":"c","mode":"nope"}`, `"mode" must be one of`},
+		// The tools' own checks after decoding.
+		{&ReadFile{}, `{"path":"  "}`, "Invalid arguments for ReadFile: the path is empty."},
+		{&WriteFile{}, `{"path":"","content":"c"}`, "Invalid arguments for WriteFile: the path is empty."},
+		{&StrReplaceFile{}, `{"path":"","old":"a","new":"b"}`, "Invalid arguments for StrReplaceFile: the path is empty."},
+		{&StrReplaceFile{}, `{"path":"x","old":"","new":"b"}`, "Invalid arguments for StrReplaceFile: old is empty. To create or rewrite a file use WriteFile."},
+		{&Grep{}, `{"pattern":""}`, "Invalid arguments for Grep: the pattern is empty."},
+		{&Glob{}, `{"pattern":" ./ "}`, "Invalid arguments for Glob: the pattern is empty."},
+		{&Shell{}, `{"command":" "}`, "Invalid arguments for Shell: the command is empty."},
+		{&Shell{}, `{"command":"true","timeout":601}`, "Invalid arguments for Shell: timeout 601 is too long; the maximum is 600 seconds."},
+		{&SendDMail{}, `{"message":" ","checkpoint_id":0}`, "Invalid arguments for SendDMail: the message is empty;"},
+		{&SetTodoList{}, `{"todos":[null]}`, "Invalid arguments for SetTodoList: todos[0] is null;"},
+		{&SetTodoList{}, `{"todos":[{"title":" ","status":"done"}]}`, "Invalid arguments for SetTodoList: todos[0] has an empty title."},
+		{&SetTodoList{}, `{"todos":[{"title":"a","status":"later"}]}`, `Invalid arguments for SetTodoList: todos[0] ("a") has status "later"; use pending, in_progress or done.`},
 	}
 	for _, c := range cases {
 		res := call(t, c.tool, env, c.args)
-		if !res.IsError || !strings.Contains(res.Output, c.want) {
-			t.Errorf("%s %s: got %q, want it to contain %q", c.tool.Name(), c.args, res.Output, c.want)
+		if !res.IsError || res.Brief != "invalid arguments" || !strings.Contains(res.Output, c.want) {
+			t.Errorf("%s %s: got %q (brief %q), want an invalid-arguments error containing %q", c.tool.Name(), c.args, res.Output, res.Brief, c.want)
 		}
 		if !strings.Contains(res.Output, c.tool.Name()) {
 			t.Errorf("%s %s: error does not name the tool: %q", c.tool.Name(), c.args, res.Output)

@@ -41,12 +41,12 @@ func (t *Glob) Call(ctx context.Context, env *Env, args json.RawMessage) Result 
 		Pattern   string `json:"pattern"`
 		Directory string `json:"directory"`
 	}{Directory: "."}
-	if err := decodeArgs(t.Name(), args, globParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, globParams, &a); !ok {
+		return res
 	}
 	pattern := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(a.Pattern)), "./")
 	if pattern == "" {
-		return errorResult("invalid arguments", "Invalid arguments for Glob: the pattern is empty.")
+		return invalidArgs(t.Name(), "the pattern is empty.")
 	}
 	if strings.HasPrefix(pattern, "/") {
 		return errorResult("invalid pattern", "The pattern %q is absolute; make it relative and pass the base directory as directory.", a.Pattern)

@@ -49,11 +49,11 @@ func (t *Grep) Call(ctx context.Context, env *Env, args json.RawMessage) Result 
 		Glob       string `json:"glob"`
 		IgnoreCase bool   `json:"ignore_case"`
 	}{Path: "."}
-	if err := decodeArgs(t.Name(), args, grepParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, grepParams, &a); !ok {
+		return res
 	}
 	if a.Pattern == "" {
-		return errorResult("invalid arguments", "Invalid arguments for Grep: the pattern is empty.")
+		return invalidArgs(t.Name(), "the pattern is empty.")
 	}
 	expr := a.Pattern
 	if a.IgnoreCase {

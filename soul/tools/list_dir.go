@@ -32,8 +32,8 @@ func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Resu
 	a := struct {
 		Path string `json:"path"`
 	}{Path: "."}
-	if err := decodeArgs(t.Name(), args, listDirParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, listDirParams, &a); !ok {
+		return res
 	}
 	tg, res, ok := resolveForRead(ctx, env, t.Name(), a.Path, "List")
 	if !ok {

@@ -43,11 +43,11 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 		LineOffset int    `json:"line_offset"`
 		NLines     int    `json:"n_lines"`
 	}{LineOffset: 1, NLines: readMaxLines}
-	if err := decodeArgs(t.Name(), args, readFileParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, readFileParams, &a); !ok {
+		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return errorResult("invalid arguments", "Invalid arguments for ReadFile: the path is empty.")
+		return invalidArgs(t.Name(), "the path is empty.")
 	}
 	a.NLines = min(a.NLines, readMaxLines)
 	tg, res, ok := resolveForRead(ctx, env, t.Name(), a.Path, "Read")

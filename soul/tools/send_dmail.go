@@ -34,11 +34,11 @@ func (t *SendDMail) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 		Message      string `json:"message"`
 		CheckpointID int    `json:"checkpoint_id"`
 	}
-	if err := decodeArgs(t.Name(), args, sendDMailParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, sendDMailParams, &a); !ok {
+		return res
 	}
 	if strings.TrimSpace(a.Message) == "" {
-		return errorResult("invalid arguments", "Invalid arguments for SendDMail: the message is empty; tell your past self what to do differently.")
+		return invalidArgs(t.Name(), "the message is empty; tell your past self what to do differently.")
 	}
 	if env.DMail == nil {
 		return errorResult("unavailable", "D-Mail is not available in this session.")

@@ -37,24 +37,24 @@ func (t *SetTodoList) Call(ctx context.Context, env *Env, args json.RawMessage) 
 	var a struct {
 		Todos []*Todo `json:"todos"`
 	}
-	if err := decodeArgs(t.Name(), args, setTodoListParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, setTodoListParams, &a); !ok {
+		return res
 	}
 	todos := make([]Todo, 0, len(a.Todos))
 	for i, td := range a.Todos {
 		if td == nil {
-			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] is null; each todo is an object with title and status.", i)
+			return invalidArgs(t.Name(), "todos[%d] is null; each todo is an object with title and status.", i)
 		}
 		td.Title = strings.TrimSpace(td.Title)
 		if td.Title == "" {
-			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] has an empty title.", i)
+			return invalidArgs(t.Name(), "todos[%d] has an empty title.", i)
 		}
 		switch td.Status {
 		case TodoPending, TodoInProgress, TodoDone:
 		case "":
-			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] (%q) has no status; use pending, in_progress or done.", i, td.Title)
+			return invalidArgs(t.Name(), "todos[%d] (%q) has no status; use pending, in_progress or done.", i, td.Title)
 		default:
-			return errorResult("invalid arguments", "Invalid arguments for SetTodoList: todos[%d] (%q) has status %q; use pending, in_progress or done.", i, td.Title, td.Status)
+			return invalidArgs(t.Name(), "todos[%d] (%q) has status %q; use pending, in_progress or done.", i, td.Title, td.Status)
 		}
 		todos = append(todos, *td)
 	}

@@ -52,14 +52,14 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 		Command string `json:"command"`
 		Timeout int    `json:"timeout"`
 	}{Timeout: shellDefaultTimeout}
-	if err := decodeArgs(t.Name(), args, shellParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, shellParams, &a); !ok {
+		return res
 	}
 	if strings.TrimSpace(a.Command) == "" {
-		return errorResult("invalid arguments", "Invalid arguments for Shell: the command is empty.")
+		return invalidArgs(t.Name(), "the command is empty.")
 	}
 	if a.Timeout > shellMaxTimeout {
-		return errorResult("invalid arguments", "Invalid arguments for Shell: timeout %d is too long; the maximum is %d seconds. Run long jobs in the background with their output redirected to a file.", a.Timeout, shellMaxTimeout)
+		return invalidArgs(t.Name(), "timeout %d is too long; the maximum is %d seconds. Run long jobs in the background with their output redirected to a file.", a.Timeout, shellMaxTimeout)
 	}
 	wd, err := workDir(env)
 	if err != nil {

@@ -34,14 +34,14 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 		New        string `json:"new"`
 		ReplaceAll bool   `json:"replace_all"`
 	}
-	if err := decodeArgs(t.Name(), args, strReplaceFileParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, strReplaceFileParams, &a); !ok {
+		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return errorResult("invalid arguments", "Invalid arguments for StrReplaceFile: the path is empty.")
+		return invalidArgs(t.Name(), "the path is empty.")
 	}
 	if a.Old == "" {
-		return errorResult("invalid arguments", "Invalid arguments for StrReplaceFile: old is empty. To create or rewrite a file use WriteFile.")
+		return invalidArgs(t.Name(), "old is empty. To create or rewrite a file use WriteFile.")
 	}
 	if a.Old == a.New {
 		return errorResult("no change", "old and new are identical; nothing to replace.")

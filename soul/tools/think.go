@@ -25,8 +25,8 @@ func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 	var a struct {
 		Thought string `json:"thought"`
 	}
-	if err := decodeArgs(t.Name(), args, thinkParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, thinkParams, &a); !ok {
+		return res
 	}
 	return Result{Output: "Thought logged.", Brief: clip(firstLine(a.Thought), 60)}
 }

@@ -38,11 +38,11 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 		Content string `json:"content"`
 		Mode    string `json:"mode"`
 	}{Mode: "overwrite"}
-	if err := decodeArgs(t.Name(), args, writeFileParams, &a); err != nil {
-		return errorResult("invalid arguments", "%v", err)
+	if res, ok := decodeArgs(t.Name(), args, writeFileParams, &a); !ok {
+		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
-		return errorResult("invalid arguments", "Invalid arguments for WriteFile: the path is empty.")
+		return invalidArgs(t.Name(), "the path is empty.")
 	}
 	tg, err := resolve(env, a.Path)
 	if err != nil {
