@@ -10,10 +10,12 @@
 // (SetMaxOpenConns(1), _txlock=immediate, so every write transaction is
 // BEGIN IMMEDIATE: WriteTx); reads use a small pool whose transactions are
 // deferred snapshots (Reader). The append path's statements are prepared
-// once on the writer at Open and bound to each transaction (stmts.go). Before anything is written, Open checks the
-// file header and, through a read-only connection, PRAGMA application_id
-// (ApplicationID, "RWND") and user_version: a foreign file is refused with
-// ErrNotDatabase, a newer schema with ErrNewerSchema, and neither is touched.
+// once on the writer at Open and bound to each transaction (stmts.go).
+// Before anything is written, Open checks the file header and, through a
+// read-only connection, PRAGMA application_id (ApplicationID, "RWND") and
+// user_version: a foreign file is refused with ErrNotDatabase, a newer
+// schema with ErrNewerSchema, and neither is touched. An up-to-date
+// database is opened without taking the write lock.
 // Migrations are migrations/NNNN_name.sql, embedded, applied in order, each
 // in its own transaction that also sets user_version.
 //
