@@ -103,9 +103,9 @@ func resolve(env *Env, p string) (target, error) {
 // resolveForRead resolves p and, when it lies outside the work dir, asks
 // the user (ActionAccessOutside). ok is false with a ready Result otherwise.
 func resolveForRead(ctx context.Context, env *Env, tool, p, verb string) (target, Result, bool) {
-	t, err := resolve(env, p)
-	if err != nil {
-		return t, errorResult("bad path", "Invalid path %q: %v.", p, err), false
+	t, res, ok := resolveArg(env, p)
+	if !ok {
+		return t, res, false
 	}
 	if t.Inside {
 		return t, Result{}, true
@@ -114,7 +114,7 @@ func resolveForRead(ctx context.Context, env *Env, tool, p, verb string) (target
 	if t.Escapes {
 		what = fmt.Sprintf("%s (a symlink to %s)", t.Display, t.Real)
 	}
-	res, ok := approve(ctx, env, Approval{
+	res, ok = approve(ctx, env, Approval{
 		Tool:        tool,
 		Action:      ActionAccessOutside,
 		Description: fmt.Sprintf("%s %s, outside the work dir", verb, what),
@@ -122,16 +122,29 @@ func resolveForRead(ctx context.Context, env *Env, tool, p, verb string) (target
 	return t, res, ok
 }
 
-// checkWritable refuses writes through a symlink that leaves the work dir
-// and reports the approval action for the write.
-func checkWritable(t target) (action string, res Result, ok bool) {
-	if t.Escapes {
-		return "", errorResult("refused", "Refusing to write %s: it resolves through a symlink to %s, outside the work dir. Write to a path inside the work dir instead.", t.Display, t.Real), false
+// resolveForWrite resolves the path argument of an edit, refuses a write
+// through a symlink that leaves the work dir and reports the approval
+// action for the write. ok is false with a ready Result otherwise.
+func resolveForWrite(env *Env, p string) (t target, action string, res Result, ok bool) {
+	t, res, ok = resolveArg(env, p)
+	switch {
+	case !ok:
+		return t, "", res, false
+	case t.Escapes:
+		return t, "", errorResult("refused", "Refusing to write %s: it resolves through a symlink to %s, outside the work dir. Write to a path inside the work dir instead.", t.Display, t.Real), false
+	case !t.Inside:
+		return t, ActionEditOutside, Result{}, true
 	}
-	if !t.Inside {
-		return ActionEditOutside, Result{}, true
+	return t, ActionEditFile, Result{}, true
+}
+
+// resolveArg is resolve for a path argument, with the tool error.
+func resolveArg(env *Env, p string) (target, Result, bool) {
+	t, err := resolve(env, p)
+	if err != nil {
+		return t, errorResult("bad path", "Invalid path %q: %v.", p, err), false
 	}
-	return ActionEditFile, Result{}, true
+	return t, Result{}, true
 }
 
 // statErr turns a stat/open error into a tool error the model can act on.

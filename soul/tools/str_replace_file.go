@@ -46,11 +46,7 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 	if a.Old == a.New {
 		return errorResult("no change", "old and new are identical; nothing to replace.")
 	}
-	tg, err := resolve(env, a.Path)
-	if err != nil {
-		return errorResult("bad path", "Invalid path %q: %v.", a.Path, err)
-	}
-	action, res, ok := checkWritable(tg)
+	tg, action, res, ok := resolveForWrite(env, a.Path)
 	if !ok {
 		return res
 	}

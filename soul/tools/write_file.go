@@ -44,11 +44,7 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 	if strings.TrimSpace(a.Path) == "" {
 		return invalidArgs(t.Name(), "the path is empty.")
 	}
-	tg, err := resolve(env, a.Path)
-	if err != nil {
-		return errorResult("bad path", "Invalid path %q: %v.", a.Path, err)
-	}
-	action, res, ok := checkWritable(tg)
+	tg, action, res, ok := resolveForWrite(env, a.Path)
 	if !ok {
 		return res
 	}
@@ -89,6 +85,7 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 	if err := os.MkdirAll(filepath.Dir(tg.Real), 0o755); err != nil {
 		return errorResult("write failed", "Cannot create the directory for %s: %v.", tg.Display, err)
 	}
+	var err error
 	if appendMode && exists {
 		err = appendFile(tg.Real, a.Content)
 	} else {
