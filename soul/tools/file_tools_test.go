@@ -84,6 +84,29 @@ func TestReadFileRefusesBinary(t *testing.T) {
 	env, _ := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "bin"), "ELF\x00\x01\x02rest")
 	mustErr(t, call(t, &ReadFile{}, env, `{"path":"bin"}`), "binary file")
+
+	// A NUL byte past the sniffed head does not make a file binary.
+	late := strings.Repeat("x", binarySniffLen) + "\x00\n"
+	writeFile(t, filepath.Join(env.WorkDir, "late"), late)
+	mustOK(t, call(t, &ReadFile{}, env, `{"path":"late"}`))
+}
+
+func TestEditsOfBinaryContent(t *testing.T) {
+	env, rec := newEnv(t)
+	writeFile(t, filepath.Join(env.WorkDir, "bin"), "ELF\x00\x01\x02rest")
+	mustErr(t, call(t, &StrReplaceFile{}, env, map[string]any{"path": "bin", "old": "rest", "new": "best"}), "bin is a binary file")
+	if len(rec.approvals) != 0 {
+		t.Fatalf("a refused edit asked for approval: %+v", rec.approvals)
+	}
+
+	// WriteFile may write binary content, but its approval shows no diff.
+	mustOK(t, call(t, &WriteFile{}, env, map[string]any{"path": "bin", "content": "text\n"}))
+	mustOK(t, call(t, &WriteFile{}, env, map[string]any{"path": "new", "content": "a\x00b"}))
+	for i, a := range rec.approvals {
+		if !strings.HasPrefix(a.Diff, "(binary content, diff omitted: ") {
+			t.Fatalf("approval %d diff: %q", i, a.Diff)
+		}
+	}
 }
 
 func TestWriteFile(t *testing.T) {

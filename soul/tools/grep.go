@@ -149,7 +149,7 @@ func (s *grepState) file(ctx context.Context, real, display string) bool {
 		return true
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(8192)
+	head, _ := br.Peek(binarySniffLen)
 	if isBinary(head) {
 		s.skippedBinary++
 		return true

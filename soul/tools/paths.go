@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -172,12 +173,17 @@ func relSlash(base, p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// isBinary reports whether the head of a file looks binary (a NUL byte).
+// binarySniffLen is how much of the head of a file or text is searched for
+// the NUL byte that marks it as binary.
+const binarySniffLen = 8192
+
+// isBinary reports whether a file's head looks binary: a NUL byte in its
+// first binarySniffLen bytes.
 func isBinary(head []byte) bool {
-	for _, b := range head {
-		if b == 0 {
-			return true
-		}
-	}
-	return false
+	return bytes.IndexByte(head[:min(len(head), binarySniffLen)], 0) >= 0
+}
+
+// isBinaryText is isBinary for content held as a string.
+func isBinaryText(s string) bool {
+	return strings.IndexByte(s[:min(len(s), binarySniffLen)], 0) >= 0
 }

@@ -68,7 +68,7 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(8192)
+	head, _ := br.Peek(binarySniffLen)
 	if isBinary(head) {
 		return errorResult("binary file", "%s looks like a binary file (%s); ReadFile reads text files only.", tg.Display, humanBytes(info.Size()))
 	}

@@ -57,7 +57,7 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 	if !exists {
 		return errorResult("not found", "%s does not exist. To create a file use WriteFile.", tg.Display)
 	}
-	if isBinary([]byte(content[:min(len(content), 8192)])) {
+	if isBinaryText(content) {
 		return errorResult("binary file", "%s is a binary file; StrReplaceFile edits text files only.", tg.Display)
 	}
 	n := strings.Count(content, a.Old)

@@ -145,7 +145,7 @@ func editDiff(display, old, new string, exists bool) string {
 	if len(old) > maxDiffSource || len(new) > maxDiffSource {
 		return fmt.Sprintf("(diff omitted: %s is %s → %s)\n", display, humanBytes(int64(len(old))), humanBytes(int64(len(new))))
 	}
-	if isBinary([]byte(old[:min(len(old), 8192)])) || isBinary([]byte(new[:min(len(new), 8192)])) {
+	if isBinaryText(old) || isBinaryText(new) {
 		return fmt.Sprintf("(binary content, diff omitted: %s → %s)\n", humanBytes(int64(len(old))), humanBytes(int64(len(new))))
 	}
 	var before []byte
