@@ -17,9 +17,6 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
-// The Store interface is exactly a subset of the real database.
-var _ Store = (*store.DB)(nil)
-
 // harness is a Soul over a real store in a temp dir, the llmtest fake server
 // over real HTTP and the real tools in a temp work dir.
 type harness struct {

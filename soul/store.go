@@ -10,12 +10,10 @@ import (
 // goes through it; the soul keeps no history of its own, so whatever the
 // store holds is what the model is sent next.
 type Store interface {
-	GetSession(ctx context.Context, id string) (store.Session, error)
 	SetTitleIfEmpty(ctx context.Context, id, title string) error
 
 	View(ctx context.Context, sessionID string) (store.View, error)
 	AppendMessage(ctx context.Context, sessionID string, m store.Message) (store.Record, error)
-	AppendUsage(ctx context.Context, sessionID string, tokens int) (store.Record, error)
 	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
 	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
 
@@ -24,3 +22,6 @@ type Store interface {
 	Restore(ctx context.Context, sessionID string, gen int) (store.Generation, error)
 	StartCompacted(ctx context.Context, sessionID string, msgs []store.Message, sourceGen int, tokens int) (store.Generation, error)
 }
+
+// The Store interface is exactly a subset of the real database.
+var _ Store = (*store.DB)(nil)
