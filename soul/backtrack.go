@@ -23,12 +23,12 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	wctx := context.WithoutCancel(ctx)
 	before, err := s.st.View(wctx, s.sessionID)
 	if err != nil {
-		return err
+		return fmt.Errorf("load context: %w", err)
 	}
 	discarded, returnedTo := discardedBy(before, d.checkpoint)
 	gen, err := s.st.RevertTo(wctx, s.sessionID, d.checkpoint, store.CauseBacktrack, d.message)
 	if err != nil {
-		return err
+		return fmt.Errorf("revert to checkpoint %d: %w", d.checkpoint, err)
 	}
 	ev := Backtrack{
 		CheckpointID: d.checkpoint,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/store"
@@ -39,7 +40,7 @@ func (s *Soul) Compact(ctx context.Context) error {
 	defer s.release()
 	v, err := s.st.View(ctx, s.sessionID)
 	if err != nil {
-		return err
+		return fmt.Errorf("load context: %w", err)
 	}
 	err = s.compact(ctx, false, v)
 	if v2, verr := s.st.View(context.WithoutCancel(ctx), s.sessionID); verr == nil {
@@ -215,17 +216,15 @@ func elide(s string, max int) string {
 	}
 	head, tail := max*2/3, max/3
 	// Keep UTF-8 intact.
-	for head > 0 && !utf8Start(s[head]) {
+	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
 	cut := len(s) - tail
-	for cut < len(s) && !utf8Start(s[cut]) {
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
 		cut++
 	}
 	return s[:head] + fmt.Sprintf("\n[… %d characters omitted …]\n", cut-head) + s[cut:]
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // truncateMessages keeps the newest messages whose estimate fits in budget
 // tokens, starting at a user message and never separating tool results from

@@ -219,7 +219,7 @@ func (s *Soul) statusLocked() StatusUpdate {
 func (s *Soul) Refresh(ctx context.Context) error {
 	v, err := s.st.View(ctx, s.sessionID)
 	if err != nil {
-		return err
+		return fmt.Errorf("load context: %w", err)
 	}
 	s.noteView(v)
 	s.emitStatus()
