@@ -896,6 +896,17 @@ func TestParallelReadOnlyCallsKeepOrder(t *testing.T) {
 	if !strings.Contains(msgs[2].Content.PlainText(), "content of one") || !strings.Contains(msgs[3].Content.PlainText(), "content of two") {
 		t.Errorf("results out of order: %s", describe(msgs[2:4]))
 	}
+	// One parallel group: every ToolCall is announced before any result
+	// (calls run one at a time would alternate ToolCall, ToolResult).
+	var calls []string
+	for _, typ := range h.types() {
+		if typ == "ToolCall" || typ == "ToolResult" {
+			calls = append(calls, typ)
+		}
+	}
+	if got := strings.Join(calls, " "); got != "ToolCall ToolCall ToolCall ToolResult ToolResult ToolResult" {
+		t.Errorf("the read-only calls did not run as one parallel group: %s", got)
+	}
 	got := strings.Join(dedupe(h.types()), " ")
 	if !strings.Contains(got, "ToolCall ToolResult StatusUpdate") {
 		t.Errorf("events = %q", got)
