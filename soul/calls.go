@@ -13,16 +13,6 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
-// readOnlyTools may run in parallel with each other: they neither write nor
-// execute nor ask for approval. Everything else runs alone, in call order.
-var readOnlyTools = map[string]bool{
-	"ReadFile": true,
-	"Glob":     true,
-	"Grep":     true,
-	"ListDir":  true,
-	"Think":    true,
-}
-
 // notRunOutput answers calls after a rejected one in the same step.
 const notRunOutput = "This tool call was not run because an earlier tool call in the same step was rejected by the user."
 
@@ -126,14 +116,15 @@ func (s *Soul) runCalls(ctx context.Context, calls []store.ToolCall) ([]store.Me
 	return out, rejected
 }
 
+// parallelSafe: calls of read-only tools (tools.ReadOnlyTool) and invalid
+// calls, which run nothing, may run in parallel with each other; every
+// other call runs alone, in call order.
 func (s *Soul) parallelSafe(pc *pendingCall) bool {
 	if pc.invalid != "" {
 		return true
 	}
-	if ro, ok := pc.tool.(interface{ ReadOnly() bool }); ok {
-		return ro.ReadOnly()
-	}
-	return readOnlyTools[pc.call.Name]
+	ro, ok := pc.tool.(tools.ReadOnlyTool)
+	return ok && ro.ReadOnly()
 }
 
 // callOne runs one call, filling pc.res and pc.duration.

@@ -32,6 +32,7 @@ type Glob struct{}
 func (*Glob) Name() string            { return "Glob" }
 func (*Glob) Description() string     { return globDescription }
 func (*Glob) Schema() json.RawMessage { return schemaOf(globParams) }
+func (*Glob) ReadOnly() bool          { return true }
 
 var errWalkLimit = errors.New("walk limit reached")
 

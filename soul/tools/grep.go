@@ -40,6 +40,7 @@ type Grep struct{}
 func (*Grep) Name() string            { return "Grep" }
 func (*Grep) Description() string     { return grepDescription }
 func (*Grep) Schema() json.RawMessage { return schemaOf(grepParams) }
+func (*Grep) ReadOnly() bool          { return true }
 
 func (t *Grep) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)

@@ -26,6 +26,7 @@ type ListDir struct{}
 func (*ListDir) Name() string            { return "ListDir" }
 func (*ListDir) Description() string     { return listDirDescription }
 func (*ListDir) Schema() json.RawMessage { return schemaOf(listDirParams) }
+func (*ListDir) ReadOnly() bool          { return true }
 
 func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)

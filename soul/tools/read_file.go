@@ -35,6 +35,7 @@ type ReadFile struct{}
 func (*ReadFile) Name() string            { return "ReadFile" }
 func (*ReadFile) Description() string     { return readFileDescription }
 func (*ReadFile) Schema() json.RawMessage { return schemaOf(readFileParams) }
+func (*ReadFile) ReadOnly() bool          { return true }
 
 func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)

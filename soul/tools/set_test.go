@@ -91,3 +91,17 @@ func TestSetCallRecoversPanic(t *testing.T) {
 		t.Fatalf("panic not turned into a tool error: %+v", res)
 	}
 }
+
+// TestReadOnlyTools pins which tools the soul may run in parallel: those
+// that neither write nor execute.
+func TestReadOnlyTools(t *testing.T) {
+	var got []string
+	for _, tool := range Default().All() {
+		if ro, ok := tool.(ReadOnlyTool); ok && ro.ReadOnly() {
+			got = append(got, tool.Name())
+		}
+	}
+	if s := strings.Join(got, " "); s != "ReadFile Glob Grep ListDir Think" {
+		t.Fatalf("read-only tools: %s", s)
+	}
+}

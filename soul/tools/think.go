@@ -20,6 +20,7 @@ type Think struct{}
 func (*Think) Name() string            { return "Think" }
 func (*Think) Description() string     { return thinkDescription }
 func (*Think) Schema() json.RawMessage { return schemaOf(thinkParams) }
+func (*Think) ReadOnly() bool          { return true }
 
 func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	var a struct {

@@ -20,6 +20,23 @@ type Tool interface {
 	Call(ctx context.Context, env *Env, args json.RawMessage) Result
 }
 
+// ReadOnlyTool is implemented by the tools whose calls neither write nor
+// execute (ReadFile, Glob, Grep, ListDir, Think), so the soul may run
+// neighbouring calls of them in parallel. Such a call may still ask for
+// approval, to read outside the work dir.
+type ReadOnlyTool interface {
+	Tool
+	ReadOnly() bool
+}
+
+var (
+	_ ReadOnlyTool = (*ReadFile)(nil)
+	_ ReadOnlyTool = (*Glob)(nil)
+	_ ReadOnlyTool = (*Grep)(nil)
+	_ ReadOnlyTool = (*ListDir)(nil)
+	_ ReadOnlyTool = (*Think)(nil)
+)
+
 // Env is what a tool call may touch. Every field is optional except WorkDir
 // (an empty WorkDir means the process's current directory).
 type Env struct {
