@@ -79,15 +79,13 @@ type panicTool struct{ Think }
 
 func (*panicTool) Name() string { return "Boom" }
 func (*panicTool) Call(context.Context, *Env, json.RawMessage) Result {
-	var m map[string]int
-	m["x"] = 1
-	return Result{}
+	panic("tool bug")
 }
 
 func TestSetCallRecoversPanic(t *testing.T) {
 	s := NewSet(&panicTool{})
 	res := s.Call(context.Background(), nil, "Boom", nil)
-	if !res.IsError || !strings.Contains(res.Output, "internal error") {
+	if !res.IsError || !strings.Contains(res.Output, "Tool Boom failed with an internal error: tool bug.") {
 		t.Fatalf("panic not turned into a tool error: %+v", res)
 	}
 }
