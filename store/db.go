@@ -74,6 +74,10 @@ type checkpointer struct {
 	stop    context.CancelFunc
 	done    sync.WaitGroup
 	runs    atomic.Int64 // checkpoints run, for tests
+	// The last checkpoint's outcome, for tests: WAL frames copied into the
+	// database file, and whether that was all of them.
+	lastCopied   atomic.Int64
+	lastComplete atomic.Bool
 }
 
 func newCheckpointer() *checkpointer {
@@ -117,10 +121,19 @@ func (c *checkpointer) start(reader *sql.DB) {
 			}
 			timer = nil
 			c.pending.Store(0)
-			// Errors (SQLITE_BUSY while another process checkpoints, the
-			// context cancelled by Close) leave the work to the next run.
-			_, _ = reader.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			// A passive checkpoint copies only what no reader still needs;
+			// an error (SQLITE_BUSY while another process checkpoints, Close)
+			// or a partial copy is tried again after the delay.
+			var busy, walFrames, copied int64
+			err := reader.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walFrames, &copied)
 			c.runs.Add(1)
+			if err == nil {
+				c.lastCopied.Store(copied)
+				c.lastComplete.Store(busy == 0 && copied >= walFrames)
+			}
+			if err != nil || busy != 0 || copied < walFrames {
+				timer = time.After(c.delay)
+			}
 		}
 	}()
 }
