@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -229,7 +231,7 @@ func writeTranscript(w io.Writer, s store.Session, v store.View) error {
 	return bw.err
 }
 
-func writeMessage(bw *errWriter, m store.Message, toolNames map[string]string) {
+func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string) {
 	label := m.Role
 	if m.Role == "_system_prompt" {
 		label = "system prompt"

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
 // DMailMessage is the user message a D-Mail becomes at its checkpoint
 // (kimi-cli's wording).
-func DMailMessage(message string) store.Message {
+func DMailMessage(note string) message.Message {
 	text := "<system>You just got a D-Mail from your future self. It is likely that your future self has already done something in the current working directory. Please read the D-Mail and decide what to do next. You MUST NEVER mention to the user about this information. D-Mail content:\n\n" +
-		strings.TrimSpace(message) + "</system>"
-	return store.Message{Role: "user", Content: store.Content{Parts: []store.Part{{Type: "text", Text: text}}}}
+		strings.TrimSpace(note) + "</system>"
+	return message.Message{Role: "user", Content: message.Content{Parts: []message.Part{{Type: "text", Text: text}}}}
 }
 
 // backtrack delivers a D-Mail after its step committed: the view goes back
@@ -105,7 +107,7 @@ func discardedBy(v store.View, id int) (int, string) {
 
 // promptLine is the first non-empty line of a user prompt; "" for messages
 // rewind injected (<system>…).
-func promptLine(m store.Message) string {
+func promptLine(m message.Message) string {
 	t := strings.TrimSpace(m.Content.PlainText())
 	if strings.HasPrefix(t, "<system>") {
 		return ""

@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/tools"
-	"github.com/rewind-agent/rewind/store"
 )
 
 // notRunOutput answers calls after a rejected one in the same step.
@@ -20,7 +21,7 @@ const notRunOutput = "This tool call was not run because an earlier tool call in
 const emptyOutput = "<system>Tool output is empty.</system>"
 
 type pendingCall struct {
-	call     store.ToolCall
+	call     message.ToolCall
 	tool     tools.Tool
 	args     json.RawMessage
 	invalid  string // set: do not run, this is the error for the model
@@ -35,7 +36,7 @@ type pendingCall struct {
 // anything. After a rejection the remaining calls are answered with
 // notRunOutput. If ctx is cancelled the results are incomplete; the caller
 // does not commit them.
-func (s *Soul) runCalls(ctx context.Context, calls []store.ToolCall) ([]store.Message, bool) {
+func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]message.Message, bool) {
 	if len(calls) == 0 {
 		return nil, false
 	}
@@ -109,7 +110,7 @@ func (s *Soul) runCalls(ctx context.Context, calls []store.ToolCall) ([]store.Me
 	if ctx.Err() != nil {
 		return nil, rejected
 	}
-	out := make([]store.Message, len(pcs))
+	out := make([]message.Message, len(pcs))
 	for i, pc := range pcs {
 		out[i] = toolMessage(pc.call.ID, pc.res)
 	}
@@ -151,7 +152,7 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 
 // approve asks the user through an ApprovalRequest event unless yolo is on
 // or the action was approved for the session. Cancelling ctx rejects.
-func (s *Soul) approve(ctx context.Context, call store.ToolCall, a tools.Approval) tools.Decision {
+func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Approval) tools.Decision {
 	key := a.Action
 	if key == "" {
 		key = a.Tool
@@ -257,7 +258,7 @@ func (s *Soul) checkLoop(pc *pendingCall) {
 }
 
 // toolMessage is the tool result message the model sees.
-func toolMessage(id string, r tools.Result) store.Message {
+func toolMessage(id string, r tools.Result) message.Message {
 	out := r.Output
 	switch {
 	case r.IsError && out == "":
@@ -267,7 +268,7 @@ func toolMessage(id string, r tools.Result) store.Message {
 	case strings.TrimSpace(out) == "":
 		out = emptyOutput
 	}
-	return store.Message{Role: "tool", Content: store.TextContent(out), ToolCallID: id}
+	return message.Message{Role: "tool", Content: message.TextContent(out), ToolCallID: id}
 }
 
 func convertTodos(ts []tools.Todo) []Todo {

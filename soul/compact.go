@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -52,7 +54,7 @@ func (s *Soul) Compact(ctx context.Context) error {
 
 // isCheckpointMarker reports a "<system>CHECKPOINT N</system>" message: it
 // names a checkpoint of the old generation, so compaction drops it.
-func isCheckpointMarker(m store.Message) bool {
+func isCheckpointMarker(m message.Message) bool {
 	if m.Role != "user" {
 		return false
 	}
@@ -63,8 +65,8 @@ func isCheckpointMarker(m store.Message) bool {
 // splitForCompaction returns the messages to summarise and the ones to keep:
 // the last preservedMessages user/assistant messages and what follows them
 // (so tool results stay with their call). Checkpoint markers are dropped.
-func splitForCompaction(msgs []store.Message) (toCompact, preserve []store.Message) {
-	var real []store.Message
+func splitForCompaction(msgs []message.Message) (toCompact, preserve []message.Message) {
+	var real []message.Message
 	for _, m := range msgs {
 		if !isCheckpointMarker(m) {
 			real = append(real, m)
@@ -99,7 +101,7 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 	s.emit(CompactionBegin{Auto: auto, Tokens: before})
 
 	var (
-		newMsgs   []store.Message
+		newMsgs   []message.Message
 		kept      int
 		truncated bool
 		reason    string
@@ -112,17 +114,17 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 		}
 		truncated = true
 		reason = "summary failed: " + err.Error()
-		all := append(append([]store.Message(nil), toCompact...), preserve...)
+		all := append(append([]message.Message(nil), toCompact...), preserve...)
 		keptMsgs, dropped := truncateMessages(all, int(truncateShare*float64(s.cfg.MaxContextSize)))
 		note := fmt.Sprintf("<system>Previous context has been compacted by truncation because it could not be summarised (%s). The %d oldest messages were dropped from the context; they are kept in archived generation %d.</system>", err.Error(), dropped, v.Generation.Gen)
-		newMsgs = append([]store.Message{store.NewText("user", note)}, keptMsgs...)
+		newMsgs = append([]message.Message{message.NewText("user", note)}, keptMsgs...)
 		kept = len(keptMsgs)
 	} else {
-		first := store.Message{Role: "user", Content: store.Content{Parts: []store.Part{
+		first := message.Message{Role: "user", Content: message.Content{Parts: []message.Part{
 			{Type: "text", Text: compactedPrefix},
 			{Type: "text", Text: summary},
 		}}}
-		newMsgs = append([]store.Message{first}, preserve...)
+		newMsgs = append([]message.Message{first}, preserve...)
 		kept = len(preserve)
 	}
 	// An imported system prompt stays the session's prompt after compaction.
@@ -142,11 +144,11 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 }
 
 // summarise asks the model for the structured summary of msgs.
-func (s *Soul) summarise(ctx context.Context, msgs []store.Message) (string, error) {
+func (s *Soul) summarise(ctx context.Context, msgs []message.Message) (string, error) {
 	input := compactionInput(msgs, int(compactInputShare*float64(s.cfg.MaxContextSize)))
-	req := llm.Request{Messages: []store.Message{
-		store.NewText("system", compactSystemPrompt),
-		store.NewText("user", input),
+	req := llm.Request{Messages: []message.Message{
+		message.NewText("system", compactSystemPrompt),
+		message.NewText("user", input),
 	}}
 	resp, err := s.client.Chat(ctx, req, llm.Callbacks{
 		OnRetry: func(attempt, max int, wait time.Duration, reason string) {
@@ -166,16 +168,16 @@ func (s *Soul) summarise(ctx context.Context, msgs []store.Message) (string, err
 // compactionInput renders msgs as "## Message i" sections followed by the
 // compaction prompt, dropping the oldest messages if the text would exceed
 // budget tokens.
-func compactionInput(msgs []store.Message, budget int) string {
+func compactionInput(msgs []message.Message, budget int) string {
 	sections := make([]string, len(msgs))
 	for i, m := range msgs {
 		sections[i] = renderForSummary(i+1, m)
 	}
 	// Newest first until the budget is used up.
 	start := 0
-	total := llm.EstimateTokens([]store.Message{store.NewText("user", compactPrompt)})
+	total := llm.EstimateTokens([]message.Message{message.NewText("user", compactPrompt)})
 	for i := len(sections) - 1; i >= 0; i-- {
-		t := llm.EstimateTokens([]store.Message{store.NewText("user", sections[i])})
+		t := llm.EstimateTokens([]message.Message{message.NewText("user", sections[i])})
 		if total+t > budget && i < len(sections)-1 {
 			start = i + 1
 			break
@@ -195,7 +197,7 @@ func compactionInput(msgs []store.Message, budget int) string {
 	return b.String()
 }
 
-func renderForSummary(n int, m store.Message) string {
+func renderForSummary(n int, m message.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Message %d\nRole: %s\n", n, m.Role)
 	if m.Role == "tool" && m.ToolCallID != "" {
@@ -231,7 +233,7 @@ func elide(s string, max int) string {
 // the assistant message that called them. If not even the last user turn
 // fits, the last user message is kept with its text shortened. It returns
 // the kept messages and how many were dropped.
-func truncateMessages(msgs []store.Message, budget int) ([]store.Message, int) {
+func truncateMessages(msgs []message.Message, budget int) ([]message.Message, int) {
 	// Units: an assistant message with its tool results, or one message.
 	type unit struct{ start, end int }
 	var units []unit
@@ -261,7 +263,7 @@ func truncateMessages(msgs []store.Message, budget int) ([]store.Message, int) {
 		start++
 	}
 	if start < len(msgs) {
-		return append([]store.Message(nil), msgs[start:]...), start
+		return append([]message.Message(nil), msgs[start:]...), start
 	}
 	// Nothing fits: keep the last user message, shortened.
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -270,8 +272,8 @@ func truncateMessages(msgs []store.Message, budget int) ([]store.Message, int) {
 			if chars < 200 {
 				chars = 200
 			}
-			m := store.NewText("user", elide(msgs[i].Content.PlainText(), chars))
-			return []store.Message{m}, len(msgs) - 1
+			m := message.NewText("user", elide(msgs[i].Content.PlainText(), chars))
+			return []message.Message{m}, len(msgs) - 1
 		}
 	}
 	return nil, len(msgs)
@@ -279,11 +281,11 @@ func truncateMessages(msgs []store.Message, budget int) ([]store.Message, int) {
 
 // splitImportedPrompt separates an imported kimi-cli system prompt (which is
 // not conversation and must not be summarised) from the messages.
-func splitImportedPrompt(msgs []store.Message) (prompt, rest []store.Message) {
-	rest = make([]store.Message, 0, len(msgs))
+func splitImportedPrompt(msgs []message.Message) (prompt, rest []message.Message) {
+	rest = make([]message.Message, 0, len(msgs))
 	for _, m := range msgs {
 		if m.Role == importedSystemPromptRole {
-			prompt = []store.Message{m}
+			prompt = []message.Message{m}
 			continue
 		}
 		rest = append(rest, m)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // importedSystemPromptRole marks the system prompt line of an imported
@@ -30,15 +30,15 @@ const missingResult = "<system>This tool call has no result: it did not complete
 //     configured one, and no other "_" pseudo-role is ever sent.
 //
 // The view's messages are not modified.
-func buildRequest(system string, msgs []store.Message) []store.Message {
-	out := make([]store.Message, 0, len(msgs)+1)
+func buildRequest(system string, msgs []message.Message) []message.Message {
+	out := make([]message.Message, 0, len(msgs)+1)
 	for _, m := range msgs {
 		if m.Role == importedSystemPromptRole {
 			system = m.Content.PlainText()
 		}
 	}
 	if system != "" {
-		out = append(out, store.NewText("system", system))
+		out = append(out, message.NewText("system", system))
 	}
 	for i := 0; i < len(msgs); {
 		m := msgs[i]
@@ -49,15 +49,15 @@ func buildRequest(system string, msgs []store.Message) []store.Message {
 			i++ // orphan result: answers no call
 		case m.Role == "assistant" && len(m.ToolCalls) > 0:
 			j := i + 1
-			results := map[string]store.Message{}
+			results := map[string]message.Message{}
 			for ; j < len(msgs) && msgs[j].Role == "tool"; j++ {
 				if _, dup := results[msgs[j].ToolCallID]; !dup {
 					results[msgs[j].ToolCallID] = msgs[j]
 				}
 			}
 			a := m
-			a.ToolCalls = make([]store.ToolCall, len(m.ToolCalls))
-			var tail []store.Message
+			a.ToolCalls = make([]message.ToolCall, len(m.ToolCalls))
+			var tail []message.Message
 			seen := map[string]bool{}
 			for k, c := range m.ToolCalls {
 				orig := c.ID
@@ -74,20 +74,20 @@ func buildRequest(system string, msgs []store.Message) []store.Message {
 				if ok && orig == c.ID {
 					delete(results, orig)
 				} else {
-					r = store.Message{Role: "tool", Content: store.TextContent(missingResult)}
+					r = message.Message{Role: "tool", Content: message.TextContent(missingResult)}
 				}
 				r.ToolCallID = c.ID
 				tail = append(tail, r)
 			}
 			if a.Content.Omitted {
-				a.Content = store.Content{IsNull: true}
+				a.Content = message.Content{IsNull: true}
 			}
 			out = append(out, a)
 			out = append(out, tail...)
 			i = j
 		default:
 			if m.Role == "assistant" && (m.Content.IsNull || m.Content.Omitted) {
-				m.Content = store.TextContent("")
+				m.Content = message.TextContent("")
 			}
 			out = append(out, m)
 			i++

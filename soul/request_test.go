@@ -6,23 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
-func call(id, name, args string) store.ToolCall {
-	return store.ToolCall{ID: id, Type: "function", Name: name, Args: args}
+func call(id, name, args string) message.ToolCall {
+	return message.ToolCall{ID: id, Type: "function", Name: name, Args: args}
 }
 
-func toolMsg(id, text string) store.Message {
-	return store.Message{Role: "tool", Content: store.TextContent(text), ToolCallID: id}
+func toolMsg(id, text string) message.Message {
+	return message.Message{Role: "tool", Content: message.TextContent(text), ToolCallID: id}
 }
 
-func assistantCalls(calls ...store.ToolCall) store.Message {
-	return store.Message{Role: "assistant", Content: store.Content{IsNull: true}, ToolCalls: calls}
+func assistantCalls(calls ...message.ToolCall) message.Message {
+	return message.Message{Role: "assistant", Content: message.Content{IsNull: true}, ToolCalls: calls}
 }
 
 // checkRequestValid fails unless msgs make a valid request (requestProblem).
-func checkRequestValid(t *testing.T, msgs []store.Message) {
+func checkRequestValid(t *testing.T, msgs []message.Message) {
 	t.Helper()
 	if err := requestProblem(msgs); err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func checkRequestValid(t *testing.T, msgs []store.Message) {
 // requestProblem says why msgs are not a valid request: every assistant tool
 // call must be followed by exactly its results in order, every tool message
 // must answer a call, and every argument string must be a JSON object.
-func requestProblem(msgs []store.Message) error {
+func requestProblem(msgs []message.Message) error {
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		if m.Role == "tool" {
@@ -60,8 +60,8 @@ func requestProblem(msgs []store.Message) error {
 }
 
 func TestBuildRequestSanitises(t *testing.T) {
-	hist := []store.Message{
-		store.NewText("user", "hi"),
+	hist := []message.Message{
+		message.NewText("user", "hi"),
 		toolMsg("orphan", "no call before me"),
 		assistantCalls(call("a", "ReadFile", `{"path":"x"}`), call("b", "Shell", `{"command": "ls"`), call("c", "Think", "")),
 		toolMsg("c", "third"), // out of order
@@ -69,9 +69,9 @@ func TestBuildRequestSanitises(t *testing.T) {
 		toolMsg("a", "duplicate"),
 		toolMsg("zzz", "stranger"),
 		// b has no result at all
-		store.NewText("user", "next"),
+		message.NewText("user", "next"),
 		assistantCalls(call("", "Glob", `[1,2]`), call("", "Glob", `{}`)),
-		{Role: "assistant", Content: store.Content{IsNull: true}},
+		{Role: "assistant", Content: message.Content{IsNull: true}},
 	}
 	orig, _ := json.Marshal(hist)
 	out := buildRequest("SYS", hist)
@@ -106,17 +106,17 @@ func TestBuildRequestSanitises(t *testing.T) {
 }
 
 func TestSplitForCompaction(t *testing.T) {
-	hist := []store.Message{
-		store.NewText("user", "<system>CHECKPOINT 0</system>"),
-		store.NewText("user", "task one"),
+	hist := []message.Message{
+		message.NewText("user", "<system>CHECKPOINT 0</system>"),
+		message.NewText("user", "task one"),
 		assistantCalls(call("a", "Shell", `{"command":"ls"}`)),
 		toolMsg("a", "files"),
-		store.NewText("assistant", "done one"),
-		store.NewText("user", "<system>CHECKPOINT 3</system>"),
-		store.NewText("user", "task two"),
+		message.NewText("assistant", "done one"),
+		message.NewText("user", "<system>CHECKPOINT 3</system>"),
+		message.NewText("user", "task two"),
 		assistantCalls(call("b", "Shell", `{"command":"make"}`)),
 		toolMsg("b", "ok"),
-		store.NewText("user", "<system>CHECKPOINT 4</system>"),
+		message.NewText("user", "<system>CHECKPOINT 4</system>"),
 	}
 	toCompact, keep := splitForCompaction(hist)
 	if len(keep) != 3 || keep[0].Content.PlainText() != "task two" || keep[2].Role != "tool" {
@@ -137,14 +137,14 @@ func TestSplitForCompaction(t *testing.T) {
 
 func TestTruncateMessagesKeepsValidTail(t *testing.T) {
 	big := strings.Repeat("word ", 2000)
-	hist := []store.Message{
-		store.NewText("user", "first "+big),
+	hist := []message.Message{
+		message.NewText("user", "first "+big),
 		assistantCalls(call("a", "Shell", `{}`)),
 		toolMsg("a", big),
-		store.NewText("user", "second"),
+		message.NewText("user", "second"),
 		assistantCalls(call("b", "Shell", `{}`)),
 		toolMsg("b", "small"),
-		store.NewText("assistant", "answer"),
+		message.NewText("assistant", "answer"),
 	}
 	kept, dropped := truncateMessages(hist, 500)
 	if len(kept) == 0 || kept[0].Role != "user" || kept[0].Content.PlainText() != "second" {
@@ -156,7 +156,7 @@ func TestTruncateMessagesKeepsValidTail(t *testing.T) {
 	checkRequestValid(t, kept)
 
 	// Nothing fits: the last user message survives, shortened.
-	kept, _ = truncateMessages([]store.Message{store.NewText("user", big), store.NewText("assistant", big)}, 10)
+	kept, _ = truncateMessages([]message.Message{message.NewText("user", big), message.NewText("assistant", big)}, 10)
 	if len(kept) != 1 || kept[0].Role != "user" || len(kept[0].Content.PlainText()) >= len(big) {
 		t.Fatalf("nothing-fits case kept %d messages", len(kept))
 	}
@@ -187,7 +187,7 @@ func TestElideKeepsUTF8(t *testing.T) {
 }
 
 // describe is a short rendering of messages for failure output.
-func describe(msgs []store.Message) string {
+func describe(msgs []message.Message) string {
 	var b strings.Builder
 	for i, m := range msgs {
 		if i > 0 {
@@ -207,11 +207,11 @@ func describe(msgs []store.Message) string {
 }
 
 func TestBuildRequestUsesImportedSystemPrompt(t *testing.T) {
-	msgs := []store.Message{
-		store.NewText("_system_prompt", "imported prompt"),
-		store.NewText("user", "hi"),
-		store.NewText("_unknown", "never sent"),
-		store.NewText("assistant", "hello"),
+	msgs := []message.Message{
+		message.NewText("_system_prompt", "imported prompt"),
+		message.NewText("user", "hi"),
+		message.NewText("_unknown", "never sent"),
+		message.NewText("assistant", "hello"),
 	}
 	got := buildRequest("configured prompt", msgs)
 	if len(got) != 3 {
@@ -228,10 +228,10 @@ func TestBuildRequestUsesImportedSystemPrompt(t *testing.T) {
 }
 
 func TestSplitImportedPromptKeepsItOutOfTheSummary(t *testing.T) {
-	msgs := []store.Message{
-		store.NewText("_system_prompt", "imported prompt"),
-		store.NewText("user", "a"),
-		store.NewText("assistant", "b"),
+	msgs := []message.Message{
+		message.NewText("_system_prompt", "imported prompt"),
+		message.NewText("user", "a"),
+		message.NewText("assistant", "b"),
 	}
 	prompt, rest := splitImportedPrompt(msgs)
 	if len(prompt) != 1 || prompt[0].Content.PlainText() != "imported prompt" {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -270,7 +272,7 @@ func contextTokens(v store.View) int {
 			break
 		}
 	}
-	var tail []store.Message
+	var tail []message.Message
 	for _, r := range v.Records[last+1:] {
 		if r.Kind != store.KindMessage {
 			continue
@@ -345,7 +347,7 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
 		return s.fail(fmt.Errorf("checkpoint: %w", err))
 	}
-	if _, err := s.st.AppendMessage(wctx, s.sessionID, store.NewText("user", input)); err != nil {
+	if _, err := s.st.AppendMessage(wctx, s.sessionID, message.NewText("user", input)); err != nil {
 		return s.fail(fmt.Errorf("append user message: %w", err))
 	}
 	if title := titleFrom(input); title != "" {
@@ -539,15 +541,15 @@ func (s *Soul) stepNumber() int {
 // every tool call with a unique, non-empty id (results refer to it). The
 // arguments are kept exactly as the model sent them; the request builder
 // never sends invalid ones back.
-func normaliseAssistant(m store.Message, step int) store.Message {
+func normaliseAssistant(m message.Message, step int) message.Message {
 	m.Role = "assistant"
 	if len(m.ToolCalls) == 0 {
 		if m.Content.IsNull || m.Content.Omitted {
-			m.Content = store.TextContent("")
+			m.Content = message.TextContent("")
 		}
 		return m
 	}
-	calls := make([]store.ToolCall, len(m.ToolCalls))
+	calls := make([]message.ToolCall, len(m.ToolCalls))
 	copy(calls, m.ToolCalls)
 	seen := map[string]bool{}
 	for i := range calls {

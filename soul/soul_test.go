@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
@@ -127,8 +129,8 @@ func (h *harness) view() store.View {
 }
 
 // messages are the current view's messages without checkpoint markers.
-func (h *harness) messages() []store.Message {
-	var out []store.Message
+func (h *harness) messages() []message.Message {
+	var out []message.Message
 	for _, m := range h.view().Messages() {
 		if !isCheckpointMarker(m) {
 			out = append(out, m)
@@ -169,7 +171,7 @@ func lastText(r llmtest.Request) string {
 	return ""
 }
 
-func roles(msgs []store.Message) string {
+func roles(msgs []message.Message) string {
 	rs := make([]string, len(msgs))
 	for i, m := range msgs {
 		rs[i] = m.Role
@@ -696,7 +698,7 @@ func TestDMailBacktrack(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	for _, m := range last.Messages {
 		if len(m.ToolCalls) > 0 {
-			t.Errorf("detour still sent: %s", describe([]store.Message{m}))
+			t.Errorf("detour still sent: %s", describe([]message.Message{m}))
 		}
 	}
 	h.requestsValid()
@@ -1005,7 +1007,7 @@ func TestBusy(t *testing.T) {
 }
 
 func TestRequestProblemCatchesBadRequests(t *testing.T) {
-	bad := [][]store.Message{
+	bad := [][]message.Message{
 		{toolMsg("x", "orphan")},
 		{assistantCalls(call("a", "Shell", "{"))},
 		{assistantCalls(call("a", "Shell", "{}"))},
@@ -1016,7 +1018,7 @@ func TestRequestProblemCatchesBadRequests(t *testing.T) {
 			t.Errorf("case %d: invalid request accepted", i)
 		}
 	}
-	good := []store.Message{assistantCalls(call("a", "Shell", "{}")), toolMsg("a", "ok")}
+	good := []message.Message{assistantCalls(call("a", "Shell", "{}")), toolMsg("a", "ok")}
 	if err := requestProblem(good); err != nil {
 		t.Errorf("valid request rejected: %v", err)
 	}

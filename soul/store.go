@@ -3,6 +3,8 @@ package soul
 import (
 	"context"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -13,14 +15,14 @@ type Store interface {
 	SetTitleIfEmpty(ctx context.Context, id, title string) error
 
 	View(ctx context.Context, sessionID string) (store.View, error)
-	AppendMessage(ctx context.Context, sessionID string, m store.Message) (store.Record, error)
+	AppendMessage(ctx context.Context, sessionID string, m message.Message) (store.Record, error)
 	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
 	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
 
 	RevertTo(ctx context.Context, sessionID string, checkpointID int, cause store.Cause, note string) (store.Generation, error)
 	Clear(ctx context.Context, sessionID string) (store.Generation, error)
 	Restore(ctx context.Context, sessionID string, gen int) (store.Generation, error)
-	StartCompacted(ctx context.Context, sessionID string, msgs []store.Message, sourceGen int, tokens int) (store.Generation, error)
+	StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (store.Generation, error)
 }
 
 // The Store interface is exactly a subset of the real database.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/internal/gen"
 )
@@ -66,7 +68,7 @@ func BenchmarkAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	msg := store.NewText("user", "please refactor the parser so that the store keeps every generation searchable")
+	msg := message.NewText("user", "please refactor the parser so that the store keeps every generation searchable")
 	lat := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		t0 := time.Now()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // withCheckpointing sets the checkpointer's thresholds for DBs opened by the
@@ -69,7 +71,7 @@ func TestBackgroundCheckpointAfterCommits(t *testing.T) {
 		t.Fatalf("%d commits pending, %d checkpoints before appending", before, db.ckpt.runs.Load())
 	}
 	for i := 0; i < 20; i++ {
-		must[Record](t)(db.AppendMessage(bg, s.ID, NewText("user", "checkpointed zebra")))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "checkpointed zebra")))
 	}
 	waitRuns(t, db, 1, 10*time.Second)
 	if db.ckpt.lastCopied.Load() == 0 {
@@ -106,7 +108,7 @@ func TestBackgroundCheckpointWhenIdle(t *testing.T) {
 	s := newSession(t, db, "idle", "/w")
 	waitRuns(t, db, 1, 10*time.Second)
 	runs := db.ckpt.runs.Load()
-	must[Record](t)(db.AppendMessage(bg, s.ID, NewText("user", "hello")))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "hello")))
 	waitRuns(t, db, runs+1, 10*time.Second)
 	time.Sleep(100 * time.Millisecond)
 	if got := db.ckpt.runs.Load(); got != runs+1 {

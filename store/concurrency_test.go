@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TestConcurrentOpens runs two writers and a reader on separate *DB handles
@@ -42,7 +44,7 @@ func TestConcurrentOpens(t *testing.T) {
 				errs <- fmt.Errorf("writer %d checkpoint: %w", idx, err)
 				return
 			}
-			if _, err := db.AppendMessage(bg, sid, NewText("user", fmt.Sprintf("question %d about concurrency", i))); err != nil {
+			if _, err := db.AppendMessage(bg, sid, message.NewText("user", fmt.Sprintf("question %d about concurrency", i))); err != nil {
 				errs <- fmt.Errorf("writer %d append: %w", idx, err)
 				return
 			}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"regexp"
 	"strings"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // genRow is one row of the generations table.
@@ -318,7 +320,7 @@ func (a *appender) close() {
 	}
 }
 
-func (a *appender) message(m Message) (Record, error) {
+func (a *appender) message(m message.Message) (Record, error) {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return Record{}, fmt.Errorf("message body: %w", err)
@@ -328,7 +330,7 @@ func (a *appender) message(m Message) (Record, error) {
 
 // add inserts one record. For messages, m (when known) saves decoding the
 // body again for the search index.
-func (a *appender) add(r Record, m *Message) (Record, error) {
+func (a *appender) add(r Record, m *message.Message) (Record, error) {
 	if err := a.prepare(); err != nil {
 		return Record{}, err
 	}
@@ -351,7 +353,7 @@ func (a *appender) add(r Record, m *Message) (Record, error) {
 	switch r.Kind {
 	case KindMessage:
 		if m == nil {
-			var dec Message
+			var dec message.Message
 			if err := json.Unmarshal(r.Body, &dec); err != nil {
 				return Record{}, fmt.Errorf("record %d: message body: %w", r.Seq, err)
 			}
@@ -436,7 +438,7 @@ func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) erro
 }
 
 // AppendMessage appends one message to the current generation.
-func (db *DB) AppendMessage(ctx context.Context, sessionID string, m Message) (Record, error) {
+func (db *DB) AppendMessage(ctx context.Context, sessionID string, m message.Message) (Record, error) {
 	recs, err := db.appendTx(ctx, sessionID, func(a *appender) error {
 		_, err := a.message(m)
 		return err
@@ -465,7 +467,7 @@ func CheckpointText(n int) string { return fmt.Sprintf("<system>CHECKPOINT %d</s
 var checkpointTextRE = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)
 
 // IsCheckpointMessage reports whether m is the marker Checkpoint writes.
-func IsCheckpointMessage(m Message) bool {
+func IsCheckpointMessage(m message.Message) bool {
 	return m.Role == "user" && checkpointTextRE.MatchString(strings.TrimSpace(m.Content.PlainText()))
 }
 
@@ -479,7 +481,7 @@ func (db *DB) Checkpoint(ctx context.Context, sessionID string, addUserMessage b
 			return err
 		}
 		if addUserMessage {
-			_, err := a.message(NewText("user", CheckpointText(id)))
+			_, err := a.message(message.NewText("user", CheckpointText(id)))
 			return err
 		}
 		return nil
@@ -702,7 +704,7 @@ func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
 
 // StartCompacted starts a root generation (cause compact, SourceGen set)
 // holding msgs and, when tokens > 0, a usage record.
-func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []Message, sourceGen int, tokens int) (Generation, error) {
+func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (Generation, error) {
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
 		st, err := loadState(ctx, tx, sessionID)

@@ -15,18 +15,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 const crashEnv = "REWIND_STORE_CRASH_CHILD"
 
 // crashStep is a step with n tool calls, each answered.
 func crashStep(i, n int) Step {
-	asst := Message{Role: "assistant", Content: TextContent(fmt.Sprintf("step %d", i))}
-	var results []Message
+	asst := message.Message{Role: "assistant", Content: message.TextContent(fmt.Sprintf("step %d", i))}
+	var results []message.Message
 	for k := 0; k < n; k++ {
 		id := fmt.Sprintf("call-%d-%d", i, k)
-		asst.ToolCalls = append(asst.ToolCalls, ToolCall{ID: id, Name: "Shell", Args: `{"command":"echo"}`})
-		results = append(results, Message{Role: "tool", ToolCallID: id, Content: TextContent(strings.Repeat("output ", 50))})
+		asst.ToolCalls = append(asst.ToolCalls, message.ToolCall{ID: id, Name: "Shell", Args: `{"command":"echo"}`})
+		results = append(results, message.Message{Role: "tool", ToolCallID: id, Content: message.TextContent(strings.Repeat("output ", 50))})
 	}
 	return Step{Assistant: asst, ToolResults: results, TokenCount: 1000 + i}
 }
@@ -174,7 +176,7 @@ func verifyAfterCrash(t *testing.T, path, sid string, reported map[int64]bool) {
 	}
 	// Steps are contiguous: assistant, one result per call, usage.
 	for i, r := range recs {
-		var m Message
+		var m message.Message
 		if r.kind != KindMessage || json.Unmarshal([]byte(r.body), &m) != nil || m.Role != "assistant" {
 			continue
 		}
@@ -183,7 +185,7 @@ func verifyAfterCrash(t *testing.T, path, sid string, reported map[int64]bool) {
 			t.Fatalf("step at seq %d is cut short", r.seq)
 		}
 		for k := 0; k < n; k++ {
-			var res Message
+			var res message.Message
 			json.Unmarshal([]byte(recs[i+1+k].body), &res)
 			if res.Role != "tool" || res.ToolCallID != m.ToolCalls[k].ID {
 				t.Fatalf("step at seq %d: result %d missing", r.seq, k)

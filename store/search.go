@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // SearchOptions filters Search. Zero Since/Until mean unbounded; Limit <= 0
@@ -30,7 +32,7 @@ type SearchHit struct {
 // content and the arguments of its tool calls. Checkpoint markers and
 // metadata roles (IsMetadataRole: an imported kimi system prompt) are not
 // indexed.
-func searchText(m Message) string {
+func searchText(m message.Message) string {
 	if IsCheckpointMessage(m) || IsMetadataRole(m.Role) {
 		return ""
 	}

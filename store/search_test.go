@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TestSearchSkipsMetadataRoles: an imported kimi system prompt (role
@@ -10,13 +12,13 @@ import (
 // by an older rewind is not found either.
 func TestSearchSkipsMetadataRoles(t *testing.T) {
 	db := openTest(t)
-	body := func(m Message) json.RawMessage { b, _ := json.Marshal(m); return b }
-	prompt := NewText("_system_prompt", "You are a wombat agent.")
+	body := func(m message.Message) json.RawMessage { b, _ := json.Marshal(m); return b }
+	prompt := message.NewText("_system_prompt", "You are a wombat agent.")
 	s := must[Session](t)(db.ImportSession(bg, NewSession{Title: "imp"}, []ImportedGeneration{{Records: []Record{
 		{Kind: KindMessage, Body: body(prompt)},
-		{Kind: KindMessage, Body: body(NewText("user", "tell me about the wombat"))},
+		{Kind: KindMessage, Body: body(message.NewText("user", "tell me about the wombat"))},
 	}}}))
-	must[Record](t)(db.AppendMessage(bg, s.ID, NewText("_system_prompt", "appended wombat prompt")))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("_system_prompt", "appended wombat prompt")))
 	v := checkCounters(t, db, s.ID)
 	if len(v.Records) != 3 || v.Records[0].Role != "_system_prompt" {
 		t.Fatalf("view %+v", v.Records)

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TestWriterReconnect: when the pool replaces the writer's connection, the
@@ -16,7 +18,7 @@ func TestWriterReconnect(t *testing.T) {
 	db.writer.SetConnMaxLifetime(time.Nanosecond) // every connection expires at once
 	for i := 0; i < 3; i++ {
 		before := db.ckpt.pending.Load()
-		must[Record](t)(db.AppendMessage(bg, s.ID, NewText("user", "reconnected")))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "reconnected")))
 		if got := db.ckpt.pending.Load() - before; got != 1 {
 			t.Fatalf("append %d: %d commits counted", i, got)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 var bg = context.Background()
@@ -89,12 +91,12 @@ func countRows(t testing.TB, db *DB, table string) int {
 func turn(t testing.TB, db *DB, sid string, text string, tokens int) int {
 	t.Helper()
 	id := must[int](t)(db.Checkpoint(bg, sid, true))
-	must[Record](t)(db.AppendMessage(bg, sid, NewText("user", text)))
-	asst := NewText("assistant", "")
-	asst.ToolCalls = []ToolCall{{ID: "c1", Name: "Shell", Args: `{"command":"ls ` + text + `"}`}}
+	must[Record](t)(db.AppendMessage(bg, sid, message.NewText("user", text)))
+	asst := message.NewText("assistant", "")
+	asst.ToolCalls = []message.ToolCall{{ID: "c1", Name: "Shell", Args: `{"command":"ls ` + text + `"}`}}
 	must[[]Record](t)(db.CommitStep(bg, sid, Step{
 		Assistant:   asst,
-		ToolResults: []Message{{Role: "tool", ToolCallID: "c1", Content: TextContent("out " + text)}},
+		ToolResults: []message.Message{{Role: "tool", ToolCallID: "c1", Content: message.TextContent("out " + text)}},
 		TokenCount:  tokens,
 	}))
 	return id
@@ -112,7 +114,7 @@ func TestSessions(t *testing.T) {
 	if len(gens) != 1 || gens[0].Cause != CauseStart || gens[0].Archived() {
 		t.Fatalf("gens %+v", gens)
 	}
-	must[Record](t)(db.AppendMessage(bg, b.ID, NewText("user", "hi")))
+	must[Record](t)(db.AppendMessage(bg, b.ID, message.NewText("user", "hi")))
 
 	ids := func(o ListOptions) string {
 		var out []string
@@ -193,7 +195,7 @@ func TestSessions(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	if _, err := db.AppendMessage(bg, "nope", NewText("user", "x")); !errors.Is(err, ErrSessionNotFound) {
+	if _, err := db.AppendMessage(bg, "nope", message.NewText("user", "x")); !errors.Is(err, ErrSessionNotFound) {
 		t.Fatalf("append to missing: %v", err)
 	}
 }
@@ -231,13 +233,13 @@ func TestCommitStepAtomic(t *testing.T) {
 	turn(t, db, s.ID, "first", 10)
 	before := checkCounters(t, db, s.ID)
 	step := Step{
-		Assistant: Message{Role: "assistant", Content: Content{IsNull: true},
-			ToolCalls: []ToolCall{{ID: "a", Name: "Shell", Args: "{}"}, {ID: "b", Name: "Shell", Args: "{}"}}},
-		ToolResults: []Message{NewText("tool", "ra"), NewText("tool", "rb")},
+		Assistant: message.Message{Role: "assistant", Content: message.Content{IsNull: true},
+			ToolCalls: []message.ToolCall{{ID: "a", Name: "Shell", Args: "{}"}, {ID: "b", Name: "Shell", Args: "{}"}}},
+		ToolResults: []message.Message{message.NewText("tool", "ra"), message.NewText("tool", "rb")},
 		TokenCount:  99,
 	}
 	bad := step
-	bad.ToolResults = []Message{NewText("tool", "ra"), {Role: "tool", Extra: map[string]json.RawMessage{"x": json.RawMessage("{nope")}}}
+	bad.ToolResults = []message.Message{message.NewText("tool", "ra"), {Role: "tool", Extra: map[string]json.RawMessage{"x": json.RawMessage("{nope")}}}
 	cases := []struct {
 		name  string
 		ctx   func() context.Context
@@ -421,7 +423,7 @@ func TestClearAndCompact(t *testing.T) {
 	must[Generation](t)(db.Restore(bg, sid, 0))
 	turn(t, db, sid, "c", 30) // checkpoint 2 in gen 2
 	src := must[Session](t)(db.GetSession(bg, sid)).CurrentGen
-	g = must[Generation](t)(db.StartCompacted(bg, sid, []Message{NewText("user", "summary"), NewText("assistant", "kept")}, src, 42))
+	g = must[Generation](t)(db.StartCompacted(bg, sid, []message.Message{message.NewText("user", "summary"), message.NewText("assistant", "kept")}, src, 42))
 	if g.Cause != CauseCompact || g.SourceGen == nil || *g.SourceGen != src || g.Tokens != 42 || g.Messages != 2 {
 		t.Fatalf("compact %+v", g)
 	}
@@ -534,15 +536,15 @@ func TestSessionVersion(t *testing.T) {
 
 func TestImportSession(t *testing.T) {
 	db := openTest(t)
-	body := func(m Message) json.RawMessage { b, _ := json.Marshal(m); return b }
+	body := func(m message.Message) json.RawMessage { b, _ := json.Marshal(m); return b }
 	gens := []ImportedGeneration{
 		{Records: []Record{
 			{Kind: KindCheckpoint, CheckpointID: 0},
-			{Kind: KindMessage, Body: body(NewText("user", "old question"))},
+			{Kind: KindMessage, Body: body(message.NewText("user", "old question"))},
 			{Kind: KindUsage, TokenCount: 5},
 		}},
 		{Cause: CauseCompact, Records: []Record{
-			{Kind: KindMessage, Role: "user", Body: body(NewText("user", "new question"))},
+			{Kind: KindMessage, Role: "user", Body: body(message.NewText("user", "new question"))},
 			{Kind: KindCheckpoint, CheckpointID: 0},
 			{Kind: KindCheckpoint, CheckpointID: 1},
 			{Kind: KindUsage, TokenCount: 9},
@@ -564,7 +566,7 @@ func TestImportSession(t *testing.T) {
 	}
 	// A bad record imports nothing.
 	n := countRows(t, db, "sessions")
-	bad := []ImportedGeneration{{Records: []Record{{Kind: KindMessage, Body: body(NewText("user", "x"))}, {Kind: KindMessage, Body: json.RawMessage("{bad")}}}}
+	bad := []ImportedGeneration{{Records: []Record{{Kind: KindMessage, Body: body(message.NewText("user", "x"))}, {Kind: KindMessage, Body: json.RawMessage("{bad")}}}}
 	if _, err := db.ImportSession(bg, NewSession{}, bad); err == nil {
 		t.Fatal("bad body imported")
 	}
@@ -577,11 +579,11 @@ func TestSearch(t *testing.T) {
 	db := openTest(t)
 	a := newSession(t, db, "alpha", "/w/a")
 	b := newSession(t, db, "beta", "/w/b")
-	must[Record](t)(db.AppendMessage(bg, a.ID, NewText("user", "please refactor the frobnicator module")))
-	asst := NewText("assistant", "")
-	asst.ToolCalls = []ToolCall{{ID: "1", Name: "Grep", Args: `{"pattern":"widgetfactory"}`}}
+	must[Record](t)(db.AppendMessage(bg, a.ID, message.NewText("user", "please refactor the frobnicator module")))
+	asst := message.NewText("assistant", "")
+	asst.ToolCalls = []message.ToolCall{{ID: "1", Name: "Grep", Args: `{"pattern":"widgetfactory"}`}}
 	must[Record](t)(db.AppendMessage(bg, b.ID, asst))
-	parts := Message{Role: "user", Content: Content{Parts: []Part{{Type: "text", Text: "frobnicator in parts"}, {Type: "think", Think: "secretthought"}}}}
+	parts := message.Message{Role: "user", Content: message.Content{Parts: []message.Part{{Type: "text", Text: "frobnicator in parts"}, {Type: "think", Think: "secretthought"}}}}
 	must[Record](t)(db.AppendMessage(bg, b.ID, parts))
 	must[int](t)(db.Checkpoint(bg, a.ID, true))
 	// Backdate one message to test date filters.

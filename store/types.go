@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Kind is the kind of a context record.
@@ -96,8 +98,8 @@ type Record struct {
 }
 
 // Message decodes a message record's body.
-func (r Record) Message() (Message, error) {
-	var m Message
+func (r Record) Message() (message.Message, error) {
+	var m message.Message
 	err := json.Unmarshal(r.Body, &m)
 	return m, err
 }
@@ -114,8 +116,8 @@ type View struct {
 
 // Messages decodes the view's message records in order. Bodies that fail to
 // decode are skipped; the store never writes such bodies.
-func (v View) Messages() []Message {
-	out := make([]Message, 0, len(v.Records))
+func (v View) Messages() []message.Message {
+	out := make([]message.Message, 0, len(v.Records))
 	for _, r := range v.Records {
 		if r.Kind != KindMessage {
 			continue
@@ -130,7 +132,7 @@ func (v View) Messages() []Message {
 // Step is what one agent step commits atomically: the assistant message, the
 // results of its tool calls (in call order) and the usage after it.
 type Step struct {
-	Assistant   Message
-	ToolResults []Message
+	Assistant   message.Message
+	ToolResults []message.Message
 	TokenCount  int // the context size reported (or estimated) after the step; 0 = no usage record
 }

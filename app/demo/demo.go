@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
-	"github.com/rewind-agent/rewind/store"
 )
 
 // ModelName is the model the demo reports.
@@ -95,11 +96,11 @@ var checkpointRE = regexp.MustCompile(`^<system>CHECKPOINT (\d+)</system>$`)
 // turn is what the script reads from a request.
 type turn struct {
 	compaction bool
-	prompt     string          // the last real user message (lower case)
-	dmail      bool            // the last real user message is a D-Mail
-	results    []store.Message // tool results after it, in order
-	calls      []string        // tool names called after it
-	stepCP     int             // first checkpoint after the prompt (-1 none)
+	prompt     string            // the last real user message (lower case)
+	dmail      bool              // the last real user message is a D-Mail
+	results    []message.Message // tool results after it, in order
+	calls      []string          // tool names called after it
+	stepCP     int               // first checkpoint after the prompt (-1 none)
 }
 
 func readTurn(req llmtest.Request) turn {

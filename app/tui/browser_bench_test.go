@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
@@ -66,7 +68,7 @@ func generateSessions(ctx context.Context, path string, n int) error {
 		return strings.Join(w, " ")
 	}
 	body := func(role, text string) json.RawMessage {
-		b, _ := store.NewText(role, text).MarshalJSON()
+		b, _ := message.NewText(role, text).MarshalJSON()
 		return b
 	}
 	start := time.Now().Add(-time.Duration(n) * time.Hour)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -337,10 +339,10 @@ func TestResumeShowsExistingView(t *testing.T) {
 				t.Fatal(err)
 			}
 			id = s.ID
-			if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("user", "what was I doing")); err != nil {
+			if _, err := h.db.AppendMessage(h.ctx, id, message.NewText("user", "what was I doing")); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("assistant", "You were **refactoring** the parser.")); err != nil {
+			if _, err := h.db.AppendMessage(h.ctx, id, message.NewText("assistant", "You were **refactoring** the parser.")); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -365,7 +367,7 @@ func TestLeaseHeldOffersWatchOrFork(t *testing.T) {
 				t.Fatal(err)
 			}
 			id = s.ID
-			h.db.AppendMessage(h.ctx, id, store.NewText("user", "original prompt"))
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "original prompt"))
 			if lease, err = h.db.AcquireLease(h.ctx, id); err != nil {
 				t.Fatal(err)
 			}
@@ -393,7 +395,7 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 		before: func(h *harness) {
 			s, _ := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched", WorkDir: h.work})
 			id = s.ID
-			h.db.AppendMessage(h.ctx, id, store.NewText("user", "first prompt"))
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "first prompt"))
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
 	})
@@ -404,7 +406,7 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 	h.key(tcell.KeyCtrlU)
 	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })
 	// Another writer appends; the watcher follows.
-	if _, err := h.db.AppendMessage(h.ctx, id, store.NewText("assistant", "written by someone else")); err != nil {
+	if _, err := h.db.AppendMessage(h.ctx, id, message.NewText("assistant", "written by someone else")); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFor("written by someone else")

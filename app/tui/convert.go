@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
@@ -80,7 +82,7 @@ func viewItems(v store.View) []views.Item {
 }
 
 // userItem converts a user message; false for checkpoint markers.
-func userItem(m store.Message) (views.Item, bool) {
+func userItem(m message.Message) (views.Item, bool) {
 	text := strings.TrimSpace(m.Content.PlainText())
 	switch {
 	case store.IsCheckpointMessage(m) || text == "":

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
@@ -22,19 +24,19 @@ func TestViewItems(t *testing.T) {
 	if _, err := db.Checkpoint(ctx, s.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	think := store.Message{Role: "assistant", Content: store.Content{Parts: []store.Part{{Type: "think", Think: "let me see"}, {Type: "text", Text: "Reading both."}}},
-		ToolCalls: []store.ToolCall{
+	think := message.Message{Role: "assistant", Content: message.Content{Parts: []message.Part{{Type: "think", Think: "let me see"}, {Type: "text", Text: "Reading both."}}},
+		ToolCalls: []message.ToolCall{
 			{ID: "a", Type: "function", Name: "ReadFile", Args: `{"path":"ok.txt"}`},
 			{ID: "b", Type: "function", Name: "Shell", Args: `{"command":"make test"}`},
 			{ID: "c", Type: "function", Name: "Glob", Args: `not json`},
 		}}
-	msgs := []store.Message{
-		store.NewText("user", "fix it"),
+	msgs := []message.Message{
+		message.NewText("user", "fix it"),
 		think,
-		{Role: "tool", ToolCallID: "a", Content: store.TextContent("1 hello")},
-		{Role: "tool", ToolCallID: "b", Content: store.TextContent("ERROR: exit status 2")},
+		{Role: "tool", ToolCallID: "a", Content: message.TextContent("1 hello")},
+		{Role: "tool", ToolCallID: "b", Content: message.TextContent("ERROR: exit status 2")},
 		soul.DMailMessage("skip the flaky test"),
-		store.NewText("user", "<system>Previous context has been compacted. Here is the compaction output:</system>\n## Current focus\nparser"),
+		message.NewText("user", "<system>Previous context has been compacted. Here is the compaction output:</system>\n## Current focus\nparser"),
 	}
 	for _, m := range msgs {
 		if _, err := db.AppendMessage(ctx, s.ID, m); err != nil {

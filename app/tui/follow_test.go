@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
@@ -48,10 +50,10 @@ func TestWatchWriterProcess(t *testing.T) {
 		if _, err := db.Checkpoint(ctx, id, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendMessage(ctx, id, store.NewText("user", line)); err != nil {
+		if _, err := db.AppendMessage(ctx, id, message.NewText("user", line)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.CommitStep(ctx, id, store.Step{Assistant: store.NewText("assistant", "answer: "+line), TokenCount: 1234}); err != nil {
+		if _, err := db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", "answer: "+line), TokenCount: 1234}); err != nil {
 			t.Fatal(err)
 		}
 		fmt.Println("ok")
@@ -146,7 +148,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 
 func TestRunOf(t *testing.T) {
 	ts := time.Unix(1000, 0)
-	rec := func(kind store.Kind, m store.Message) store.Record {
+	rec := func(kind store.Kind, m message.Message) store.Record {
 		r := store.Record{Kind: kind, CreatedAt: ts}
 		if kind == store.KindMessage {
 			r.Role = m.Role
@@ -155,17 +157,17 @@ func TestRunOf(t *testing.T) {
 		}
 		return r
 	}
-	call := store.NewText("assistant", "")
-	call.ToolCalls = []store.ToolCall{{ID: "1", Name: "Shell", Args: `{"command":"ls"}`}}
+	call := message.NewText("assistant", "")
+	call.ToolCalls = []message.ToolCall{{ID: "1", Name: "Shell", Args: `{"command":"ls"}`}}
 	v := store.View{Records: []store.Record{
-		rec(store.KindCheckpoint, store.Message{}), rec(store.KindMessage, store.NewText("user", "go")),
-		rec(store.KindCheckpoint, store.Message{}), rec(store.KindMessage, call), rec(store.KindMessage, store.Message{Role: "tool", ToolCallID: "1", Content: store.TextContent("ok")}),
-		rec(store.KindCheckpoint, store.Message{}),
+		rec(store.KindCheckpoint, message.Message{}), rec(store.KindMessage, message.NewText("user", "go")),
+		rec(store.KindCheckpoint, message.Message{}), rec(store.KindMessage, call), rec(store.KindMessage, message.Message{Role: "tool", ToolCallID: "1", Content: message.TextContent("ok")}),
+		rec(store.KindCheckpoint, message.Message{}),
 	}}
 	if rs := runOf(v); !rs.running || rs.step != 2 || !rs.started.Equal(ts) {
 		t.Fatalf("mid-run: %+v", rs)
 	}
-	v.Records = append(v.Records, rec(store.KindMessage, store.NewText("assistant", "done")))
+	v.Records = append(v.Records, rec(store.KindMessage, message.NewText("assistant", "done")))
 	if rs := runOf(v); rs.running {
 		t.Fatalf("after the final answer: %+v", rs)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -251,12 +253,12 @@ func seedScenes(ctx context.Context, db *store.DB, work string) (string, error) 
 	if _, err := db.Checkpoint(ctx, id, false); err != nil {
 		return "", err
 	}
-	if _, err := db.AppendMessage(ctx, id, store.NewText("user", dmailPrefix+". D-Mail content: the fixtures expect column numbers from 1, not 0</system>")); err != nil {
+	if _, err := db.AppendMessage(ctx, id, message.NewText("user", dmailPrefix+". D-Mail content: the fixtures expect column numbers from 1, not 0</system>")); err != nil {
 		return "", err
 	}
-	call := store.NewText("assistant", "Columns are 1-based in the fixtures; fixing the caret position.")
-	call.ToolCalls = []store.ToolCall{{ID: "call_fix", Type: "function", Name: "StrReplaceFile", Args: `{"path":"parser/errors.go","old":"col := pos.Offset","new":"col := pos.Offset + 1"}`}}
-	if _, err := db.CommitStep(ctx, id, store.Step{Assistant: call, ToolResults: []store.Message{{Role: "tool", ToolCallID: "call_fix", Content: store.TextContent("Edited parser/errors.go (1 replacement)")}}, TokenCount: 23100}); err != nil {
+	call := message.NewText("assistant", "Columns are 1-based in the fixtures; fixing the caret position.")
+	call.ToolCalls = []message.ToolCall{{ID: "call_fix", Type: "function", Name: "StrReplaceFile", Args: `{"path":"parser/errors.go","old":"col := pos.Offset","new":"col := pos.Offset + 1"}`}}
+	if _, err := db.CommitStep(ctx, id, store.Step{Assistant: call, ToolResults: []message.Message{{Role: "tool", ToolCallID: "call_fix", Content: message.TextContent("Edited parser/errors.go (1 replacement)")}}, TokenCount: 23100}); err != nil {
 		return "", err
 	}
 	return id, nil
@@ -268,18 +270,18 @@ func turn(ctx context.Context, db *store.DB, id, user, answer string, tokens int
 	if _, err := db.Checkpoint(ctx, id, false); err != nil {
 		return err
 	}
-	if _, err := db.AppendMessage(ctx, id, store.NewText("user", user)); err != nil {
+	if _, err := db.AppendMessage(ctx, id, message.NewText("user", user)); err != nil {
 		return err
 	}
-	call := store.NewText("assistant", "")
+	call := message.NewText("assistant", "")
 	callID := fmt.Sprintf("call_%d", tokens)
-	call.ToolCalls = []store.ToolCall{{ID: callID, Type: "function", Name: "Grep", Args: `{"pattern":"peekN","path":"parser"}`}}
-	if _, err := db.CommitStep(ctx, id, store.Step{Assistant: call, ToolResults: []store.Message{{Role: "tool", ToolCallID: callID, Content: store.TextContent("parser/lookahead.go:12: func (p *Parser) peekN(n int) rune {")}}, TokenCount: tokens - 800}); err != nil {
+	call.ToolCalls = []message.ToolCall{{ID: callID, Type: "function", Name: "Grep", Args: `{"pattern":"peekN","path":"parser"}`}}
+	if _, err := db.CommitStep(ctx, id, store.Step{Assistant: call, ToolResults: []message.Message{{Role: "tool", ToolCallID: callID, Content: message.TextContent("parser/lookahead.go:12: func (p *Parser) peekN(n int) rune {")}}, TokenCount: tokens - 800}); err != nil {
 		return err
 	}
 	if _, err := db.Checkpoint(ctx, id, false); err != nil {
 		return err
 	}
-	_, err := db.CommitStep(ctx, id, store.Step{Assistant: store.NewText("assistant", answer), TokenCount: tokens})
+	_, err := db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", answer), TokenCount: tokens})
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul/filecp"
@@ -22,10 +24,10 @@ func seedTurns(t *testing.T, db *store.DB, id string, tasks ...string) {
 		if _, err := db.Checkpoint(ctx, id, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.AppendMessage(ctx, id, store.NewText("user", task)); err != nil {
+		if _, err := db.AppendMessage(ctx, id, message.NewText("user", task)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.CommitStep(ctx, id, store.Step{Assistant: store.NewText("assistant", "answer to "+task), TokenCount: 1000 * (i + 1)}); err != nil {
+		if _, err := db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", "answer to "+task), TokenCount: 1000 * (i + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,10 +49,10 @@ func branchedSession(t *testing.T, db *store.DB, work string) string {
 	if _, err := db.Checkpoint(ctx, s.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendMessage(ctx, s.ID, store.NewText("user", "second task, take two")); err != nil {
+	if _, err := db.AppendMessage(ctx, s.ID, message.NewText("user", "second task, take two")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.CommitStep(ctx, s.ID, store.Step{Assistant: store.NewText("assistant", "a better answer"), TokenCount: 2500}); err != nil {
+	if _, err := db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "a better answer"), TokenCount: 2500}); err != nil {
 		t.Fatal(err)
 	}
 	return s.ID
@@ -165,7 +167,7 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 			if _, err := h.db.Checkpoint(ctx, id, false); err != nil { // checkpoint 1
 				t.Fatal(err)
 			}
-			if _, err := h.db.AppendMessage(ctx, id, store.NewText("user", "write the file")); err != nil {
+			if _, err := h.db.AppendMessage(ctx, id, message.NewText("user", "write the file")); err != nil {
 				t.Fatal(err)
 			}
 			if tr, err = filecp.New(h.db, id, h.work, filecp.Options{}); err != nil {
@@ -181,7 +183,7 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 			if err := tr.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.db.CommitStep(ctx, id, store.Step{Assistant: store.NewText("assistant", "wrote notes.txt")}); err != nil {
+			if _, err := h.db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", "wrote notes.txt")}); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -222,8 +224,8 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 		}
 		id = s.ID
 		seedTurns(t, h.db, id, "alpha", "beta", "gamma")
-		sum := store.NewText("user", compactedPrefix+"…</system> summary of alpha, beta, gamma")
-		if _, err := h.db.StartCompacted(ctx, id, []store.Message{sum}, 0, 500); err != nil {
+		sum := message.NewText("user", compactedPrefix+"…</system> summary of alpha, beta, gamma")
+		if _, err := h.db.StartCompacted(ctx, id, []message.Message{sum}, 0, 500); err != nil {
 			t.Fatal(err)
 		}
 		return id

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -125,7 +127,7 @@ func TestKill9MidRunLosesNothingCommitted(t *testing.T) {
 
 // assertWholeSteps fails when an assistant's tool calls are not all answered
 // by the tool messages right after it.
-func assertWholeSteps(t *testing.T, msgs []store.Message) {
+func assertWholeSteps(t *testing.T, msgs []message.Message) {
 	t.Helper()
 	for i, m := range msgs {
 		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
@@ -155,7 +157,7 @@ func assertValidRequest(t *testing.T, req llmtest.Request) {
 	}
 }
 
-func hasUserText(msgs []store.Message, text string) bool {
+func hasUserText(msgs []message.Message, text string) bool {
 	for _, m := range msgs {
 		if m.Role == "user" && m.Content.PlainText() == text {
 			return true
@@ -164,7 +166,7 @@ func hasUserText(msgs []store.Message, text string) bool {
 	return false
 }
 
-func countRole(msgs []store.Message, role string) int {
+func countRole(msgs []message.Message, role string) int {
 	n := 0
 	for _, m := range msgs {
 		if m.Role == role {
@@ -174,7 +176,7 @@ func countRole(msgs []store.Message, role string) int {
 	return n
 }
 
-func describeRoles(msgs []store.Message) string {
+func describeRoles(msgs []message.Message) string {
 	parts := make([]string, len(msgs))
 	for i, m := range msgs {
 		parts[i] = fmt.Sprintf("%s(%d calls)", m.Role, len(m.ToolCalls))

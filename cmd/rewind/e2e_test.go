@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/rewind-agent/rewind/store"
@@ -175,20 +177,20 @@ func (e *env) seed(title string) seeded {
 	}
 	_, err = db.Checkpoint(ctx, s.ID, false) // checkpoint 0
 	must(err)
-	_, err = db.AppendMessage(ctx, s.ID, store.NewText("user", "hello"))
+	_, err = db.AppendMessage(ctx, s.ID, message.NewText("user", "hello"))
 	must(err)
-	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: store.NewText("assistant", "hi there"), TokenCount: 100})
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "hi there"), TokenCount: 100})
 	must(err)
 	_, err = db.Checkpoint(ctx, s.ID, false) // checkpoint 1
 	must(err)
-	_, err = db.AppendMessage(ctx, s.ID, store.NewText("user", "write a.txt"))
+	_, err = db.AppendMessage(ctx, s.ID, message.NewText("user", "write a.txt"))
 	must(err)
-	call := store.Message{Role: "assistant", Content: store.Content{IsNull: true},
-		ToolCalls: []store.ToolCall{{ID: "call_1", Type: "function", Name: "WriteFile", Args: `{"path":"a.txt","content":"x"}`}}}
-	tool := store.Message{Role: "tool", Content: store.TextContent("wrote 1 byte to a.txt"), ToolCallID: "call_1"}
-	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: call, ToolResults: []store.Message{tool}, TokenCount: 180})
+	call := message.Message{Role: "assistant", Content: message.Content{IsNull: true},
+		ToolCalls: []message.ToolCall{{ID: "call_1", Type: "function", Name: "WriteFile", Args: `{"path":"a.txt","content":"x"}`}}}
+	tool := message.Message{Role: "tool", Content: message.TextContent("wrote 1 byte to a.txt"), ToolCallID: "call_1"}
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: call, ToolResults: []message.Message{tool}, TokenCount: 180})
 	must(err)
-	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: store.NewText("assistant", "done \x1b[31mred"), TokenCount: 200})
+	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "done \x1b[31mred"), TokenCount: 200})
 	must(err)
 	return seeded{id: s.ID}
 }

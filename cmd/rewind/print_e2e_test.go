@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -109,7 +111,7 @@ func (v viewOut) texts(t *testing.T) []string {
 		if r.Kind != "message" {
 			continue
 		}
-		var m store.Message
+		var m message.Message
 		if err := json.Unmarshal(*r.Message, &m); err != nil {
 			t.Fatal(err)
 		}

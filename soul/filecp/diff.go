@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/soul/unidiff"
 )
 
 // UnifiedDiff returns a unified diff from old to new content of path; nil
@@ -25,7 +25,7 @@ func UnifiedDiff(path string, old, new []byte) string {
 		}
 		return fmt.Sprintf("Binary files %s and %s differ\n", from, to)
 	}
-	return tools.UnifiedDiff(path, old, new)
+	return unidiff.Unified(path, old, new)
 }
 
 // isBinary: content with a NUL byte, or not valid UTF-8, is diffed as binary.

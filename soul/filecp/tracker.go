@@ -17,7 +17,8 @@ import (
 )
 
 // FileTracker is soul/tools.FileTracker (docs/CONTRACTS.md), repeated here
-// so this package does not depend on the tools package.
+// so this package does not depend on the tools package; app pins that its
+// adapter satisfies both.
 type FileTracker interface {
 	BeforeWrite(ctx context.Context, paths []string) error
 	AroundShell(ctx context.Context) (after func(context.Context) error, err error)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -156,7 +158,7 @@ func (e *env) checkpoint() int64 {
 
 func (e *env) message(text string) {
 	e.t.Helper()
-	if _, err := e.db.AppendMessage(e.ctx, e.sess.ID, store.NewText("assistant", text)); err != nil {
+	if _, err := e.db.AppendMessage(e.ctx, e.sess.ID, message.NewText("assistant", text)); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/rewind-agent/rewind/store/message"
 
-	"github.com/rewind-agent/rewind/store"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // toOpenAIMessages converts stored messages to go-openai request messages.
@@ -20,7 +20,7 @@ import (
 //     drop it (see Provider.attempt).
 //   - Tool calls keep their raw argument strings; tool_call_id and name pass
 //     through.
-func toOpenAIMessages(msgs []store.Message, withReasoning bool) []openai.ChatCompletionMessage {
+func toOpenAIMessages(msgs []message.Message, withReasoning bool) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
 		om := openai.ChatCompletionMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
@@ -55,7 +55,7 @@ func toOpenAIMessages(msgs []store.Message, withReasoning bool) []openai.ChatCom
 	return out
 }
 
-func hasReasoning(msgs []store.Message) bool {
+func hasReasoning(msgs []message.Message) bool {
 	for _, m := range msgs {
 		if m.Role != "assistant" {
 			continue
@@ -70,7 +70,7 @@ func hasReasoning(msgs []store.Message) bool {
 	return false
 }
 
-func hasImage(parts []store.Part) bool {
+func hasImage(parts []message.Part) bool {
 	for _, p := range parts {
 		if p.Type == "image_url" {
 			return true
@@ -79,7 +79,7 @@ func hasImage(parts []store.Part) bool {
 	return false
 }
 
-func multiContent(parts []store.Part) []openai.ChatMessagePart {
+func multiContent(parts []message.Part) []openai.ChatMessagePart {
 	var out []openai.ChatMessagePart
 	for _, p := range parts {
 		switch p.Type {
@@ -127,17 +127,17 @@ func toOpenAITools(specs []ToolSpec) []openai.Tool {
 // assistantMessage builds the stored form of an answer: string content, or
 // a parts list [think, text] when the model reasoned, so the reasoning is
 // kept; tool calls with their raw argument strings.
-func assistantMessage(content, reasoning string, calls []store.ToolCall) store.Message {
-	m := store.Message{Role: "assistant", ToolCalls: calls}
+func assistantMessage(content, reasoning string, calls []message.ToolCall) message.Message {
+	m := message.Message{Role: "assistant", ToolCalls: calls}
 	if reasoning == "" {
-		m.Content = store.TextContent(content)
+		m.Content = message.TextContent(content)
 		return m
 	}
-	parts := []store.Part{{Type: "think", Think: reasoning}}
+	parts := []message.Part{{Type: "think", Think: reasoning}}
 	if content != "" {
-		parts = append(parts, store.Part{Type: "text", Text: content})
+		parts = append(parts, message.Part{Type: "text", Text: content})
 	}
-	m.Content = store.Content{Parts: parts}
+	m.Content = message.Content{Parts: parts}
 	return m
 }
 
@@ -156,7 +156,7 @@ const (
 // tool-call ids, plus 4 tokens of framing per message and 3 for the reply
 // priming. It is deliberately simple; it only has to be in the right
 // ballpark for the auto-compaction threshold.
-func EstimateTokens(msgs []store.Message) int {
+func EstimateTokens(msgs []message.Message) int {
 	if len(msgs) == 0 {
 		return 0
 	}
@@ -167,7 +167,7 @@ func EstimateTokens(msgs []store.Message) int {
 	return n
 }
 
-func messageTokens(m store.Message) int {
+func messageTokens(m message.Message) int {
 	b := len(m.Role) + len(m.Name) + len(m.ToolCallID)
 	if m.Content.Parts == nil {
 		b += len(m.Content.Text)
@@ -191,7 +191,7 @@ func specTokens(specs []ToolSpec) int {
 }
 
 // estimateUsage fills a Usage for a call the server did not count.
-func estimateUsage(req Request, answer store.Message) Usage {
+func estimateUsage(req Request, answer message.Message) Usage {
 	prompt := EstimateTokens(req.Messages) + specTokens(req.Tools)
 	completion := perMessageOverhead + messageTokens(answer)
 	return Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion, Estimated: true}

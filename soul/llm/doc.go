@@ -1,7 +1,7 @@
 // Package llm is rewind's model provider: one Client interface and a
 // Provider that talks to any OpenAI-compatible /chat/completions endpoint.
 //
-// It owns: converting store.Message to the wire and the answer back (the
+// It owns: converting message.Message to the wire and the answer back (the
 // reasoning kept as a "think" part so it is stored), streaming with
 // content, reasoning_content and tool-call deltas accumulated by index,
 // usage (from the server, else EstimateTokens), the request-shape

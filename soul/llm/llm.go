@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Defaults applied by New when the Config leaves a field zero.
@@ -51,7 +51,7 @@ type ToolSpec struct {
 
 // Request is one model call: the whole context and the tools on offer.
 type Request struct {
-	Messages []store.Message
+	Messages []message.Message
 	Tools    []ToolSpec
 }
 
@@ -78,7 +78,7 @@ type Usage struct {
 
 // Response is the complete answer of one successful call.
 type Response struct {
-	Message      store.Message // role assistant; think part first when the model reasoned
+	Message      message.Message // role assistant; think part first when the model reasoned
 	Usage        Usage
 	FinishReason string
 }

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
-	"github.com/rewind-agent/rewind/store"
 )
 
 // recorder collects callbacks.
@@ -78,7 +79,7 @@ func newProvider(t *testing.T, srv *llmtest.Server, stream bool) (*llm.Provider,
 }
 
 func userReq(text string) llm.Request {
-	return llm.Request{Messages: []store.Message{store.NewText("system", "be brief"), store.NewText("user", text)}}
+	return llm.Request{Messages: []message.Message{message.NewText("system", "be brief"), message.NewText("user", text)}}
 }
 
 func TestNewValidates(t *testing.T) {
@@ -160,7 +161,7 @@ func TestStreamReasoningKeptAsThinkPart(t *testing.T) {
 	// Sending it back: reasoning goes as reasoning_content, never as content.
 	srv.Enqueue(llmtest.Text("ok"))
 	next := userReq("2+2?")
-	next.Messages = append(next.Messages, resp.Message, store.NewText("user", "and 3+3?"))
+	next.Messages = append(next.Messages, resp.Message, message.NewText("user", "and 3+3?"))
 	if _, err := p.Chat(context.Background(), next, llm.Callbacks{}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestReasoningContentRejectedFallsBack(t *testing.T) {
 	srv.Enqueue(llmtest.HTTPError(400, "reasoning_content is not allowed in messages"), llmtest.Text("ok"), llmtest.Text("ok2"))
 	p, _ := newProvider(t, srv, true)
 	req := userReq("x")
-	req.Messages = append(req.Messages, store.Message{Role: "assistant", Content: store.Content{Parts: []store.Part{{Type: "think", Think: "hmm"}, {Type: "text", Text: "y"}}}}, store.NewText("user", "z"))
+	req.Messages = append(req.Messages, message.Message{Role: "assistant", Content: message.Content{Parts: []message.Part{{Type: "think", Think: "hmm"}, {Type: "text", Text: "y"}}}}, message.NewText("user", "z"))
 	var rec recorder
 	if _, err := p.Chat(context.Background(), req, rec.callbacks()); err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestStreamMultipleToolCallsByIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls
-	want := []store.ToolCall{{ID: "call_a", Type: "function", Name: "ReadFile", Args: args0}, {ID: "call_b", Type: "function", Name: "Shell", Args: args1}, {ID: "call_c", Type: "function", Name: "Glob", Args: args2}}
+	want := []message.ToolCall{{ID: "call_a", Type: "function", Name: "ReadFile", Args: args0}, {ID: "call_b", Type: "function", Name: "Shell", Args: args1}, {ID: "call_c", Type: "function", Name: "Glob", Args: args2}}
 	if len(calls) != 3 {
 		t.Fatalf("calls %+v", calls)
 	}
@@ -265,8 +266,8 @@ func TestToolRoundTripSent(t *testing.T) {
 	p, _ := newProvider(t, srv, true)
 	req := userReq("write it")
 	req.Messages = append(req.Messages,
-		store.Message{Role: "assistant", Content: store.Content{IsNull: true}, ToolCalls: []store.ToolCall{{ID: "c1", Type: "function", Name: "WriteFile", Args: `{"path":"a"}`}}},
-		store.Message{Role: "tool", ToolCallID: "c1", Name: "WriteFile", Content: store.TextContent("Wrote a")})
+		message.Message{Role: "assistant", Content: message.Content{IsNull: true}, ToolCalls: []message.ToolCall{{ID: "c1", Type: "function", Name: "WriteFile", Args: `{"path":"a"}`}}},
+		message.Message{Role: "tool", ToolCallID: "c1", Name: "WriteFile", Content: message.TextContent("Wrote a")})
 	if _, err := p.Chat(context.Background(), req, llm.Callbacks{}); err != nil {
 		t.Fatal(err)
 	}
@@ -302,12 +303,12 @@ func TestEstimateTokens(t *testing.T) {
 	if llm.EstimateTokens(nil) != 0 {
 		t.Fatal("empty")
 	}
-	one := llm.EstimateTokens([]store.Message{store.NewText("user", strings.Repeat("a", 396))})
+	one := llm.EstimateTokens([]message.Message{message.NewText("user", strings.Repeat("a", 396))})
 	// 4 bytes of role + 396 = 400 bytes = 100 tokens, + 4 overhead + 3 priming.
 	if one != 107 {
 		t.Fatalf("got %d", one)
 	}
-	withCall := llm.EstimateTokens([]store.Message{{Role: "assistant", ToolCalls: []store.ToolCall{{ID: "c", Name: "Shell", Args: strings.Repeat("b", 100)}}}})
+	withCall := llm.EstimateTokens([]message.Message{{Role: "assistant", ToolCalls: []message.ToolCall{{ID: "c", Name: "Shell", Args: strings.Repeat("b", 100)}}}})
 	if withCall < 30 {
 		t.Fatalf("tool call args not counted: %d", withCall)
 	}

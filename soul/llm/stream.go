@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/rewind-agent/rewind/store/message"
 
-	"github.com/rewind-agent/rewind/store"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // chunk is one streamed chat.completion.chunk. The delta is go-openai's
@@ -296,7 +296,7 @@ func (a *accumulator) response(req Request) (Response, error) {
 
 // toolCalls returns the calls in index order. A call the server sent
 // without an id gets a generated one so its result can refer to it.
-func (a *accumulator) toolCalls() []store.ToolCall {
+func (a *accumulator) toolCalls() []message.ToolCall {
 	if len(a.calls) == 0 {
 		return nil
 	}
@@ -305,7 +305,7 @@ func (a *accumulator) toolCalls() []store.ToolCall {
 		idxs = append(idxs, i)
 	}
 	sort.Ints(idxs)
-	out := make([]store.ToolCall, 0, len(idxs))
+	out := make([]message.ToolCall, 0, len(idxs))
 	for _, i := range idxs {
 		c := a.calls[i]
 		id := c.id
@@ -316,7 +316,7 @@ func (a *accumulator) toolCalls() []store.ToolCall {
 		if typ == "" {
 			typ = "function"
 		}
-		out = append(out, store.ToolCall{ID: id, Type: typ, Name: c.name, Args: c.args.String()})
+		out = append(out, message.ToolCall{ID: id, Type: typ, Name: c.name, Args: c.args.String()})
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rewind-agent/rewind/soul/unidiff"
 )
 
 //go:embed write_file.md
@@ -152,7 +154,7 @@ func editDiff(display, old, new string, exists bool) string {
 	if exists {
 		before = []byte(old)
 	}
-	return UnifiedDiff(display, before, []byte(new))
+	return unidiff.Unified(display, before, []byte(new))
 }
 
 // beforeWrite calls the file-checkpoint hook.

@@ -23,7 +23,7 @@
 // Message lines (every role other than _checkpoint and _usage) become
 // message records whose body is the line itself, compacted, so that export
 // writes back exactly what was read, unknown fields and part types included.
-// Parse still checks that each body decodes as a store.Message. Checkpoint and
+// Parse still checks that each body decodes as a message.Message. Checkpoint and
 // usage lines become checkpoint and usage records; if such a line carries
 // extra fields its compacted line is kept as the record body and written
 // back as it came.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -298,16 +300,16 @@ func TestExportNativeSession(t *testing.T) {
 	if _, err := db.Checkpoint(ctx, s.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendMessage(ctx, s.ID, store.NewText("user", "list files")); err != nil {
+	if _, err := db.AppendMessage(ctx, s.ID, message.NewText("user", "list files")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Checkpoint(ctx, s.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	step := store.Step{
-		Assistant: store.Message{Role: "assistant", Content: store.Content{Parts: []store.Part{{Type: "think", Think: "ls"}, {Type: "text", Text: "Listing."}}},
-			ToolCalls: []store.ToolCall{{ID: "c1", Type: "function", Name: "ListDir", Args: `{"path":"."}`}}},
-		ToolResults: []store.Message{{Role: "tool", Content: store.TextContent("a.go\nb.go"), ToolCallID: "c1"}},
+		Assistant: message.Message{Role: "assistant", Content: message.Content{Parts: []message.Part{{Type: "think", Think: "ls"}, {Type: "text", Text: "Listing."}}},
+			ToolCalls: []message.ToolCall{{ID: "c1", Type: "function", Name: "ListDir", Args: `{"path":"."}`}}},
+		ToolResults: []message.Message{{Role: "tool", Content: message.TextContent("a.go\nb.go"), ToolCallID: "c1"}},
 		TokenCount:  321,
 	}
 	if _, err := db.CommitStep(ctx, s.ID, step); err != nil {

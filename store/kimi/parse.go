@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -117,7 +119,7 @@ func parseLine(line []byte) (store.Record, error) {
 		}
 		return r, nil
 	}
-	var m store.Message
+	var m message.Message
 	if err := json.Unmarshal(body.Bytes(), &m); err != nil {
 		return store.Record{}, fmt.Errorf("%s message: %w", role, err)
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Failure is a way for a reply to go wrong on the wire.
@@ -167,7 +167,7 @@ type Request struct {
 	Stream           bool
 	HasStreamOptions bool // the request carried stream_options
 	IncludeUsage     bool // stream_options.include_usage
-	Messages         []store.Message
+	Messages         []message.Message
 	Tools            []Tool
 	Header           http.Header
 	Body             []byte // the raw JSON body
@@ -181,7 +181,7 @@ type Tool struct {
 
 // Last returns the last message whose role is one of roles (any role when
 // none is given), and whether there was one.
-func (r Request) Last(roles ...string) (store.Message, bool) {
+func (r Request) Last(roles ...string) (message.Message, bool) {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		m := r.Messages[i]
 		if len(roles) == 0 {
@@ -193,7 +193,7 @@ func (r Request) Last(roles ...string) (store.Message, bool) {
 			}
 		}
 	}
-	return store.Message{}, false
+	return message.Message{}, false
 }
 
 // LastText is the text of the last user or tool message ("" if none).

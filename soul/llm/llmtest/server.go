@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TB is the part of testing.TB the server uses; *testing.T and *testing.B
@@ -97,10 +97,10 @@ func (s *Server) Pending() int {
 // wireRequest is the JSON of a chat completions request, as far as the
 // server cares.
 type wireRequest struct {
-	Model         string          `json:"model"`
-	Stream        bool            `json:"stream"`
-	StreamOptions json.RawMessage `json:"stream_options"`
-	Messages      []store.Message `json:"messages"`
+	Model         string            `json:"model"`
+	Stream        bool              `json:"stream"`
+	StreamOptions json.RawMessage   `json:"stream_options"`
+	Messages      []message.Message `json:"messages"`
 	Tools         []struct {
 		Type     string `json:"type"`
 		Function struct {

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
-	"github.com/rewind-agent/rewind/store"
 )
 
 func post(t *testing.T, s *llmtest.Server, body string) (*http.Response, string) {
@@ -30,25 +31,25 @@ func TestScriptMatchesLastUserOrToolMessage(t *testing.T) {
 		On("Wrote", llmtest.Text("done")).
 		Otherwise(llmtest.Text("?"))
 	s.Handle(sc.Reply)
-	msgs := func(ms ...store.Message) string {
+	msgs := func(ms ...message.Message) string {
 		b, _ := json.Marshal(map[string]any{"model": "m", "messages": ms})
 		return string(b)
 	}
-	_, body := post(t, s, msgs(store.NewText("user", "please write a")))
+	_, body := post(t, s, msgs(message.NewText("user", "please write a")))
 	if !strings.Contains(body, `"name":"WriteFile"`) || !strings.Contains(body, `"arguments":"{\"path\":\"a\"}"`) {
 		t.Fatalf("first: %s", body)
 	}
-	_, body = post(t, s, msgs(store.NewText("user", "please write a"), store.Message{Role: "tool", ToolCallID: "c1", Content: store.TextContent("Wrote a")}))
+	_, body = post(t, s, msgs(message.NewText("user", "please write a"), message.Message{Role: "tool", ToolCallID: "c1", Content: message.TextContent("Wrote a")}))
 	if !strings.Contains(body, `"content":"done"`) {
 		t.Fatalf("tool turn: %s", body)
 	}
 	for i := 0; i < 2; i++ { // the last reply of a rule repeats
-		_, body = post(t, s, msgs(store.NewText("user", "write more")))
+		_, body = post(t, s, msgs(message.NewText("user", "write more")))
 		if !strings.Contains(body, `"content":"again"`) {
 			t.Fatalf("repeat %d: %s", i, body)
 		}
 	}
-	_, body = post(t, s, msgs(store.NewText("user", "hello")))
+	_, body = post(t, s, msgs(message.NewText("user", "hello")))
 	if !strings.Contains(body, `"content":"?"`) {
 		t.Fatalf("otherwise: %s", body)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-agent/rewind/store/message"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -31,7 +33,7 @@ func sentence(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func body(m store.Message) json.RawMessage {
+func body(m message.Message) json.RawMessage {
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic(err) // messages built here always marshal
@@ -48,15 +50,15 @@ func Records(r *rand.Rand, n int, start time.Time) []store.Record {
 	for turn := 0; len(out) < n; turn++ {
 		at := start.Add(time.Duration(turn) * time.Minute)
 		callID := fmt.Sprintf("call_%d", turn)
-		asst := store.Message{Role: "assistant", Content: store.TextContent(sentence(r, 12)),
-			ToolCalls: []store.ToolCall{{ID: callID, Name: "Shell", Args: `{"command":"grep -rn ` + words[r.IntN(len(words))] + ` ."}`}}}
+		asst := message.Message{Role: "assistant", Content: message.TextContent(sentence(r, 12)),
+			ToolCalls: []message.ToolCall{{ID: callID, Name: "Shell", Args: `{"command":"grep -rn ` + words[r.IntN(len(words))] + ` ."}`}}}
 		tokens += 200 + r.IntN(800)
 		out = append(out,
 			store.Record{Kind: store.KindCheckpoint, CheckpointID: turn, CreatedAt: at},
-			store.Record{Kind: store.KindMessage, Role: "user", Body: body(store.NewText("user", sentence(r, 10))), CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "user", Body: body(message.NewText("user", sentence(r, 10))), CreatedAt: at},
 			store.Record{Kind: store.KindMessage, Role: "assistant", Body: body(asst), CreatedAt: at},
-			store.Record{Kind: store.KindMessage, Role: "tool", Body: body(store.Message{Role: "tool", ToolCallID: callID,
-				Content: store.TextContent(sentence(r, 30))}), CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "tool", Body: body(message.Message{Role: "tool", ToolCallID: callID,
+				Content: message.TextContent(sentence(r, 30))}), CreatedAt: at},
 			store.Record{Kind: store.KindUsage, TokenCount: tokens, CreatedAt: at},
 		)
 	}

@@ -1,4 +1,4 @@
-package tools
+package unidiff
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 		}
 	}
 	new.WriteString("tail")
-	d := UnifiedDiff("f.txt", []byte(old.String()), []byte(new.String()))
+	d := Unified("f.txt", []byte(old.String()), []byte(new.String()))
 	if n := strings.Count(d, "\n@@ "); n != 2 {
 		t.Fatalf("want 2 hunks, got %d:\n%s", n, d)
 	}
@@ -32,7 +32,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 	if !strings.Contains(d, "@@ -22,9 +22,9 @@\n") || !strings.HasSuffix(d, "+tail\n\\ No newline at end of file\n") {
 		t.Fatalf("second hunk:\n%s", d)
 	}
-	if UnifiedDiff("f", []byte("same\n"), []byte("same\n")) != "" {
+	if Unified("f", []byte("same\n"), []byte("same\n")) != "" {
 		t.Fatal("diff of equal texts is not empty")
 	}
 
@@ -41,7 +41,9 @@ func TestUnifiedDiffHunks(t *testing.T) {
 		t.Skip("patch not installed")
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "f.txt"), old.String())
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(old.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("patch", "-p1", "--quiet")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(d)

@@ -1,4 +1,4 @@
-package tools
+package unidiff
 
 import (
 	"fmt"
@@ -18,10 +18,10 @@ type diffLine struct {
 	text string
 }
 
-// UnifiedDiff returns a unified diff of old → new for path ("" when equal).
+// Unified returns a unified diff of old → new for path ("" when equal).
 // nil content means the file does not exist on that side (/dev/null).
 // Callers decide what to do with binary content; this diffs lines.
-func UnifiedDiff(path string, old, new []byte) string {
+func Unified(path string, old, new []byte) string {
 	if string(old) == string(new) && (old == nil) == (new == nil) {
 		return ""
 	}
