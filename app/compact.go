@@ -7,7 +7,6 @@ import (
 
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm"
-	"github.com/rewind-agent/rewind/soul/tools"
 )
 
 // Compact summarises a session's context with the configured model, headless.
@@ -33,7 +32,7 @@ func Compact(ctx context.Context, rt *Runtime, id string) error {
 			fmt.Fprintln(rt.Stderr, "rewind: "+noteFor(ev))
 		}
 	}
-	s := soul.New(soulConfig(cfg), db, sess.ID, client, tools.Default(), sess.WorkDir, sink)
+	s := soul.New(soulConfig(cfg), db, sess.ID, client, cfg.ToolSet(), sess.WorkDir, sink)
 	if err := s.Compact(ctx); err != nil {
 		var le *llm.Error
 		switch {

@@ -13,6 +13,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rewind-agent/rewind/soul/shellenv"
+	"github.com/rewind-agent/rewind/soul/tools"
 )
 
 // Defaults of the configuration (DESIGN §3 Config).
@@ -48,10 +51,23 @@ type Config struct {
 	DMailRevertsFiles bool
 	FileSizeCap       int64
 	Yolo              bool
+	// ShellEnv is the environment policy of Shell commands (and MCP
+	// servers); the API key and its variables are dropped whatever it says.
+	ShellEnv shellenv.Policy
 
 	// File is the config file that was read, "" when there was none.
 	File string
 }
+
+// ToolSet is the built-in tools with Shell given the environment of
+// ShellEnv.
+func (c Config) ToolSet() *tools.Set {
+	return tools.NewSet(append(tools.Default().All(), &tools.Shell{Environ: c.ShellEnviron()})...)
+}
+
+// ShellEnviron is the environment of the processes started for the model
+// (Shell commands, MCP servers): ShellEnv applied to rewind's environment.
+func (c Config) ShellEnviron() []string { return shellenv.Environ(c.ShellEnv) }
 
 // DBPath is where the session database lives.
 func (c Config) DBPath() string { return filepath.Join(c.Home, "rewind.db") }
@@ -82,17 +98,27 @@ type Overrides struct {
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".
 type fileConfig struct {
-	BaseURL           *string `toml:"base_url" yaml:"base_url"`
-	Model             *string `toml:"model" yaml:"model"`
-	APIKey            *string `toml:"api_key" yaml:"api_key"`
-	Stream            *bool   `toml:"stream" yaml:"stream"`
-	MaxContextSize    *int    `toml:"max_context_size" yaml:"max_context_size"`
-	ReservedTokens    *int    `toml:"reserved_tokens" yaml:"reserved_tokens"`
-	MaxStepsPerRun    *int    `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
-	MaxRetriesPerStep *int    `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
-	Theme             *string `toml:"theme" yaml:"theme"`
-	DMailRevertsFiles *bool   `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
-	FileSizeCap       *int64  `toml:"file_size_cap" yaml:"file_size_cap"`
+	BaseURL           *string         `toml:"base_url" yaml:"base_url"`
+	Model             *string         `toml:"model" yaml:"model"`
+	APIKey            *string         `toml:"api_key" yaml:"api_key"`
+	Stream            *bool           `toml:"stream" yaml:"stream"`
+	MaxContextSize    *int            `toml:"max_context_size" yaml:"max_context_size"`
+	ReservedTokens    *int            `toml:"reserved_tokens" yaml:"reserved_tokens"`
+	MaxStepsPerRun    *int            `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
+	MaxRetriesPerStep *int            `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
+	Theme             *string         `toml:"theme" yaml:"theme"`
+	DMailRevertsFiles *bool           `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
+	FileSizeCap       *int64          `toml:"file_size_cap" yaml:"file_size_cap"`
+	ShellEnv          *shellEnvConfig `toml:"shell_env" yaml:"shell_env"`
+}
+
+// shellEnvConfig is the [shell_env] table, codex's shell_environment_policy.
+type shellEnvConfig struct {
+	Inherit               string            `toml:"inherit" yaml:"inherit"`
+	IgnoreDefaultExcludes bool              `toml:"ignore_default_excludes" yaml:"ignore_default_excludes"`
+	Exclude               []string          `toml:"exclude" yaml:"exclude"`
+	IncludeOnly           []string          `toml:"include_only" yaml:"include_only"`
+	Set                   map[string]string `toml:"set" yaml:"set"`
 }
 
 // ResolveHome picks $REWIND_HOME: the --home flag, then the environment,
@@ -167,6 +193,9 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if fc.FileSizeCap != nil {
 		c.FileSizeCap = *fc.FileSizeCap
 	}
+	if se := fc.ShellEnv; se != nil {
+		c.ShellEnv = shellenv.Policy{Inherit: se.Inherit, IgnoreDefaultExcludes: se.IgnoreDefaultExcludes, Exclude: se.Exclude, IncludeOnly: se.IncludeOnly, Set: se.Set}
+	}
 
 	// Environment: the OpenAI names first, the kimi-cli names as fallback.
 	if v := firstEnv(getenv, "OPENAI_API_KEY", "KIMI_API_KEY"); v != "" {
@@ -209,6 +238,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if err := c.validate(); err != nil {
 		return Config{}, err
 	}
+	c.ShellEnv.SecretValues = []string{c.APIKey}
 	return c, nil
 }
 
@@ -230,6 +260,9 @@ func (c Config) validate() error {
 		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
 	case c.FileSizeCap < 0:
 		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
+	}
+	if err := c.ShellEnv.Validate(); err != nil {
+		return userErrorf(err, "shell_env: %v (check %s)", err, where)
 	}
 	return nil
 }
@@ -324,7 +357,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, shell_env"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rewind-agent/rewind/soul/shellenv"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -107,7 +110,8 @@ file_size_cap = 2048
 				t.Fatal(err)
 			}
 			tc.want.Home, tc.want.WorkDir, tc.want.File = home, wd, filepath.Join(home, "config.toml")
-			if got != tc.want {
+			tc.want.ShellEnv.SecretValues = []string{tc.want.APIKey}
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
@@ -218,5 +222,22 @@ func TestSanitizeAndOneLine(t *testing.T) {
 	}
 	if got := sanitize("keep\nnewlines\tand tabs"); got != "keep\nnewlines\tand tabs" {
 		t.Errorf("sanitize = %q", got)
+	}
+}
+
+func TestConfigShellEnv(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.toml"), "[shell_env]\ninherit = \"core\"\nexclude = [\"AWS_*\"]\nset = { CI = \"1\" }\n")
+	got, err := LoadConfig(envMap(map[string]string{"OPENAI_API_KEY": "sk-x"}), Overrides{Home: &home, WorkDir: &wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := shellenv.Policy{Inherit: "core", Exclude: []string{"AWS_*"}, Set: map[string]string{"CI": "1"}, SecretValues: []string{"sk-x"}}
+	if !reflect.DeepEqual(got.ShellEnv, want) {
+		t.Errorf("shell_env: %+v", got.ShellEnv)
+	}
+	writeFile(t, filepath.Join(home, "config.toml"), "[shell_env]\ninherit = \"most\"\n")
+	if _, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd}); err == nil || !strings.Contains(err.Error(), "shell_env: inherit must be") {
+		t.Errorf("bad inherit: %v", err)
 	}
 }

@@ -88,7 +88,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 	out := newPrintSink(rt, o.Output == "jsonl")
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
 
-	s := soul.New(sc, db, sess.ID, client, tools.Default(), workDir, out.sink)
+	s := soul.New(sc, db, sess.ID, client, cfg.ToolSet(), workDir, out.sink)
 	runErr := s.Run(ctx, prompt)
 	if err := out.finish(runErr == nil); err != nil && runErr == nil {
 		return err

@@ -54,6 +54,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		Model:   cfg.Model,
 		Theme:   cfg.Theme,
 		Home:    cfg.Home,
+		Tools:   cfg.ToolSet(),
 	}
 	switch opts.Mode {
 	case TUIDemo:

@@ -204,6 +204,7 @@ func (p *Provider) Chat(ctx context.Context, req Request, cb Callbacks) (Respons
 			e = &Error{Message: err.Error(), Err: err}
 		}
 		e.attempts = attempt + 1
+		p.redact(e)
 		if !e.Temporary {
 			return Response{}, e
 		}
@@ -218,6 +219,23 @@ func (p *Provider) Chat(ctx context.Context, req Request, cb Callbacks) (Respons
 		if err := p.sleep(ctx, wait); err != nil {
 			return Response{}, err
 		}
+	}
+}
+
+// redactedKey replaces the API key wherever a failure would print it.
+const redactedKey = "[API key redacted]"
+
+// redact removes the API key from a failure before anyone prints or stores
+// it: some servers echo the key they refused ("invalid key sk-…"), and the
+// message travels to the terminal, the event stream and logs.
+func (p *Provider) redact(e *Error) {
+	key := strings.TrimSpace(p.cfg.APIKey)
+	if key == "" {
+		return
+	}
+	e.Message = strings.ReplaceAll(e.Message, key, redactedKey)
+	if e.Err != nil && strings.Contains(e.Err.Error(), key) {
+		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), key, redactedKey))
 	}
 }
 

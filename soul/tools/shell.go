@@ -9,10 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rewind-agent/rewind/soul/shellenv"
 )
 
 //go:embed shell.md
@@ -40,6 +43,12 @@ type Shell struct {
 	// MaxOutput caps the output returned to the model (head and tail are
 	// kept); 0 means 40 KB. Live output through Env.Output is not capped.
 	MaxOutput int
+	// Environ is the commands' environment. nil means
+	// shellenv.Environ(shellenv.Policy{}): rewind's environment without its
+	// API keys and without variables named like *KEY*, *SECRET*, *TOKEN* or
+	// *PASSWORD*, so that a command such as env cannot copy a secret into
+	// the transcript.
+	Environ []string
 }
 
 func (*Shell) Name() string            { return "Shell" }
@@ -121,7 +130,11 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	}
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = wd
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb")
+	environ := t.Environ
+	if environ == nil {
+		environ = shellenv.Environ(shellenv.Policy{})
+	}
+	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pr, pw, err := os.Pipe()
 	if err != nil {

@@ -267,3 +267,24 @@ func TestShellBackgroundJobDoesNotHang(t *testing.T) {
 	pid := childPID(t, filepath.Join(env.WorkDir, "pid"))
 	syscall.Kill(pid, syscall.SIGKILL)
 }
+
+func TestShellEnvironmentHasNoSecrets(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-canary-shell-1")
+	t.Setenv("SOME_SERVICE_TOKEN", "tok-canary-2")
+	t.Setenv("REWIND_TEST_VISIBLE", "visible-3")
+	env, _ := newEnv(t)
+
+	res := call(t, &Shell{}, env, map[string]any{"command": "env"})
+	mustOK(t, res)
+	if strings.Contains(res.Output, "sk-canary-shell-1") || strings.Contains(res.Output, "tok-canary-2") {
+		t.Errorf("a secret reached the shell by default:\n%s", res.Output)
+	}
+	if !strings.Contains(res.Output, "REWIND_TEST_VISIBLE=visible-3") {
+		t.Errorf("an ordinary variable was dropped:\n%s", res.Output)
+	}
+
+	res = call(t, &Shell{Environ: []string{"ONLY=this"}}, env, map[string]any{"command": "env"})
+	if !strings.Contains(res.Output, "ONLY=this") || strings.Contains(res.Output, "REWIND_TEST_VISIBLE") {
+		t.Errorf("Shell.Environ was not used:\n%s", res.Output)
+	}
+}
