@@ -31,18 +31,32 @@ func userErrorf(cause error, format string, args ...any) error {
 	return &UserError{Msg: fmt.Sprintf(format, args...), Err: cause}
 }
 
-// UsageError marks a bad command line; the binary exits 2.
-type UsageError struct{ Err error }
+// UsageError marks a bad command line; the binary exits 2. Command, when
+// set, is the command whose help the message points to ("rewind sessions").
+type UsageError struct {
+	Err     error
+	Command string
+}
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Usage wraps err as a usage error (nil stays nil).
 func Usage(err error) error {
+	var ue *UsageError
+	if err == nil || errors.As(err, &ue) {
+		return err
+	}
+	return &UsageError{Err: err}
+}
+
+// UsageIn is Usage for a bad command line of one subcommand: the message
+// points to that command's help.
+func UsageIn(command string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &UsageError{Err: err}
+	return &UsageError{Err: err, Command: command}
 }
 
 // ExitCode maps an error returned by a subcommand to the process exit code.
@@ -71,7 +85,11 @@ func ExitCode(err error) int {
 func ErrorLine(err error) string {
 	var ue *UsageError
 	if errors.As(err, &ue) {
-		return "rewind: " + oneLine(ue.Err.Error()) + " (see `rewind --help`)"
+		help := ue.Command
+		if help == "" {
+			help = "rewind"
+		}
+		return "rewind: " + oneLine(ue.Err.Error()) + " (see `" + help + " --help`)"
 	}
 	var u *UserError
 	if errors.As(err, &u) {

@@ -62,7 +62,7 @@ func storeError(err error, id string, what string) error {
 	case errors.Is(err, store.ErrSessionNotFound):
 		return userErrorf(err, "no session matches %q (run `rewind sessions` to list them)", id)
 	case errors.Is(err, store.ErrAmbiguousID):
-		return userErrorf(err, "more than one session starts with %q: give more of the id (run `rewind sessions`)", id)
+		return userErrorf(err, "more than one session starts with %q%s: give more of the id (run `rewind sessions`)", id, candidates(err))
 	case errors.Is(err, store.ErrCheckpointNotFound):
 		return userErrorf(err, "session %s has no %s (run `rewind show %s` to see its checkpoints)", id, what, id)
 	case errors.Is(err, store.ErrGenerationNotFound):
@@ -75,6 +75,28 @@ func storeError(err error, id string, what string) error {
 		return userErrorf(err, "the database is locked by another process: try again when it is done")
 	}
 	return fmt.Errorf("session %s: %w", id, err)
+}
+
+// candidates lists the sessions an ambiguous prefix matched:
+// ": 01kabc… "fix the tests", 01kabd… (untitled)".
+func candidates(err error) string {
+	var ae *store.AmbiguousIDError
+	if !errors.As(err, &ae) || len(ae.Candidates) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ae.Candidates))
+	for i, c := range ae.Candidates {
+		title := "(untitled)"
+		if c.Title != "" {
+			title = fmt.Sprintf("%q", clip(oneLine(c.Title), 40))
+		}
+		parts[i] = c.ID + " " + title
+	}
+	more := ""
+	if ae.More {
+		more = ", …"
+	}
+	return ": " + strings.Join(parts, ", ") + more
 }
 
 // leaseDetail pulls "pid N" out of a wrapped ErrLeaseHeld, if present.

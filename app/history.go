@@ -171,6 +171,9 @@ func viewJSON(id string, v store.View) ViewJSON {
 	out := ViewJSON{ID: id, Generation: v.Generation.Gen, Tokens: v.Tokens, NextCheckpointID: v.NextCheckpointID,
 		Records: make([]RecordJSON, 0, len(v.Records))}
 	for _, r := range v.Records {
+		if isCheckpointMarker(r) {
+			continue
+		}
 		rj := RecordJSON{Seq: r.Seq, Kind: string(r.Kind), Message: json.RawMessage("null")}
 		switch r.Kind {
 		case store.KindMessage:
@@ -189,6 +192,17 @@ func viewJSON(id string, v store.View) ViewJSON {
 		out.Records = append(out.Records, rj)
 	}
 	return out
+}
+
+// isCheckpointMarker: the "<system>CHECKPOINT N</system>" user message that
+// lets the model name checkpoints (D-Mail). `show` leaves it out: the
+// checkpoint record beside it carries the same fact; `export` keeps it.
+func isCheckpointMarker(r store.Record) bool {
+	if r.Kind != store.KindMessage || r.Role != "user" {
+		return false
+	}
+	m, err := r.Message()
+	return err == nil && store.IsCheckpointMessage(m)
 }
 
 // writeTranscript prints a view as a readable conversation.
@@ -224,6 +238,9 @@ func writeTranscript(w io.Writer, s store.Session, v store.View) error {
 			if err != nil {
 				bw.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
 				continue
+			}
+			if store.IsCheckpointMessage(m) {
+				continue // the checkpoint line above says it
 			}
 			writeMessage(bw, m, toolNames)
 		}

@@ -47,19 +47,30 @@ func describeProvider(err error, baseURL string) (string, bool) {
 	if baseURL != "" {
 		server += " " + baseURL
 	}
+	var dnsErr *net.DNSError
 	switch {
+	case le.HTML:
+		return detail + " (base_url in the config, OPENAI_BASE_URL or --base-url)", true
+	case errors.As(le, &dnsErr):
+		return detail, true
 	case le.Status == 401 || le.Status == 403:
 		return fmt.Sprintf("the model server refused the API key (HTTP %d: %s): check OPENAI_API_KEY or api_key", le.Status, detail), true
 	case le.Status == 404:
 		return fmt.Sprintf("the model server answered 404 (%s): check --base-url and --model", detail), true
 	case le.Temporary && le.Status == 0:
-		return fmt.Sprintf("cannot reach %s (%s), gave up after retries: check --base-url / OPENAI_BASE_URL and that the server is up", server, detail), true
+		return fmt.Sprintf("cannot reach %s (%s), gave up after %s: check --base-url / OPENAI_BASE_URL and that the server is up", server, detail, retries(le)), true
 	case le.Temporary:
-		return fmt.Sprintf("%s kept failing (HTTP %d: %s), gave up after retries: try again later", server, le.Status, detail), true
+		return fmt.Sprintf("%s kept failing (HTTP %d: %s), gave up after %s: try again later", server, le.Status, detail, retries(le)), true
 	case le.Status != 0:
 		return fmt.Sprintf("the model server rejected the request (HTTP %d: %s)", le.Status, detail), true
 	}
 	return "model call failed: " + detail, true
+}
+
+// retries says how many retries a failed call had, as the retry notes
+// counted them.
+func retries(le *llm.Error) string {
+	return fmt.Sprintf("%d %s", le.Retries(), plural(le.Retries(), "retry", "retries"))
 }
 
 // isTemporary reports a provider failure that might pass if tried later.

@@ -48,7 +48,9 @@ func Revert(ctx context.Context, rt *Runtime, id string, checkpoint int, fo File
 	if err := fo.check("--files or --files-only"); err != nil {
 		return err
 	}
-	h, err := rt.openSession(ctx, id, true)
+	// A dry run changes nothing, so it needs no lease: it works while a
+	// running rewind holds the session.
+	h, err := rt.openSession(ctx, id, !fo.DryRun)
 	if err != nil {
 		return err
 	}
@@ -134,7 +136,9 @@ func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOption
 	if err := fo.check("--files"); err != nil {
 		return err
 	}
-	h, err := rt.openSession(ctx, id, true)
+	// A dry run changes nothing, so it needs no lease: it works while a
+	// running rewind holds the session.
+	h, err := rt.openSession(ctx, id, !fo.DryRun)
 	if err != nil {
 		return err
 	}

@@ -123,8 +123,35 @@ func resolveID(ctx context.Context, q querier, id string) (string, error) {
 	case ids[0] == id || len(ids) == 1:
 		return ids[0], nil
 	default:
-		return "", fmt.Errorf("session %s (matches %s, %s…): %w", id, ids[0], ids[1], ErrAmbiguousID)
+		return "", ambiguous(ctx, q, id)
 	}
+}
+
+// ambiguous lists the first sessions a prefix matches (the error path only;
+// resolving stays a two-row lookup).
+func ambiguous(ctx context.Context, q querier, prefix string) error {
+	rows, err := q.QueryContext(ctx, `SELECT id, title FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`,
+		prefix, prefix+"\x7f", MaxAmbiguousCandidates+1)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	e := &AmbiguousIDError{Prefix: prefix}
+	for rows.Next() {
+		var s Session
+		if err := rows.Scan(&s.ID, &s.Title); err != nil {
+			return err
+		}
+		if len(e.Candidates) == MaxAmbiguousCandidates {
+			e.More = true
+			break
+		}
+		e.Candidates = append(e.Candidates, s)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return e
 }
 
 // GetSession returns a session by exact id or unique prefix; deleted

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -43,6 +45,31 @@ var (
 	ErrLeaseHeld          = errors.New("session is open in another rewind process")
 	ErrCompactedRegion    = errors.New("checkpoint lies in a region replaced by compaction")
 )
+
+// AmbiguousIDError is the ErrAmbiguousID of a prefix, with the first
+// sessions it matches (by id), so a message can list them.
+type AmbiguousIDError struct {
+	Prefix     string
+	Candidates []Session // at most MaxAmbiguousCandidates; ID and Title set
+	More       bool      // more sessions match than are listed
+}
+
+// MaxAmbiguousCandidates bounds AmbiguousIDError.Candidates.
+const MaxAmbiguousCandidates = 5
+
+func (e *AmbiguousIDError) Error() string {
+	ids := make([]string, len(e.Candidates))
+	for i, c := range e.Candidates {
+		ids[i] = c.ID
+	}
+	more := ""
+	if e.More {
+		more = ", …"
+	}
+	return fmt.Sprintf("session %s (matches %s%s): %v", e.Prefix, strings.Join(ids, ", "), more, ErrAmbiguousID)
+}
+
+func (e *AmbiguousIDError) Is(target error) bool { return target == ErrAmbiguousID }
 
 // Session is one conversation. The counters describe its current view.
 type Session struct {

@@ -421,7 +421,7 @@ func TestRetryDiscardsPartialStep(t *testing.T) {
 	h.c.post(soul.ContentPart{Text: "doomed partial answer"})
 	h.waitFor("doomed partial answer")
 	h.c.post(soul.StepRetry{Attempt: 1, Max: 3, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"})
-	h.waitFor("retrying (attempt 1/3 in 1.5s: HTTP 503)")
+	h.waitFor("retrying (retry 1 of 3 in 1.5s: HTTP 503)")
 	h.waitGone("doomed partial answer")
 	h.c.post(soul.ContentPart{Text: "fresh answer"})
 	h.waitFor("fresh answer")

@@ -230,7 +230,7 @@ func interruptText(reason string) string {
 
 // retryText is the status shown while a step is retried.
 func retryText(e soul.StepRetry) string {
-	return fmt.Sprintf("retrying (attempt %d/%d in %s: %s)", e.Attempt, e.Max, e.Wait.Round(100*time.Millisecond), oneLine(e.Reason, 80))
+	return fmt.Sprintf("retrying (retry %d of %d in %s: %s)", e.Attempt, e.Max, e.Wait.Round(100*time.Millisecond), oneLine(e.Reason, 80))
 }
 
 // todosText renders the model's todo list.

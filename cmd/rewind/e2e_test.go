@@ -80,7 +80,7 @@ func (r result) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 }
 
-// run executes rewind with --home and --work-dir set to the env's dirs.
+// run executes rewind with --home set to the env's home, in its work dir.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
 	return e.runCtx(context.Background(), args...)
@@ -104,8 +104,9 @@ func (e *env) runCtx(ctx context.Context, args ...string) result {
 }
 
 func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
-	full := append([]string{"--home", e.home, "--work-dir", e.workDir}, args...)
+	full := append([]string{"--home", e.home}, args...)
 	cmd := exec.CommandContext(ctx, binary, full...)
+	cmd.Dir = e.workDir
 	for k, v := range e.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -402,7 +403,7 @@ func TestUserErrors(t *testing.T) {
 		{"unknown generation restore", []string{"restore", s.id, "9"}, []string{"generation 9"}},
 		{"unknown session export", []string{"export", "zzz"}, []string{`"zzz"`}},
 		{"import missing file", []string{"import", filepath.Join(e.workDir, "missing.jsonl")}, []string{"missing.jsonl"}},
-		{"work dir missing", []string{"sessions", "--work-dir", filepath.Join(e.workDir, "gone")}, []string{"gone"}},
+		{"work dir missing", []string{"-p", "hi", "--work-dir", filepath.Join(e.workDir, "gone")}, []string{"gone"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

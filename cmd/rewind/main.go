@@ -166,6 +166,34 @@ func intArgs(n int, names map[int]string) cobra.PositionalArgs {
 	}
 }
 
+// The common flags, in groups, each bound to the cli's fields (a flag given
+// to any command lands in the same place).
+
+func (c *cli) workDirFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.workDir, "work-dir", "", "directory the agent works in (default: the current directory)")
+}
+
+// modelFlags: which model to talk to, and how.
+func (c *cli) modelFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.model, "model", "", "model name (overrides REWIND_MODEL and the config file)")
+	f.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API base URL (overrides OPENAI_BASE_URL)")
+	f.BoolVar(&c.noStream, "no-stream", false, "do not stream model responses")
+	f.IntVar(&c.maxContextSize, "max-context-size", app.DefaultMaxContextSize, "model context window in tokens")
+	f.IntVar(&c.reservedTokens, "reserved-tokens", app.DefaultReservedTokens, "tokens kept free for the answer; compaction starts before the rest fills up")
+}
+
+// agentFlags: how the agent runs prompts.
+func (c *cli) agentFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
+	f.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
+}
+
+func (c *cli) themeFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.theme, "theme", "", "colour theme of the workspace (dark, light, high-contrast or a user theme)")
+}
+
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 func newCLI() *cli {
@@ -184,7 +212,12 @@ func newCLI() *cli {
 			"  rewind -p \"fix the tests\"   run one prompt headlessly\n" +
 			"  rewind sessions             list sessions\n" +
 			"  rewind revert ID 3          go back to checkpoint 3",
-		Args:          usageArgs(cobra.NoArgs),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return app.Usage(unknownCommand(cmd, args[0]))
+			}
+			return nil
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, _ []string) error {
@@ -208,20 +241,21 @@ func newCLI() *cli {
 			return app.RunTUI(ctx, opts)
 		}),
 	}
+	root.Version = versionString()
+	root.SetVersionTemplate("rewind {{.Version}}\n")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return app.Usage(flagError(err)) })
+	root.SuggestionsMinimumDistance = suggestDistance
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return app.UsageIn(cmd.CommandPath(), unknownFlag(cmd, flagError(err)))
+	})
 
-	pf := root.PersistentFlags()
-	pf.StringVar(&c.workDir, "work-dir", "", "directory the agent works in (default: the current directory)")
-	pf.StringVar(&c.home, "home", "", "rewind's data directory (default $REWIND_HOME or ~/.rewind)")
-	pf.StringVar(&c.model, "model", "", "model name (overrides REWIND_MODEL and the config file)")
-	pf.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API base URL (overrides OPENAI_BASE_URL)")
-	pf.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
-	pf.BoolVar(&c.noStream, "no-stream", false, "do not stream model responses")
-	pf.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
-	pf.IntVar(&c.maxContextSize, "max-context-size", app.DefaultMaxContextSize, "model context window in tokens")
-	pf.IntVar(&c.reservedTokens, "reserved-tokens", app.DefaultReservedTokens, "tokens kept free for the answer; compaction starts before the rest fills up")
-	pf.StringVar(&c.theme, "theme", "", "colour theme of the workspace (dark, light, high-contrast or a user theme)")
+	// Only --home applies to every command; the other common flags go on
+	// the commands that use them, so each help lists what it reads.
+	root.PersistentFlags().StringVar(&c.home, "home", "", "rewind's data directory (default $REWIND_HOME or ~/.rewind)")
+	c.workDirFlag(root)
+	c.modelFlags(root)
+	c.agentFlags(root)
+	c.themeFlag(root)
 
 	f := root.Flags()
 	f.StringVarP(&prompt, "prompt", "p", "", "run PROMPT headlessly, print the answer and exit (\"-\" reads it from stdin)")
@@ -347,6 +381,14 @@ func newCLI() *cli {
 			return app.RunTUI(ctx, app.TUIOptions{Mode: app.TUIDemo, Runtime: c.rt})
 		}),
 	}
+
+	c.modelFlags(compact)
+	c.workDirFlag(imp)
+	c.modelFlags(watch)
+	c.agentFlags(watch)
+	c.themeFlag(watch)
+	c.themeFlag(demo)
+	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 
 	root.AddCommand(sessions, show, gens, revert, restore, compact, export, imp, watch, demo)
 	for _, sub := range root.Commands() {

@@ -386,7 +386,7 @@ func TestPrintRetryExhaustion(t *testing.T) {
 	}
 	e := newEnv(t).withServer(srv)
 	r := e.run("-p", "doomed")
-	expectError(t, r, 75, "503", "overloaded", "try again later")
+	expectError(t, r, 75, "503", "overloaded", "try again later", "gave up after 3 retries")
 	if n := len(srv.Requests()); n != 4 {
 		t.Errorf("%d attempts, want 1 + 3 retries", n)
 	}
@@ -417,6 +417,33 @@ func TestPrintUnreachableServer(t *testing.T) {
 	e.vars["OPENAI_API_KEY"] = "k"
 	r := e.run("-p", "hello", "--model", "m", "--base-url", "http://"+addr+"/v1")
 	expectError(t, r, 75, "cannot reach", addr, "--base-url")
+}
+
+// TestPrintHTMLPage: a base URL that serves a web page says so, once, and
+// is not mistaken for an unreachable server.
+func TestPrintHTMLPage(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.HTMLPage("Welcome to nginx!"))
+	e := newEnv(t).withServer(srv)
+	r := e.run("-p", "hello")
+	expectError(t, r, 1, "answered with an HTML page", "not the OpenAI API", "Welcome to nginx!", "base_url")
+	if strings.Contains(r.stderr, "cannot reach") || len(srv.Requests()) != 1 {
+		t.Errorf("%d requests: %s", len(srv.Requests()), r)
+	}
+}
+
+// TestPrintUnknownHost: a host that does not resolve gets a plain line, not
+// the dialer's "dial tcp: lookup …".
+func TestPrintUnknownHost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.vars["OPENAI_API_KEY"] = "k"
+	r := e.run("-p", "hello", "--model", "m", "--base-url", "http://no-such-host.invalid/v1")
+	expectError(t, r, 1, "cannot look up no-such-host.invalid", "check the base URL")
+	if strings.Contains(r.stderr, "dial tcp") {
+		t.Errorf("raw dialer error: %s", r.stderr)
+	}
 }
 
 func TestPrintMissingKeyAndModel(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -80,7 +81,7 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 
 	hresp, err := p.hc.Do(hreq)
 	if err != nil {
-		return Response{}, ctxError(ctx, transportError(err, "sending request"))
+		return Response{}, ctxError(ctx, p.lookupError(transportError(err, "sending request")))
 	}
 	defer hresp.Body.Close()
 
@@ -93,6 +94,10 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 	}
 
 	ct := strings.ToLower(hresp.Header.Get("Content-Type"))
+	if strings.HasPrefix(ct, "text/html") {
+		b, _ := io.ReadAll(io.LimitReader(hresp.Body, maxErrorBody))
+		return Response{}, htmlError(p.cfg.BaseURL, b)
+	}
 	if p.cfg.Stream && !strings.HasPrefix(ct, "application/json") {
 		return p.readStream(ctx, cancel, hresp.Body, req, cb)
 	}
@@ -101,7 +106,26 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 	if err != nil {
 		return Response{}, ctxError(ctx, transportError(err, "reading response"))
 	}
+	if looksLikeHTML(b) {
+		return Response{}, htmlError(p.cfg.BaseURL, b)
+	}
 	return decodeJSONResponse(b, req, cb)
+}
+
+// lookupError rephrases a failed DNS lookup, the usual face of "no
+// network" (or of a mistyped host), without the dialer's internals.
+func (p *Provider) lookupError(e *Error) *Error {
+	var dnsErr *net.DNSError
+	if !errors.As(e, &dnsErr) {
+		return e
+	}
+	e.Message = fmt.Sprintf("cannot look up %s (no network, or no such host)", dnsErr.Name)
+	if p.cfg.BaseURL == DefaultBaseURL {
+		e.Message += ": no base URL is set, so rewind used OpenAI's; set OPENAI_BASE_URL or base_url for another server, or check the network"
+	} else {
+		e.Message += ": check the base URL " + p.cfg.BaseURL + " and the network"
+	}
+	return e
 }
 
 // jsonResponse is the lenient shape of a non-streaming answer. The tool
@@ -172,6 +196,47 @@ func contentText(raw json.RawMessage) string {
 		return b.String()
 	}
 	return ""
+}
+
+// htmlError is a 2xx answer that is a web page: the base URL points at a
+// site (or a login portal, or a proxy's page), not at the API. Retrying
+// would not change it.
+func htmlError(baseURL string, body []byte) *Error {
+	msg := "the server at " + baseURL + " answered with an HTML page"
+	if t := htmlTitle(body); t != "" {
+		msg += fmt.Sprintf(" (%q)", t)
+	}
+	msg += ", not the OpenAI API: check the base URL (it usually ends in /v1)"
+	return &Error{Message: msg, HTML: true}
+}
+
+func looksLikeHTML(b []byte) bool {
+	head := strings.ToLower(strings.TrimSpace(string(b[:min(len(b), 512)])))
+	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html")
+}
+
+// htmlTitle is the page's <title>, trimmed to a line's worth.
+func htmlTitle(b []byte) string {
+	s := string(b)
+	low := strings.ToLower(s)
+	i := strings.Index(low, "<title")
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(low[i:], ">")
+	if j < 0 {
+		return ""
+	}
+	rest := s[i+j+1:]
+	k := strings.Index(strings.ToLower(rest), "</title>")
+	if k < 0 {
+		return ""
+	}
+	t := strings.Join(strings.Fields(rest[:k]), " ")
+	if len(t) > 80 {
+		t = t[:80] + "…"
+	}
+	return t
 }
 
 func snippet(b []byte) string {

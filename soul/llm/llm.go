@@ -98,7 +98,10 @@ type Error struct {
 	Message   string // the server's message or a description of what went wrong
 	Temporary bool
 	Exhausted bool
-	Err       error // underlying error, if any
+	// HTML: the server answered 2xx with a web page, so the base URL is not
+	// an OpenAI-compatible API (a site, a portal, a proxy's page).
+	HTML bool
+	Err  error // underlying error, if any
 
 	retryAfter time.Duration // from a Retry-After header; 0 = none
 	attempts   int
@@ -112,9 +115,20 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Message)
 	if e.Exhausted {
-		fmt.Fprintf(&b, " (gave up after %d attempts)", e.attempts)
+		fmt.Fprintf(&b, " (gave up after %d %s)", e.Retries(), pluralRetries(e.Retries()))
 	}
 	return b.String()
+}
+
+// Retries is how many times the call was retried after its first attempt:
+// the same count OnRetry's attempt reached, so status and error agree.
+func (e *Error) Retries() int { return max(e.attempts-1, 0) }
+
+func pluralRetries(n int) string {
+	if n == 1 {
+		return "retry"
+	}
+	return "retries"
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -478,6 +480,11 @@ func TestExhaustion(t *testing.T) {
 	if !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("message %q", err)
 	}
+	// The last retry status and the final error count the same things.
+	last := rec.retries[len(rec.retries)-1]
+	if last.attempt != 3 || last.max != 3 || e.Retries() != 3 || !strings.Contains(err.Error(), "gave up after 3 retries") {
+		t.Fatalf("last retry %d/%d, error %q (Retries %d)", last.attempt, last.max, err, e.Retries())
+	}
 }
 
 func TestClientErrorsFailAtOnce(t *testing.T) {
@@ -648,5 +655,47 @@ func TestStalledStreamTimesOut(t *testing.T) {
 	}
 	if len(rec.retries) != 1 || !strings.Contains(rec.retries[0].reason, "stalled") {
 		t.Fatalf("retries %+v", rec.retries)
+	}
+}
+
+// TestHTMLPageIsNotTheAPI: a 200 web page (base URL pointing at a site)
+// fails at once, saying so, in both modes; it is not retried as if the
+// server were unreachable.
+func TestHTMLPageIsNotTheAPI(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		srv := llmtest.NewServer(t)
+		srv.Enqueue(llmtest.HTMLPage("Welcome to nginx!"), llmtest.Text("never"))
+		p, _ := newProvider(t, srv, stream)
+		var rec recorder
+		_, err := p.Chat(context.Background(), userReq("a"), rec.callbacks())
+		var e *llm.Error
+		if !errors.As(err, &e) || !e.HTML || e.Temporary || len(rec.retries) != 0 {
+			t.Fatalf("stream=%v: got %#v, %d retries", stream, err, len(rec.retries))
+		}
+		if !strings.Contains(e.Message, "HTML page") || !strings.Contains(e.Message, "Welcome to nginx!") {
+			t.Errorf("stream=%v: message %q", stream, e.Message)
+		}
+	}
+}
+
+// TestNoNetworkWithDefaultBaseURL: with no base URL set and no network, the
+// error says which host could not be looked up and how to point elsewhere.
+func TestNoNetworkWithDefaultBaseURL(t *testing.T) {
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: "api.openai.com", IsNotFound: true}}
+	}
+	p, err := llm.New(llm.Config{APIKey: "k", Model: "m", MaxRetries: -1, HTTPClient: &http.Client{Transport: &http.Transport{DialContext: dial}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), userReq("a"), llm.Callbacks{})
+	msg := fmt.Sprint(err)
+	for _, w := range []string{"cannot look up api.openai.com", "no base URL is set", "OPENAI_BASE_URL"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "dial tcp") {
+		t.Errorf("raw dialer text: %q", msg)
 	}
 }

@@ -75,6 +75,10 @@ type Reply struct {
 
 	// Header is added to the response.
 	Header http.Header
+
+	// Page, when set, is sent instead of an answer as a 200 text/html body:
+	// what a base URL pointing at a web site gets.
+	Page string
 }
 
 // Text is a plain answer.
@@ -122,6 +126,11 @@ func Malformed(n int) Reply {
 // Hang streams n chunks of content and then waits for the client to leave.
 func Hang(n int) Reply {
 	return Reply{Content: "an answer that stalls after a few words", Fail: FailHang, FailAfter: n}
+}
+
+// HTMLPage is a 200 answer that is a web page titled title, not the API.
+func HTMLPage(title string) Reply {
+	return Reply{Page: "<!DOCTYPE html>\n<html><head><title>" + title + "</title></head><body><h1>" + title + "</h1></body></html>\n"}
 }
 
 // Empty is an answer with no content and no tool calls.

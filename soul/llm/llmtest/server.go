@@ -162,6 +162,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, HTTPError(http.StatusBadRequest, fmt.Sprintf("llmtest: no reply scripted for request %d (last message %.60q)", len(s.Requests()), req.LastText())))
 	case reply.Status != 0:
 		writeError(w, reply)
+	case reply.Page != "":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, reply.Page)
 	case req.Stream:
 		s.stream(w, r, req, reply)
 	default:
