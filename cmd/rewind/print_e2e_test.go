@@ -438,7 +438,7 @@ func TestPrintHTMLPage(t *testing.T) {
 func TestPrintUnknownHost(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.vars["OPENAI_API_KEY"] = "k"
+	e.vars["OPENAI_API_KEY"] = "sk-test-key"
 	r := e.run("-p", "hello", "--model", "m", "--base-url", "http://no-such-host.invalid/v1")
 	expectError(t, r, 1, "cannot look up no-such-host.invalid", "check the base URL")
 	if strings.Contains(r.stderr, "dial tcp") {

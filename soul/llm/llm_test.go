@@ -684,7 +684,7 @@ func TestNoNetworkWithDefaultBaseURL(t *testing.T) {
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: "api.openai.com", IsNotFound: true}}
 	}
-	p, err := llm.New(llm.Config{APIKey: "k", Model: "m", MaxRetries: -1, HTTPClient: &http.Client{Transport: &http.Transport{DialContext: dial}}})
+	p, err := llm.New(llm.Config{APIKey: "sk-test-key", Model: "m", MaxRetries: -1, HTTPClient: &http.Client{Transport: &http.Transport{DialContext: dial}}})
 	if err != nil {
 		t.Fatal(err)
 	}
