@@ -110,15 +110,19 @@ func (c *Controller) onUISubmit(text string) {
 		c.setMessage("a run is active: wait for it or press Esc to interrupt (your text stays in the input)", true)
 		return
 	}
-	o, err := c.ensureSession()
-	if err != nil {
-		c.setMessage(err.Error(), true)
-		return
-	}
+	o, cfg := c.cur(), c.opts.Soul
 	c.conv.Append(views.Item{Kind: views.ItemUser, Text: text})
 	c.conv.ScrollToEnd()
 	c.stepStart = c.conv.Len()
-	c.startOp("run", func(ctx context.Context) error { return o.soul.Run(ctx, text) })
+	c.startOp("run", func(ctx context.Context) error {
+		if o == nil { // the first prompt of a new session creates it
+			var err error
+			if o, err = c.onWorkerCreateSession(ctx, cfg); err != nil {
+				return err
+			}
+		}
+		return o.soul.Run(ctx, text)
+	})
 }
 
 // onUICommand dispatches a slash command.

@@ -43,9 +43,11 @@ func (c *Controller) openInitial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := c.attach(ctx, sess, o.ReadOnly); err != nil {
+	a, err := c.onWorkerAttach(ctx, o.Soul, sess, o.ReadOnly)
+	if err != nil {
 		return err
 	}
+	c.onUIInstall(a)
 	ev, err := loadSessionView(ctx, c.db, sess.ID, false)
 	if err != nil {
 		return err
@@ -54,14 +56,22 @@ func (c *Controller) openInitial(ctx context.Context) error {
 	return nil
 }
 
-// attach makes sess the open session: with a lease and a Soul when writing,
-// read-only when asked or when another live process holds the lease (the
-// user is then offered watch or fork once the UI runs). UI goroutine (or
-// before the UI starts), with no worker running.
-func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bool) error {
-	c.releaseLease()
-	c.watchPID = 0
-	o := &openSession{sess: sess}
+// attachment is a session made ready to open: the database side of opening
+// it (lease, the Soul's first view read) is done, off the UI goroutine.
+type attachment struct {
+	o        *openSession
+	readOnly bool
+	watchPID int    // pid holding the lease elsewhere (offer watch or fork)
+	note     string // a status-bar warning (file checkpoints off)
+}
+
+// onWorkerAttach prepares sess for opening: with a lease and a Soul when
+// writing, read-only when asked or when another live process holds the
+// lease. It runs every database call of opening a session, so it must run
+// on a worker (or before the UI starts), never on the UI goroutine.
+// cfg is the loop's configuration, read on the UI goroutine (/yolo changes it).
+func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess store.Session, readOnly bool) (attachment, error) {
+	a := attachment{o: &openSession{sess: sess}}
 	if c.opts.Client == nil {
 		readOnly = true // watch without a model configured: nothing could be written
 	}
@@ -70,33 +80,51 @@ func (c *Controller) attach(ctx context.Context, sess store.Session, readOnly bo
 		switch {
 		case errors.Is(err, store.ErrLeaseHeld):
 			pid, _, _ := c.db.LiveLease(ctx, sess.ID)
-			c.watchPID = max(pid, 1)
+			a.watchPID = max(pid, 1)
 			readOnly = true
 		case err != nil:
-			return fmt.Errorf("lease session %s: %w", sess.ID, err)
+			return attachment{}, fmt.Errorf("lease session %s: %w", sess.ID, err)
 		default:
-			o.lease = lease
-			o.soul = soul.New(c.soulConfig(sess), c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
+			cfg, note := c.soulConfig(cfg, sess)
+			a.o.lease, a.note = lease, note
+			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
 		}
 	}
-	c.readOnly = readOnly
-	c.open.Store(o)
+	a.readOnly = readOnly
+	return a, nil
+}
+
+// onUIInstall makes a prepared session the open one (UI goroutine, or
+// before the UI starts). The previous session's lease is released on a
+// worker.
+func (c *Controller) onUIInstall(a attachment) {
+	if old := c.open.Swap(a.o); old != nil && old.lease != nil {
+		c.onWorker(func() { _ = old.lease.Release(context.WithoutCancel(c.ctx)) })
+	}
+	sess := a.o.sess
+	c.watchPID = a.watchPID
+	c.readOnly = a.readOnly
 	c.statusM.SessionTitle = sess.Title
 	c.statusM.Generation = sess.CurrentGen
 	c.statusM.Tokens = sess.Tokens
 	c.statusM.Step = 0
-	if c.statusM.MaxContext > 0 {
+	if a.o.soul != nil {
+		st := a.o.soul.Status()
+		c.statusM.Tokens, c.statusM.ContextPercent = st.Tokens, st.ContextPercent
+	} else if c.statusM.MaxContext > 0 {
 		c.statusM.ContextPercent = float64(sess.Tokens) * 100 / float64(c.statusM.MaxContext)
 	}
-	if readOnly {
+	if a.readOnly {
 		c.input.SetPlaceholder("read-only: watching this session · /help, /theme, /exit")
 	} else {
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	}
+	if a.note != "" {
+		c.setMessage(a.note, true)
+	}
 	if c.ws != nil {
 		c.refreshStatus()
 	}
-	return nil
 }
 
 // onUILeaseLost stops writing when the session's lease was taken over (the
@@ -132,19 +160,25 @@ func (c *Controller) releaseLease() {
 	_ = o.lease.Release(context.Background())
 }
 
-// ensureSession creates the new session on the first prompt (UI).
-func (c *Controller) ensureSession() (*openSession, error) {
-	if o := c.cur(); o != nil {
-		return o, nil
-	}
-	sess, err := c.db.CreateSession(c.ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model})
+// onWorkerCreateSession creates the new session of a first prompt and
+// posts its installation (the soul's events, posted after it, find it open).
+func (c *Controller) onWorkerCreateSession(ctx context.Context, cfg soul.Config) (*openSession, error) {
+	sess, err := c.db.CreateSession(ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model})
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	if err := c.attach(c.ctx, sess, false); err != nil {
+	a, err := c.onWorkerAttach(ctx, cfg, sess, false)
+	if err != nil {
 		return nil, err
 	}
-	return c.cur(), nil
+	if a.o.soul == nil {
+		return nil, fmt.Errorf("create session: %s is held by another process", shortID(sess.ID))
+	}
+	c.onUIThreadAsync(func() {
+		c.onUIInstall(a)
+		c.onUIRefreshSessionLists()
+	})
+	return a.o, nil
 }
 
 func (c *Controller) showWelcome() {
@@ -180,30 +214,31 @@ func (c *Controller) onUIFork(id string) {
 		c.setMessage("wait for the run to finish (or press Esc) before forking", true)
 		return
 	}
-	src, err := c.db.GetSession(c.ctx, id)
-	if err != nil {
-		c.setMessage("fork: "+err.Error(), true)
-		return
-	}
-	c.onUIForkInto(id, src.CurrentGen, func(fork string) string {
-		return fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork))
-	})
+	c.onUISwitch("fork", func(ctx context.Context) (store.Session, *views.Item, error) {
+		src, err := c.db.GetSession(ctx, id)
+		if err != nil {
+			return store.Session{}, nil, err
+		}
+		return c.onWorkerFork(ctx, id, src.CurrentGen, func(fork string) string {
+			return fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork))
+		})
+	}, nil)
 }
 
 // onUIForkInto forks generation gen of session id into a new session, opens
-// it for writing and shows banner(new id). It reports whether it did.
-func (c *Controller) onUIForkInto(id string, gen int, banner func(fork string) string) bool {
-	fork, err := c.db.ForkSession(c.ctx, id, gen, -1)
+// it for writing, shows banner(new id) and then runs then (UI).
+func (c *Controller) onUIForkInto(id string, gen int, banner func(fork string) string, then func()) {
+	c.onUISwitch("fork", func(ctx context.Context) (store.Session, *views.Item, error) {
+		return c.onWorkerFork(ctx, id, gen, banner)
+	}, then)
+}
+
+func (c *Controller) onWorkerFork(ctx context.Context, id string, gen int, banner func(fork string) string) (store.Session, *views.Item, error) {
+	fork, err := c.db.ForkSession(ctx, id, gen, -1)
 	if err != nil {
-		c.setMessage("fork: "+err.Error(), true)
-		return false
+		return store.Session{}, nil, err
 	}
-	if err := c.attach(c.ctx, fork, false); err != nil {
-		c.setMessage("fork: "+err.Error(), true)
-		return false
-	}
-	c.onUIReloadSession(&views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: banner(fork.ID)})
-	return true
+	return fork, &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: banner(fork.ID)}, nil
 }
 
 // onUIOpenSession switches the workspace to another session (session list
@@ -217,20 +252,45 @@ func (c *Controller) onUIOpenSession(id string) {
 		c.setMessage("a run is active: press Esc to stop it before switching sessions", true)
 		return
 	}
-	sess, err := c.db.GetSession(c.ctx, id)
-	if err != nil {
-		c.setMessage("open session: "+err.Error(), true)
-		return
-	}
-	if err := c.attach(c.ctx, sess, false); err != nil {
-		c.setMessage("open session: "+err.Error(), true)
-		return
-	}
-	c.onUIReloadSession(nil)
-	c.app.SetFocus(c.input)
-	if c.watchPID != 0 {
-		c.onUIOfferWatchOrFork(sess.ID, c.watchPID)
-	}
+	c.onUISwitch("open session", func(ctx context.Context) (store.Session, *views.Item, error) {
+		sess, err := c.db.GetSession(ctx, id)
+		return sess, nil, err
+	}, func() {
+		c.app.SetFocus(c.input)
+		if c.watchPID != 0 {
+			c.onUIOfferWatchOrFork(id, c.watchPID)
+		}
+	})
+}
+
+// onUISwitch opens another session without a database call on the UI
+// goroutine: load (the session to open, and a banner) and the lease run on a
+// worker, then the session is installed, its view loaded and then run (UI).
+// The workspace is busy meanwhile, so nothing else starts.
+func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
+	c.busy = what
+	c.refreshStatus()
+	cfg := c.opts.Soul
+	c.onWorker(func() {
+		sess, banner, err := load(c.ctx)
+		var a attachment
+		if err == nil {
+			a, err = c.onWorkerAttach(c.ctx, cfg, sess, false)
+		}
+		c.onUIThreadAsync(func() {
+			c.busy = ""
+			if err != nil {
+				c.setMessage(what+": "+err.Error(), true)
+				c.refreshStatus()
+				return
+			}
+			c.onUIInstall(a)
+			c.onUIReloadSession(banner)
+			if then != nil {
+				then()
+			}
+		})
+	})
 }
 
 // onUIReloadSession reloads the open session's view on a worker.
@@ -247,17 +307,15 @@ func shortID(id string) string {
 
 // soulConfig is the configured loop with sess's file checkpoint tracker.
 // Without one the agent still works; file rewinds then have nothing to undo,
-// so the user is told once.
-func (c *Controller) soulConfig(sess store.Session) soul.Config {
-	cfg := c.opts.Soul
+// so the user is told once (the returned note). Worker.
+func (c *Controller) soulConfig(cfg soul.Config, sess store.Session) (soul.Config, string) {
 	if c.opts.Files == nil {
-		return cfg
+		return cfg, ""
 	}
 	files, err := c.opts.Files(sess)
 	if err != nil {
-		c.setMessage("file checkpoints are off for this session: "+oneLine(err.Error(), 120), true)
-		return cfg
+		return cfg, "file checkpoints are off for this session: " + oneLine(err.Error(), 120)
 	}
 	cfg.Files = files
-	return cfg
+	return cfg, ""
 }

@@ -605,11 +605,10 @@ func (c *Controller) onUIGenerationFork(g views.GenerationRow) {
 	}
 	c.onUIEndPreview()
 	src := o.sess.ID
-	if !c.onUIForkInto(src, g.Gen, func(fork string) string {
+	c.onUIForkInto(src, g.Gen, func(fork string) string {
 		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
-	}) {
-		return
-	}
-	c.onWorker(c.onWorkerListSessions)
-	c.app.SetFocus(c.input)
+	}, func() {
+		c.onWorker(c.onWorkerListSessions)
+		c.app.SetFocus(c.input)
+	})
 }
