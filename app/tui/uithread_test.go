@@ -57,12 +57,17 @@ func (h *harness) keyLatencies(n int) []time.Duration {
 }
 
 // checkResponsive fails unless keys were answered at once: the median within
-// 50 ms, none slower than half a second (the lock is held for 3 s).
+// 50 ms, none slower than half a second (the lock is held for 3 s). Under
+// the race detector only "never waits for the lock" (< 1 s) is checked.
 func checkResponsive(t *testing.T, what string, lat []time.Duration) {
 	t.Helper()
 	s := slices.Clone(lat)
 	slices.Sort(s)
-	if med, worst := s[len(s)/2], s[len(s)-1]; med > 50*time.Millisecond || worst > 500*time.Millisecond {
+	medBound, worstBound := 50*time.Millisecond, 500*time.Millisecond
+	if raceEnabled {
+		medBound, worstBound = time.Second, time.Second
+	}
+	if med, worst := s[len(s)/2], s[len(s)-1]; med > medBound || worst > worstBound {
 		t.Fatalf("%s: keys answered in median %v, worst %v while another connection held the write lock", what, med, worst)
 	}
 }
