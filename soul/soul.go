@@ -114,7 +114,6 @@ type Soul struct {
 	sink         Sink
 	systemPrompt string
 	dmailEnabled bool
-	specs        []llm.ToolSpec
 
 	emitMu     sync.Mutex // serialises sink calls (parallel tools emit output)
 	approvalMu sync.Mutex // one ApprovalRequest outstanding at a time
@@ -163,9 +162,6 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
-	for _, sp := range set.Specs() {
-		s.specs = append(s.specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
-	}
 	// Status shows the resumed session's numbers from the start; a failure
 	// here surfaces on the first operation instead.
 	if v, err := st.View(context.Background(), sessionID); err == nil {
@@ -175,6 +171,17 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 }
 
 const sendDMailName = "SendDMail"
+
+// toolSpecs is what the model is told about the tools, taken afresh for each
+// step: tools from a source (MCP servers) come and go while a session runs.
+func (s *Soul) toolSpecs() []llm.ToolSpec {
+	sets := s.set.Specs()
+	specs := make([]llm.ToolSpec, len(sets))
+	for i, sp := range sets {
+		specs[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters}
+	}
+	return specs
+}
 
 // SessionID is the session this Soul drives.
 func (s *Soul) SessionID() string { return s.sessionID }
@@ -437,7 +444,7 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 // unless the whole step succeeds; then assistant message, tool results and
 // usage commit in one transaction, and a pending D-Mail is delivered.
 func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
-	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.specs}
+	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.toolSpecs()}
 	st := &streamState{}
 	cb := llm.Callbacks{
 		OnContent: func(text string) {

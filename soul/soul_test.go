@@ -1167,3 +1167,34 @@ func TestFilesFlushedAfterEachToolStepBeforeCommit(t *testing.T) {
 		t.Errorf("second flush saw %d messages, final view has %d: flush ran after the commit", rv.flushes[1], final)
 	}
 }
+
+// A tool that appears in the set's source after the Soul was made (an MCP
+// server finished starting) is offered from the next step on.
+func TestToolsFromASourceAreOfferedPerStep(t *testing.T) {
+	var mu sync.Mutex
+	var extra []tools.Tool
+	set := tools.NewSet(&tools.Think{}).WithSource(func() []tools.Tool {
+		mu.Lock()
+		defer mu.Unlock()
+		return extra
+	})
+	h := newHarness(t, hopts{set: set}, llmtest.Calls(thinkCall("c1")), llmtest.Text("done"))
+	h.onEvent = func(e Event) {
+		if _, ok := e.(ToolResult); ok {
+			mu.Lock()
+			extra = []tools.Tool{&tools.ListDir{}}
+			mu.Unlock()
+		}
+	}
+	h.mustRun("go")
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if got := strings.Join(reqs[0].ToolNames(), ","); got != "Think" {
+		t.Errorf("first step's tools = %s", got)
+	}
+	if got := strings.Join(reqs[1].ToolNames(), ","); got != "Think,ListDir" {
+		t.Errorf("second step's tools = %s", got)
+	}
+}

@@ -103,3 +103,40 @@ func TestReadOnlyTools(t *testing.T) {
 		t.Fatalf("read-only tools: %s", s)
 	}
 }
+
+func TestSetWithSource(t *testing.T) {
+	var extra []Tool
+	s := NewSet(&Think{}, &Shell{}).WithSource(func() []Tool { return extra })
+	if got := strings.Join(s.Names(), ","); got != "Think,Shell" {
+		t.Fatalf("names before the source has tools = %s", got)
+	}
+	// Source tools come after the fixed ones, never shadow them, and are
+	// seen at every lookup.
+	extra = []Tool{&ReadFile{}, &Shell{MaxOutput: 1}, &ReadFile{}}
+	if got := strings.Join(s.Names(), ","); got != "Think,Shell,ReadFile" {
+		t.Errorf("names = %s", got)
+	}
+	if sh, _ := s.Get("Shell"); sh.(*Shell).MaxOutput != 0 {
+		t.Error("a source tool shadowed a fixed one")
+	}
+	if len(s.Specs()) != 3 || !s.Has("ReadFile") {
+		t.Errorf("specs %v, has ReadFile %v", s.Specs(), s.Has("ReadFile"))
+	}
+	if w := s.Without("ReadFile", "Think"); strings.Join(w.Names(), ",") != "Shell" {
+		t.Errorf("Without = %v", w.Names())
+	}
+	extra = nil
+	if res := s.Call(context.Background(), nil, "ReadFile", json.RawMessage(`{}`)); !res.IsError || !strings.Contains(res.Output, "does not exist") {
+		t.Errorf("a tool gone from the source = %+v", res)
+	}
+}
+
+func TestCapOutput(t *testing.T) {
+	if got := CapOutput("short", 0); got != "short" {
+		t.Errorf("short text = %q", got)
+	}
+	got := CapOutput("head-"+strings.Repeat("x", 1000)+"-tail", 100)
+	if !strings.HasPrefix(got, "head-") || !strings.HasSuffix(got, "-tail") || !strings.Contains(got, "bytes elided") || len(got) > 200 {
+		t.Errorf("capped = %q", got)
+	}
+}

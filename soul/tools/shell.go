@@ -293,6 +293,19 @@ func (c *capture) stream(r io.Reader, out func(string)) {
 	}
 }
 
+// CapOutput caps text the way Shell caps its output: at most limit bytes
+// (0 means Shell's 40 KB) keeping the head and the tail, with a marker
+// saying how much was elided between them. Tools with large results (MCP
+// tools) use it so the model sees every tool's output the same way.
+func CapOutput(text string, limit int) string {
+	if limit <= 0 {
+		limit = shellDefaultOutput
+	}
+	c := newCapture(limit)
+	c.write([]byte(text))
+	return c.String()
+}
+
 // completeUTF8 is the length of data without a trailing incomplete rune.
 func completeUTF8(data []byte) int {
 	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
