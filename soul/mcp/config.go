@@ -1,0 +1,57 @@
+package mcp
+
+import "time"
+
+// DefaultTimeout bounds one tool call, and a server's start (connect,
+// initialize and the first tool listing), unless ServerConfig.Timeout says
+// otherwise.
+const DefaultTimeout = 60 * time.Second
+
+// Approve is a server's approval policy.
+type Approve string
+
+const (
+	// ApproveAuto asks before calling a tool unless the server annotates it
+	// readOnlyHint.
+	ApproveAuto Approve = ""
+	// ApproveAlways asks before every call, read-only or not (for a server
+	// whose annotations are not trusted).
+	ApproveAlways Approve = "always"
+	// ApproveNever calls without asking (a trusted server).
+	ApproveNever Approve = "never"
+)
+
+// ServerConfig is one MCP server: a command speaking stdio, or a URL
+// speaking streamable HTTP.
+type ServerConfig struct {
+	Name string
+
+	// stdio: the command runs in the work dir, in its own process group,
+	// with Options.Environ plus Env.
+	Command string
+	Args    []string
+	Env     map[string]string
+
+	// streamable HTTP: Headers go with every request (e.g. Authorization).
+	URL     string
+	Headers map[string]string
+
+	Approve Approve
+	// Timeout bounds each call and the start; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Transport names how a server is reached: "stdio" or "http".
+func (c ServerConfig) Transport() string {
+	if c.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+func (c ServerConfig) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}
