@@ -10,10 +10,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/soul/tools"
 )
@@ -27,6 +29,7 @@ const (
 	DefaultMaxRetriesPerStep = 3
 	DefaultTheme             = "dark"
 	DefaultFileSizeCap       = 5 << 20 // filecp.DefaultMaxFileSize
+	DefaultModelCallTimeout  = 10 * time.Minute
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -51,6 +54,9 @@ type Config struct {
 	DMailRevertsFiles bool
 	FileSizeCap       int64
 	Yolo              bool
+	// ModelCallTimeout bounds one model call, retries included, besides the
+	// stream's idle timer.
+	ModelCallTimeout time.Duration
 	// ShellEnv is the environment policy of Shell commands (and MCP
 	// servers); the API key and its variables are dropped whatever it says.
 	ShellEnv shellenv.Policy
@@ -110,6 +116,7 @@ type fileConfig struct {
 	DMailRevertsFiles *bool           `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
 	FileSizeCap       *int64          `toml:"file_size_cap" yaml:"file_size_cap"`
 	ShellEnv          *shellEnvConfig `toml:"shell_env" yaml:"shell_env"`
+	ModelCallTimeout  *string         `toml:"model_call_timeout" yaml:"model_call_timeout"`
 }
 
 // shellEnvConfig is the [shell_env] table, codex's shell_environment_policy.
@@ -169,6 +176,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
 		Theme:             DefaultTheme,
 		FileSizeCap:       DefaultFileSizeCap,
+		ModelCallTimeout:  DefaultModelCallTimeout,
 	}
 
 	fc, file, err := readConfigFile(home)
@@ -192,6 +200,13 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	setInt(&c.MaxRetriesPerStep, fc.MaxRetriesPerStep)
 	if fc.FileSizeCap != nil {
 		c.FileSizeCap = *fc.FileSizeCap
+	}
+	if v := fc.ModelCallTimeout; v != nil {
+		d, err := time.ParseDuration(*v)
+		if err != nil || d <= 0 {
+			return Config{}, userErrorf(err, "%s: model_call_timeout must be a positive duration such as \"10m\" or \"90s\", got %q", file, *v)
+		}
+		c.ModelCallTimeout = d
 	}
 	if se := fc.ShellEnv; se != nil {
 		c.ShellEnv = shellenv.Policy{Inherit: se.Inherit, IgnoreDefaultExcludes: se.IgnoreDefaultExcludes, Exclude: se.Exclude, IncludeOnly: se.IncludeOnly, Set: se.Set}
@@ -287,7 +302,11 @@ func readConfigFile(home string) (fileConfig, string, error) {
 		return fileConfig{}, "", userErrorf(nil, "both %s and %s exist: keep only one config file", found[0], found[1])
 	}
 	path := found[0]
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
+	var notRegular *regfile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return fileConfig{}, "", userErrorf(err, "%v: make it a regular file or remove it", err)
+	}
 	if err != nil {
 		return fileConfig{}, "", userErrorf(err, "cannot read %s: %v", path, err)
 	}
@@ -357,7 +376,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, shell_env"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, shell_env"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {

@@ -111,6 +111,7 @@ file_size_cap = 2048
 			}
 			tc.want.Home, tc.want.WorkDir, tc.want.File = home, wd, filepath.Join(home, "config.toml")
 			tc.want.ShellEnv.SecretValues = []string{tc.want.APIKey}
+			tc.want.ModelCallTimeout = DefaultModelCallTimeout
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}

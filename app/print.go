@@ -239,11 +239,12 @@ func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
 		return nil, userErrorf(nil, "no model: set REWIND_MODEL (or KIMI_MODEL_NAME), model in %s, or pass --model", where)
 	}
 	lc := llm.Config{
-		BaseURL:    cfg.BaseURL,
-		APIKey:     cfg.APIKey,
-		Model:      cfg.Model,
-		Stream:     cfg.Stream,
-		MaxRetries: cfg.MaxRetriesPerStep,
+		BaseURL:     cfg.BaseURL,
+		APIKey:      cfg.APIKey,
+		Model:       cfg.Model,
+		Stream:      cfg.Stream,
+		MaxRetries:  cfg.MaxRetriesPerStep,
+		CallTimeout: cfg.ModelCallTimeout,
 	}
 	if lc.MaxRetries == 0 {
 		lc.MaxRetries = -1 // llm: 0 means its default, negative means none

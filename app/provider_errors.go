@@ -49,6 +49,8 @@ func describeProvider(err error, baseURL string) (string, bool) {
 	}
 	var dnsErr *net.DNSError
 	switch {
+	case errors.Is(le, llm.ErrCallTimeout):
+		return fmt.Sprintf("%s sent no complete answer in time (%s): try again later, or raise model_call_timeout", server, detail), true
 	case le.HTML:
 		return detail + " (base_url in the config, OPENAI_BASE_URL or --base-url)", true
 	case errors.As(le, &dnsErr):

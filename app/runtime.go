@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -104,30 +106,54 @@ func (h *sessionHandle) Close(ctx context.Context) {
 	h.db.Close()
 }
 
-// SignalContext returns a context cancelled by the first SIGINT or SIGTERM.
-// A second signal exits at once with 130: the store commits steps atomically,
-// so nothing half-written survives either way.
+// endGrace is how long a run gets, after a signal that ends rewind, to stop
+// its tools and release its lease before the process exits anyway.
+const endGrace = 3 * time.Second
+
+// SignalContext returns a context cancelled by the first SIGINT, SIGTERM,
+// SIGHUP or SIGQUIT. The run then stops its model call and tools and the
+// command returns; should that take longer than endGrace (something blocked
+// outside the context), or should a second signal come, the Shell process
+// groups are killed and the process exits at once (130 after SIGINT, 128 +
+// the signal otherwise). The store commits steps atomically, so nothing
+// half-written survives either way.
 func SignalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	done := make(chan struct{})
 	go func() {
+		var first os.Signal
 		select {
-		case <-ch:
+		case first = <-ch:
 			cancel()
 		case <-done:
 			return
 		}
+		grace := time.NewTimer(endGrace)
+		defer grace.Stop()
 		select {
 		case <-ch:
-			os.Exit(ExitInterrupted)
+		case <-grace.C:
 		case <-done:
+			return
 		}
+		tools.KillProcessGroups()
+		os.Exit(signalExitCode(first))
 	}()
 	return ctx, func() {
 		signal.Stop(ch)
 		close(done)
 		cancel()
+		// Whatever ended the command, no Shell command outlives it.
+		tools.KillProcessGroups()
 	}
+}
+
+// signalExitCode is the shell convention for a process ended by sig.
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok && s != syscall.SIGINT {
+		return 128 + int(s)
+	}
+	return ExitInterrupted
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/regfile"
+
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 )
@@ -115,6 +117,8 @@ func importError(err error, path string) error {
 	switch {
 	case errors.As(err, &le):
 		return userErrorf(err, "%s:%d: %s; nothing was imported", le.File, le.Line, oneLine(le.Err.Error()))
+	case errors.Is(err, regfile.ErrNotRegular):
+		return userErrorf(err, "cannot import: %v", err)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return userErrorf(err, "cannot import %s: %s", path, oneLine(unwrapPathError(err).Error()))
 	case errors.Is(err, store.ErrNotDatabase), errors.Is(err, store.ErrNewerSchema), isBusy(err):

@@ -4,10 +4,15 @@ package main
 // binary: secrets stay out of Shell, the database and exports.
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
@@ -88,4 +93,98 @@ func TestRefusedKeyIsMaskedWhenPrinted(t *testing.T) {
 	if hits := filesContaining(t, e.home, canary); len(hits) > 0 {
 		t.Errorf("the key is in %v", hits)
 	}
+}
+
+// alive reports whether pid is a live process (a zombie is not).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	_, rest, _ := strings.Cut(string(data), ") ")
+	return !strings.HasPrefix(rest, "Z")
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSignalsEndShellProcessGroups(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(
+				llmtest.Calls(llmtest.Call("call_sleep", "Shell", map[string]any{"command": "sleep 300 & echo $! > sleep.pid; wait"})),
+				llmtest.Text("done"),
+			)
+			e := newEnv(t).withServer(srv)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := e.command(ctx, "-p", "sleep a while", "--yolo")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pidFile := filepath.Join(e.workDir, "sleep.pid")
+			var sleepPID int
+			waitFor(t, "the sleep to start", 20*time.Second, func() bool {
+				data, err := os.ReadFile(pidFile)
+				if err != nil {
+					return false
+				}
+				sleepPID, err = strconv.Atoi(strings.TrimSpace(string(data)))
+				return err == nil
+			})
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if ctx.Err() != nil {
+				t.Fatalf("rewind did not end after %v", sig)
+			}
+			waitFor(t, "the sleep to be killed", 10*time.Second, func() bool { return !alive(sleepPID) })
+		})
+	}
+}
+
+func TestSpecialFilesAreNeverOpened(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	fifo := filepath.Join(e.workDir, "context.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	r := e.runCtx(ctx, "import", fifo)
+	if ctx.Err() != nil {
+		t.Fatal("import of a FIFO blocked")
+	}
+	expectError(t, r, 1, "named pipe (FIFO), not a regular file")
+
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		r = e.runCtx(ctx, "import", dev)
+		if ctx.Err() != nil {
+			t.Fatalf("import of %s never ended", dev)
+		}
+		expectError(t, r, 1, "character device, not a regular file")
+	}
+
+	if err := syscall.Mkfifo(filepath.Join(e.home, "config.toml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = e.runCtx(ctx, "sessions")
+	if ctx.Err() != nil {
+		t.Fatal("a FIFO config.toml blocked")
+	}
+	expectError(t, r, 1, "config.toml is a named pipe (FIFO)")
 }

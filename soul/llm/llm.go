@@ -27,6 +27,14 @@ const (
 	// DefaultStreamIdleTimeout: a stream that delivers no bytes for this long
 	// is abandoned as a (temporary) timeout.
 	DefaultStreamIdleTimeout = 3 * time.Minute
+	// DefaultCallTimeout bounds one whole Chat call, retries included: a
+	// server that sends keep-alive comments forever resets the idle timer
+	// but never answers.
+	DefaultCallTimeout = 10 * time.Minute
+	// MaxStreamLine caps one line of an event stream. A chunk is a few
+	// hundred bytes; a server sending an endless line must not take all
+	// memory, so the call fails instead.
+	MaxStreamLine = 16 << 20
 )
 
 // Config says which server and model to talk to and how hard to try.
@@ -41,6 +49,9 @@ type Config struct {
 	HTTPClient     *http.Client  // default: a client without an overall timeout (streams are long)
 	InitialBackoff time.Duration // default 0.3 s
 	MaxBackoff     time.Duration // default 5 s
+	// CallTimeout is the overall deadline of one Chat call, retries
+	// included; 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
 }
 
 // ToolSpec describes one tool offered to the model.
@@ -148,6 +159,7 @@ type Provider struct {
 	sleep       func(ctx context.Context, d time.Duration) error
 	jitter      func() float64 // in [0,1)
 	idleTimeout time.Duration
+	maxLine     int
 }
 
 var _ Client = (*Provider)(nil)
@@ -179,6 +191,9 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
 	if cfg.MaxBackoff < cfg.InitialBackoff {
 		cfg.MaxBackoff = cfg.InitialBackoff
 	}
@@ -193,6 +208,7 @@ func New(cfg Config) (*Provider, error) {
 		sleep:       sleepCtx,
 		jitter:      rand.Float64,
 		idleTimeout: DefaultStreamIdleTimeout,
+		maxLine:     MaxStreamLine,
 	}, nil
 }
 
@@ -203,15 +219,24 @@ func (p *Provider) Model() string { return p.cfg.Model }
 // failures as DESIGN §3.3 says. Cancelling ctx aborts the request or stream
 // at once; the error then satisfies errors.Is(err, context.Canceled) (or
 // context.DeadlineExceeded for a deadline).
+//
+// The whole call, retries included, must end within Config.CallTimeout;
+// past it the call fails with a temporary, exhausted *Error.
 func (p *Provider) Chat(ctx context.Context, req Request, cb Callbacks) (Response, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, p.cfg.CallTimeout, ErrCallTimeout)
+	defer cancel()
 	max := p.cfg.MaxRetries
 	for attempt := 0; ; attempt++ {
 		resp, err := p.attempt(ctx, req, cb)
 		if err == nil {
 			return resp, nil
 		}
-		if ctx.Err() != nil {
-			return Response{}, ctx.Err()
+		if parent.Err() != nil {
+			return Response{}, parent.Err()
+		}
+		if context.Cause(ctx) == ErrCallTimeout {
+			return Response{}, p.callTimeoutError(attempt + 1)
 		}
 		var e *Error
 		if !errors.As(err, &e) {
@@ -231,8 +256,25 @@ func (p *Provider) Chat(ctx context.Context, req Request, cb Callbacks) (Respons
 			cb.OnRetry(attempt+1, max, wait, e.reason())
 		}
 		if err := p.sleep(ctx, wait); err != nil {
+			if parent.Err() == nil && context.Cause(ctx) == ErrCallTimeout {
+				return Response{}, p.callTimeoutError(attempt + 1)
+			}
 			return Response{}, err
 		}
+	}
+}
+
+// ErrCallTimeout is wrapped by the *Error of a Chat call that passed its
+// overall deadline (Config.CallTimeout).
+var ErrCallTimeout = errors.New("model call deadline passed")
+
+func (p *Provider) callTimeoutError(attempts int) *Error {
+	return &Error{
+		Message:   fmt.Sprintf("no complete answer within %s (the model_call_timeout); the server may be stuck sending keep-alives", p.cfg.CallTimeout),
+		Temporary: true,
+		Exhausted: true,
+		Err:       ErrCallTimeout,
+		attempts:  attempts,
 	}
 }
 

@@ -56,6 +56,9 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 	for {
 		line, rerr := br.ReadSlice('\n')
 		if errors.Is(rerr, bufio.ErrBufferFull) {
+			if len(long)+len(line) > p.maxLine {
+				return Response{}, &Error{Message: fmt.Sprintf("the server sent a stream line longer than %s; the answer was abandoned", byteSize(p.maxLine))}
+			}
 			long = append(long, line...)
 			continue
 		}
@@ -325,4 +328,15 @@ func newCallID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return "call_" + hex.EncodeToString(b[:])
+}
+
+// byteSize formats a power-of-two size for messages ("16 MiB").
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestReadFile(t *testing.T) {
@@ -356,5 +358,32 @@ func TestInterruptedWriteDoesNothing(t *testing.T) {
 	mustErr(t, res, "interrupted")
 	if _, err := os.Stat(filepath.Join(env.WorkDir, "f")); err == nil || len(rec.Log()) != 0 {
 		t.Fatalf("interrupted write: err=%v log=%v", err, rec.Log())
+	}
+}
+
+func TestReadFileAndGrepSkipFIFOs(t *testing.T) {
+	t.Parallel()
+	env, _ := newEnv(t)
+	fifo := filepath.Join(env.WorkDir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	writeFile(t, filepath.Join(env.WorkDir, "a.txt"), "needle\n")
+	done := make(chan Result, 2)
+	go func() { done <- call(t, &ReadFile{}, env, map[string]any{"path": "pipe"}) }()
+	go func() { done <- call(t, &Grep{}, env, map[string]any{"pattern": "needle", "path": "."}) }()
+	for range 2 {
+		select {
+		case res := <-done:
+			if res.Brief == "not a regular file" {
+				if !res.IsError || !strings.Contains(res.Output, "named pipe (FIFO)") {
+					t.Errorf("ReadFile on a FIFO: %+v", res)
+				}
+			} else if !strings.Contains(res.Output, "a.txt") {
+				t.Errorf("Grep: %+v", res)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a tool blocked on the FIFO")
+		}
 	}
 }

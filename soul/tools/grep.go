@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
 )
 
 //go:embed grep.md
@@ -141,7 +143,7 @@ func (s *grepState) file(ctx context.Context, real, display string) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	f, err := os.Open(real)
+	f, err := regfile.Open(real) // a FIFO in the tree must not block the search
 	if err != nil {
 		return true
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
 )
 
 //go:embed read_file.md
@@ -62,7 +64,11 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 	if info.IsDir() {
 		return errorResult("is a directory", "%s is a directory; use ListDir to list it.", tg.Display)
 	}
-	f, err := os.Open(tg.Real)
+	f, err := regfile.Open(tg.Real)
+	var notRegular *regfile.NotRegularError
+	if errors.As(err, &notRegular) {
+		return errorResult("not a regular file", "%s is %s, not a regular file; ReadFile reads regular files only (a pipe or device could block forever). Use Shell if you really mean to read it.", tg.Display, notRegular.Kind)
+	}
 	if err != nil {
 		return statErr(tg.Display, err)
 	}

@@ -150,6 +150,12 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	}
 	pw.Close()
 	pgid := cmd.Process.Pid
+	untrack, ok := trackGroup(pgid)
+	if !ok { // rewind is ending: the command must not outlive it
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		untrack = func() {}
+	}
+	defer untrack()
 
 	readDone := make(chan struct{})
 	go func() { // owner: this call; ends at EOF or when the read deadline passes

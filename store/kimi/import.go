@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/regfile"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -61,7 +63,7 @@ func SessionFiles(dir string) ([]string, error) {
 
 // ParseFile parses one context file; errors name the path.
 func ParseFile(path string) (File, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return File{}, err
 	}
