@@ -315,7 +315,7 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 		st := base.Foreground(th.Reasoning).Italic(true)
 		n := strings.Count(strings.TrimRight(it.Text, "\n"), "\n") + 1
 		if !it.Expanded {
-			out = append(out, Line{{"▸ ", base.Foreground(th.Reasoning)}, {fmt.Sprintf("Thinking (%d lines, Enter to unfold)", n), st}})
+			out = append(out, Line{{"▸ ", base.Foreground(th.Reasoning)}, {fmt.Sprintf("Thinking (%d %s, Enter to unfold)", n, pluralWord(n, "line", "lines")), st}})
 			break
 		}
 		out = append(out, Line{{"▾ ", base.Foreground(th.Reasoning)}, {"Thinking", st}})

@@ -2,7 +2,6 @@ package views
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -20,13 +19,15 @@ const maxHintRows = 4
 
 // Input is the multi-line prompt editor.
 //
-// Keys (tcell delivers Alt-Enter as KeyEnter+ModAlt, Shift-Enter as
+// Keys (tcell delivers Alt-Enter as KeyEnter+ModAlt, and under tmux, which
+// sends Esc+CR, as the rune 'm' with Alt+Ctrl; Shift-Enter arrives as
 // KeyEnter+ModShift only on terminals with the kitty/CSI-u or
 // modifyOtherKeys protocol, which tcell enables; Ctrl-J as KeyCtrlJ works
 // everywhere): Enter sends; Alt-Enter, Shift-Enter, Ctrl-J insert a
-// newline; Up/Down walk the history from the first/last line; Tab
-// completes a leading slash command. Esc, Ctrl-C and Tab-between-panes are
-// left to the app's input capture.
+// newline; Up/Down walk the history from the first/last line; while a
+// leading slash command is typed, Up/Down and Tab move through the slash
+// menu instead. Esc, Ctrl-C and Tab-between-panes are left to the app's
+// input capture.
 type Input struct {
 	pane
 	lines     [][]rune
@@ -41,7 +42,15 @@ type Input struct {
 	onSubmit  func(text string)
 	scrollRow int
 	keys      Keymap
+
+	// Slash menu (slashmenu.go): selected match, first visible match, and
+	// whether a history recall keeps it closed until the next edit.
+	menuSel, menuTop int
+	menuHidden       bool
 }
+
+// altEnterTmux is Alt-Enter as tcell reads tmux's Esc+CR: Ctrl-M with Alt.
+var altEnterTmux = Key{Key: tcell.KeyRune, Rune: 'm', Mod: tcell.ModAlt | tcell.ModCtrl}
 
 // NewInput returns an empty input.
 func NewInput() *Input {
@@ -50,9 +59,10 @@ func NewInput() *Input {
 	in.keys = Keymap{
 		bind("send", in.submit, K(tcell.KeyEnter)),
 		bind("new line", in.newline, K(tcell.KeyEnter, tcell.ModAlt), K(tcell.KeyEnter, tcell.ModShift), K(tcell.KeyCtrlJ)),
-		bind("previous history entry / line up", in.up, K(tcell.KeyUp)),
-		bind("next history entry / line down", in.down, K(tcell.KeyDown)),
-		bind("complete slash command", in.complete, K(tcell.KeyTab)),
+		{Keys: []Key{altEnterTmux}, Description: "new line (Alt-Enter under tmux)", Handler: in.newline},
+		bind("previous history entry / line up / slash menu up", in.up, K(tcell.KeyUp)),
+		bind("next history entry / line down / slash menu down", in.down, K(tcell.KeyDown)),
+		bind("complete slash command / next in the slash menu", in.complete, K(tcell.KeyTab)),
 		{Keys: []Key{K(tcell.KeyLeft)}, Description: "cursor left", Handler: in.left},
 		{Keys: []Key{K(tcell.KeyRight)}, Description: "cursor right", Handler: in.right},
 		{Keys: []Key{K(tcell.KeyHome), K(tcell.KeyCtrlA)}, Description: "start of line", Handler: func() { in.col = 0 }},
@@ -119,7 +129,7 @@ func (in *Input) SetText(s string) {
 
 // WantsTab reports whether Tab should go to the input (a slash command is
 // being completed) rather than cycle panes.
-func (in *Input) WantsTab() bool { return len(in.matches) > 0 }
+func (in *Input) WantsTab() bool { return in.menuOpen() }
 
 // Matches returns the slash commands matching the current text.
 func (in *Input) Matches() []SlashCommand { return in.matches }
@@ -127,6 +137,9 @@ func (in *Input) Matches() []SlashCommand { return in.matches }
 func (in *Input) submit() {
 	text := strings.TrimSpace(in.Text())
 	if text == "" || in.disabled != "" {
+		return
+	}
+	if !in.takeMenuSelection() {
 		return
 	}
 	if n := len(in.history); n == 0 || in.history[n-1] != in.Text() {
@@ -162,6 +175,10 @@ func (in *Input) newline() {
 }
 
 func (in *Input) up() {
+	if in.menuOpen() {
+		in.menuMove(-1)
+		return
+	}
 	if in.row > 0 {
 		in.row--
 		in.col = min(in.col, len(in.lines[in.row]))
@@ -174,10 +191,21 @@ func (in *Input) up() {
 		in.draft = in.Text()
 	}
 	in.histPos--
-	in.SetText(in.history[in.histPos])
+	in.recall(in.history[in.histPos])
+}
+
+// recall shows a history entry; a recalled slash command does not open the
+// slash menu, so Up/Down keep walking the history.
+func (in *Input) recall(s string) {
+	in.SetText(s)
+	in.menuHidden = true
 }
 
 func (in *Input) down() {
+	if in.menuOpen() {
+		in.menuMove(1)
+		return
+	}
 	if in.row < len(in.lines)-1 {
 		in.row++
 		in.col = min(in.col, len(in.lines[in.row]))
@@ -190,7 +218,7 @@ func (in *Input) down() {
 	if in.histPos == len(in.history) {
 		in.SetText(in.draft)
 	} else {
-		in.SetText(in.history[in.histPos])
+		in.recall(in.history[in.histPos])
 	}
 }
 
@@ -272,6 +300,7 @@ func (in *Input) commandWord() (string, bool) {
 
 func (in *Input) updateMatches() {
 	in.matches = in.matches[:0]
+	in.menuSel, in.menuTop, in.menuHidden = 0, 0, false
 	w, ok := in.commandWord()
 	if !ok {
 		return
@@ -285,9 +314,9 @@ func (in *Input) updateMatches() {
 
 // complete extends a leading slash command: a single match is completed
 // (with a trailing space when it takes arguments), several are completed
-// to their common prefix.
+// to their common prefix, and once that is typed Tab moves down the menu.
 func (in *Input) complete() {
-	if len(in.matches) == 0 {
+	if !in.menuOpen() {
 		return
 	}
 	if len(in.matches) == 1 {
@@ -305,7 +334,11 @@ func (in *Input) complete() {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	in.SetText(prefix)
+	if len(prefix) > len(in.Text()) {
+		in.SetText(prefix)
+		return
+	}
+	in.menuMove(1)
 }
 
 // visual rows: each logical line split into chunks of width w.
@@ -334,7 +367,7 @@ func (in *Input) vrows(w int) []vrow {
 func (in *Input) Height(width int) int {
 	w := max(1, width-2)
 	n := min(len(in.vrows(w)), maxInputRows)
-	return n + min(len(in.matches), maxHintRows) + 2
+	return n + in.menuRows() + 2
 }
 
 // Draw draws the text, the cursor when focused, and completion hints.
@@ -345,7 +378,7 @@ func (in *Input) Draw(screen tcell.Screen) {
 	}
 	th := in.theme
 	base := in.base()
-	hints := min(len(in.matches), maxHintRows, max(0, h-1))
+	hints := min(in.menuRows(), max(0, h-1))
 	textH := h - hints
 	if in.disabled != "" {
 		drawText(screen, x, y, w, in.disabled, base.Foreground(th.Dim).Italic(true))
@@ -383,20 +416,17 @@ func (in *Input) Draw(screen tcell.Screen) {
 		cx := x + strWidth(string(in.lines[r.line][r.start:in.col]))
 		screen.ShowCursor(min(cx, x+w-1), y+cur-in.scrollRow)
 	}
-	for i := 0; i < hints; i++ {
-		m := in.matches[i]
-		hy := y + textH + i
-		name := m.Name
-		if m.Args != "" {
-			name += " " + m.Args
-		}
-		nw := drawText(screen, x, hy, w, padRight(name, 16), base.Foreground(th.Accent).Bold(true))
-		drawText(screen, x+nw, hy, w-nw, " "+m.Description, base.Foreground(th.Dim))
+	if hints > 0 {
+		in.drawMenu(screen, x, y+textH, w, hints)
 	}
-	if len(in.matches) > maxHintRows && hints > 0 {
-		more := "+" + strconv.Itoa(len(in.matches)-maxHintRows) + " more"
-		drawText(screen, x+w-len(more), y+textH+hints-1, len(more), more, base.Foreground(th.Dim))
+}
+
+// menuRows is how many rows the slash menu takes.
+func (in *Input) menuRows() int {
+	if !in.menuOpen() {
+		return 0
 	}
+	return min(len(in.matches), maxHintRows)
 }
 
 // InputHandler edits the text.

@@ -87,9 +87,8 @@ func (r *mdRenderer) block(n ast.Node, first, rest Line, width int) {
 		if n.Level == 1 {
 			st = st.Underline(true)
 		}
-		spans := r.inlines(n, st)
-		hashes := Span{strings.Repeat("#", n.Level) + " ", r.base.Foreground(r.th.Dim)}
-		r.out = append(r.out, wrapSpans(append([]Span{hashes}, spans...), width, first, rest)...)
+		// the level shows in the style, not as "##" (markdown syntax never leaks)
+		r.out = append(r.out, wrapSpans(r.inlines(n, st), width, first, rest)...)
 		r.blank(rest)
 	case *ast.Paragraph:
 		r.out = append(r.out, wrapSpans(r.inlines(n, r.base), width, first, rest)...)

@@ -73,6 +73,7 @@ type Controller struct {
 	stepStart  int // first conversation item of the current step attempt
 	statusM    views.Status
 	msgUntil   time.Time
+	msgSeq     int // bumped by every message; a timer clears only its own
 	quitArmed  time.Time
 	quitting   bool
 	theme      themes.Theme
@@ -317,11 +318,8 @@ func (c *Controller) onWorkerDeliver(batch []soul.Event) {
 	})
 }
 
-// setMessage shows a transient status-bar message (UI).
-func (c *Controller) setMessage(text string, isErr bool) {
-	c.status.SetMessage(text, isErr)
-	c.msgUntil = time.Now().Add(messageTTL)
-}
+// setMessage shows a transient status-bar message for messageTTL (UI).
+func (c *Controller) setMessage(text string, isErr bool) { c.setMessageFor(text, isErr, messageTTL) }
 
 // refreshStatus pushes the status model to the bar (UI).
 func (c *Controller) refreshStatus() {

@@ -296,7 +296,7 @@ func timelineModel(v store.View, gens []store.Generation) views.TimelineModel {
 					}
 					label = "step: " + strings.Join(names, ", ")
 				} else {
-					label = "answer: " + msg.Content.PlainText()
+					label = "answer: " + views.MarkdownText(msg.Content.PlainText(), 120)
 				}
 			}
 			if label != "" {

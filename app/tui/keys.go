@@ -68,8 +68,16 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	return ev
 }
 
-// onUICtrlC interrupts a run; a second Ctrl-C within quitWindow quits.
+// onUICtrlC first clears a non-empty input (as codex and Claude Code do),
+// else interrupts a run; a second Ctrl-C within quitWindow quits. The hint
+// saying so lasts exactly as long as that window.
 func (c *Controller) onUICtrlC() {
+	if c.pages.top() == "" && c.input.Text() != "" {
+		c.input.SetText("")
+		c.quitArmed = time.Time{}
+		c.setMessageFor("input cleared · Ctrl-C again interrupts or quits", false, quitWindow)
+		return
+	}
 	if !c.quitArmed.IsZero() && time.Since(c.quitArmed) < quitWindow {
 		c.onUIQuit()
 		return
@@ -77,10 +85,10 @@ func (c *Controller) onUICtrlC() {
 	c.quitArmed = time.Now()
 	if c.busy != "" {
 		c.onUIInterrupt()
-		c.setMessage("interrupted · press Ctrl-C again to quit", false)
+		c.setMessageFor("interrupted · press Ctrl-C again to quit", false, quitWindow)
 		return
 	}
-	c.setMessage("press Ctrl-C again to quit", false)
+	c.setMessageFor("press Ctrl-C again to quit", false, quitWindow)
 }
 
 // onUIInterrupt cancels the running step (Esc).

@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// tmux turns Alt-Enter into Esc+CR, which tcell reads as Alt+Ctrl+M (the
+// rune 'm' with both modifiers): that too makes a new line.
+func TestAltEnterUnderTmuxMakesNewLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	h.typeText("first", false)
+	h.screen.InjectKey(tcell.KeyRune, 'm', tcell.ModAlt|tcell.ModCtrl)
+	h.typeText("second", false)
+	h.waitUntil("a two-line input", func() bool { return h.c.input.Text() == "first\nsecond" })
+}
+
+func TestCtrlCClearsTheInputFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	h.typeText("half a thought", false)
+	h.waitUntil("the text", func() bool { return h.c.input.Text() == "half a thought" })
+	h.key(tcell.KeyCtrlC)
+	h.waitUntil("the input to be cleared", func() bool { return h.c.input.Text() == "" })
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("press Ctrl-C again to quit")
+	var quitting bool
+	h.c.onUIThread(func() { quitting = h.c.quitting })
+	if quitting {
+		t.Fatal("the Ctrl-C that cleared the input armed the quit")
+	}
+}
+
+// The "press Ctrl-C again" hint lasts exactly the quit window: not longer
+// (a second Ctrl-C after the hint went away would surprise) nor shorter.
+func TestCtrlCHintLastsTheQuitWindow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("press Ctrl-C again to quit")
+	var armed, until time.Time
+	h.c.onUIThread(func() { armed, until = h.c.quitArmed, h.c.msgUntil })
+	if d := until.Sub(armed); d < quitWindow-50*time.Millisecond || d > quitWindow+50*time.Millisecond {
+		t.Fatalf("the hint is set to last %v, the quit window is %v", d, quitWindow)
+	}
+	h.waitGone("press Ctrl-C again to quit")
+	if gone := time.Since(armed); gone > quitWindow+time.Second {
+		t.Fatalf("the hint stayed %v after the quit window of %v closed", gone-quitWindow, quitWindow)
+	}
+}
+
+// Every slash command is reachable from the menu with Down (and Tab): the
+// list scrolls instead of ending in "+N more".
+func TestSlashMenuReachesEveryCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	var all []string
+	h.c.onUIThread(func() {
+		for _, c := range h.c.commands.slashCommands() {
+			all = append(all, c.Name)
+		}
+	})
+	if len(all) <= 4 {
+		t.Fatalf("only %d commands: the test needs more than the menu shows", len(all))
+	}
+	h.typeText("/", false)
+	h.waitFor(all[0])
+	seen := map[string]bool{}
+	for i := 0; i < len(all); i++ {
+		var sel string
+		h.waitUntil("a selection", func() bool {
+			s, ok := h.c.input.MenuSelected()
+			sel = s.Name
+			return ok
+		})
+		txt := h.waitFor(sel)
+		if strings.Contains(txt, " more") && strings.Contains(txt, "+") {
+			t.Fatalf("dead \"+N more\" line:\n%s", txt)
+		}
+		seen[sel] = true
+		if i%2 == 0 {
+			h.key(tcell.KeyDown)
+		} else {
+			h.key(tcell.KeyTab)
+		}
+		want := all[(i+1)%len(all)]
+		h.waitUntil("the selection to move to "+want, func() bool { s, _ := h.c.input.MenuSelected(); return s.Name == want })
+	}
+	for _, name := range all {
+		if !seen[name] {
+			t.Errorf("%s was never reachable in the slash menu", name)
+		}
+	}
+	// Enter takes the selected command.
+	h.c.onUIThread(func() { h.c.input.SetText("/he") })
+	h.key(tcell.KeyEnter)
+	h.waitFor("Help — Esc closes")
+}
