@@ -137,7 +137,11 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 	}
 	base := tcell.StyleDefault.Background(th.ModalBg).Foreground(th.Text)
 	rows := m.body()
-	m.bodyH = max(1, h-2)
+	buttons := buttonRows(w)
+	if m.feedback != nil {
+		buttons = buttons[:1] // the feedback field takes one row
+	}
+	m.bodyH = max(1, h-1-len(buttons))
 	m.top = max(0, min(m.top, len(rows)-m.bodyH))
 	for r := 0; r < m.bodyH && m.top+r < len(rows); r++ {
 		l := rows[m.top+r]
@@ -152,22 +156,15 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 	}
 	if len(rows) > m.bodyH {
 		more := " ↓ j/k scroll "
-		drawText(screen, x+w-len([]rune(more)), y+h-2, len([]rune(more)), more, base.Foreground(th.Dim))
+		drawText(screen, x+w-len([]rune(more)), y+m.bodyH, len([]rune(more)), more, base.Foreground(th.Dim))
 	}
-	fy := y + h - 1
+	fy := y + h - len(buttons)
 	if m.feedback != nil {
 		n := drawText(screen, x, fy, w, "feedback: ", base.Foreground(th.Accent).Bold(true))
 		m.feedback.draw(screen, x+n, fy, w-n, base.Background(th.SelectionBg).Foreground(th.SelectionFg), true)
 		return
 	}
-	cx := x
-	for _, p := range []struct {
-		k, label string
-		col      tcell.Color
-	}{{"y", "approve", th.ToolOK}, {"a", "approve for session", th.ToolOK}, {"n", "reject", th.Error}, {"f", "reject with feedback", th.Error}} {
-		cx += drawText(screen, cx, fy, x+w-cx, "["+p.k+"] ", base.Foreground(p.col).Bold(true))
-		cx += drawText(screen, cx, fy, x+w-cx, p.label+"  ", base)
-	}
+	m.drawButtons(screen, x, fy, w, buttons, base)
 }
 
 // InputHandler maps the decision keys; in feedback mode it edits the text.

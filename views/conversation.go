@@ -89,10 +89,12 @@ type Conversation struct {
 	topItem, topLine int
 	follow           bool
 
-	preview  string
-	height   int // rows of the item area at the last draw
-	width    int // layout width at the last draw
-	rowItems []int
+	preview     string
+	welcome     Welcome // shown while there are no items
+	previewRows int     // rows the wrapped preview banner took at the last draw
+	height      int     // rows of the item area at the last draw
+	width       int     // layout width at the last draw
+	rowItems    []int
 
 	onSelect func(index int, it Item)
 	keys     Keymap
@@ -561,12 +563,20 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 	if w <= 2 || h <= 0 {
 		return
 	}
+	c.previewRows = 0
 	if c.preview != "" {
+		// wrapped between its " · " parts: the keys at its end never get cut
 		st := c.base().Background(c.theme.BannerPreview).Foreground(c.theme.Background).Bold(true)
-		fill(screen, x, y, w, st)
-		drawText(screen, x+1, y, w-1, "◉ "+c.preview, st)
-		y++
-		h--
+		for _, r := range wrapParts("◉ "+c.preview, w-2) {
+			if h <= 1 {
+				break
+			}
+			fill(screen, x, y, w, st)
+			drawText(screen, x+1, y, w-1, r, st)
+			y++
+			h--
+			c.previewRows++
+		}
 	}
 	c.width = w - 1 // column 0 is the selection gutter
 	c.height = h
@@ -578,7 +588,7 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 		c.rowItems[r] = -1
 	}
 	if len(c.items) == 0 {
-		drawText(screen, x+1, y, w-1, "No messages yet.", c.base().Foreground(c.theme.Dim))
+		c.drawWelcome(screen, x+1, y, w-1, h)
 		return
 	}
 	ti, tl := c.topItem, c.topLine
@@ -643,9 +653,7 @@ func (c *Conversation) MouseHandler() func(tview.MouseAction, *tcell.EventMouse,
 		case tview.MouseLeftClick:
 			setFocus(c)
 			_, iy, _, _ := c.GetInnerRect()
-			if c.preview != "" {
-				iy++
-			}
+			iy += c.previewRows
 			r := my - iy
 			if r >= 0 && r < len(c.rowItems) && c.rowItems[r] >= 0 {
 				i := c.rowItems[r]

@@ -84,6 +84,31 @@ func (o *HelpOverlay) rows() []helpRow {
 	return rows
 }
 
+// wrapHelpRows lays the rows out for columns colW wide: a description
+// wraps onto rows of its own (never cut mid-word), and a key wider than
+// keyW gets its own row with the description below it.
+func wrapHelpRows(rows []helpRow, keyW, colW int) []helpRow {
+	descW := max(8, colW-keyW-3)
+	var out []helpRow
+	for _, r := range rows {
+		if r.heading || r.key == "" {
+			out = append(out, r)
+			continue
+		}
+		desc := wrapSpans([]Span{{Text: r.desc}}, descW, nil, nil)
+		if strWidth(r.key) > keyW {
+			out = append(out, helpRow{key: r.key, danger: r.danger})
+		} else {
+			out = append(out, helpRow{key: r.key, desc: desc[0].String(), danger: r.danger})
+			desc = desc[1:]
+		}
+		for _, l := range desc {
+			out = append(out, helpRow{desc: l.String(), danger: r.danger})
+		}
+	}
+	return out
+}
+
 // Draw draws the centred overlay (two columns when wide enough).
 func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	th := o.theme
@@ -103,10 +128,11 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	}
 	keyW = min(keyW, 22)
 	cols := 1
-	if w >= 2*(keyW+30) && len(rows) > h {
+	if w >= 2*(keyW+30) && len(wrapHelpRows(rows, keyW, w)) > h {
 		cols = 2
 	}
 	colW := w / cols
+	rows = wrapHelpRows(rows, keyW, colW)
 	perCol := h
 	o.height = perCol * cols
 	o.top = max(0, min(o.top, len(rows)-o.height))
@@ -128,7 +154,13 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 				ks = base.Foreground(th.Error).Bold(true)
 				ds = base.Foreground(th.Error)
 			}
-			drawText(screen, cx, cy, keyW, padRight(r.key, keyW), ks)
+			drawText(screen, cx, cy, colW-1, r.key, ks)
+			drawText(screen, cx+keyW+2, cy, colW-keyW-3, r.desc, ds)
+		case r.desc != "":
+			ds := base
+			if r.danger {
+				ds = base.Foreground(th.Error)
+			}
 			drawText(screen, cx+keyW+2, cy, colW-keyW-3, r.desc, ds)
 		}
 	}

@@ -77,17 +77,20 @@ func (p *pane) base() tcell.Style {
 func (p *pane) frame(screen tcell.Screen, self tview.Primitive) (int, int, int, int) {
 	focused := p.HasFocus()
 	p.Box.SetBackgroundColor(p.theme.Background)
+	// a title too long for the border loses whole " · " parts, never half a word
+	_, _, bw, _ := p.GetRect()
+	title := tview.Escape(fitParts(p.title, max(1, bw-6)))
 	if focused {
 		p.Box.SetBorderColor(p.theme.FocusedBorder)
 		p.Box.SetTitleColor(p.theme.FocusedBorder)
 		if p.title != "" {
-			p.Box.SetTitle(" ▶ " + tview.Escape(p.title) + " ")
+			p.Box.SetTitle(" ▶ " + title + " ")
 		}
 	} else {
 		p.Box.SetBorderColor(p.theme.Border)
 		p.Box.SetTitleColor(p.theme.Title)
 		if p.title != "" {
-			p.Box.SetTitle(" " + tview.Escape(p.title) + " ")
+			p.Box.SetTitle(" " + title + " ")
 		}
 	}
 	p.Box.SetBorderStyle(tcell.StyleDefault.Background(p.theme.Background).Foreground(p.Box.GetBorderColor()))

@@ -117,7 +117,8 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		segs = append(segs, statusSeg{" · " + formatDuration(s.Elapsed.Truncate(time.Second)), base, 50})
 	}
 	if s.Tokens > 0 || s.MaxContext > 0 {
-		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 60})
+		// the token count outlives everything but the labels and the model
+		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 88})
 	}
 	if s.MaxContext > 0 || s.ContextPercent > 0 {
 		col := th.ToolOK
@@ -127,9 +128,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 			col = th.Warning
 		}
 		segs = append(segs,
-			statusSeg{" ctx ", base, 70},
-			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 70},
-			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base, 75})
+			statusSeg{" ctx ", base, 82},
+			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60},
+			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), 82})
 	}
 	if s.RunningTool != "" {
 		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85})
@@ -164,7 +165,7 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		cx += drawText(screen, cx, y, x+w-cx, sg.text, sg.style)
 	}
 	if b.msg != "" {
-		m := truncate(b.msg, msgW-2)
+		m := fitWords(b.msg, msgW-2)
 		mw := strWidth(m)
 		drawText(screen, x+w-mw-1, y, mw, m, msgStyle)
 	}

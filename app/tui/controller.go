@@ -334,6 +334,7 @@ func (c *Controller) refreshStatus() {
 		s.Mode = c.watchLabel()
 	}
 	c.status.SetStatus(s)
+	c.refreshWelcome()
 }
 
 // Screen-level helpers for tests and feature files.

@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rewind-agent/rewind/views"
+)
+
+// welcomeKeys are the five keys a newcomer needs first; ? lists the rest.
+var welcomeKeys = []views.KeyHint{
+	{Key: "Enter", Description: "send · Alt-Enter for a new line"},
+	{Key: "/", Description: "slash commands (Up/Down or Tab to pick)"},
+	{Key: "Esc", Description: "interrupt the run · Esc Esc: rewind to a checkpoint"},
+	{Key: "Tab", Description: "next pane (conversation, tool output, timeline, sessions)"},
+	{Key: "?", Description: "every key and command"},
+}
+
+// refreshWelcome updates what the empty conversation shows: the work dir,
+// the model and the approval mode as they are now (UI).
+func (c *Controller) refreshWelcome() {
+	approval := "ask before edits and shell commands (/yolo to stop asking)"
+	switch {
+	case c.readOnly:
+		approval = "read-only: another process writes this session"
+	case c.statusM.Mode == "YOLO":
+		approval = "yolo: every tool call runs without asking (/yolo to ask again)"
+	}
+	c.conv.SetWelcome(views.Welcome{WorkDir: homeShort(c.opts.WorkDir), Model: c.statusM.Model, Approval: approval, Keys: welcomeKeys})
+}
+
+// homeShort writes a path under the home directory as ~/….
+func homeShort(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	if p == home {
+		return "~"
+	}
+	if rel, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
+		return filepath.Join("~", rel)
+	}
+	return p
+}
