@@ -25,6 +25,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	home, wd := t.TempDir(), t.TempDir()
 	c, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
 	if err != nil {
@@ -44,6 +45,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigPrecedence(t *testing.T) {
+	t.Parallel()
 	const file = `base_url = "http://file/v1"
 model = "file-model"
 api_key = "file-key"
@@ -120,6 +122,7 @@ file_size_cap = 2048
 }
 
 func TestConfigHomeFromEnvAndFlag(t *testing.T) {
+	t.Parallel()
 	envHome, flagHome, wd := t.TempDir(), t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(envHome, "config.toml"), `model = "env-home"`)
 	writeFile(t, filepath.Join(flagHome, "config.toml"), `model = "flag-home"`)
@@ -142,6 +145,7 @@ func TestConfigHomeFromEnvAndFlag(t *testing.T) {
 }
 
 func TestConfigYAML(t *testing.T) {
+	t.Parallel()
 	home, wd := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, "config.yaml"), "model: yaml-model\nstream: false\nmax_steps_per_run: 9\napi_key: k\n")
 	c, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
@@ -157,6 +161,7 @@ func TestConfigYAML(t *testing.T) {
 }
 
 func TestConfigErrorsNameFileAndLine(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, file, content string
 		want                []string
@@ -199,6 +204,7 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 }
 
 func TestConfigTwoFilesIsAnError(t *testing.T) {
+	t.Parallel()
 	home, wd := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, "config.toml"), "")
 	writeFile(t, filepath.Join(home, "config.yaml"), "")
@@ -209,6 +215,7 @@ func TestConfigTwoFilesIsAnError(t *testing.T) {
 }
 
 func TestConfigMissingWorkDir(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	wd := filepath.Join(home, "nope")
 	_, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
@@ -218,6 +225,7 @@ func TestConfigMissingWorkDir(t *testing.T) {
 }
 
 func TestSanitizeAndOneLine(t *testing.T) {
+	t.Parallel()
 	if got := oneLine("a\n\x1b[31mb\tc\x07"); got != "a ^[[31mb c\uFFFD" {
 		t.Errorf("oneLine = %q", got)
 	}

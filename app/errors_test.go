@@ -12,6 +12,7 @@ import (
 )
 
 func TestExitCodesAndLines(t *testing.T) {
+	t.Parallel()
 	held := fmt.Errorf("store: acquire lease: %w", fmt.Errorf("%w (pid 4242 on box)", store.ErrLeaseHeld))
 	cases := []struct {
 		name  string
@@ -56,6 +57,7 @@ func TestExitCodesAndLines(t *testing.T) {
 }
 
 func TestStoreErrorNamesWhatWasAsked(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err   error
 		wants []string

@@ -60,6 +60,7 @@ func requestProblem(msgs []message.Message) error {
 }
 
 func TestBuildRequestSanitises(t *testing.T) {
+	t.Parallel()
 	hist := []message.Message{
 		message.NewText("user", "hi"),
 		toolMsg("orphan", "no call before me"),
@@ -106,6 +107,7 @@ func TestBuildRequestSanitises(t *testing.T) {
 }
 
 func TestSplitForCompaction(t *testing.T) {
+	t.Parallel()
 	hist := []message.Message{
 		message.NewText("user", "<system>CHECKPOINT 0</system>"),
 		message.NewText("user", "task one"),
@@ -136,6 +138,7 @@ func TestSplitForCompaction(t *testing.T) {
 }
 
 func TestTruncateMessagesKeepsValidTail(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("word ", 2000)
 	hist := []message.Message{
 		message.NewText("user", "first "+big),
@@ -163,6 +166,7 @@ func TestTruncateMessagesKeepsValidTail(t *testing.T) {
 }
 
 func TestTitleFrom(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"\n\n  fix   the bug \nmore": "fix the bug",
 		"":                           "",
@@ -176,6 +180,7 @@ func TestTitleFrom(t *testing.T) {
 }
 
 func TestElideKeepsUTF8(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("日本語", 1000)
 	e := elide(s, 100)
 	if !strings.Contains(e, "characters omitted") || !json.Valid([]byte(`"`+strings.ReplaceAll(e, "\n", `\n`)+`"`)) {
@@ -207,6 +212,7 @@ func describe(msgs []message.Message) string {
 }
 
 func TestBuildRequestUsesImportedSystemPrompt(t *testing.T) {
+	t.Parallel()
 	msgs := []message.Message{
 		message.NewText("_system_prompt", "imported prompt"),
 		message.NewText("user", "hi"),
@@ -228,6 +234,7 @@ func TestBuildRequestUsesImportedSystemPrompt(t *testing.T) {
 }
 
 func TestSplitImportedPromptKeepsItOutOfTheSummary(t *testing.T) {
+	t.Parallel()
 	msgs := []message.Message{
 		message.NewText("_system_prompt", "imported prompt"),
 		message.NewText("user", "a"),

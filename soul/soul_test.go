@@ -180,6 +180,7 @@ func roles(msgs []message.Message) string {
 }
 
 func TestPlainAnswer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Text("Hello there, how can I help?").WithUsage(100, 8))
 	h.mustRun("hi\nsecond line")
 	msgs := h.messages()
@@ -226,6 +227,7 @@ func TestPlainAnswer(t *testing.T) {
 }
 
 func TestToolRoundTripAndEventOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "notes.txt", "content": "alpha\nbeta\n"})),
 		llmtest.Calls(llmtest.Call("c2", "ReadFile", map[string]any{"path": "notes.txt"})),
@@ -284,6 +286,7 @@ func dedupe(ws []string) []string {
 }
 
 func TestStrReplaceNotUniqueReachesModel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(llmtest.Call("c1", "StrReplaceFile", map[string]any{"path": "a.go", "old": "x", "new": "y"})),
 		llmtest.Text("It is not unique; I will be more specific."),
@@ -313,6 +316,7 @@ func writeCall(id, path string) llmtest.ToolCall {
 }
 
 func TestApproveOnceAsksEveryTime(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(writeCall("c1", "a.txt")),
 		llmtest.Calls(writeCall("c2", "b.txt")),
@@ -340,6 +344,7 @@ func TestApproveOnceAsksEveryTime(t *testing.T) {
 }
 
 func TestApproveForSessionSkipsSecondAsk(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(writeCall("c1", "a.txt")),
 		llmtest.Calls(writeCall("c2", "b.txt")),
@@ -365,6 +370,7 @@ func TestApproveForSessionSkipsSecondAsk(t *testing.T) {
 }
 
 func TestRejectStopsRunAndCommitsResult(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(writeCall("c1", "a.txt"), llmtest.Call("c2", "Think", map[string]any{"thought": "after"})),
 		llmtest.Text("OK, I will not write it."),
@@ -400,6 +406,7 @@ func TestRejectStopsRunAndCommitsResult(t *testing.T) {
 }
 
 func TestYoloNeverAsks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(writeCall("c1", "a.txt")),
 		llmtest.Text("done"),
@@ -425,6 +432,7 @@ func TestYoloNeverAsks(t *testing.T) {
 }
 
 func TestRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.HTTPError(503, "overloaded"),
 		llmtest.Reset(2),
@@ -457,6 +465,7 @@ func TestRetryThenSuccess(t *testing.T) {
 }
 
 func TestRetryExhaustionCommitsNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{maxRetries: 1},
 		llmtest.HTTPError(500, "boom"),
 		llmtest.HTTPError(502, "boom again"),
@@ -486,6 +495,7 @@ func TestRetryExhaustionCommitsNothing(t *testing.T) {
 }
 
 func TestMalformedToolCallJSON(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(llmtest.Call("c1", "Shell", `{"command": "echo hi"`)),
 		llmtest.Text("oops, fixed"),
@@ -518,6 +528,7 @@ func TestMalformedToolCallJSON(t *testing.T) {
 }
 
 func TestUnknownTool(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(llmtest.Call("c1", "LaunchRocket", map[string]any{"target": "moon"})),
 		llmtest.Text("That tool does not exist."),
@@ -538,6 +549,7 @@ func thinkCall(id string) llmtest.ToolCall {
 }
 
 func TestMaxSteps(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{MaxStepsPerRun: 3}},
 		llmtest.Calls(thinkCall("c1")), llmtest.Calls(thinkCall("c2")), llmtest.Calls(thinkCall("c3")), llmtest.Calls(thinkCall("c4")),
 	)
@@ -557,6 +569,7 @@ func TestMaxSteps(t *testing.T) {
 }
 
 func TestInterruptMidStream(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(2), llmtest.Text("second try works"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -591,6 +604,7 @@ func TestInterruptMidStream(t *testing.T) {
 }
 
 func TestInterruptMidTool(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(llmtest.Call("c1", "Shell", map[string]any{"command": "echo started; sleep 30", "timeout": 60})),
 		llmtest.Text("after"),
@@ -619,6 +633,7 @@ func TestInterruptMidTool(t *testing.T) {
 }
 
 func TestDMailBacktrack(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		// Run 1.
 		llmtest.Text("Ready."),
@@ -705,6 +720,7 @@ func TestDMailBacktrack(t *testing.T) {
 }
 
 func TestDMailInvalidCheckpoint(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(llmtest.Call("c1", "SendDMail", map[string]any{"message": "hi", "checkpoint_id": 99})),
 		llmtest.Text("no such checkpoint"),
@@ -723,6 +739,7 @@ func TestDMailInvalidCheckpoint(t *testing.T) {
 }
 
 func TestManualCompaction(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(thinkCall("c1")),
 		llmtest.Text("answer one"),
@@ -779,6 +796,7 @@ func TestManualCompaction(t *testing.T) {
 }
 
 func TestAutoCompaction(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{MaxContextSize: 1000, ReservedTokens: 100}},
 		llmtest.Text("first answer").WithUsage(300, 20),
 		llmtest.Text("second answer").WithUsage(800, 100),
@@ -811,6 +829,7 @@ func TestAutoCompaction(t *testing.T) {
 }
 
 func TestCompactionFallsBackToTruncation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{maxRetries: -1},
 		llmtest.Text("answer one"),
 		llmtest.Text("answer two"),
@@ -849,6 +868,7 @@ func TestCompactionFallsBackToTruncation(t *testing.T) {
 }
 
 func TestLoopDetection(t *testing.T) {
+	t.Parallel()
 	cmd := func(id string) llmtest.ToolCall {
 		return llmtest.Call(id, "Shell", map[string]any{"command": "cat missing-file.txt"})
 	}
@@ -872,6 +892,7 @@ func TestLoopDetection(t *testing.T) {
 }
 
 func TestParallelReadOnlyCallsKeepOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(
 			llmtest.Call("r1", "ReadFile", map[string]any{"path": "one.txt"}),
@@ -916,6 +937,7 @@ func TestParallelReadOnlyCallsKeepOrder(t *testing.T) {
 }
 
 func TestStatusFromSinkDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(thinkCall("c1")),
 		llmtest.Text("ok"),
@@ -937,6 +959,7 @@ func TestStatusFromSinkDoesNotDeadlock(t *testing.T) {
 }
 
 func TestRevertClearRestore(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Text("one"),
 		llmtest.Text("two"),
@@ -976,6 +999,7 @@ func TestRevertClearRestore(t *testing.T) {
 }
 
 func TestBusy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(3))
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
@@ -1007,6 +1031,7 @@ func TestBusy(t *testing.T) {
 }
 
 func TestRequestProblemCatchesBadRequests(t *testing.T) {
+	t.Parallel()
 	bad := [][]message.Message{
 		{toolMsg("x", "orphan")},
 		{assistantCalls(call("a", "Shell", "{"))},
@@ -1025,6 +1050,7 @@ func TestRequestProblemCatchesBadRequests(t *testing.T) {
 }
 
 func TestNonStreamingClientStillShowsText(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{noStream: true, cfg: Config{Yolo: true}},
 		llmtest.Calls(thinkCall("c1")).WithReasoning("let me think"),
 		llmtest.Text("plain answer"),
@@ -1080,6 +1106,7 @@ func (r *reverter) RevertFiles(_ context.Context, sessionID string, checkpointID
 }
 
 func TestDMailRevertsFilesWhenAsked(t *testing.T) {
+	t.Parallel()
 	rv := &reverter{}
 	h := newHarness(t, hopts{cfg: Config{Yolo: true, DMailRevertsFiles: true, Files: rv}},
 		llmtest.Calls(llmtest.Call("c1", "SendDMail", map[string]any{"message": "try the other way", "checkpoint_id": 0})),
@@ -1103,6 +1130,7 @@ func TestDMailRevertsFilesWhenAsked(t *testing.T) {
 }
 
 func TestDMailDroppedWhenStepRejected(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(
 			llmtest.Call("c1", "SendDMail", map[string]any{"message": "go back", "checkpoint_id": 0}),
@@ -1126,6 +1154,7 @@ func TestDMailDroppedWhenStepRejected(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c := Config{}.withDefaults()
 	if c != DefaultConfig() {
 		t.Errorf("zero config = %+v, want %+v", c, DefaultConfig())
@@ -1147,6 +1176,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestFilesFlushedAfterEachToolStepBeforeCommit(t *testing.T) {
+	t.Parallel()
 	rv := &reverter{}
 	h := newHarness(t, hopts{cfg: Config{Yolo: true, Files: rv}},
 		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "a"})),

@@ -35,6 +35,7 @@ func waitRuns(t *testing.T, db *DB, n int64, within time.Duration) {
 // WriteTx, like lease heartbeats) are counted by the commit hook; reads are
 // not.
 func TestWriterCheckpointSettings(t *testing.T) {
+	t.Parallel()
 	withCheckpointing(t, 1<<40, time.Hour)
 	db := openTest(t)
 	var n int
@@ -63,6 +64,7 @@ func TestWriterCheckpointSettings(t *testing.T) {
 // goroutine checkpoints without waiting for the delay, and then the database
 // file alone (no -wal) holds what was committed.
 func TestBackgroundCheckpointAfterCommits(t *testing.T) {
+	t.Parallel()
 	withCheckpointing(t, 16, time.Hour)
 	db := openTest(t)
 	s := newSession(t, db, "ckpt", "/w")
@@ -103,6 +105,7 @@ func TestBackgroundCheckpointAfterCommits(t *testing.T) {
 // TestBackgroundCheckpointWhenIdle: a single commit is checkpointed after
 // the delay.
 func TestBackgroundCheckpointWhenIdle(t *testing.T) {
+	t.Parallel()
 	withCheckpointing(t, 1<<40, 20*time.Millisecond)
 	db := openTest(t)
 	s := newSession(t, db, "idle", "/w")

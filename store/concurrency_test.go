@@ -14,6 +14,7 @@ import (
 // TestConcurrentOpens runs two writers and a reader on separate *DB handles
 // of one file for a few seconds: no error (SQLITE_BUSY or other) may surface.
 func TestConcurrentOpens(t *testing.T) {
+	t.Parallel()
 	dur := 3 * time.Second
 	if testing.Short() {
 		dur = 500 * time.Millisecond

@@ -36,6 +36,7 @@ func crashStep(i, n int) Step {
 // TestCrashChild is the child of TestCrashKill9: it commits steps until it is
 // killed, printing each committed record's seq after the commit returns.
 func TestCrashChild(t *testing.T) {
+	t.Parallel()
 	spec := os.Getenv(crashEnv)
 	if spec == "" {
 		t.Skip("run by TestCrashKill9")
@@ -74,6 +75,7 @@ func TestCrashChild(t *testing.T) {
 // checks after each kill that the database is intact, every record the
 // child reported is there, and no step is half-present.
 func TestCrashKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}

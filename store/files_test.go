@@ -32,6 +32,7 @@ func blobOf(data []byte) FileBlob {
 }
 
 func TestFileBlobsDedupAndCompression(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := fileTestDB(t)
 	text := blobOf([]byte(strings.Repeat("the same line of source code\n", 2000)))
@@ -76,6 +77,7 @@ func TestFileBlobsDedupAndCompression(t *testing.T) {
 }
 
 func TestFileIndexAndEvents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := fileTestDB(t)
 	a, b := blobOf([]byte("a\n")), blobOf([]byte("b\n"))

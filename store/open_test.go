@@ -25,6 +25,7 @@ func openTest(t testing.TB) *DB {
 }
 
 func TestOpenFresh(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home")
 	path := filepath.Join(dir, "rewind.db")
 	db, err := Open(bg, path)
@@ -107,6 +108,7 @@ func rawExec(t *testing.T, path string, stmts ...string) {
 }
 
 func TestOpenRefuses(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, path string)
@@ -168,6 +170,7 @@ func TestOpenRefuses(t *testing.T) {
 // version (0 = fresh file), puts data in it where the schema allows, and
 // opens it with the current code.
 func TestMigrateFromEveryVersion(t *testing.T) {
+	t.Parallel()
 	migs, err := loadMigrations()
 	if err != nil {
 		t.Fatal(err)
@@ -215,6 +218,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 }
 
 func TestLeases(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	a := newSession(t, db, "a", "/w")
 	b := newSession(t, db, "b", "/w")
@@ -350,6 +354,7 @@ func TestLeases(t *testing.T) {
 // Opening an up-to-date database takes no write lock, so reading commands
 // work while another process holds one.
 func TestOpenWhileAnotherProcessWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "rewind.db")
 	db, err := Open(ctx, path)

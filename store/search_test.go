@@ -11,6 +11,7 @@ import (
 // "_system_prompt") stays in its view but is not indexed, and one indexed
 // by an older rewind is not found either.
 func TestSearchSkipsMetadataRoles(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	body := func(m message.Message) json.RawMessage { b, _ := json.Marshal(m); return b }
 	prompt := message.NewText("_system_prompt", "You are a wombat agent.")

@@ -103,6 +103,7 @@ func turn(t testing.TB, db *DB, sid string, text string, tokens int) int {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	a := newSession(t, db, "alpha", "/w/a")
 	b := newSession(t, db, "", "/w/b")
@@ -201,6 +202,7 @@ func TestSessions(t *testing.T) {
 }
 
 func TestCheckpointAndAppend(t *testing.T) {
+	t.Parallel()
 	for _, withMsg := range []bool{false, true} {
 		t.Run(fmt.Sprint("user message ", withMsg), func(t *testing.T) {
 			db := openTest(t)
@@ -228,6 +230,7 @@ func TestCheckpointAndAppend(t *testing.T) {
 }
 
 func TestCommitStepAtomic(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	s := newSession(t, db, "t", "/w")
 	turn(t, db, s.ID, "first", 10)
@@ -305,6 +308,7 @@ func TestCommitStepAtomic(t *testing.T) {
 }
 
 func TestRevertRestoreChains(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	s := newSession(t, db, "t", "/w")
 	sid := s.ID
@@ -409,6 +413,7 @@ func TestRevertRestoreChains(t *testing.T) {
 }
 
 func TestClearAndCompact(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	sid := newSession(t, db, "t", "/w").ID
 	turn(t, db, sid, "a", 10)
@@ -448,6 +453,7 @@ func TestClearAndCompact(t *testing.T) {
 }
 
 func TestFork(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	src := newSession(t, db, "source", "/w")
 	turn(t, db, src.ID, "a", 10)
@@ -513,6 +519,7 @@ func TestFork(t *testing.T) {
 }
 
 func TestSessionVersion(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	sid := newSession(t, db, "t", "/w").ID
 	v0 := must[Version](t)(db.SessionVersion(bg, sid))
@@ -535,6 +542,7 @@ func TestSessionVersion(t *testing.T) {
 }
 
 func TestImportSession(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	body := func(m message.Message) json.RawMessage { b, _ := json.Marshal(m); return b }
 	gens := []ImportedGeneration{
@@ -576,6 +584,7 @@ func TestImportSession(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	a := newSession(t, db, "alpha", "/w/a")
 	b := newSession(t, db, "beta", "/w/b")
@@ -643,6 +652,7 @@ func TestSearch(t *testing.T) {
 // TestQueryPlans pins the indexes that keep revert and view reads
 // independent of history size.
 func TestQueryPlans(t *testing.T) {
+	t.Parallel()
 	db := openTest(t)
 	cases := []struct {
 		name, query, index string

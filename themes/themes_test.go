@@ -11,6 +11,7 @@ import (
 )
 
 func TestBuiltinsComplete(t *testing.T) {
+	t.Parallel()
 	for _, name := range BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
 			data, err := builtinFS.ReadFile("builtin/" + name + ".yaml")
@@ -61,6 +62,7 @@ func write(t *testing.T, dir, name, body string) string {
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "ocean.yaml", "base: light\nchroma_style: dracula\naccent: \"#112233\"\ntext: navy\n")
 	write(t, dir, "forest.toml", "base = \"high-contrast\"\nbackground = \"#010203\"\n")
@@ -154,6 +156,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write(t, dir, "zeta.toml", "")
 	write(t, dir, "alpha.yaml", "")
@@ -169,6 +172,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestParseColour(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]tcell.Color{
 		"#ff0000": tcell.ColorRed, "Red": tcell.ColorRed, "default": tcell.ColorDefault, " #00ff00 ": tcell.NewHexColor(0x00ff00),
 	} {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCoalescerBatches(t *testing.T) {
+	t.Parallel()
 	var version, seen, flushes atomic.Int64
 	c := NewCoalescer(20*time.Millisecond, func() {
 		flushes.Add(1)
@@ -50,6 +51,7 @@ func TestCoalescerBatches(t *testing.T) {
 }
 
 func TestCoalescerSpacing(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var times []time.Time
 	c := NewCoalescer(30*time.Millisecond, func() {

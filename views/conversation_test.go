@@ -22,6 +22,7 @@ func sampleItems() []Item {
 }
 
 func TestConversationRenders(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		t.Run(fmt.Sprint(sz.w, "x", sz.h), func(t *testing.T) {
 			c := NewConversation()
@@ -54,6 +55,7 @@ func cellStyle(s tcell.SimulationScreen, x, y int) tcell.Style {
 }
 
 func TestConversationChromaHighlight(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	c.SetItems([]Item{{Kind: ItemAssistant, Text: "```go\nfunc main() {\n\tx := 1\n}\n```"}})
@@ -73,6 +75,7 @@ func TestConversationChromaHighlight(t *testing.T) {
 }
 
 func TestConversationMarkdownBlocks(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	c.SetItems([]Item{{Kind: ItemAssistant, Text: "> quoted words\n\n1. first\n2. second\n\n| a | bb |\n|---|----|\n| 1 | 2 |\n\nsee [docs](http://x.y) and *it*\n\n---"}})
@@ -94,6 +97,7 @@ func TestConversationMarkdownBlocks(t *testing.T) {
 }
 
 func TestConversationHostileStrings(t *testing.T) {
+	t.Parallel()
 	hostile := []string{"\x1b]0;pwned\x07", "\x1b[2J", "[red]x[-]", "\u009b31m", "a\rb", "\x07bell", "\x1b[31mred"}
 	c := NewConversation()
 	var items []Item
@@ -127,6 +131,7 @@ func TestConversationHostileStrings(t *testing.T) {
 }
 
 func TestConversationStreaming(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	var items []Item
@@ -179,6 +184,7 @@ func TestConversationStreaming(t *testing.T) {
 }
 
 func TestConversationKeysAndToggle(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	c.SetItems(sampleItems())
@@ -223,6 +229,7 @@ func TestConversationKeysAndToggle(t *testing.T) {
 }
 
 func TestConversationScrollMany(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	c.SetItems(manyItems(1000))

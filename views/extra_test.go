@@ -12,6 +12,7 @@ import (
 )
 
 func TestToolKeyArgAndHints(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"command":"go test ./...","timeout":60}`: "go test ./...",
 		`{"path":"main.go","line_offset":1}`:       "main.go",
@@ -34,6 +35,7 @@ func TestToolKeyArgAndHints(t *testing.T) {
 }
 
 func TestThemeSwitchRedraws(t *testing.T) {
+	t.Parallel()
 	light, _ := themes.Builtin("light")
 	ws := newTestWorkspace()
 	s := draw(t, ws, 200, 60)
@@ -60,6 +62,7 @@ func TestThemeSwitchRedraws(t *testing.T) {
 // TestRandomInputNeverBreaks feeds random bytes and markdown-ish noise to
 // every text path: no panic, no control rune on screen.
 func TestRandomInputNeverBreaks(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
 	alphabet := []string{"\x1b", "[", "]", "\x07", "\r", "\n", "\t", "```", "go", "`", "*", "_", "#", "> ", "- ", "1. ", "|", "---",
 		"\u009b", "\u009d", "\xc2", "\xff", "世", "é", "\u202e", "a", "b", " ", "[red]", "\x00", "\x7f", "~~", "<b>", "http://x"}

@@ -17,6 +17,7 @@ const sampleDiff = `--- a/main.go
 `
 
 func TestApprovalModal(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
 			m := NewApprovalModal()
@@ -67,6 +68,7 @@ func TestApprovalModal(t *testing.T) {
 }
 
 func TestConfirmAndPrompt(t *testing.T) {
+	t.Parallel()
 	d := NewConfirmDialog()
 	d.SetTheme(dark)
 	chosen := -2
@@ -113,6 +115,7 @@ func TestConfirmAndPrompt(t *testing.T) {
 }
 
 func TestHelpOverlayListsBindings(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	in := NewInput()
 	tl := NewTimeline()
@@ -158,6 +161,7 @@ func TestHelpOverlayListsBindings(t *testing.T) {
 }
 
 func TestDiffView(t *testing.T) {
+	t.Parallel()
 	d := NewDiffView()
 	d.SetTheme(dark)
 	d.SetDiff("generation 2 → current", []DiffLine{

@@ -15,6 +15,7 @@ func mouse(p tview.Primitive, action tview.MouseAction, x, y int) tview.Primitiv
 }
 
 func TestConversationMouse(t *testing.T) {
+	t.Parallel()
 	c := NewConversation()
 	c.SetTheme(dark)
 	c.SetItems(manyItems(200))
@@ -52,6 +53,7 @@ func TestConversationMouse(t *testing.T) {
 }
 
 func TestWorkspaceMouseFocus(t *testing.T) {
+	t.Parallel()
 	ws := newTestWorkspace()
 	setFocus := focuser(ws)
 	ws.FocusPane(PaneInput, setFocus)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSanitize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"plain text", "plain text"},
 		{"\x1b]0;pwned\x07after", "after"},
@@ -46,6 +47,7 @@ func TestSanitize(t *testing.T) {
 }
 
 func TestWrapSpans(t *testing.T) {
+	t.Parallel()
 	lines := wrapSpans([]Span{{Text: "the quick brown fox jumps over the lazy dog"}}, 10, nil, nil)
 	var got []string
 	for _, l := range lines {

@@ -18,6 +18,7 @@ func sampleSessions() []SessionRow {
 }
 
 func TestSessionListRenderAndFilter(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
 			l := NewSessionList()
@@ -65,6 +66,7 @@ func TestSessionListRenderAndFilter(t *testing.T) {
 }
 
 func TestSessionListFullTextAsync(t *testing.T) {
+	t.Parallel()
 	l := NewSessionList()
 	l.SetTheme(dark)
 	var asked []string
@@ -104,6 +106,7 @@ func TestSessionListFullTextAsync(t *testing.T) {
 }
 
 func TestSessionListActions(t *testing.T) {
+	t.Parallel()
 	l := NewSessionList()
 	l.SetSessions(sampleSessions())
 	var got []string
@@ -128,6 +131,7 @@ func TestSessionListActions(t *testing.T) {
 }
 
 func TestSessionListFilter10k(t *testing.T) {
+	t.Parallel()
 	l := NewSessionList()
 	l.SetSessions(manySessions(10000))
 	start := time.Now()

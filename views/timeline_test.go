@@ -28,6 +28,7 @@ func sampleTimeline() TimelineModel {
 }
 
 func TestTimelineGraph(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
 			tl := NewTimeline()
@@ -63,6 +64,7 @@ func TestTimelineGraph(t *testing.T) {
 }
 
 func TestTimelineKeys(t *testing.T) {
+	t.Parallel()
 	tl := NewTimeline()
 	tl.SetTheme(dark)
 	tl.SetModel(sampleTimeline())
@@ -116,6 +118,7 @@ func TestTimelineKeys(t *testing.T) {
 }
 
 func TestTimelineManyCheckpoints(t *testing.T) {
+	t.Parallel()
 	tl := NewTimeline()
 	tl.SetModel(bigTimeline(1000))
 	s := draw(t, tl, 80, 24)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatusBar(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		t.Run(fmt.Sprint(sz.w), func(t *testing.T) {
 			b := NewStatusBar()
@@ -45,6 +46,7 @@ func TestStatusBar(t *testing.T) {
 }
 
 func TestToolOutput(t *testing.T) {
+	t.Parallel()
 	o := NewToolOutput()
 	o.SetTheme(dark)
 	o.SetTool(ToolCallInfo{ID: "c1", Name: "Shell", Args: "make test", Status: ToolRunning})
@@ -90,6 +92,7 @@ func TestToolOutput(t *testing.T) {
 }
 
 func TestInputKeys(t *testing.T) {
+	t.Parallel()
 	in := NewInput()
 	in.SetTheme(dark)
 	var sent []string
@@ -170,6 +173,7 @@ func TestInputKeys(t *testing.T) {
 }
 
 func TestInputOnApplication(t *testing.T) {
+	t.Parallel()
 	// The real path: tcell events through a tview.Application on a
 	// simulation screen.
 	s := tcell.NewSimulationScreen("UTF-8")

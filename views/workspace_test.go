@@ -32,6 +32,7 @@ func newTestWorkspace() *Workspace {
 }
 
 func TestWorkspaceLayout(t *testing.T) {
+	t.Parallel()
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}, {200, 60}, {60, 20}} {
 		t.Run(fmt.Sprint(sz.w, "x", sz.h), func(t *testing.T) {
 			ws := newTestWorkspace()
@@ -101,6 +102,7 @@ func send2(p tview.Primitive, setFocus func(tview.Primitive), evs ...*tcell.Even
 }
 
 func TestWorkspaceOnApplication(t *testing.T) {
+	t.Parallel()
 	s := tcell.NewSimulationScreen("UTF-8")
 	if err := s.Init(); err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ func demoEnv(t *testing.T) (context.Context, *store.DB, string, *Model) {
 // TestScriptEndToEnd drives the whole demo script through a real Soul, the
 // real provider and the demo's HTTP server, and checks what the store keeps.
 func TestScriptEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx, db, work, m := demoEnv(t)
 	sess, err := db.CreateSession(ctx, store.NewSession{Title: Title, WorkDir: work, Model: ModelName})
 	if err != nil {
@@ -170,6 +171,7 @@ func TestScriptEndToEnd(t *testing.T) {
 }
 
 func TestRejectedWriteStopsTheRun(t *testing.T) {
+	t.Parallel()
 	ctx, db, work, m := demoEnv(t)
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work})
 	if err != nil {

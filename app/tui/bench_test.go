@@ -125,6 +125,7 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 // test: 1,000 deltas pushed as fast as possible are applied in a handful of
 // UI updates, in order, and none is lost.
 func TestBatchingBoundsRedraws(t *testing.T) {
+	t.Parallel()
 	var updates atomic.Int64
 	var got []byte
 	applied := make(chan struct{}, 1)

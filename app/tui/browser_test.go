@@ -52,6 +52,7 @@ func browserHarness(t *testing.T) (*harness, []string) {
 }
 
 func TestBrowserFilterHighlightsAndResumes(t *testing.T) {
+	t.Parallel()
 	h, ids := browserHarness(t)
 	h.openBrowser()
 	h.waitFor("release checklist", "parser rewrite", "zebra notes")
@@ -68,6 +69,7 @@ func TestBrowserFilterHighlightsAndResumes(t *testing.T) {
 }
 
 func TestBrowserFullTextSearch(t *testing.T) {
+	t.Parallel()
 	h, ids := browserHarness(t)
 	h.openBrowser()
 	h.typeText("/quokka", false)
@@ -86,6 +88,7 @@ func TestBrowserFullTextSearch(t *testing.T) {
 }
 
 func TestBrowserRenameDeleteUndo(t *testing.T) {
+	t.Parallel()
 	h, ids := browserHarness(t)
 	ctx := context.Background()
 	h.openBrowser()
@@ -137,6 +140,7 @@ func TestBrowserRenameDeleteUndo(t *testing.T) {
 }
 
 func TestBrowserForkAndExport(t *testing.T) {
+	t.Parallel()
 	h, ids := browserHarness(t)
 	ctx := context.Background()
 	h.openBrowser()
@@ -176,6 +180,7 @@ func TestBrowserForkAndExport(t *testing.T) {
 }
 
 func TestExportNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "db"))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 )
 
 func TestStreamingTextAppearsAndIsStored(t *testing.T) {
+	t.Parallel()
 	answer := "Streaming works: the quick brown fox jumps over the lazy dog."
 	h := newHarness(t, hopts{}, llmtest.Text(answer).WithRate(400).WithUsage(100, 20))
 	h.submit("hello there")
@@ -40,6 +41,7 @@ func TestStreamingTextAppearsAndIsStored(t *testing.T) {
 }
 
 func TestToolCallStatusUpdates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(
 			llmtest.Call("c_ok", "ReadFile", map[string]any{"path": "present.txt"}),
@@ -66,6 +68,7 @@ func TestToolCallStatusUpdates(t *testing.T) {
 }
 
 func TestEscInterruptsAndShowsBanner(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(200), llmtest.Text("after the interrupt"))
 	h.submit("start something long")
 	h.waitFor("an answe")
@@ -90,6 +93,7 @@ func TestEscInterruptsAndShowsBanner(t *testing.T) {
 }
 
 func TestApprovalModalYApproves(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "notes.txt", "content": "approved content\n"})),
 		llmtest.Text("Wrote notes.txt."))
@@ -106,6 +110,7 @@ func TestApprovalModalYApproves(t *testing.T) {
 }
 
 func TestApprovalRejectStopsRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})))
 	h.submit("write nope")
@@ -119,6 +124,7 @@ func TestApprovalRejectStopsRun(t *testing.T) {
 }
 
 func TestCompactShowsBannerAndNewGeneration(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{},
 		llmtest.Text("first answer"),
 		llmtest.Text("second answer"),
@@ -142,6 +148,7 @@ func TestCompactShowsBannerAndNewGeneration(t *testing.T) {
 }
 
 func TestUnknownSlashCommandSendsNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Text("should never be asked"))
 	h.submit("/frobnicate now")
 	h.waitFor("unknown command /frobnicate")
@@ -155,6 +162,7 @@ func TestUnknownSlashCommandSendsNothing(t *testing.T) {
 }
 
 func TestContextCommandsRefusedWhileRunning(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(100))
 	h.submit("long run")
 	h.waitFor("an answe")
@@ -173,6 +181,7 @@ func TestContextCommandsRefusedWhileRunning(t *testing.T) {
 }
 
 func TestHelpOverlayListsEverySlashCommand(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{w: 200, h: 60})
 	h.typeText("?", false)
 	h.waitFor("Slash commands")
@@ -201,6 +210,7 @@ func TestHelpOverlayListsEverySlashCommand(t *testing.T) {
 }
 
 func TestSlashCompletionFromRegistry(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{})
 	h.typeText("/re", false)
 	h.waitFor("/revert", "/restore")
@@ -211,6 +221,7 @@ func TestSlashCompletionFromRegistry(t *testing.T) {
 }
 
 func TestLayouts(t *testing.T) {
+	t.Parallel()
 	for _, sz := range []struct{ w, h int }{{80, 24}, {200, 60}} {
 		t.Run("", func(t *testing.T) {
 			h := newHarness(t, hopts{w: sz.w, h: sz.h}, llmtest.Text("A visible answer."))
@@ -252,6 +263,7 @@ func TestLayouts(t *testing.T) {
 }
 
 func TestThemeSwitchChangesColours(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{w: 100, h: 30})
 	h.waitFor("fake-model")
 	_, before, _ := h.cell(1, h.h-1).Style.Decompose()
@@ -284,6 +296,7 @@ func TestThemeSwitchChangesColours(t *testing.T) {
 }
 
 func TestCtrlCTwiceQuits(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{})
 	h.waitFor("fake-model")
 	h.key(tcell.KeyCtrlC)
@@ -301,6 +314,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 }
 
 func TestQuitMidRunCancelsAndWaits(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(100))
 	h.submit("never finishes")
 	h.waitFor("an answe")
@@ -331,6 +345,7 @@ func TestQuitMidRunCancelsAndWaits(t *testing.T) {
 }
 
 func TestResumeShowsExistingView(t *testing.T) {
+	t.Parallel()
 	var id string
 	h := newHarness(t, hopts{
 		before: func(h *harness) {
@@ -358,6 +373,7 @@ func TestResumeShowsExistingView(t *testing.T) {
 }
 
 func TestLeaseHeldOffersWatchOrFork(t *testing.T) {
+	t.Parallel()
 	var id string
 	var lease *store.Lease
 	h := newHarness(t, hopts{
@@ -390,6 +406,7 @@ func TestLeaseHeldOffersWatchOrFork(t *testing.T) {
 }
 
 func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
+	t.Parallel()
 	var id string
 	h := newHarness(t, hopts{
 		before: func(h *harness) {
@@ -415,6 +432,7 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 }
 
 func TestRetryDiscardsPartialStep(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{})
 	h.waitFor("fake-model")
 	h.c.post(soul.StepBegin{N: 1})
@@ -428,6 +446,7 @@ func TestRetryDiscardsPartialStep(t *testing.T) {
 }
 
 func TestBannersFromEvents(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{w: 240, h: 40})
 	h.waitFor("fake-model")
 	h.c.post(soul.Backtrack{CheckpointID: 2, Discarded: 4, ReturnedTo: "fix the bug", Note: "the test file is wrong, not the code", ArchivedGen: 0, NewGen: 1})
@@ -446,6 +465,7 @@ func TestBannersFromEvents(t *testing.T) {
 }
 
 func TestShellOutputStreamsToToolPane(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{mutate: func(o *Options) { o.Soul.Yolo = true }},
 		llmtest.Calls(llmtest.Call("sh1", "Shell", map[string]any{"command": "echo first-line; sleep 0.3; echo second-line"})),
 		llmtest.Text("The command printed two lines."))
@@ -457,6 +477,7 @@ func TestShellOutputStreamsToToolPane(t *testing.T) {
 }
 
 func TestRevertRestoreClearYoloCommands(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, hopts{w: 200, h: 50}, llmtest.Text("answer one"), llmtest.Text("answer two"))
 	h.submit("prompt one")
 	h.waitUntil("run 1", h.idle)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestViewItems(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
 	if err != nil {
@@ -85,6 +86,7 @@ func TestViewItems(t *testing.T) {
 }
 
 func TestEventTexts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ got, want string }{
 		{backtrackText(soul.Backtrack{CheckpointID: 3, Discarded: 1, ReturnedTo: "make it fast", Note: "use a map", ArchivedGen: 2}),
 			"Backtracked to checkpoint 3 · discarded 1 message (archived in generation 2) · returned to: make it fast · note from the future: use a map"},

@@ -15,6 +15,7 @@ import (
 // demo`, a prompt with an approval, /help, /exit, then checks the session
 // the demo left in the store through the CLI.
 func TestDemoInTmux(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the tmux end-to-end test")
 	}

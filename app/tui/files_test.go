@@ -14,6 +14,7 @@ import (
 // A session written from the workspace records file checkpoints, so the
 // timeline's "conversation + files" revert has something to rewind.
 func TestWorkspaceRecordsFileCheckpoints(t *testing.T) {
+	t.Parallel()
 	var h *harness
 	h = newHarness(t, hopts{mutate: func(o *Options) {
 		o.Soul.Yolo = true

@@ -28,6 +28,7 @@ const writerEnv = "REWIND_TEST_WRITER"
 // message and an answer in one step, then prints "ok". EOF releases the
 // lease and exits.
 func TestWatchWriterProcess(t *testing.T) {
+	t.Parallel()
 	spec := os.Getenv(writerEnv)
 	if spec == "" {
 		t.Skip("only runs as the writer process of TestWatchFollowsAnotherProcess")
@@ -64,6 +65,7 @@ func TestWatchWriterProcess(t *testing.T) {
 }
 
 func TestWatchFollowsAnotherProcess(t *testing.T) {
+	t.Parallel()
 	var (
 		stdin io.WriteCloser
 		out   *bufio.Scanner
@@ -147,6 +149,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 }
 
 func TestRunOf(t *testing.T) {
+	t.Parallel()
 	ts := time.Unix(1000, 0)
 	rec := func(kind store.Kind, m message.Message) store.Record {
 		r := store.Record{Kind: kind, CreatedAt: ts}

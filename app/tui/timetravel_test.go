@@ -91,6 +91,7 @@ func (h *harness) focus(p interface{ HasFocus() bool }) {
 }
 
 func TestTimelineBranchesAndArchivedStyle(t *testing.T) {
+	t.Parallel()
 	h := resumeHarness(t, func(h *harness) string { return branchedSession(t, h.db, h.work) })
 	txt := h.waitFor("gen 0 · revert · 6 msgs · try again", "second task, take two ← here")
 	x, y, ok := h.findText("○ gen 0")
@@ -113,6 +114,7 @@ func TestTimelineBranchesAndArchivedStyle(t *testing.T) {
 }
 
 func TestTimelinePreviewRevertConfirmAndRevert(t *testing.T) {
+	t.Parallel()
 	var id string
 	h := resumeHarness(t, func(h *harness) string { id = branchedSession(t, h.db, h.work); return id })
 	h.waitFor("second task, take two ← here")
@@ -139,6 +141,7 @@ func TestTimelinePreviewRevertConfirmAndRevert(t *testing.T) {
 }
 
 func TestTimelinePreviewEndsWhenLeaving(t *testing.T) {
+	t.Parallel()
 	h := resumeHarness(t, func(h *harness) string { return branchedSession(t, h.db, h.work) })
 	h.waitFor("a better answer")
 	h.focus(h.c.timeline)
@@ -152,6 +155,7 @@ func TestTimelinePreviewEndsWhenLeaving(t *testing.T) {
 }
 
 func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
+	t.Parallel()
 	var id string
 	var tr *filecp.Tracker
 	h := newHarness(t, hopts{
@@ -215,6 +219,7 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 }
 
 func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
+	t.Parallel()
 	var id string
 	h := resumeHarness(t, func(h *harness) string {
 		ctx := context.Background()
@@ -245,6 +250,7 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 }
 
 func TestGenerationPreviewAndDiff(t *testing.T) {
+	t.Parallel()
 	h := resumeHarness(t, func(h *harness) string { return branchedSession(t, h.db, h.work) })
 	h.waitFor("gen 0 · revert")
 	h.focus(h.c.timeline)
@@ -272,6 +278,7 @@ func TestGenerationPreviewAndDiff(t *testing.T) {
 }
 
 func TestGenerationRestoreAndFork(t *testing.T) {
+	t.Parallel()
 	var id string
 	h := resumeHarness(t, func(h *harness) string { id = branchedSession(t, h.db, h.work); return id })
 	h.waitFor("gen 0 · revert")

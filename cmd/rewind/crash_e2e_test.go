@@ -22,6 +22,7 @@ import (
 )
 
 func TestKill9MidRunLosesNothingCommitted(t *testing.T) {
+	t.Parallel()
 	// Each case kills the process when the n-th event of a type streams by:
 	// mid-stream of the third step, and right after a tool of step two ran.
 	cases := []struct {

@@ -79,6 +79,7 @@ func expectLines(t *testing.T, what, out string, wants ...string) {
 var archivedCount = regexp.MustCompile(`(\d+) messages? (?:would be )?archived`)
 
 func TestDryRunRevertAndRestore(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(

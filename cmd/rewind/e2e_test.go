@@ -220,6 +220,7 @@ func decode[T any](t *testing.T, s string) T {
 }
 
 func TestSessionsJSONShape(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.mustOK("sessions", "--json")
 	if strings.TrimSpace(r.stdout) != "[]" {
@@ -262,6 +263,7 @@ func TestSessionsJSONShape(t *testing.T) {
 }
 
 func TestShowJSONShape(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("show me")
 	v := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
@@ -326,6 +328,7 @@ func TestShowJSONShape(t *testing.T) {
 }
 
 func TestRevertRestoreGenerations(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("time travel")
 
@@ -388,6 +391,7 @@ func TestRevertRestoreGenerations(t *testing.T) {
 }
 
 func TestUserErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("errors")
 	cases := []struct {
@@ -420,6 +424,7 @@ func TestUserErrors(t *testing.T) {
 // TestRevertFilesWorkDirGone: a file rewind in a session whose work dir was
 // removed says so in one line and changes nothing.
 func TestRevertFilesWorkDirGone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("gone")
 	gone := e.workDir
@@ -436,6 +441,7 @@ func TestRevertFilesWorkDirGone(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cases := [][]string{
 		{"--bogus"},
@@ -476,6 +482,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestCorruptDatabaseIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	junk := make([]byte, 8192)
 	if _, err := rand.Read(junk); err != nil {
@@ -499,6 +506,7 @@ func TestCorruptDatabaseIsLeftAlone(t *testing.T) {
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.seed("from the future")
 	raw, err := sql.Open("sqlite3", e.dbPath())
@@ -522,6 +530,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 // points at print mode, never a panic, a stack trace or the screen
 // library's own error, and never be taken for usage errors.
 func TestTUIEntryWithoutTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("tui")
 	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}, {"demo"}} {
@@ -570,6 +579,7 @@ func normalise(t *testing.T, jsonl string) []string {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := filepath.Join(t.TempDir(), "kimi-session")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -632,6 +642,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestImportErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")

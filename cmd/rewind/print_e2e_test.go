@@ -143,6 +143,7 @@ func containsIn(list []string, sub string) bool {
 }
 
 func TestPrintPlainAnswer(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("Hello from the model.").WithUsage(40, 5))
 	e := newEnv(t).withServer(srv)
@@ -219,6 +220,7 @@ func messagesText(req llmtest.Request) []string {
 }
 
 func TestPrintToolRoundTrip(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("call_w", "WriteFile", map[string]any{"path": "notes/hello.txt", "content": "hi from the agent\n"})),
@@ -273,6 +275,7 @@ func TestPrintToolRoundTrip(t *testing.T) {
 }
 
 func TestPrintFileConflictRefused(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
@@ -303,6 +306,7 @@ func TestPrintFileConflictRefused(t *testing.T) {
 }
 
 func TestPrintApprovalNeedsYolo(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("call_w", "WriteFile", map[string]any{"path": "x.txt", "content": "nope"})),
@@ -324,6 +328,7 @@ func TestPrintApprovalNeedsYolo(t *testing.T) {
 }
 
 func TestPrintStrReplaceNotUnique(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("c1", "StrReplaceFile", map[string]any{"path": "dup.txt", "old": "same", "new": "other"})),
@@ -348,6 +353,7 @@ func TestPrintStrReplaceNotUnique(t *testing.T) {
 }
 
 func TestPrintRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.HTTPError(503, "overloaded"),
@@ -380,6 +386,7 @@ func TestPrintRetryThenSuccess(t *testing.T) {
 }
 
 func TestPrintRetryExhaustion(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	for range 4 {
 		srv.Enqueue(llmtest.HTTPError(503, "overloaded"))
@@ -407,6 +414,7 @@ func TestPrintRetryExhaustion(t *testing.T) {
 }
 
 func TestPrintUnreachableServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -447,6 +455,7 @@ func TestPrintUnknownHost(t *testing.T) {
 }
 
 func TestPrintMissingKeyAndModel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	expectError(t, e.run("-p", "hello"), 1, "no API key", "OPENAI_API_KEY", "KIMI_API_KEY", "config.toml")
 	e.vars["KIMI_API_KEY"] = "k"
@@ -458,6 +467,7 @@ func TestPrintMissingKeyAndModel(t *testing.T) {
 }
 
 func TestPrintLeaseHeld(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	e := newEnv(t).withServer(srv)
 	s := e.seed("busy")
@@ -480,6 +490,7 @@ func TestPrintLeaseHeld(t *testing.T) {
 }
 
 func TestPrintJSONLEventOrder(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("Streaming answer in several chunks.").WithReasoning("think first").WithUsage(30, 8))
 	e := newEnv(t).withServer(srv)
@@ -529,6 +540,7 @@ func TestPrintJSONLEventOrder(t *testing.T) {
 }
 
 func TestPrintMaxSteps(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	var n atomic.Int64
 	srv.Handle(func(llmtest.Request) llmtest.Reply {
@@ -558,6 +570,7 @@ func TestPrintMaxSteps(t *testing.T) {
 }
 
 func TestPrintDMailBacktrack(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("d1", "SendDMail", map[string]any{"message": "the config lives in etc/app.toml", "checkpoint_id": 0})),
@@ -615,6 +628,7 @@ func (e *env) chat(srv *llmtest.Server, n int, extra ...string) string {
 }
 
 func TestCompactManual(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	e := newEnv(t).withServer(srv)
 	id := e.chat(srv, 3)
@@ -655,6 +669,7 @@ func TestCompactManual(t *testing.T) {
 }
 
 func TestCompactFallsBackToTruncation(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	e := newEnv(t).withServer(srv)
 	id := e.chat(srv, 3)
@@ -673,6 +688,7 @@ func TestCompactFallsBackToTruncation(t *testing.T) {
 }
 
 func TestCompactAuto(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	e := newEnv(t).withServer(srv)
 	limits := []string{"--max-context-size", "1000", "--reserved-tokens", "100"}
@@ -702,6 +718,7 @@ func TestCompactAuto(t *testing.T) {
 }
 
 func TestPrintInterruptMidStream(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Hang(3))
 	e := newEnv(t).withServer(srv)
@@ -752,6 +769,7 @@ func TestPrintInterruptMidStream(t *testing.T) {
 }
 
 func TestConfigPrecedenceThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	e := newEnv(t)
 	writeFile(t, filepath.Join(e.home, "config.toml"), fmt.Sprintf("base_url = %q\nmodel = \"file-model\"\napi_key = \"file-key\"\nstream = false\n", srv.URL()))
@@ -793,6 +811,7 @@ func TestConfigPrecedenceThroughTheBinary(t *testing.T) {
 }
 
 func TestAPIKeyNeverStored(t *testing.T) {
+	t.Parallel()
 	const canary = "sk-canary-5f1d0c9e7b"
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("done").WithUsage(10, 2))

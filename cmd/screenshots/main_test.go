@@ -15,6 +15,7 @@ import (
 // checks every scene's PNG: it decodes, has the terminal's size in cells
 // times the font's cell size, and is not uniform (more than two colours).
 func TestRenderWritesDistinctImages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const w, h = 100, 32
 	files, err := render(context.Background(), dir, w, h)

@@ -23,6 +23,7 @@ func writeTree(t testing.TB, root string, files map[string]string) {
 }
 
 func TestScannerHonoursIgnoresAndCaps(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		".gitignore":              "*.log\n/out.txt\nsecret/\n!keep.log\n",

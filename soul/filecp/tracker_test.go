@@ -226,6 +226,7 @@ func (e *env) must(rep Report, err error) Report {
 }
 
 func TestRevertEachCheckpointAndUndo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{MaxFileSize: 64 << 10})
 	writeTree(t, e.root, map[string]string{
 		".gitignore": "*.log\n",
@@ -315,6 +316,7 @@ func TestRevertEachCheckpointAndUndo(t *testing.T) {
 }
 
 func TestConflictRefusedThenForced(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"a.txt": "v0\n", "b.txt": "b0\n"})
 	cp := e.checkpoint()
@@ -362,6 +364,7 @@ func TestConflictRefusedThenForced(t *testing.T) {
 }
 
 func TestSymlinkOutsideNeverWrittenThrough(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"new.txt": "x", "d/f.txt": "in d\n"})
 	secret := filepath.Join(e.out, "secret.txt")
@@ -409,6 +412,7 @@ func TestSymlinkOutsideNeverWrittenThrough(t *testing.T) {
 }
 
 func TestBlobDedupAndBinaryRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	bin := make([]byte, 4096)
 	for i := range bin {
@@ -440,6 +444,7 @@ func TestBlobDedupAndBinaryRoundTrip(t *testing.T) {
 }
 
 func TestConversationRevertAndRestoreGeneration(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"a.txt": "0\n"})
 	// Checkpoint 0 and a step that edits a.txt.
@@ -484,6 +489,7 @@ func TestConversationRevertAndRestoreGeneration(t *testing.T) {
 }
 
 func TestPendingWriteSettledAfterRestart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"a.txt": "before\n"})
 	cp := e.checkpoint()
@@ -509,6 +515,7 @@ func TestPendingWriteSettledAfterRestart(t *testing.T) {
 // tool restoring mtimes) is still seen when the index entry is racy: its
 // mtime lies within the racy window of the moment it was recorded.
 func TestRacyEntryRehashed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"a.txt": "aaaa\n"})
 	cp := e.checkpoint()
@@ -533,6 +540,7 @@ func TestRacyEntryRehashed(t *testing.T) {
 // Dry-run diffs name a missing side /dev/null, and an empty file is not a
 // missing one.
 func TestDryRunDiffHeaders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	writeTree(t, e.root, map[string]string{"empty.txt": "", "gone.txt": "old\n"})
 	cp := e.checkpoint()
@@ -561,6 +569,7 @@ func TestDryRunDiffHeaders(t *testing.T) {
 // Paths given to BeforeWrite map to work-dir-relative paths, also through a
 // symlink to the work dir; the work dir itself and paths outside it do not.
 func TestRelPaths(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	via := filepath.Join(e.out, "via")
 	if err := os.Symlink(e.root, via); err != nil {

@@ -11,6 +11,7 @@ import (
 // json.Unmarshal: the same chunk (nothing left over from the previous one)
 // and the same error.
 func TestChunkDecoderMatchesUnmarshal(t *testing.T) {
+	t.Parallel()
 	payloads := []string{
 		`{"choices":[{"index":0,"delta":{"content":"a","tool_calls":[{"index":0,"id":"c1","function":{"name":"Shell","arguments":"{"}}]}},{"index":1,"delta":{"content":"b"},"finish_reason":"stop"}]}`,
 		`{"choices":[{"index":0,"delta":{"reasoning":"r"}}]}`,

@@ -85,6 +85,7 @@ func userReq(text string) llm.Request {
 }
 
 func TestNewValidates(t *testing.T) {
+	t.Parallel()
 	_, err := llm.New(llm.Config{Model: "m"})
 	if err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "KIMI_API_KEY") {
 		t.Fatalf("missing key: %v", err)
@@ -104,6 +105,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestStreamText(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("Hello, world! This is streamed.").WithUsage(11, 7))
 	p, _ := newProvider(t, srv, true)
@@ -137,6 +139,7 @@ func TestStreamText(t *testing.T) {
 }
 
 func TestStreamReasoningKeptAsThinkPart(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("The answer is 4.").WithReasoning("2+2 is 4, obviously."))
 	p, _ := newProvider(t, srv, true)
@@ -179,6 +182,7 @@ func TestStreamReasoningKeptAsThinkPart(t *testing.T) {
 }
 
 func TestReasoningContentRejectedFallsBack(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.HTTPError(400, "reasoning_content is not allowed in messages"), llmtest.Text("ok"), llmtest.Text("ok2"))
 	p, _ := newProvider(t, srv, true)
@@ -204,6 +208,7 @@ func TestReasoningContentRejectedFallsBack(t *testing.T) {
 }
 
 func TestStreamMultipleToolCallsByIndex(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	args0 := `{"path":"main.go","line_offset":1,"n_lines":200}`
 	args1 := `{"command":"go test ./... && echo done","timeout":60}`
@@ -263,6 +268,7 @@ func TestStreamMultipleToolCallsByIndex(t *testing.T) {
 }
 
 func TestToolRoundTripSent(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text("done"))
 	p, _ := newProvider(t, srv, true)
@@ -283,6 +289,7 @@ func TestToolRoundTripSent(t *testing.T) {
 }
 
 func TestUsageAbsentIsEstimated(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Text(strings.Repeat("word ", 100)))
 	p, _ := newProvider(t, srv, true)
@@ -302,6 +309,7 @@ func TestUsageAbsentIsEstimated(t *testing.T) {
 }
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	if llm.EstimateTokens(nil) != 0 {
 		t.Fatal("empty")
 	}
@@ -317,6 +325,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestNonStreamingWithToolCalls(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Content: "Reading.", Reasoning: "need the file", ToolCalls: []llmtest.ToolCall{llmtest.Call("c1", "ReadFile", `{"path":"x"}`), llmtest.Call("c2", "Glob", `{"pattern":"*`)}}.WithUsage(50, 10))
 	p, _ := newProvider(t, srv, false)
@@ -344,6 +353,7 @@ func TestNonStreamingWithToolCalls(t *testing.T) {
 }
 
 func TestStreamOptionsRejectedFallsBack(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.RejectStreamOptions(true)
 	srv.Enqueue(llmtest.Text("one").WithUsage(5, 1), llmtest.Text("two"))
@@ -369,6 +379,7 @@ func TestStreamOptionsRejectedFallsBack(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.HTTPError(429, "rate limited, slow down").WithRetryAfter("2"), llmtest.Text("ok"))
 	p, sl := newProvider(t, srv, true)
@@ -389,6 +400,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 }
 
 func TestRetryAfterRealWait(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.HTTPError(503, "busy").WithRetryAfter("0.15"), llmtest.Text("ok"))
 	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true, InitialBackoff: time.Millisecond})
@@ -405,6 +417,7 @@ func TestRetryAfterRealWait(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	cases := map[string]time.Duration{
 		"":    0,
@@ -425,6 +438,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestBackoffExponentialCappedJittered(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	p, _ := newProvider(t, srv, true)
 	// jitter 0: half the nominal wait.
@@ -447,6 +461,7 @@ func TestBackoffExponentialCappedJittered(t *testing.T) {
 }
 
 func TestServerErrorsRetryThenSucceed(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{408, 429, 500, 502, 503, 504, 520, 529} {
 		srv := llmtest.NewServer(t)
 		srv.Enqueue(llmtest.HTTPError(status, "transient"), llmtest.HTTPError(status, "transient"), llmtest.Text("ok"))
@@ -463,6 +478,7 @@ func TestServerErrorsRetryThenSucceed(t *testing.T) {
 }
 
 func TestExhaustion(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	for i := 0; i < 4; i++ {
 		srv.Enqueue(llmtest.HTTPError(503, "overloaded, try later"))
@@ -488,6 +504,7 @@ func TestExhaustion(t *testing.T) {
 }
 
 func TestClientErrorsFailAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		status int
 		msg    string
@@ -528,12 +545,14 @@ func failureCase(t *testing.T, stream bool, bad llmtest.Reply, want string) {
 }
 
 func TestConnectionReset(t *testing.T) {
+	t.Parallel()
 	failureCase(t, true, llmtest.Reset(3), "reading stream")
 	failureCase(t, true, llmtest.Reset(0), "")
 	failureCase(t, false, llmtest.Reset(0), "")
 }
 
 func TestConnectionRefused(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	url := srv.URL()
 	srv.Close()
@@ -551,11 +570,13 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestTruncatedStream(t *testing.T) {
+	t.Parallel()
 	failureCase(t, true, llmtest.Truncated(4), "stream ended early")
 	failureCase(t, false, llmtest.Truncated(0), "reading response")
 }
 
 func TestInStreamError(t *testing.T) {
+	t.Parallel()
 	failureCase(t, true, llmtest.StreamError(3, "upstream overloaded", "server_error", nil), "upstream overloaded")
 	failureCase(t, true, llmtest.StreamError(0, "rate limit hit", "", 429), "rate limit hit")
 	failureCase(t, false, llmtest.StreamError(0, "upstream overloaded", "server_error", nil), "upstream overloaded")
@@ -576,17 +597,20 @@ func TestInStreamError(t *testing.T) {
 }
 
 func TestMalformedChunk(t *testing.T) {
+	t.Parallel()
 	failureCase(t, true, llmtest.Malformed(2), "malformed chunk")
 	failureCase(t, false, llmtest.Malformed(0), "malformed JSON response")
 }
 
 func TestEmptyResponseRetried(t *testing.T) {
+	t.Parallel()
 	failureCase(t, true, llmtest.Empty(), "empty response")
 	failureCase(t, false, llmtest.Empty(), "empty response")
 	failureCase(t, true, llmtest.Empty().WithReasoning("I thought but said nothing"), "empty response")
 }
 
 func TestCancelMidStream(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Hang(3))
 	p, _ := newProvider(t, srv, true)
@@ -628,6 +652,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.HTTPError(429, "slow").WithRetryAfter("30"))
 	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true})
@@ -644,6 +669,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 func TestStalledStreamTimesOut(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Hang(2), llmtest.Text("ok"))
 	p, _ := newProvider(t, srv, true)

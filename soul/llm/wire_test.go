@@ -29,6 +29,7 @@ func rawServer(t *testing.T, body string) *llm.Provider {
 }
 
 func TestWireVariants(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, body string
 		content    string
@@ -106,6 +107,7 @@ func TestWireVariants(t *testing.T) {
 }
 
 func TestJSONBodyToStreamingRequest(t *testing.T) {
+	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = io.WriteString(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":"plain"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
@@ -122,6 +124,7 @@ func TestJSONBodyToStreamingRequest(t *testing.T) {
 }
 
 func TestNonJSONErrorBody(t *testing.T) {
+	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "<html>  gateway\n says no </html>", http.StatusForbidden)
 	}))

@@ -15,6 +15,7 @@ import (
 // TestBrokenArgumentsNeverPanic calls every tool directly (not through
 // Set.Call, which would hide a panic) with garbage.
 func TestBrokenArgumentsNeverPanic(t *testing.T) {
+	t.Parallel()
 	garbage := []string{
 		``, ` `, `null`, `{`, `}`, `[]`, `[1,2]`, `"str"`, `42`, `true`, `{"a":}`,
 		`{}`, `{"path":null}`, `{"path":42}`, `{"path":["a"]}`, `{"path":{"x":1}}`,
@@ -53,6 +54,7 @@ func TestBrokenArgumentsNeverPanic(t *testing.T) {
 }
 
 func TestArgumentErrorsAreClear(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	cases := []struct {
 		tool Tool
@@ -106,6 +108,7 @@ func TestArgumentErrorsAreClear(t *testing.T) {
 }
 
 func TestThink(t *testing.T) {
+	t.Parallel()
 	res := call(t, &Think{}, nil, `{"thought":"First, check the tests.\nThen fix."}`)
 	if res.IsError || res.Output != "Thought logged." || res.Brief != "First, check the tests." {
 		t.Fatalf("%+v", res)
@@ -113,6 +116,7 @@ func TestThink(t *testing.T) {
 }
 
 func TestSetTodoList(t *testing.T) {
+	t.Parallel()
 	var got []Todo
 	env := &Env{Todos: func(td []Todo) { got = td }}
 	res := call(t, &SetTodoList{}, env, `{"todos":[{"title":"read code","status":"done"},{"title":"write tests","status":"in_progress"},{"title":"ship","status":"pending"}]}`)
@@ -131,6 +135,7 @@ func TestSetTodoList(t *testing.T) {
 }
 
 func TestSendDMail(t *testing.T) {
+	t.Parallel()
 	var sent []string
 	env := &Env{DMail: func(msg string, id int) error {
 		if id > 3 {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "a.txt"), "one\ntwo\r\nthree\nfour")
 	rf := &ReadFile{}
@@ -50,6 +51,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestReadFileCaps(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	var b strings.Builder
 	for i := 0; i < 1500; i++ {
@@ -83,6 +85,7 @@ func TestReadFileCaps(t *testing.T) {
 }
 
 func TestReadFileRefusesBinary(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "bin"), "ELF\x00\x01\x02rest")
 	mustErr(t, call(t, &ReadFile{}, env, `{"path":"bin"}`), "binary file")
@@ -94,6 +97,7 @@ func TestReadFileRefusesBinary(t *testing.T) {
 }
 
 func TestEditsOfBinaryContent(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "bin"), "ELF\x00\x01\x02rest")
 	mustErr(t, call(t, &StrReplaceFile{}, env, map[string]any{"path": "bin", "old": "rest", "new": "best"}), "bin is a binary file")
@@ -112,6 +116,7 @@ func TestEditsOfBinaryContent(t *testing.T) {
 }
 
 func TestWriteFile(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	wf := &WriteFile{}
 	path := filepath.Join(env.WorkDir, "sub", "dir", "new.go")
@@ -155,6 +160,7 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestWriteFileRejectWithFeedback(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	rec.decide = func(Approval) Decision { return Decision{Feedback: "use tabs"} }
 	path := filepath.Join(env.WorkDir, "f.txt")
@@ -172,6 +178,7 @@ func TestWriteFileRejectWithFeedback(t *testing.T) {
 }
 
 func TestWriteFileTrackerOrder(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	path := filepath.Join(env.WorkDir, "f.txt")
 	writeFile(t, path, "before\n")
@@ -195,6 +202,7 @@ func TestWriteFileTrackerOrder(t *testing.T) {
 }
 
 func TestStrReplaceFile(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	path := filepath.Join(env.WorkDir, "main.go")
 	writeFile(t, path, "a := 1\nb := 2\na := 1\nc := 3\n")
@@ -238,6 +246,7 @@ func TestStrReplaceFile(t *testing.T) {
 }
 
 func TestStrReplaceFileHints(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "crlf.txt"), "one\r\ntwo\r\n")
 	mustErr(t, call(t, &StrReplaceFile{}, env, map[string]any{"path": "crlf.txt", "old": "one\ntwo", "new": "x"}), "CRLF")
@@ -246,6 +255,7 @@ func TestStrReplaceFileHints(t *testing.T) {
 }
 
 func TestPathEscapeRefusedUnlessApproved(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
@@ -303,6 +313,7 @@ func TestPathEscapeRefusedUnlessApproved(t *testing.T) {
 }
 
 func TestSymlinkOutWriteRefused(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	outside := t.TempDir()
 	target := filepath.Join(outside, "target.txt")
@@ -351,6 +362,7 @@ func TestSymlinkOutWriteRefused(t *testing.T) {
 }
 
 func TestInterruptedWriteDoesNothing(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSimilarity(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		a, b string
 		want float64
@@ -27,6 +28,7 @@ func TestSimilarity(t *testing.T) {
 }
 
 func TestLoopDetector(t *testing.T) {
+	t.Parallel()
 	d := NewLoopDetector()
 	if w, n := d.Record("go test ./store/..."); w != "" || n != 1 {
 		t.Fatalf("first command: count %d, warned: %s", n, w)
@@ -56,6 +58,7 @@ func TestLoopDetector(t *testing.T) {
 }
 
 func TestLoopDetectorThresholdAndConcurrency(t *testing.T) {
+	t.Parallel()
 	d := &LoopDetector{Threshold: 5, Similarity: 1}
 	var wg sync.WaitGroup
 	warnings := make(chan string, 10)

@@ -29,6 +29,7 @@ func makeTree(t *testing.T, root string) {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	makeTree(t, env.WorkDir)
 	g := &Glob{}
@@ -60,6 +61,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobCap(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	for i := 0; i < globMaxResults+5; i++ {
 		writeFile(t, filepath.Join(env.WorkDir, "many", fmt.Sprintf("f%04d.txt", i)), "")
@@ -73,6 +75,7 @@ func TestGlobCap(t *testing.T) {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	makeTree(t, env.WorkDir)
 	gr := &Grep{}
@@ -112,6 +115,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGrepCapAndLongLines(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	var b strings.Builder
 	for i := 0; i < 300; i++ {
@@ -132,6 +136,7 @@ func TestGrepCapAndLongLines(t *testing.T) {
 }
 
 func TestListDir(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	makeTree(t, env.WorkDir)
 	if err := os.Symlink("main.go", filepath.Join(env.WorkDir, "link")); err != nil {
@@ -163,6 +168,7 @@ func TestListDir(t *testing.T) {
 }
 
 func TestListDirCap(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	for i := 0; i < listMaxEntries+3; i++ {
 		writeFile(t, filepath.Join(env.WorkDir, fmt.Sprintf("f%04d", i)), "")
@@ -174,6 +180,7 @@ func TestListDirCap(t *testing.T) {
 }
 
 func TestSearchInterrupted(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	makeTree(t, env.WorkDir)
 	ctx, cancel := context.WithCancel(context.Background())

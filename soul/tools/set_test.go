@@ -8,6 +8,7 @@ import (
 )
 
 func TestDefaultSetNamesAndSchemas(t *testing.T) {
+	t.Parallel()
 	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail"}
 	s := Default()
 	if got := strings.Join(s.Names(), ","); got != strings.Join(want, ",") {
@@ -60,6 +61,7 @@ func TestDefaultSetNamesAndSchemas(t *testing.T) {
 }
 
 func TestSetCallUnknownAndWithout(t *testing.T) {
+	t.Parallel()
 	s := Default()
 	res := s.Call(context.Background(), &Env{WorkDir: t.TempDir()}, "Bash", json.RawMessage(`{}`))
 	if !res.IsError || !strings.Contains(res.Output, `"Bash" does not exist`) || !strings.Contains(res.Output, "Shell") {
@@ -83,6 +85,7 @@ func (*panicTool) Call(context.Context, *Env, json.RawMessage) Result {
 }
 
 func TestSetCallRecoversPanic(t *testing.T) {
+	t.Parallel()
 	s := NewSet(&panicTool{})
 	res := s.Call(context.Background(), nil, "Boom", nil)
 	if !res.IsError || !strings.Contains(res.Output, "Tool Boom failed with an internal error: tool bug.") {
@@ -93,6 +96,7 @@ func TestSetCallRecoversPanic(t *testing.T) {
 // TestReadOnlyTools pins which tools the soul may run in parallel: those
 // that neither write nor execute.
 func TestReadOnlyTools(t *testing.T) {
+	t.Parallel()
 	var got []string
 	for _, tool := range Default().All() {
 		if ro, ok := tool.(ReadOnlyTool); ok && ro.ReadOnly() {

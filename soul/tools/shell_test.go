@@ -34,6 +34,7 @@ func (c *chunks) out(s string) {
 }
 
 func TestShellBasicAndExitCodes(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	writeFile(t, filepath.Join(env.WorkDir, "here.txt"), "")
 	sh := &Shell{}
@@ -73,6 +74,7 @@ func TestShellBasicAndExitCodes(t *testing.T) {
 }
 
 func TestShellRejectAndTrackerError(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	marker := filepath.Join(env.WorkDir, "ran")
 	rec.decide = func(Approval) Decision { return Decision{Feedback: "not that"} }
@@ -95,6 +97,7 @@ func TestShellRejectAndTrackerError(t *testing.T) {
 }
 
 func TestShellStreams(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	c := newChunks()
 	env.Output = c.out
@@ -115,6 +118,7 @@ func TestShellStreams(t *testing.T) {
 }
 
 func TestShellStreamsWholeRunes(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	var mu sync.Mutex
 	var got []string
@@ -177,6 +181,7 @@ func childPID(t *testing.T, path string) int {
 }
 
 func TestShellTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	pidFile := filepath.Join(env.WorkDir, "pid")
 	start := time.Now()
@@ -198,6 +203,7 @@ func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestShellCancelKillsProcessGroup(t *testing.T) {
+	t.Parallel()
 	env, rec := newEnv(t)
 	c := newChunks()
 	env.Output = c.out
@@ -225,6 +231,7 @@ func TestShellCancelKillsProcessGroup(t *testing.T) {
 }
 
 func TestShellOutputCap(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	var streamed strings.Builder
 	var mu sync.Mutex
@@ -254,6 +261,7 @@ func TestShellOutputCap(t *testing.T) {
 }
 
 func TestShellBackgroundJobDoesNotHang(t *testing.T) {
+	t.Parallel()
 	env, _ := newEnv(t)
 	start := time.Now()
 	res := call(t, &Shell{}, env, map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestUnifiedDiffHunks(t *testing.T) {
+	t.Parallel()
 	var old, new strings.Builder
 	for i := 1; i <= 30; i++ {
 		fmt.Fprintf(&old, "line %d\n", i)

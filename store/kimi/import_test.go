@@ -49,6 +49,7 @@ func listIDs(t *testing.T, db *store.DB) []string {
 }
 
 func TestImportExportSingleFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	path := filepath.Join("testdata", "single", "context.jsonl")
@@ -89,6 +90,7 @@ func TestImportExportSingleFile(t *testing.T) {
 }
 
 func TestImportRevertKeepsKimiSemantics(t *testing.T) {
+	t.Parallel()
 	// Reverting an imported session to checkpoint N leaves what kimi-cli's
 	// revert_to(N) leaves: the lines before the checkpoint-N line.
 	ctx := context.Background()
@@ -118,6 +120,7 @@ func TestImportRevertKeepsKimiSemantics(t *testing.T) {
 }
 
 func TestImportSessionDirRotationOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	dir := filepath.Join("testdata", "session")
@@ -181,6 +184,7 @@ func TestImportSessionDirRotationOrder(t *testing.T) {
 }
 
 func TestImportSessionDirNumericOrder(t *testing.T) {
+	t.Parallel()
 	// context_10 is newer than context_2: numbers sort as numbers, gaps are fine.
 	ctx := context.Background()
 	db := openDB(t)
@@ -217,6 +221,7 @@ func TestImportSessionDirNumericOrder(t *testing.T) {
 }
 
 func TestImportClearedSession(t *testing.T) {
+	t.Parallel()
 	// kimi-cli leaves an empty context.jsonl after /clear: an empty current
 	// generation, the rotated file archived.
 	ctx := context.Background()
@@ -236,6 +241,7 @@ func TestImportClearedSession(t *testing.T) {
 }
 
 func TestImportErrorsImportNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	if _, err := ImportPath(ctx, db, filepath.Join("testdata", "session"), "/w"); err != nil {
@@ -290,6 +296,7 @@ func TestImportErrorsImportNothing(t *testing.T) {
 }
 
 func TestExportNativeSession(t *testing.T) {
+	t.Parallel()
 	// A session rewind wrote itself exports in kimi-cli's format and parses back.
 	ctx := context.Background()
 	db := openDB(t)
@@ -345,6 +352,7 @@ func TestExportNativeSession(t *testing.T) {
 }
 
 func TestExportUnknownSessionOrGeneration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	var b bytes.Buffer

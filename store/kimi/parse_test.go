@@ -81,6 +81,7 @@ func readFile(t *testing.T, path string) []byte {
 }
 
 func TestParseSingleFixture(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("testdata", "single", "context.jsonl")
 	f, err := ParseFile(path)
 	if err != nil {
@@ -137,6 +138,7 @@ func TestParseSingleFixture(t *testing.T) {
 }
 
 func TestParseFormatRoundTripFixtures(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	for _, dir := range []string{"single", "session", "cleared"} {
 		ps, err := filepath.Glob(filepath.Join("testdata", dir, "*.jsonl"))
@@ -162,6 +164,7 @@ func TestParseFormatRoundTripFixtures(t *testing.T) {
 }
 
 func TestParseLayout(t *testing.T) {
+	t.Parallel()
 	in := "\xef\xbb\xbf{\"role\":\"user\",\"content\":\"a\"}\r\n\n   \n{\"role\":\"_usage\",\"token_count\":3}\n\t\n" +
 		`{"role":"assistant","content":"no newline at the end"}`
 	f, err := Parse(strings.NewReader(in), "x.jsonl")
@@ -183,6 +186,7 @@ func TestParseLayout(t *testing.T) {
 }
 
 func TestParseLongLine(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 3<<20) // longer than any default scanner buffer
 	in := `{"role":"tool","content":"` + big + `","tool_call_id":"a"}` + "\n" + `{"role":"_checkpoint","id":0}` + "\n"
 	f, err := Parse(strings.NewReader(in), "big.jsonl")
@@ -195,6 +199,7 @@ func TestParseLongLine(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		line int
@@ -236,6 +241,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseFixtureErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		line int
 		msg  string
@@ -257,6 +263,7 @@ func TestParseFixtureErrors(t *testing.T) {
 }
 
 func TestSystemPromptAnywhereIsKeptInPlace(t *testing.T) {
+	t.Parallel()
 	in := `{"role":"user","content":"a"}` + "\n" + `{"role":"_system_prompt","content":"late"}` + "\n"
 	f, err := Parse(strings.NewReader(in), "x")
 	if err != nil {
@@ -275,6 +282,7 @@ func TestSystemPromptAnywhereIsKeptInPlace(t *testing.T) {
 }
 
 func TestMarshalRecord(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		r    store.Record
 		want string
@@ -309,6 +317,7 @@ func TestMarshalRecord(t *testing.T) {
 }
 
 func TestTitle(t *testing.T) {
+	t.Parallel()
 	parse := func(lines ...string) File {
 		f, err := Parse(strings.NewReader(strings.Join(lines, "\n")), "t")
 		if err != nil {

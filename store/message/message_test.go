@@ -34,6 +34,7 @@ func decodeMessage(t *testing.T, line string) Message {
 }
 
 func TestMessageRoundTrip(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"role":"user","content":"hello"}`,
 		`{"role":"user","content":""}`,
@@ -75,6 +76,7 @@ func TestMessageRoundTrip(t *testing.T) {
 }
 
 func TestMessageContentKinds(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		line             string
 		text             string
@@ -112,6 +114,7 @@ func TestMessageContentKinds(t *testing.T) {
 }
 
 func TestMessageUnknownFieldsKept(t *testing.T) {
+	t.Parallel()
 	m := decodeMessage(t, `{"role":"user","content":[{"type":"video","video":{"id":7},"text":5}],"x_meta":{"k":1},"name":"bob"}`)
 	if string(m.Extra["x_meta"]) != `{"k":1}` {
 		t.Errorf("Extra[x_meta] = %s", m.Extra["x_meta"])
@@ -129,6 +132,7 @@ func TestMessageUnknownFieldsKept(t *testing.T) {
 }
 
 func TestToolCallArguments(t *testing.T) {
+	t.Parallel()
 	m := decodeMessage(t, `{"role":"assistant","content":null,"tool_calls":[`+
 		`{"type":"function","id":"a","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}"}},`+
 		`{"type":"function","id":"b","function":{"name":"ReadFile","arguments":{"path":"x"}}},`+
@@ -174,6 +178,7 @@ func TestToolCallArguments(t *testing.T) {
 }
 
 func TestMessageTypedFieldOverridesKeptEmpty(t *testing.T) {
+	t.Parallel()
 	m := decodeMessage(t, `{"role":"tool","content":"x","tool_call_id":null,"name":""}`)
 	m.ToolCallID = "c9"
 	m.Name = "Shell"
@@ -187,6 +192,7 @@ func TestMessageTypedFieldOverridesKeptEmpty(t *testing.T) {
 }
 
 func TestPartChangedIsRebuilt(t *testing.T) {
+	t.Parallel()
 	m := decodeMessage(t, `{"role":"assistant","content":[{"type":"text","text":"old","extra":1},{"type":"think","think":"t","sig":"s"}]}`)
 	m.Content.Parts[0].Text = "new"
 	out, err := json.Marshal(m)
@@ -199,6 +205,7 @@ func TestPartChangedIsRebuilt(t *testing.T) {
 }
 
 func TestMessageMarshalShape(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		m    Message
 		want string
@@ -224,6 +231,7 @@ func TestMessageMarshalShape(t *testing.T) {
 }
 
 func TestMessageUnmarshalErrors(t *testing.T) {
+	t.Parallel()
 	bad := []string{
 		`[1,2]`,
 		`null`,

@@ -25,6 +25,7 @@ func post(t *testing.T, s *llmtest.Server, body string) (*http.Response, string)
 }
 
 func TestScriptMatchesLastUserOrToolMessage(t *testing.T) {
+	t.Parallel()
 	s := llmtest.NewServer(t)
 	sc := llmtest.NewScript().
 		On("write", llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]string{"path": "a"})), llmtest.Text("again")).
@@ -60,6 +61,7 @@ func TestScriptMatchesLastUserOrToolMessage(t *testing.T) {
 }
 
 func TestQueueBeforeHandlerAndNoReply(t *testing.T) {
+	t.Parallel()
 	s := llmtest.NewServer(t)
 	s.Enqueue(llmtest.Text("queued"))
 	_, body := post(t, s, `{"model":"m","messages":[{"role":"user","content":"x"}]}`)
@@ -77,6 +79,7 @@ func TestQueueBeforeHandlerAndNoReply(t *testing.T) {
 }
 
 func TestStreamWireShape(t *testing.T) {
+	t.Parallel()
 	s := llmtest.NewServer(t)
 	s.Enqueue(llmtest.Text("héllo wörld").WithReasoning("hm").WithUsage(3, 4))
 	resp, body := post(t, s, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}`)
@@ -126,6 +129,7 @@ func TestStreamWireShape(t *testing.T) {
 }
 
 func TestErrorReply(t *testing.T) {
+	t.Parallel()
 	s := llmtest.NewServer(t)
 	s.Enqueue(llmtest.HTTPError(429, "slow down").WithRetryAfter("7"))
 	resp, body := post(t, s, `{"model":"m","messages":[]}`)
