@@ -4,76 +4,114 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
+// The coalescer tests run in a synctest bubble: time is fake and only
+// advances when every goroutine in the bubble is blocked, so the counts
+// below are exact instead of depending on the machine's load.
+
 func TestCoalescerBatches(t *testing.T) {
 	t.Parallel()
-	var version, seen, flushes atomic.Int64
-	c := NewCoalescer(20*time.Millisecond, func() {
-		flushes.Add(1)
-		seen.Store(version.Load())
+	synctest.Test(t, func(t *testing.T) {
+		var version, seen, flushes atomic.Int64
+		const interval = 20 * time.Millisecond
+		c := NewCoalescer(interval, func() {
+			flushes.Add(1)
+			seen.Store(version.Load())
+		})
+		start := time.Now()
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Go(func() {
+				for i := 0; i < 250; i++ { // 1,000 updates over 100 ms: a 10k tokens/s stream
+					version.Add(1)
+					c.Trigger()
+					time.Sleep(400 * time.Microsecond)
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		time.Sleep(interval)
+		synctest.Wait()
+		if seen.Load() != version.Load() {
+			t.Fatalf("last update never flushed: saw %d of %d", seen.Load(), version.Load())
+		}
+		n := flushes.Load()
+		if max := int64(elapsed/interval) + 2; n < 1 || n > max {
+			t.Fatalf("%d flushes for 1000 triggers in %v (max %d)", n, elapsed, max)
+		}
+		c.Stop()
+		before := flushes.Load()
+		c.Trigger()
+		time.Sleep(5 * interval)
+		synctest.Wait()
+		if flushes.Load() != before {
+			t.Fatal("flush after Stop")
+		}
 	})
-	start := time.Now()
-	var wg sync.WaitGroup
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 250; i++ { // 1,000 updates over ~100 ms: a 10k tokens/s stream
-				version.Add(1)
-				c.Trigger()
-				time.Sleep(400 * time.Microsecond)
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	deadline := time.Now().Add(2 * time.Second)
-	for seen.Load() != version.Load() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if seen.Load() != version.Load() {
-		t.Fatalf("last update never flushed: saw %d of %d", seen.Load(), version.Load())
-	}
-	n := flushes.Load()
-	max := int64(elapsed/(20*time.Millisecond)) + 3
-	if n < 1 || n > max {
-		t.Fatalf("%d flushes for 1000 triggers in %v (max %d)", n, elapsed, max)
-	}
-	c.Stop()
-	before := flushes.Load()
-	c.Trigger()
-	time.Sleep(50 * time.Millisecond)
-	if flushes.Load() != before {
-		t.Fatal("flush after Stop")
-	}
 }
 
 func TestCoalescerSpacing(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var times []time.Time
-	c := NewCoalescer(30*time.Millisecond, func() {
-		mu.Lock()
-		times = append(times, time.Now())
-		mu.Unlock()
-	})
-	defer c.Stop()
-	end := time.Now().Add(200 * time.Millisecond)
-	for time.Now().Before(end) {
-		c.Trigger()
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(60 * time.Millisecond)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(times) < 3 {
-		t.Fatalf("only %d flushes in 200 ms of updates", len(times))
-	}
-	for i := 1; i < len(times); i++ {
-		if d := times[i].Sub(times[i-1]); d < 25*time.Millisecond {
-			t.Fatalf("flushes %v apart (interval 30 ms)", d)
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var times []time.Time
+		c := NewCoalescer(30*time.Millisecond, func() {
+			mu.Lock()
+			times = append(times, time.Now())
+			mu.Unlock()
+		})
+		defer c.Stop()
+		end := time.Now().Add(200 * time.Millisecond)
+		for time.Now().Before(end) {
+			c.Trigger()
+			time.Sleep(time.Millisecond)
 		}
-	}
+		time.Sleep(60 * time.Millisecond)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(times) < 6 {
+			t.Fatalf("only %d flushes in 200 ms of updates at a 30 ms interval", len(times))
+		}
+		for i := 1; i < len(times); i++ {
+			if d := times[i].Sub(times[i-1]); d < 30*time.Millisecond {
+				t.Fatalf("flushes %v apart (interval 30 ms)", d)
+			}
+		}
+	})
+}
+
+// TestCoalescerStopWaitsForRunningFlush: Stop returns only after a flush
+// that already started has returned, so the app can tear down what flush
+// touches right after Stop.
+func TestCoalescerStopWaitsForRunningFlush(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var finished atomic.Bool
+		c := NewCoalescer(time.Millisecond, func() {
+			<-release
+			finished.Store(true)
+		})
+		c.Trigger()
+		time.Sleep(2 * time.Millisecond)
+		synctest.Wait() // flush is now blocked on release
+		stopped := make(chan struct{})
+		go func() { c.Stop(); close(stopped) }()
+		synctest.Wait()
+		select {
+		case <-stopped:
+			t.Fatal("Stop returned while a flush was running")
+		default:
+		}
+		close(release)
+		<-stopped
+		if !finished.Load() {
+			t.Fatal("flush did not finish before Stop returned")
+		}
+	})
 }

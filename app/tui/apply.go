@@ -193,7 +193,7 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 		}
 	})
 	c.pages.push(Page{Name: "approval", Primitive: c.approval})
-	c.approvalShown = time.Now()
+	c.approvalShown = c.now()
 }
 
 // answerPendingApprovals closes the approval modal after an interrupt (the

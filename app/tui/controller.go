@@ -84,6 +84,9 @@ type Controller struct {
 	// approvalShown is when the approval modal appeared: keys typed within
 	// approvalGrace were meant for the input, not an answer.
 	approvalShown time.Time
+	// now is the clock of the approval grace; tests advance a fake one
+	// instead of sleeping through the grace.
+	now func() time.Time
 
 	sigMu   sync.Mutex
 	sessSig string // signature of the last session list posted
@@ -140,6 +143,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		app:      tview.NewApplication(),
 		readOnly: o.ReadOnly,
 		outputs:  map[string]*callOutput{},
+		now:      time.Now,
 	}
 	c.ui.stopped = make(chan struct{})
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))

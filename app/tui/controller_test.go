@@ -99,7 +99,8 @@ func TestApprovalModalYApproves(t *testing.T) {
 		llmtest.Text("Wrote notes.txt."))
 	h.submit("write notes")
 	h.waitFor("Approve WriteFile", "+ approved content", "[y] approve")
-	time.Sleep(approvalGrace) // keys typed as the modal appears are ignored
+	h.expectGraceSwallows('y')
+	h.clock.advance(approvalGrace)
 	h.typeText("y", false)
 	h.waitFor("✓ WriteFile notes.txt", "Wrote notes.txt.")
 	h.waitGone("[y] approve")
@@ -115,7 +116,8 @@ func TestApprovalRejectStopsRun(t *testing.T) {
 		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})))
 	h.submit("write nope")
 	h.waitFor("Approve WriteFile")
-	time.Sleep(approvalGrace)
+	h.expectGraceSwallows('n')
+	h.clock.advance(approvalGrace)
 	h.typeText("n", false)
 	h.waitFor("✗ WriteFile nope.txt", "tool call rejected")
 	if _, err := os.Stat(filepath.Join(h.work, "nope.txt")); err == nil {
@@ -152,7 +154,9 @@ func TestUnknownSlashCommandSendsNothing(t *testing.T) {
 	h := newHarness(t, hopts{}, llmtest.Text("should never be asked"))
 	h.submit("/frobnicate now")
 	h.waitFor("unknown command /frobnicate")
-	time.Sleep(50 * time.Millisecond)
+	// The command is refused on the UI goroutine before any run starts, so
+	// an idle controller has sent nothing and never will.
+	h.waitUntil("the controller to be idle", h.idle)
 	if n := len(h.srv.Requests()); n != 0 {
 		t.Fatalf("%d requests reached the model", n)
 	}
@@ -523,4 +527,19 @@ func TestRevertRestoreClearYoloCommands(t *testing.T) {
 	h.submit("/yolo")
 	h.waitFor("yolo off")
 	h.waitGone("YOLO")
+}
+
+// expectGraceSwallows checks that an answer key typed within approvalGrace
+// of the modal appearing is swallowed and leaves the modal up.
+func (h *harness) expectGraceSwallows(r rune) {
+	h.t.Helper()
+	var passed *tcell.EventKey
+	var top string
+	h.c.onUIThread(func() {
+		passed = h.c.onUIKey(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))
+		top = h.c.pages.top()
+	})
+	if passed != nil || top != "approval" {
+		h.t.Fatalf("%q within the grace: passed on %v, top page %q", r, passed != nil, top)
+	}
 }

@@ -96,7 +96,11 @@ func TestDemoInTmux(t *testing.T) {
 	send("Enter")
 	waitFor("Help", "Slash commands", "/compact", "interrupt the running step")
 	send("Escape")
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Escape did not close the help; screen:\n%s", capture())
+		}
+	}
 	send("-l", "/exit")
 	send("Enter")
 	deadline := time.Now().Add(15 * time.Second)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,16 @@ type harness struct {
 	c      *Controller
 	done   chan error
 	w, h   int
+	clock  *fakeClock
 }
+
+// fakeClock is the wall clock plus an offset the test advances, so a test
+// steps past a grace period instead of sleeping through it.
+type fakeClock struct{ offset atomic.Int64 }
+
+func (f *fakeClock) now() time.Time { return time.Now().Add(time.Duration(f.offset.Load())) }
+
+func (f *fakeClock) advance(d time.Duration) { f.offset.Add(int64(d)) }
 
 type hopts struct {
 	w, h   int
@@ -74,6 +84,8 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	h.c = c
+	h.clock = &fakeClock{}
+	c.now = h.clock.now
 	go func() { h.done <- c.Run(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for !c.ui.running.Load() {
