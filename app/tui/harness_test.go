@@ -33,11 +33,13 @@ type harness struct {
 	clock  *fakeClock
 }
 
-// fakeClock is the wall clock plus an offset the test advances, so a test
-// steps past a grace period instead of sleeping through it.
+// fakeClock stands still until the test advances it, so a test steps past
+// a grace period instead of sleeping through it, however loaded the machine.
 type fakeClock struct{ offset atomic.Int64 }
 
-func (f *fakeClock) now() time.Time { return time.Now().Add(time.Duration(f.offset.Load())) }
+var clockBase = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (f *fakeClock) now() time.Time { return clockBase.Add(time.Duration(f.offset.Load())) }
 
 func (f *fakeClock) advance(d time.Duration) { f.offset.Add(int64(d)) }
 
