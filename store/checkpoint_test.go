@@ -12,7 +12,8 @@ import (
 )
 
 // withCheckpointing sets the checkpointer's thresholds for DBs opened by the
-// test.
+// test. They are package globals: a test that calls it must not be
+// parallel (parallel tests start only after the sequential ones ended).
 func withCheckpointing(t *testing.T, commits int64, delay time.Duration) {
 	oc, od := checkpointCommits, checkpointDelay
 	checkpointCommits, checkpointDelay = commits, delay
@@ -35,7 +36,6 @@ func waitRuns(t *testing.T, db *DB, n int64, within time.Duration) {
 // WriteTx, like lease heartbeats) are counted by the commit hook; reads are
 // not.
 func TestWriterCheckpointSettings(t *testing.T) {
-	t.Parallel()
 	withCheckpointing(t, 1<<40, time.Hour)
 	db := openTest(t)
 	var n int
@@ -64,7 +64,6 @@ func TestWriterCheckpointSettings(t *testing.T) {
 // goroutine checkpoints without waiting for the delay, and then the database
 // file alone (no -wal) holds what was committed.
 func TestBackgroundCheckpointAfterCommits(t *testing.T) {
-	t.Parallel()
 	withCheckpointing(t, 16, time.Hour)
 	db := openTest(t)
 	s := newSession(t, db, "ckpt", "/w")
@@ -105,7 +104,6 @@ func TestBackgroundCheckpointAfterCommits(t *testing.T) {
 // TestBackgroundCheckpointWhenIdle: a single commit is checkpointed after
 // the delay.
 func TestBackgroundCheckpointWhenIdle(t *testing.T) {
-	t.Parallel()
 	withCheckpointing(t, 1<<40, 20*time.Millisecond)
 	db := openTest(t)
 	s := newSession(t, db, "idle", "/w")

@@ -12,7 +12,6 @@ import (
 // cached append statements are prepared again on the new one, and the new
 // connection gets the checkpoint settings and commit hook.
 func TestWriterReconnect(t *testing.T) {
-	t.Parallel()
 	withCheckpointing(t, 1<<40, time.Hour)
 	db := openTest(t)
 	s := newSession(t, db, "re", "/w")

@@ -230,7 +230,7 @@ func TestCheckpointAndAppend(t *testing.T) {
 }
 
 func TestCommitStepAtomic(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it sets the package-global afterInsertHook.
 	db := openTest(t)
 	s := newSession(t, db, "t", "/w")
 	turn(t, db, s.ID, "first", 10)
