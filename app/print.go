@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm"
@@ -122,8 +123,8 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions)
 // sessionFiles records file checkpoints for the tools and lets a D-Mail move
 // the files back (soul.FileReverter) when dmail_reverts_files is set.
 type sessionFiles struct {
-	tr *filecp.Tracker
-	db *store.DB
+	tr  *filecp.Tracker
+	env timetravel.Env
 }
 
 var (
@@ -139,7 +140,7 @@ func fileTracker(db *store.DB, s store.Session, cfg Config) (*sessionFiles, erro
 	if err != nil {
 		return nil, err
 	}
-	return &sessionFiles{tr: tr, db: db}, nil
+	return &sessionFiles{tr: tr, env: timeTravelEnv(db, s, cfg)}, nil
 }
 
 func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
@@ -154,54 +155,10 @@ func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) e
 	return f.tr.AroundShell(ctx)
 }
 
-// RevertFiles is called by a D-Mail right after the backtrack generation was
-// written, so the checkpoint lives in the generation just archived (the new
-// one's parent). Conflicting files are left alone and reported.
+// RevertFiles is the files half of a D-Mail, done by app/timetravel (the
+// one implementation of rewinds), which logs it so it can be undone.
 func (f *sessionFiles) RevertFiles(ctx context.Context, sessionID string, checkpointID int) error {
-	seq, err := f.checkpointSeq(ctx, sessionID, checkpointID)
-	if err != nil {
-		return fmt.Errorf("find checkpoint %d of session %s: %w", checkpointID, sessionID, err)
-	}
-	rep, err := f.tr.RevertFiles(ctx, seq, filecp.RevertOptions{})
-	if err != nil {
-		return fmt.Errorf("revert files of session %s to checkpoint %d: %w", sessionID, checkpointID, err)
-	}
-	if len(rep.Conflicts) > 0 {
-		var names []string
-		for _, c := range rep.Conflicts {
-			names = append(names, c.Path)
-		}
-		return fmt.Errorf("left alone, changed by someone else: %s", strings.Join(names, ", "))
-	}
-	return nil
-}
-
-// checkpointSeq finds the checkpoint in the generation the backtrack just
-// archived: the current generation's parent.
-func (f *sessionFiles) checkpointSeq(ctx context.Context, sessionID string, checkpointID int) (int64, error) {
-	s, err := f.db.GetSession(ctx, sessionID)
-	if err != nil {
-		return 0, err
-	}
-	gens, err := f.db.Generations(ctx, sessionID)
-	if err != nil {
-		return 0, err
-	}
-	source := s.CurrentGen
-	for _, g := range gens {
-		if g.Gen == s.CurrentGen && g.ParentGen != nil && g.ParentSession == "" {
-			source = *g.ParentGen
-		}
-	}
-	v, err := f.db.GenerationView(ctx, sessionID, source)
-	if err != nil {
-		return 0, err
-	}
-	seq, ok := filecp.SeqOfCheckpoint(v, checkpointID)
-	if !ok {
-		return 0, fmt.Errorf("it is not in generation %d", source)
-	}
-	return seq, nil
+	return timetravel.RevertFilesForDMail(ctx, f.env, checkpointID)
 }
 
 // soulConfig maps the configuration onto the loop's.

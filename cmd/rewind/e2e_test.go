@@ -333,7 +333,7 @@ func TestRevertRestoreGenerations(t *testing.T) {
 	s := e.seed("time travel")
 
 	r := e.mustOK("revert", s.id, "1")
-	if want := "reverted to checkpoint 1: generation 1, 4 messages archived in generation 0"; strings.TrimSpace(r.stdout) != want {
+	if want := "reverted to checkpoint 1: generation 1, 4 messages archived in generation 0\nfiles unchanged\nundo with `rewind undo " + s.id + "`"; strings.TrimSpace(r.stdout) != want {
 		t.Errorf("revert said %q, want %q", r.stdout, want)
 	}
 	v := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
@@ -432,11 +432,16 @@ func TestRevertFilesWorkDirGone(t *testing.T) {
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"revert", s.id, "1", "--files"}, {"revert", s.id, "1", "--files-only", "--dry-run"}, {"restore", s.id, "0", "--files"}} {
+	for _, args := range [][]string{{"revert", s.id, "1", "--files"}, {"revert", s.id, "1", "--files-only", "--dry-run"}} {
 		expectError(t, e.run(args...), 1, gone, "does not exist any more")
 	}
 	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 1 {
 		t.Errorf("a failed file rewind wrote generations: %v", g)
+	}
+	e.mustOK("revert", s.id, "1") // the conversation alone needs no work dir
+	expectError(t, e.run("restore", s.id, "0", "--files"), 1, gone, "does not exist any more")
+	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 2 {
+		t.Errorf("a failed file restore wrote generations: %v", g)
 	}
 }
 

@@ -327,6 +327,19 @@ func newCLI() *cli {
 	restore.Flags().BoolVar(&resFiles.DryRun, "dry-run", false, "print what would be restored and which files would change; change nothing")
 	restore.Flags().BoolVar(&resFiles.Diffs, "diff", false, "with --dry-run --files: print the unified diff of every file")
 
+	var undoFiles app.FileOptions
+	undo := &cobra.Command{
+		Use:   "undo ID",
+		Short: "Undo the last revert, restore or D-Mail: conversation and files go back (undo again to redo)",
+		Args:  usageArgs(nArgs(1, 1)),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			return app.Undo(ctx, c.rt, args[0], undoFiles)
+		}),
+	}
+	undo.Flags().BoolVar(&undoFiles.Force, "force", false, "overwrite files changed by someone else since the rewind")
+	undo.Flags().BoolVar(&undoFiles.DryRun, "dry-run", false, "print what would come back; change nothing")
+	undo.Flags().BoolVar(&undoFiles.Diffs, "diff", false, "with --dry-run: print the unified diff of every file")
+
 	compact := &cobra.Command{
 		Use:   "compact ID",
 		Short: "Compact a session's context with the configured model (the original is archived)",
@@ -390,7 +403,7 @@ func newCLI() *cli {
 	c.themeFlag(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 
-	root.AddCommand(sessions, show, gens, revert, restore, compact, export, imp, watch, demo)
+	root.AddCommand(sessions, show, gens, revert, restore, undo, compact, export, imp, watch, demo)
 	for _, sub := range root.Commands() {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}

@@ -1,0 +1,93 @@
+package main
+
+// Every rewind can be undone (issue 16, item 4): a forced files-only revert
+// overwrites a user's edit, prints its undo command, and that command puts
+// the edit back; conversation rewinds undo the same way.
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+)
+
+var undoCmd = regexp.MustCompile("undo with `rewind (undo [0-9a-z]+)`")
+
+// undoArgs is the undo command a rewind printed.
+func undoArgs(t *testing.T, out string) []string {
+	t.Helper()
+	m := undoCmd.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no undo command in:\n%s", out)
+	}
+	return strings.Fields(m[1])
+}
+
+func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
+		llmtest.Text("written"),
+	)
+	e := newEnv(t).withServer(srv)
+	e.mustOK("-p", "write a.txt", "--yolo")
+	id := e.onlySession()
+	path := filepath.Join(e.workDir, "a.txt")
+	writeFile(t, path, "the user's own edit\n")
+
+	r := e.mustOK("revert", id, "0", "--files-only", "--force")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("--force did not revert: %v", err)
+	}
+	r = e.mustOK(undoArgs(t, r.stdout)...)
+	if data, err := os.ReadFile(path); err != nil || string(data) != "the user's own edit\n" {
+		t.Fatalf("undo did not bring the user's edit back: %q %v\n%s", data, err, r.stdout)
+	}
+	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
+		t.Errorf("undoing a files-only revert moved the conversation: %d generations", len(g))
+	}
+	// Undoing the undo redoes.
+	e.mustOK("undo", id)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("undo of the undo did not redo: %v", err)
+	}
+}
+
+func TestRevertWithFilesUndoneTogether(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
+		llmtest.Text("written"),
+	)
+	e := newEnv(t).withServer(srv)
+	e.mustOK("-p", "write a.txt", "--yolo")
+	id := e.onlySession()
+	before := e.mustOK("show", id, "--json").stdout
+
+	r := e.mustOK("revert", id, "0", "--files")
+	args := undoArgs(t, r.stdout)
+	if d := e.mustOK("undo", id, "--dry-run"); !strings.Contains(d.stdout, "would restore generation 0 as generation 2") ||
+		!strings.Contains(d.stdout, "create    a.txt") {
+		t.Errorf("undo --dry-run said:\n%s", d.stdout)
+	}
+	r = e.mustOK(args...)
+	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "agent\n" {
+		t.Errorf("undo did not bring the file back: %q %v\n%s", data, err, r.stdout)
+	}
+	after := e.mustOK("show", id, "--json").stdout
+	if strip := regexp.MustCompile(`"(gen|current_gen|generation)":\s*\d+`); strip.ReplaceAllString(after, "") != strip.ReplaceAllString(before, "") {
+		t.Errorf("undo did not bring the conversation back:\nbefore %s\nafter %s", before, after)
+	}
+}
+
+func TestUndoWithNothingToUndo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.seed("fresh")
+	expectError(t, e.run("undo", s.id), 1, "no rewind to undo")
+}
