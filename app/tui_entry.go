@@ -7,6 +7,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/demo"
 	"github.com/rewind-agent/rewind/app/tui"
+	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -98,6 +99,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	}
 	defer db.Close()
 	o.DB = db
+	o.FileOptions = filecp.Options{MaxFileSize: cfg.FileSizeCap}
 	o.Files = func(s store.Session) (tools.FileTracker, error) {
 		if s.WorkDir == "" {
 			s.WorkDir = o.WorkDir

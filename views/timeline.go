@@ -27,8 +27,11 @@ type GenerationRow struct {
 	Gen            int
 	ParentGen      int    // -1 when none (start, compact, clear, import roots)
 	ForkCheckpoint int    // live checkpoint the branch leaves before; -1 = before the whole view (compact/clear)
-	Cause          string // start, revert, backtrack, compact, clear, restore, import, fork
+	Cause          string // its own: start, revert, backtrack, compact, clear, restore, import, fork, interrupt
 	Note           string
+	ArchivedBy     string // the cause of the generation that replaced it ("" when current)
+	ArchivedIn     int    // that generation
+	ArchivedNote   string // its note (a D-Mail's message, a revert's reason)
 	Messages       int
 	Archived       bool
 	Current        bool
@@ -79,6 +82,7 @@ type Timeline struct {
 	onDiff     func(GenerationRow)
 	onRestore  func(GenerationRow)
 	onFork     func(GenerationRow)
+	onUndo     func()
 }
 
 // NewTimeline returns an empty timeline.
@@ -95,6 +99,11 @@ func NewTimeline() *Timeline {
 		bind("diff generation against the current view", func() { t.fireGen(t.onDiff) }, R('d')),
 		{Keys: []Key{R('r')}, Description: "restore this generation", Handler: func() { t.fireGen(t.onRestore) }, Visible: true, Dangerous: true},
 		bind("fork generation into a new session", func() { t.fireGen(t.onFork) }, R('f')),
+		{Keys: []Key{R('u')}, Description: "undo the last rewind (conversation and files)", Handler: func() {
+			if t.onUndo != nil {
+				t.onUndo()
+			}
+		}, Visible: true},
 	}
 	return t
 }
@@ -120,6 +129,9 @@ func (t *Timeline) SetOnRestore(f func(GenerationRow)) { t.onRestore = f }
 // SetOnFork is called on f with the selected generation.
 func (t *Timeline) SetOnFork(f func(GenerationRow)) { t.onFork = f }
 
+// SetOnUndo is called on u.
+func (t *Timeline) SetOnUndo(f func()) { t.onUndo = f }
+
 func (t *Timeline) fire(f func(TimelineItem)) {
 	if it, ok := t.SelectedItem(); ok && f != nil {
 		f(it)
@@ -142,6 +154,8 @@ func (t *Timeline) SetModel(m TimelineModel) {
 	for i := range m.Generations {
 		m.Generations[i].Cause = SanitizeLine(m.Generations[i].Cause)
 		m.Generations[i].Note = SanitizeLine(m.Generations[i].Note)
+		m.Generations[i].ArchivedBy = SanitizeLine(m.Generations[i].ArchivedBy)
+		m.Generations[i].ArchivedNote = SanitizeLine(m.Generations[i].ArchivedNote)
 	}
 	t.model = m
 	t.SetPaneTitle("Timeline")
@@ -352,6 +366,12 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			}
 			cx += drawText(screen, cx, ry, x+w-cx, "○ ", gs)
 			desc := fmt.Sprintf("gen %d · %s · %d msgs", g.Gen, g.Cause, g.Messages)
+			if g.ArchivedBy != "" {
+				desc += fmt.Sprintf(" · archived by %s in gen %d", g.ArchivedBy, g.ArchivedIn)
+				if g.ArchivedNote != "" {
+					desc += ": " + g.ArchivedNote
+				}
+			}
 			if g.Note != "" {
 				desc += " · " + g.Note
 			}

@@ -118,7 +118,11 @@ func keeps(t Turn, s Step) string {
 	if s.N == 1 {
 		return fmt.Sprintf("You keep %s without an answer; %s and everything after are archived.", prompt, s)
 	}
-	return fmt.Sprintf("You keep %s and its steps 1–%d; %s and everything after are archived.", prompt, s.N-1, s)
+	kept := "step 1"
+	if s.N > 2 {
+		kept = fmt.Sprintf("steps 1–%d", s.N-1)
+	}
+	return fmt.Sprintf("You keep %s and its %s; %s and everything after are archived.", prompt, kept, s)
 }
 
 // PlanRestore works out making generation gen current again.

@@ -210,7 +210,7 @@ func (c *Controller) answerPendingApprovals() {
 
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
-	ev = c.holdDuringPreview(ev)
+	ev = c.tt.holdDuringPreview(ev)
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
 		c.stepStart = c.conv.Len()

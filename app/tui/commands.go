@@ -2,10 +2,8 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +76,6 @@ func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
 		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", ChangesContext: true, Writes: true, Run: c.cmdCompact},
 		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", ChangesContext: true, Writes: true, Run: c.cmdClear},
-		{Name: "/restore", Args: "G", Description: "make archived generation G current again", ChangesContext: true, Writes: true, Run: c.cmdRestore},
 		{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: c.cmdYolo},
 		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
 		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
@@ -211,23 +208,6 @@ func (c *Controller) cmdClear(string) {
 		func(g store.Generation, prev int) string {
 			return fmt.Sprintf("Context cleared: generation %d starts empty · generation %d is archived (/restore %d brings it back)", g.Gen, prev, prev)
 		})
-}
-
-func (c *Controller) cmdRestore(arg string) {
-	n, err := strconv.Atoi(arg)
-	if err != nil || n < 0 {
-		c.setMessage("usage: /restore G — G is a generation number from the timeline", true)
-		return
-	}
-	c.genOp("restore", func(ctx context.Context, s *soul.Soul) (store.Generation, error) {
-		g, err := s.Restore(ctx, n)
-		if errors.Is(err, store.ErrGenerationNotFound) {
-			return g, fmt.Errorf("generation %d does not exist (see the timeline)", n)
-		}
-		return g, err
-	}, func(g store.Generation, prev int) string {
-		return fmt.Sprintf("Restored generation %d as generation %d · generation %d is archived", n, g.Gen, prev)
-	})
 }
 
 func (c *Controller) cmdYolo(string) {

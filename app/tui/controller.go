@@ -92,7 +92,7 @@ type Controller struct {
 	sessSig string // signature of the last session list posted
 
 	// Feature state (UI): timetravel.go, browser.go, follow.go.
-	tt timeTravel
+	tt *timeTravel
 	br browser
 	fw follow
 }

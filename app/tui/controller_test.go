@@ -497,7 +497,9 @@ func TestRevertRestoreClearYoloCommands(t *testing.T) {
 	// The reverted prompt comes back into the input for editing; drop it.
 	h.waitUntil("the prompt back in the input", func() bool { return h.c.input.Text() == "prompt two" })
 	h.key(tcell.KeyCtrlU)
-	h.submit("/restore 0")
+	h.submit("/restore 0") // the same dialog as r in the timeline
+	h.waitFor("Restore generation 0 (", "Conversation only")
+	h.typeText("c", false)
 	h.waitFor("Restored generation 0 as generation 2", "answer two")
 	h.submit("/clear")
 	h.waitFor("Context cleared: generation 3 starts empty")

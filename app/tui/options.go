@@ -6,6 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -37,6 +38,9 @@ type Options struct {
 	// Files, when set, makes the file checkpoint tracker of a session the
 	// workspace writes to (Soul.Files is set from it per session).
 	Files func(store.Session) (tools.FileTracker, error)
+	// FileOptions are the file tracker's options (MaxFileSize from
+	// file_size_cap) for rewinds, so they see what the agent recorded.
+	FileOptions filecp.Options
 	Tools *tools.Set // nil = tools.Default()
 	Model string     // shown in the status bar (default Client.Model())
 

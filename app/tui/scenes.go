@@ -109,7 +109,7 @@ func Scenes(ctx context.Context, dir string, w, h int, shot func(name string, s 
 		c.app.SetFocus(c.timeline)
 		c.timeline.SelectCheckpoint(2)
 		if it, ok := c.timeline.SelectedItem(); ok {
-			c.onUITimelineSelect(it)
+			c.tt.onUITimelineSelect(it)
 		}
 	})
 	sc.waitText("PREVIEW · before checkpoint 2")
@@ -128,9 +128,9 @@ func Scenes(ctx context.Context, dir string, w, h int, shot func(name string, s 
 		if branch.Gen == 0 && len(c.timeline.Model().Generations) > 0 {
 			branch = c.timeline.Model().Generations[0]
 		}
-		c.onUIEndPreview()
+		c.tt.onUIEndPreview()
 		c.app.SetFocus(c.input)
-		c.onUIGenerationDiff(branch)
+		c.tt.onUIGenerationDiff(branch)
 	})
 	sc.waitText("Diff: generation")
 	if err := sc.snap("diff"); err != nil {

@@ -66,9 +66,10 @@ func forkCheckpoint(cur store.View, a store.View) int {
 // current generation. Errors leave a branch at the top, which is where
 // unknown branches are drawn anyway.
 //
-// A branch is labelled with why it was left: generation G was archived when
+// A generation keeps its own cause (as `rewind generations` shows it); a
+// branch also says why it was left: generation G was archived when
 // generation G+1 was made (every operation makes the next generation from
-// the current one), so G's row takes G+1's cause and note.
+// the current one), so its ArchivedBy is G+1's cause.
 func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.TimelineModel) views.TimelineModel {
 	byGen := make(map[int]views.GenerationRow, len(m.Generations))
 	for _, g := range m.Generations {
@@ -79,7 +80,7 @@ func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.Tim
 			continue
 		}
 		if next, ok := byGen[g.Gen+1]; ok {
-			m.Generations[i].Cause, m.Generations[i].Note = next.Cause, next.Note
+			m.Generations[i].ArchivedBy, m.Generations[i].ArchivedIn, m.Generations[i].ArchivedNote = next.Cause, next.Gen, next.Note
 		}
 		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
 		if v, ok := branchCache.Load(k); ok {
@@ -105,39 +106,6 @@ func checkpointIndex(v store.View, id int) int {
 		}
 	}
 	return -1
-}
-
-// revertPlan is what reverting the current view to a checkpoint means.
-type revertPlan struct {
-	checkpoint int
-	seq        int64  // the checkpoint record's seq (file rewinds start there)
-	archived   int    // K: messages of the view at or after the checkpoint
-	returnTo   string // the user message the checkpoint precedes ("" if none)
-}
-
-// planRevert computes a revertPlan; ok is false when the checkpoint is not
-// in the view.
-func planRevert(v store.View, id int) (revertPlan, bool) {
-	i := checkpointIndex(v, id)
-	if i < 0 {
-		return revertPlan{}, false
-	}
-	p := revertPlan{checkpoint: id, seq: v.Records[i].Seq}
-	for _, r := range v.Records[i:] {
-		if r.Kind != store.KindMessage {
-			continue
-		}
-		p.archived++
-		if p.returnTo != "" {
-			continue
-		}
-		if m, err := r.Message(); err == nil && m.Role == "user" && !store.IsCheckpointMessage(m) {
-			if it, ok := userItem(m); ok && it.Kind == views.ItemUser {
-				p.returnTo = it.Text
-			}
-		}
-	}
-	return p, true
 }
 
 // viewBefore is v cut before checkpoint id's record (the conversation as it

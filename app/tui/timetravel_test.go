@@ -93,7 +93,7 @@ func (h *harness) focus(p interface{ HasFocus() bool }) {
 func TestTimelineBranchesAndArchivedStyle(t *testing.T) {
 	t.Parallel()
 	h := resumeHarness(t, func(h *harness) string { return branchedSession(t, h.db, h.work) })
-	txt := h.waitFor("gen 0 · revert · 6 msgs · try again", "second task, take two ← here")
+	txt := h.waitFor("gen 0 · start · 6 msgs · archived by revert in gen 1: try again", "second task, take two ← here")
 	x, y, ok := h.findText("○ gen 0")
 	if !ok {
 		t.Fatalf("no branch row:\n%s", txt)
@@ -125,9 +125,9 @@ func TestTimelinePreviewRevertConfirmAndRevert(t *testing.T) {
 		t.Fatalf("the preview still shows messages after the checkpoint:\n%s", txt)
 	}
 	h.key(tcell.KeyEnter)
-	h.waitFor("Revert to checkpoint 1? 2 messages will be archived (not deleted).", "Conversation only", "No file changes were recorded after checkpoint 1")
+	h.waitFor("Revert to checkpoint 1? 2 messages will be archived in generation 1 (not deleted).", "Conversation only", "No file would change")
 	h.typeText("c", false)
-	h.waitFor("Reverted to checkpoint 1 · generation 2")
+	h.waitFor("Reverted to checkpoint 1: generation 2")
 	gens, err := h.db.Generations(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
@@ -198,14 +198,14 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 	})
 	h.waitFor("wrote notes.txt")
 	h.typeText("/revert 1", true)
-	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Files that will change (1):", "deleted   notes.txt", "Conversation + files", "Files only", "Show file diffs")
+	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "files to revert to checkpoint 1: 0 to modify, 0 to create, 1 to delete", "delete    notes.txt", "Conversation + files", "Files only", "Show file diffs")
 	// The diffs on request: what the revert would write, then back.
 	h.typeText("d", false)
-	h.waitFor("Files: now → checkpoint 1", "--- a/notes.txt", "+++ /dev/null", "- hello")
+	h.waitFor("Files: now → revert to checkpoint 1", "--- a/notes.txt", "+++ /dev/null", "- hello")
 	h.key(tcell.KeyEsc)
 	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Show file diffs")
 	h.typeText("b", false)
-	h.waitFor("Reverted to checkpoint 1", "files reverted: 0 modified, 0 restored,", "1 deleted")
+	h.waitFor("Reverted to checkpoint 1", "files reverted to", "0 modified, 0 created, 1 deleted")
 	if _, err := os.Stat(filepath.Join(h.work, "notes.txt")); !os.IsNotExist(err) {
 		t.Fatalf("notes.txt still exists after a conversation + files revert: %v", err)
 	}
@@ -239,6 +239,8 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 	h.typeText("/revert 2", true)
 	h.waitFor("Cannot revert into a compacted region", "Checkpoint 2 lies in the part of the conversation", "[r] Restore generation 0")
 	h.typeText("r", false)
+	h.waitFor("Restore generation 0 (", "Conversation only")
+	h.typeText("c", false)
 	h.waitFor("Restored generation 0 as generation 2")
 	v, err := h.db.View(context.Background(), id)
 	if err != nil {
@@ -252,13 +254,13 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 func TestGenerationPreviewAndDiff(t *testing.T) {
 	t.Parallel()
 	h := resumeHarness(t, func(h *harness) string { return branchedSession(t, h.db, h.work) })
-	h.waitFor("gen 0 · revert")
+	h.waitFor("gen 0 · start")
 	h.focus(h.c.timeline)
 	h.waitFor("PREVIEW · before checkpoint 1")
 	h.key(tcell.KeyUp) // the branch row
-	h.waitFor("ARCHIVED generation 0 · revert · try again · 6 msgs · read-only", "answer to third task")
+	h.waitFor("ARCHIVED generation 0 · start · archived by revert in gen 1: try again · 6 msgs · read-only", "answer to third task")
 	h.typeText("d", false)
-	txt := h.waitFor("Diff: generation 0 (revert) → current generation 1", "+2 -4")
+	txt := h.waitFor("Diff: generation 0 (start) → current generation 1", "+2 -4")
 	x, y, ok := h.findText("+ user: second task, take two")
 	if !ok {
 		t.Fatalf("no added line:\n%s", txt)
@@ -281,13 +283,13 @@ func TestGenerationRestoreAndFork(t *testing.T) {
 	t.Parallel()
 	var id string
 	h := resumeHarness(t, func(h *harness) string { id = branchedSession(t, h.db, h.work); return id })
-	h.waitFor("gen 0 · revert")
+	h.waitFor("gen 0 · start")
 	h.focus(h.c.timeline)
 	h.waitFor("PREVIEW · before checkpoint 1")
 	h.key(tcell.KeyUp)
 	h.waitFor("ARCHIVED generation 0")
 	h.typeText("r", false)
-	h.waitFor("Restore generation 0 (revert, 6 messages)?")
+	h.waitFor("Restore generation 0 (6 messages)?")
 	h.typeText("c", false)
 	h.waitFor("Restored generation 0 as generation 2", "answer to third task")
 	v, err := h.db.View(context.Background(), id)

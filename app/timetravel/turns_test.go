@@ -1,0 +1,72 @@
+package timetravel
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// TestTurnsFoldStepsUnderPrompts: one turn per prompt, its steps under it,
+// labels without markdown; a revert to a turn returns to its prompt and a
+// revert to a step says what stays.
+func TestTurnsFoldStepsUnderPrompts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "turns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn := func(prompt string, steps ...message.Message) {
+		must(db.Checkpoint(ctx, s.ID, false))
+		must(db.AppendMessage(ctx, s.ID, message.NewText("user", prompt)))
+		for _, a := range steps {
+			must(db.Checkpoint(ctx, s.ID, false))
+			must(db.CommitStep(ctx, s.ID, store.Step{Assistant: a}))
+		}
+	}
+	shell := message.Message{Role: "assistant", ToolCalls: []message.ToolCall{{ID: "c", Name: "Shell", Args: `{"command":"go test"}`}}}
+	turn("**fix** the build", shell, message.NewText("assistant", "## Done\nall green"))
+	turn("run the loop", message.NewText("assistant", "ran"))
+
+	v, err := db.View(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := Turns(v)
+	if len(turns) != 2 || turns[0].Checkpoint != 0 || turns[1].Checkpoint != 3 || len(turns[0].Steps) != 2 || len(turns[1].Steps) != 1 {
+		t.Fatalf("turns: %+v", turns)
+	}
+	if got := turns[0].Label(); got != "fix the build" {
+		t.Errorf("turn label %q", got)
+	}
+	if got := turns[0].Steps[0].String(); got != "step 1 · Shell go test" {
+		t.Errorf("step label %q", got)
+	}
+	if got := turns[0].Steps[1].String(); got != "step 2 · answer: Done" {
+		t.Errorf("answer label %q", got)
+	}
+
+	env := Env{DB: db, Session: s}
+	p, err := PlanRevert(ctx, env, 3, Check{})
+	if err != nil || p.ReturnTo != "run the loop" || p.Keeps != "" || p.Messages != 2 {
+		t.Errorf("revert to turn 2: %+v %v", p, err)
+	}
+	p, err = PlanRevert(ctx, env, 2, Check{})
+	if err != nil || p.ReturnTo != "" || p.Keeps != "You keep “fix the build” and its step 1; step 2 · answer: Done and everything after are archived." {
+		t.Errorf("revert to a step: ReturnTo %q Keeps %q %v", p.ReturnTo, p.Keeps, err)
+	}
+}

@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// fileSession is a session whose second turn ("write the file") wrote
+// notes.txt in two steps: a Shell step, then WriteFile, then an answer.
+func fileSession(t *testing.T, h *harness) (string, *filecp.Tracker) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := h.db.CreateSession(ctx, store.NewSession{Title: "files", WorkDir: h.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedTurns(t, h.db, s.ID, "make notes")
+	if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil { // checkpoint 1: the turn
+		t.Fatal(err)
+	}
+	if _, err := h.db.AppendMessage(ctx, s.ID, message.NewText("user", "write the file")); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := filecp.New(h.db, s.ID, h.work, filecp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(call message.ToolCall, write string) {
+		if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if write != "" {
+			p := filepath.Join(h.work, "notes.txt")
+			if err := tr.BeforeWrite(ctx, []string{p}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(write), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := message.Message{Role: "assistant", ToolCalls: []message.ToolCall{call}}
+		res := message.Message{Role: "tool", ToolCallID: call.ID, Content: message.Content{Parts: []message.Part{{Type: "text", Text: "ok"}}}}
+		if _, err := h.db.CommitStep(ctx, s.ID, store.Step{Assistant: a, ToolResults: []message.Message{res}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(message.ToolCall{ID: "c1", Name: "Shell", Args: `{"command":"go test ./..."}`}, "")          // checkpoint 2
+	step(message.ToolCall{ID: "c2", Name: "WriteFile", Args: `{"path":"notes.txt"}`}, "hello\n") // checkpoint 3
+	if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil { // checkpoint 4
+		t.Fatal(err)
+	}
+	if _, err := h.db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "wrote notes.txt")}); err != nil {
+		t.Fatal(err)
+	}
+	return s.ID, tr
+}
+
+func fileHarness(t *testing.T) (*harness, string) {
+	var id string
+	var tr *filecp.Tracker
+	h := newHarness(t, hopts{
+		w: 180, h: 44,
+		before: func(h *harness) { id, tr = fileSession(t, h) },
+		mutate: func(o *Options) {
+			o.Mode, o.SessionID = ModeResume, id
+			o.Soul.Files = tr
+		},
+	})
+	h.waitFor("wrote notes.txt")
+	return h, id
+}
+
+func readNotes(t *testing.T, h *harness) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(h.work, "notes.txt"))
+	if os.IsNotExist(err) {
+		return "(none)"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestRestoreCommandOffersFilesAndUndo: /restore G asks with the same
+// dialog as r in the timeline, files included; /restore of the current
+// generation says there is nothing to restore; u undoes the last rewind,
+// files included.
+func TestRestoreCommandOffersFilesAndUndo(t *testing.T) {
+	t.Parallel()
+	h, id := fileHarness(t)
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?", "Conversation + files")
+	h.typeText("b", false)
+	h.waitFor("Reverted to checkpoint 1: generation 1", "undo with u in the")
+	h.waitUntil("the revert to end", h.idle)
+	if got := readNotes(t, h); got != "(none)" {
+		t.Fatalf("notes.txt after revert with files: %q", got)
+	}
+	h.key(tcell.KeyCtrlU) // the prompt came back into the input
+
+	h.submit("/restore 1")
+	h.waitFor("generation 1 is the current one: there is nothing to restore")
+
+	h.submit("/restore 0")
+	h.waitFor("Restore generation 0 (", "files to restore to the end of generation 0", "Conversation + files")
+	h.key(tcell.KeyEsc)
+	h.waitGone("Restore generation 0 (")
+
+	// u in the timeline undoes the revert: conversation and files.
+	h.focus(h.c.timeline)
+	h.typeText("u", false)
+	h.waitFor("Undo the last rewind (revert to checkpoint 1)?", "Conversation + files")
+	h.typeText("b", false)
+	h.waitFor("Restored generation 0 as generation 2", "wrote notes.txt")
+	h.waitUntil("the undo to end", h.idle)
+	if got := readNotes(t, h); got != "hello\n" {
+		t.Fatalf("notes.txt after undo: %q", got)
+	}
+	v, err := h.db.View(context.Background(), id)
+	if err != nil || v.Generation.Gen != 2 || v.Generation.Messages != 8 {
+		t.Fatalf("after undo: %+v %v", v.Generation, err)
+	}
+}
+
+// TestRevertToStepSaysWhatStays: reverting to a step checkpoint says what
+// stays (the prompt and the steps before it), not the next prompt, and puts
+// nothing in the input; 0 changed files offer no "+ files".
+func TestRevertToStepSaysWhatStays(t *testing.T) {
+	t.Parallel()
+	h, _ := fileHarness(t)
+	h.submit("/revert 3")
+	txt := h.waitFor("Revert to checkpoint 3?", "You keep “write the file” and its step 1; step 2 · WriteFile notes.txt and")
+	if strings.Contains(txt, "You return to") {
+		t.Errorf("a step revert names a prompt to return to:\n%s", txt)
+	}
+	h.key(tcell.KeyEsc)
+	h.submit("/revert 4")
+	txt = h.waitFor("Revert to checkpoint 4?", "No file would change")
+	if strings.Contains(txt, "Conversation + files") {
+		t.Errorf("the dialog offers files when no file would change:\n%s", txt)
+	}
+	h.typeText("c", false)
+	h.waitFor("Reverted to checkpoint 4")
+	h.waitUntil("the revert to end", h.idle)
+	if got := h.c.input.Text(); got != "" {
+		t.Errorf("a step revert put %q in the input", got)
+	}
+}
