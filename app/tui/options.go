@@ -41,8 +41,8 @@ type Options struct {
 	// FileOptions are the file tracker's options (MaxFileSize from
 	// file_size_cap) for rewinds, so they see what the agent recorded.
 	FileOptions filecp.Options
-	Tools *tools.Set // nil = tools.Default()
-	Model string     // shown in the status bar (default Client.Model())
+	Tools       *tools.Set // nil = tools.Default()
+	Model       string     // shown in the status bar (default Client.Model())
 
 	Theme string // theme name ("" = the default)
 	Home  string // $REWIND_HOME: user themes load from Home/themes

@@ -56,9 +56,9 @@ func fileSession(t *testing.T, h *harness) (string, *filecp.Tracker) {
 			t.Fatal(err)
 		}
 	}
-	step(message.ToolCall{ID: "c1", Name: "Shell", Args: `{"command":"go test ./..."}`}, "")          // checkpoint 2
+	step(message.ToolCall{ID: "c1", Name: "Shell", Args: `{"command":"go test ./..."}`}, "")     // checkpoint 2
 	step(message.ToolCall{ID: "c2", Name: "WriteFile", Args: `{"path":"notes.txt"}`}, "hello\n") // checkpoint 3
-	if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil { // checkpoint 4
+	if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil {                                 // checkpoint 4
 		t.Fatal(err)
 	}
 	if _, err := h.db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "wrote notes.txt")}); err != nil {
