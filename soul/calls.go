@@ -29,16 +29,25 @@ type pendingCall struct {
 	duration time.Duration
 }
 
+// callsOutcome says whether the user rejected a call of the step.
+type callsOutcome int
+
+const (
+	callsRan        callsOutcome = iota
+	callsRedirected              // rejected with feedback: the run goes on
+	callsRejected                // rejected: the run ends
+)
+
 // runCalls runs the tool calls of one step and returns their results in
 // call order, and whether the user rejected one of them. Read-only calls
 // next to each other run in parallel; the others one at a time. Unknown
 // tools and malformed arguments become tool errors without running
 // anything. After a rejection the remaining calls are answered with
-// notRunOutput. If ctx is cancelled the results are incomplete; the caller
+// notRunOutput (they were planned before the user's answer). If ctx is cancelled the results are incomplete; the caller
 // does not commit them.
-func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]message.Message, bool) {
+func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]message.Message, callsOutcome) {
 	if len(calls) == 0 {
-		return nil, false
+		return nil, callsRan
 	}
 	pcs := make([]*pendingCall, len(calls))
 	for i, c := range calls {
@@ -57,10 +66,10 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 		pcs[i] = pc
 	}
 
-	rejected := false
+	outcome := callsRan
 	for i := 0; i < len(pcs); {
 		if ctx.Err() != nil {
-			return nil, rejected
+			return nil, outcome
 		}
 		// A group: a run of parallel-safe calls, or one call.
 		j := i + 1
@@ -73,7 +82,7 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 		for _, pc := range group {
 			s.emit(ToolCall{ID: pc.call.ID, Name: pc.call.Name, Arguments: pc.call.Args})
 		}
-		if rejected {
+		if outcome != callsRan {
 			for _, pc := range group {
 				pc.res = tools.Result{Output: notRunOutput, IsError: true, Brief: "not run"}
 			}
@@ -92,8 +101,11 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 		}
 		for _, pc := range group {
 			s.checkLoop(pc)
-			if pc.res.Rejected {
-				rejected = true
+			switch {
+			case pc.res.Rejected && !pc.res.Continue:
+				outcome = callsRejected
+			case pc.res.Rejected && outcome == callsRan:
+				outcome = callsRedirected
 			}
 			s.emit(ToolResult{
 				ID:       pc.call.ID,
@@ -108,13 +120,13 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 		i = j
 	}
 	if ctx.Err() != nil {
-		return nil, rejected
+		return nil, outcome
 	}
 	out := make([]message.Message, len(pcs))
 	for i, pc := range pcs {
 		out[i] = toolMessage(pc.call.ID, pc.res)
 	}
-	return out, rejected
+	return out, outcome
 }
 
 // parallelSafe: calls of read-only tools (tools.ReadOnlyTool) and invalid
@@ -197,6 +209,8 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 			return tools.Decision{Approved: true}
 		case ApproveOnce:
 			return tools.Decision{Approved: true}
+		case RejectWithFeedback:
+			return tools.Decision{Approved: false, Feedback: r.feedback, Continue: true}
 		default:
 			return tools.Decision{Approved: false, Feedback: r.feedback}
 		}

@@ -126,6 +126,10 @@ const (
 	Reject ApprovalDecision = iota
 	ApproveOnce
 	ApproveForSession
+	// RejectWithFeedback rejects the call and hands the feedback to the
+	// model as its result; the run goes on (as in Claude Code). Without
+	// feedback it is a plain Reject, which ends the run.
+	RejectWithFeedback
 )
 
 // ApprovalRequest asks the user to allow a tool call that writes or executes.

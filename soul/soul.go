@@ -493,7 +493,7 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		}
 	}
 
-	results, rejected := s.runCalls(ctx, assistant.ToolCalls)
+	results, outcome := s.runCalls(ctx, assistant.ToolCalls)
 	if len(assistant.ToolCalls) > 0 {
 		s.flushFiles(ctx)
 	}
@@ -520,8 +520,13 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 	s.mu.Unlock()
 	s.emitStatus()
 
-	if rejected {
+	switch outcome {
+	case callsRejected:
 		return stepRejected, nil
+	case callsRedirected:
+		// The model reads the feedback in the next step; a D-Mail planned
+		// before the user's answer is dropped, as on a plain reject.
+		return stepContinue, nil
 	}
 	if d != nil {
 		if err := s.backtrack(ctx, *d); err != nil {

@@ -1228,3 +1228,69 @@ func TestToolsFromASourceAreOfferedPerStep(t *testing.T) {
 		t.Errorf("second step's tools = %s", got)
 	}
 }
+
+// TestRejectWithFeedbackContinuesRun: the feedback reaches the model as the
+// rejected call's result, later calls of the step are not run, and the run
+// goes on to the model's next answer (Claude Code's behaviour).
+func TestRejectWithFeedbackContinuesRun(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(writeCall("c1", "a.txt"), writeCall("c2", "b.txt")),
+		llmtest.Calls(writeCall("c3", "notes.md")),
+		llmtest.Text("Wrote notes.md instead."),
+	)
+	asked := 0
+	h.onEvent = func(e Event) {
+		if r, ok := e.(*ApprovalRequest); ok {
+			asked++
+			if asked == 1 {
+				r.Respond(RejectWithFeedback, "call it notes.md")
+			} else {
+				r.Respond(ApproveOnce, "")
+			}
+		}
+	}
+	h.mustRun("write a file")
+	if asked != 2 {
+		t.Fatalf("asked %d times, want 2 (c1 rejected, c2 not run, c3 approved)", asked)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3: the run must go on after the feedback", len(reqs))
+	}
+	msgs := h.messages()
+	if roles(msgs) != "user,assistant,tool,tool,assistant,tool,assistant" {
+		t.Fatalf("messages = %s", describe(msgs))
+	}
+	if r := msgs[2].Content.PlainText(); !strings.Contains(r, tools.RejectedOutput) || !strings.Contains(r, "call it notes.md") {
+		t.Errorf("feedback result = %q", r)
+	}
+	if r := msgs[3].Content.PlainText(); !strings.Contains(r, "not run") {
+		t.Errorf("call after the rejection = %q", r)
+	}
+	for f, want := range map[string]bool{"a.txt": false, "b.txt": false, "notes.md": true} {
+		if _, err := os.Stat(filepath.Join(h.work, f)); (err == nil) != want {
+			t.Errorf("%s written = %v, want %v", f, err == nil, want)
+		}
+	}
+	if e := h.eventsOf("RunEnd"); e[0].(RunEnd).Reason == "rejected" {
+		t.Errorf("RunEnd = %+v", e)
+	}
+	h.requestsValid()
+}
+
+// TestRejectWithEmptyFeedbackStops: "reject with feedback" and no text is
+// a plain reject.
+func TestRejectWithEmptyFeedbackStops(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(writeCall("c1", "a.txt")),
+		llmtest.Text("never asked"),
+	)
+	h.onEvent = func(e Event) {
+		if r, ok := e.(*ApprovalRequest); ok {
+			r.Respond(RejectWithFeedback, "  ")
+		}
+	}
+	if err := h.run("write a file"); !errors.Is(err, ErrRejected) {
+		t.Fatalf("Run = %v, want ErrRejected", err)
+	}
+}

@@ -181,8 +181,12 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 		case views.ApproveForSession:
 			req.Respond(soul.ApproveForSession, "")
 			c.setMessage("approved \""+req.Action+"\" for the rest of this session", false)
-		default:
-			req.Respond(soul.Reject, feedback)
+		case views.Reject:
+			if feedback != "" {
+				req.Respond(soul.RejectWithFeedback, feedback)
+			} else {
+				req.Respond(soul.Reject, "")
+			}
 		}
 		c.curApp = nil
 		c.pages.pop("approval")

@@ -125,6 +125,28 @@ func TestApprovalRejectStopsRun(t *testing.T) {
 	}
 }
 
+// TestApprovalFeedbackContinuesRun: `f`, a line of feedback and Enter hand
+// the feedback to the model, and the run goes on to its next answer.
+func TestApprovalFeedbackContinuesRun(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})),
+		llmtest.Text("Understood: no file, here is the text instead."))
+	h.submit("write nope")
+	h.waitFor("Approve WriteFile")
+	time.Sleep(approvalGrace)
+	h.typeText("f", false)
+	h.typeText("just print it", true)
+	h.waitFor("Understood: no file, here is the text instead.")
+	h.waitUntil("the run to end", h.idle)
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "just print it") {
+		t.Fatalf("%d requests; the feedback did not reach the model", len(reqs))
+	}
+	if _, err := os.Stat(filepath.Join(h.work, "nope.txt")); err == nil {
+		t.Fatal("rejected write happened")
+	}
+}
+
 func TestCompactShowsBannerAndNewGeneration(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{},

@@ -69,6 +69,9 @@ type Approval struct {
 type Decision struct {
 	Approved bool
 	Feedback string // optional, from the user on reject
+	// Continue, on a reject with feedback: the user said what to do
+	// instead, so the run goes on with the feedback as the call's result.
+	Continue bool
 }
 
 // Result is the outcome of a tool call.
@@ -76,7 +79,8 @@ type Result struct {
 	Output   string // what the model sees
 	IsError  bool
 	Brief    string // one short line for the UI
-	Rejected bool   // the user rejected the call; the soul stops the run
+	Rejected bool   // the user rejected the call; the soul stops the run unless Continue
+	Continue bool   // with Rejected: the user gave feedback, the run goes on
 	Todos    []Todo // SetTodoList: the list as set
 }
 
@@ -132,8 +136,12 @@ func approve(ctx context.Context, env *Env, a Approval) (Result, bool) {
 		return Result{}, true
 	}
 	out := RejectedOutput + "."
-	if fb := strings.TrimSpace(d.Feedback); fb != "" {
+	fb := strings.TrimSpace(d.Feedback)
+	if fb != "" {
 		out = RejectedOutput + ". The user's feedback: " + fb
+	}
+	if d.Continue && fb != "" {
+		return Result{Output: out + "\nDo not retry the same call; follow the feedback.", IsError: true, Rejected: true, Continue: true, Brief: "rejected with feedback"}, false
 	}
 	return Result{Output: out, IsError: true, Rejected: true, Brief: "rejected"}, false
 }
