@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -85,6 +86,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 	}
 	sc := soulConfig(cfg)
 	sc.Files = files
+	if sc.Instructions, err = instructions.Load(cfg.Home, workDir); err != nil {
+		return userErrorf(err, "cannot read the project instructions: %v", err)
+	}
 
 	out := newPrintSink(rt, o.Output == "jsonl")
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})

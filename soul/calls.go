@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -165,14 +166,19 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 // approve asks the user through an ApprovalRequest event unless yolo is on
 // or the action was approved for the session. Cancelling ctx rejects.
 func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Approval) tools.Decision {
-	key := a.Action
-	if key == "" {
-		key = a.Tool
-	}
+	keys := approvalKeys(a)
 	granted := func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.yolo || s.approved[key]
+		if s.yolo {
+			return true
+		}
+		for _, k := range keys {
+			if !s.approved[k] {
+				return false
+			}
+		}
+		return true
 	}
 	if granted() {
 		return tools.Decision{Approved: true}
@@ -189,14 +195,15 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 		return tools.Decision{Approved: false, Feedback: "interrupted"}
 	}
 	req := &ApprovalRequest{
-		ToolCallID:  call.ID,
-		Tool:        a.Tool,
-		Action:      a.Action,
-		Description: a.Description,
-		Arguments:   call.Args,
-		Diff:        a.Diff,
-		Command:     a.Command,
-		reply:       make(chan approvalReply, 1),
+		ToolCallID:    call.ID,
+		Tool:          a.Tool,
+		Action:        a.Action,
+		Description:   a.Description,
+		Arguments:     call.Args,
+		Diff:          a.Diff,
+		Command:       a.Command,
+		SessionScopes: a.Scopes,
+		reply:         make(chan approvalReply, 1),
 	}
 	s.emit(req)
 	select {
@@ -204,7 +211,9 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 		switch r.decision {
 		case ApproveForSession:
 			s.mu.Lock()
-			s.approved[key] = true
+			for _, k := range keys {
+				s.approved[k] = true
+			}
 			s.mu.Unlock()
 			return tools.Decision{Approved: true}
 		case ApproveOnce:
@@ -219,7 +228,26 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 	}
 }
 
-// ApprovedForSession lists the approval actions approved for the session.
+// approvalKeys are the session approvals a request needs, all of them:
+// the action ("edit file"), or for a shell command one per scope
+// ("run shell command: go test …").
+func approvalKeys(a tools.Approval) []string {
+	action := a.Action
+	if action == "" {
+		action = a.Tool
+	}
+	if len(a.Scopes) == 0 {
+		return []string{action}
+	}
+	keys := make([]string, len(a.Scopes))
+	for i, sc := range a.Scopes {
+		keys[i] = action + ": " + sc
+	}
+	return keys
+}
+
+// ApprovedForSession lists what was approved for the session, sorted:
+// actions ("edit file") and shell scopes ("run shell command: go test …").
 func (s *Soul) ApprovedForSession() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,7 +255,29 @@ func (s *Soul) ApprovedForSession() []string {
 	for k := range s.approved {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
+}
+
+// RevokeApproval withdraws one session approval (as ApprovedForSession
+// lists it); the next such call asks again. It reports whether there was
+// such an approval.
+func (s *Soul) RevokeApproval(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := s.approved[key]
+	delete(s.approved, key)
+	return ok
+}
+
+// RevokeAllApprovals withdraws every session approval and returns how many
+// there were.
+func (s *Soul) RevokeAllApprovals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.approved)
+	clear(s.approved)
+	return n
 }
 
 // sendDMail is tools.Env.DMail: it queues a D-Mail, delivered after the step.

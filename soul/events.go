@@ -141,6 +141,9 @@ type ApprovalRequest struct {
 	Arguments   string `json:"arguments"`
 	Diff        string `json:"diff,omitempty"`    // unified diff for edits
 	Command     string `json:"command,omitempty"` // for Shell
+	// SessionScopes is what ApproveForSession approves: for Shell the
+	// command's prefixes ("go test …"), else empty (the whole Action).
+	SessionScopes []string `json:"session_scopes,omitempty"`
 
 	reply chan approvalReply
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store/message"
 
+	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -51,6 +52,9 @@ type Config struct {
 	// SystemPrompt replaces DefaultSystemPrompt; ${WORK_DIR} and ${OS} are
 	// expanded in either.
 	SystemPrompt string
+	// Instructions are the project's AGENTS.md files (see package
+	// instructions), appended to the system prompt.
+	Instructions []instructions.File
 	// DMailRevertsFiles makes a D-Mail also move the work tree back, when
 	// Files implements FileReverter.
 	DMailRevertsFiles bool
@@ -156,7 +160,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		set:          set,
 		workDir:      workDir,
 		sink:         sink,
-		systemPrompt: expandPrompt(prompt, workDir),
+		systemPrompt: expandPrompt(prompt, workDir) + instructions.Format(cfg.Instructions),
 		dmailEnabled: set.Has(sendDMailName),
 		yolo:         cfg.Yolo,
 		approved:     map[string]bool{},

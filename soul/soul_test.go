@@ -1294,3 +1294,57 @@ func TestRejectWithEmptyFeedbackStops(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrRejected", err)
 	}
 }
+
+func shellCall(id, cmd string) llmtest.ToolCall {
+	return llmtest.Call(id, "Shell", map[string]any{"command": cmd})
+}
+
+// TestShellApprovalForSessionIsScoped: "approve for session" on a Shell
+// call covers its prefix (`echo …`), not every later command; the request
+// says what it would cover, and the approval can be revoked.
+func TestShellApprovalForSessionIsScoped(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(shellCall("c1", "echo one")),
+		llmtest.Calls(shellCall("c2", "echo two")),
+		llmtest.Calls(shellCall("c3", "ls")),
+		llmtest.Text("done"),
+		llmtest.Calls(shellCall("c4", "echo three")),
+		llmtest.Text("done again"),
+	)
+	var asked []*ApprovalRequest
+	h.onEvent = func(e Event) {
+		if r, ok := e.(*ApprovalRequest); ok {
+			asked = append(asked, r)
+			if len(asked) == 1 {
+				r.Respond(ApproveForSession, "")
+			} else {
+				r.Respond(ApproveOnce, "")
+			}
+		}
+	}
+	h.mustRun("run some commands")
+	if len(asked) != 2 || asked[0].Command != "echo one" || asked[1].Command != "ls" {
+		t.Fatalf("asked for %v, want `echo one` and `ls` (echo two was covered)", commands(asked))
+	}
+	if got := asked[0].SessionScopes; len(got) != 1 || got[0] != "echo …" {
+		t.Errorf("session scopes of `echo one` = %q", got)
+	}
+	if got := h.soul.ApprovedForSession(); len(got) != 1 || got[0] != "run shell command: echo …" {
+		t.Fatalf("approved for session = %q", got)
+	}
+	if !h.soul.RevokeApproval("run shell command: echo …") || len(h.soul.ApprovedForSession()) != 0 {
+		t.Fatal("revoke did not remove the approval")
+	}
+	h.mustRun("one more")
+	if len(asked) != 3 || asked[2].Command != "echo three" {
+		t.Fatalf("after revoking, asked for %v", commands(asked))
+	}
+}
+
+func commands(rs []*ApprovalRequest) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Command
+	}
+	return out
+}

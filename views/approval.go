@@ -17,6 +17,9 @@ type ApprovalRequest struct {
 	Arguments   string
 	Diff        string // unified diff for edits
 	Command     string // for Shell
+	// SessionScopes is what [a] approves for the session: shell command
+	// prefixes ("go test …"); empty means every call of Action.
+	SessionScopes []string
 }
 
 // ApprovalDecision is the user's answer.
@@ -75,6 +78,11 @@ func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 	r.Description = Sanitize(r.Description)
 	r.Arguments = Sanitize(r.Arguments)
 	r.Command = Sanitize(r.Command)
+	scopes := make([]string, len(r.SessionScopes))
+	for i, sc := range r.SessionScopes {
+		scopes[i] = SanitizeLine(sc)
+	}
+	r.SessionScopes = scopes
 	m.req = r
 	m.diff = nil
 	if strings.TrimSpace(r.Diff) != "" {
@@ -98,6 +106,21 @@ func (m *ApprovalModal) scroll(n int) {
 	m.top = max(0, min(m.top+n, len(m.body())-m.bodyH))
 }
 
+// sessionScope says what "approve for session" would cover.
+func (m *ApprovalModal) sessionScope() string {
+	if len(m.req.SessionScopes) > 0 {
+		q := make([]string, len(m.req.SessionScopes))
+		for i, sc := range m.req.SessionScopes {
+			q[i] = "`" + sc + "`"
+		}
+		return strings.Join(q, ", ")
+	}
+	if m.req.Action != "" {
+		return "every “" + m.req.Action + "”"
+	}
+	return ""
+}
+
 // body returns the scrollable rows: description, command or diff, args.
 func (m *ApprovalModal) body() []DiffLine {
 	var rows []DiffLine
@@ -108,6 +131,9 @@ func (m *ApprovalModal) body() []DiffLine {
 	}
 	if m.req.Description != "" {
 		add(DiffSame, m.req.Description)
+	}
+	if sc := m.sessionScope(); sc != "" {
+		rows = append(rows, DiffLine{DiffHeader, "[a] approves " + sc + " for this session"})
 	}
 	if m.req.Command != "" {
 		rows = append(rows, DiffLine{DiffHeader, "command:"})

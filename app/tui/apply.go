@@ -170,7 +170,7 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 	}
 	c.curApp = req
 	c.approval.SetRequest(views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
-		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command})
+		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes})
 	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
 		if c.curApp != req {
 			return
@@ -180,7 +180,7 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 			req.Respond(soul.ApproveOnce, "")
 		case views.ApproveForSession:
 			req.Respond(soul.ApproveForSession, "")
-			c.setMessage("approved \""+req.Action+"\" for the rest of this session", false)
+			c.setMessage("approved "+scopeText(req)+" for the rest of this session (/approvals lists and revokes them)", false)
 		case views.Reject:
 			if feedback != "" {
 				req.Respond(soul.RejectWithFeedback, feedback)

@@ -835,3 +835,39 @@ func TestAPIKeyNeverStored(t *testing.T) {
 		t.Error("the API key is in the export")
 	}
 }
+
+// TestPrintLoadsAgentsMD: the global AGENTS.md, the repository root's and
+// the work dir's go into the system prompt, general first; one above the
+// repository root does not.
+func TestPrintLoadsAgentsMD(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("ok"))
+	e := newEnv(t).withServer(srv)
+	repo := e.workDir
+	sub := filepath.Join(repo, "pkg")
+	for path, text := range map[string]string{
+		filepath.Join(e.home, "AGENTS.md"):             "GLOBAL: answer in English.",
+		filepath.Join(repo, ".git", "HEAD"):            "ref: refs/heads/main\n",
+		filepath.Join(repo, "AGENTS.md"):               "ROOT: run go test before finishing.",
+		filepath.Join(sub, "AGENTS.md"):                "PKG: keep this package free of cgo.",
+		filepath.Join(filepath.Dir(repo), "AGENTS.md"): "OUTSIDE: must not be read.",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.mustOK("-p", "hello", "--work-dir", sub)
+	sys, _ := srv.Requests()[0].Last("system")
+	prompt := sys.Content.PlainText()
+	g, r, p := strings.Index(prompt, "GLOBAL:"), strings.Index(prompt, "ROOT:"), strings.Index(prompt, "PKG:")
+	if g < 0 || r < 0 || p < 0 || !(g < r && r < p) {
+		t.Errorf("system prompt lacks the AGENTS.md files in order (%d %d %d):\n%s", g, r, p, prompt)
+	}
+	if strings.Contains(prompt, "OUTSIDE:") {
+		t.Errorf("an AGENTS.md above the repository root was read")
+	}
+}

@@ -82,6 +82,7 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 		Action:      ActionRunShell,
 		Description: "Run: " + clip(firstLine(a.Command), 100),
 		Command:     a.Command,
+		Scopes:      ShellScopes(a.Command),
 	}); !ok {
 		return res
 	}

@@ -63,6 +63,9 @@ type Approval struct {
 	Description string // one line, e.g. "Write 12 lines to main.go"
 	Diff        string // unified diff for edits
 	Command     string // the shell command for Shell
+	// Scopes, for Shell, are what "approve for session" covers (see
+	// ShellScopes); empty: the whole Action.
+	Scopes []string
 }
 
 // Decision answers an Approval.
