@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -1156,7 +1157,7 @@ func TestDMailDroppedWhenStepRejected(t *testing.T) {
 func TestConfigDefaults(t *testing.T) {
 	t.Parallel()
 	c := Config{}.withDefaults()
-	if c != DefaultConfig() {
+	if !reflect.DeepEqual(c, DefaultConfig()) {
 		t.Errorf("zero config = %+v, want %+v", c, DefaultConfig())
 	}
 	if c := (Config{MaxContextSize: 8000}).withDefaults(); c.ReservedTokens != 2000 {
