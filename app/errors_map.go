@@ -30,6 +30,8 @@ func describe(err error) string {
 		return "the database was written by a newer rewind; it was left unchanged (upgrade rewind)"
 	case errors.Is(err, store.ErrLeaseHeld):
 		return "the session is open in another rewind process: close it, or follow it with `rewind watch`"
+	case errors.Is(err, store.ErrLeaseLost):
+		return "another rewind process took over this session while this one was paused; this one stopped without writing (follow the other with `rewind watch`, or fork the session)"
 	case isBusy(err):
 		return "the database is locked by another process: try again when it is done"
 	}
@@ -69,6 +71,8 @@ func storeError(err error, id string, what string) error {
 		return userErrorf(err, "session %s has no %s (run `rewind generations %s` to list them)", id, what, id)
 	case errors.Is(err, store.ErrCompactedRegion):
 		return userErrorf(err, "%s of session %s lies in history replaced by compaction: restore the archived generation first (`rewind generations %s`)", what, id, id)
+	case errors.Is(err, store.ErrLeaseLost):
+		return userErrorf(err, "another rewind process took over session %s while this one was paused; this one stopped without writing (follow it with `rewind watch %s`, or fork the session)", id, id)
 	case errors.Is(err, store.ErrLeaseHeld):
 		return userErrorf(err, "session %s is open in another rewind process (%s): close it, or follow it with `rewind watch %s`", id, leaseDetail(err), id)
 	case isBusy(err):

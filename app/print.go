@@ -343,6 +343,8 @@ func runError(err error, sessionID string, cfg Config, p *printSink) error {
 		return userErrorf(err, "%s needs approval, which print mode cannot ask for: rerun with --yolo to allow tools that write or execute (session %s)", names, sessionID)
 	case errors.As(err, &le):
 		return providerError(le, cfg, sessionID)
+	case errors.Is(err, store.ErrLeaseLost):
+		return storeError(err, sessionID, "")
 	}
 	return fmt.Errorf("session %s: %w", sessionID, err)
 }

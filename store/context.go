@@ -427,6 +427,10 @@ func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) erro
 		if err != nil {
 			return err
 		}
+		if err := db.checkLease(ctx, tx, a.session); err != nil {
+			a.close()
+			return err
+		}
 		if err := fn(a); err != nil {
 			a.close()
 			return err
@@ -625,7 +629,7 @@ func (db *DB) RevertTo(ctx context.Context, sessionID string, checkpointID int, 
 	}
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
+		st, err := db.writeState(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -665,7 +669,7 @@ func otherSession(s, self string) string {
 func (db *DB) Restore(ctx context.Context, sessionID string, gen int) (Generation, error) {
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
+		st, err := db.writeState(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -689,7 +693,7 @@ func (db *DB) Restore(ctx context.Context, sessionID string, gen int) (Generatio
 func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
+		st, err := db.writeState(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -707,7 +711,7 @@ func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
 func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (Generation, error) {
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
+		st, err := db.writeState(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}

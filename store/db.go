@@ -44,6 +44,9 @@ type DB struct {
 	closed chan struct{}
 	ckpt   *checkpointer
 	stmts  writerStmts
+	// held maps the id of each session this DB holds the lease of to the
+	// lease's token (checkLease).
+	held sync.Map
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs

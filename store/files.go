@@ -155,6 +155,11 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 	var out []FileEvent
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
 		out = out[:0]
+		if b.SessionID != "" {
+			if err := db.checkLease(ctx, tx, b.SessionID); err != nil {
+				return err
+			}
+		}
 		if err := putBlobs(ctx, tx, b.Blobs); err != nil {
 			return err
 		}

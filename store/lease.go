@@ -111,6 +111,7 @@ func (db *DB) acquireLease(ctx context.Context, sessionID string, pid int) (*Lea
 	if err != nil {
 		return nil, fmt.Errorf("store: lease %s: %w", sessionID, err)
 	}
+	db.held.Store(l.sessionID, l.token)
 	go l.heartbeat(leaseHeartbeat)
 	return l, nil
 }
@@ -157,6 +158,7 @@ func (l *Lease) SessionID() string { return l.sessionID }
 // Release stops the heartbeat and gives the session up.
 func (l *Lease) Release(ctx context.Context) error {
 	l.once.Do(func() { close(l.stop) })
+	l.db.held.CompareAndDelete(l.sessionID, l.token)
 	<-l.done
 	select {
 	case <-l.db.closed:
@@ -171,6 +173,34 @@ func (l *Lease) Release(ctx context.Context) error {
 		return fmt.Errorf("store: release lease %s: %w", l.sessionID, err)
 	}
 	return nil
+}
+
+// checkLease ties a write to the lease: when this DB holds the lease of
+// sessionID, the write transaction goes on only while the lease row still
+// carries its token. A process paused (Ctrl-Z, SIGSTOP) past the stale
+// limit may have been taken over; its heartbeat would notice only later,
+// so the check is in the transaction itself, under the write lock.
+func (db *DB) checkLease(ctx context.Context, q querier, sessionID string) error {
+	held, ok := db.held.Load(sessionID)
+	if !ok {
+		return nil
+	}
+	var token string
+	err := q.QueryRowContext(ctx, `SELECT token FROM leases WHERE session_id = ?`, sessionID).Scan(&token)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && token != held.(string)) {
+		return fmt.Errorf("%w: another process took over session %s; nothing was written", ErrLeaseLost, sessionID)
+	}
+	return err
+}
+
+// writeState loads the session's state for a write transaction, checking
+// the lease (checkLease).
+func (db *DB) writeState(ctx context.Context, q querier, id string) (sessionState, error) {
+	st, err := loadState(ctx, q, id)
+	if err != nil {
+		return st, err
+	}
+	return st, db.checkLease(ctx, q, st.id)
 }
 
 // LiveLease reports the pid holding the session's lease and whether that

@@ -43,6 +43,7 @@ var (
 	ErrNotDatabase        = errors.New("not a rewind database")
 	ErrNewerSchema        = errors.New("database was written by a newer rewind")
 	ErrLeaseHeld          = errors.New("session is open in another rewind process")
+	ErrLeaseLost          = errors.New("this process lost the session's writer lease")
 	ErrCompactedRegion    = errors.New("checkpoint lies in a region replaced by compaction")
 )
 

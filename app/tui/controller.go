@@ -59,6 +59,7 @@ type Controller struct {
 	// Registries (UI; built once in New, extended by feature files).
 	commands *commandRegistry
 	keys     []globalBinding
+	suspend  *suspender
 
 	// The open session: swapped atomically on the UI goroutine (workers and
 	// pollers read it); nil until a new session's first prompt.

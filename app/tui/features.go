@@ -6,4 +6,6 @@ func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initBrowser()
 	c.initFollow()
+	c.suspend = newSuspender(c.app)
+	c.keys = append(c.keys, c.suspend.binding())
 }

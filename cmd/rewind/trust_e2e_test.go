@@ -5,11 +5,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -187,4 +189,61 @@ func TestSpecialFilesAreNeverOpened(t *testing.T) {
 		t.Fatal("a FIFO config.toml blocked")
 	}
 	expectError(t, r, 1, "config.toml is a named pipe (FIFO)")
+}
+
+// TestPausedWriterTakenOverWritesNothing: a `rewind -p` is stopped
+// (SIGSTOP, as Ctrl-Z would) while the model answers; meanwhile another
+// process takes the session's lease, as it may once the heartbeat is stale.
+// When the paused writer resumes it must stop, say so, and commit nothing.
+func TestPausedWriterTakenOverWritesNothing(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	asked, answer := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	srv.Handle(func(llmtest.Request) llmtest.Reply {
+		once.Do(func() { close(asked) })
+		<-answer
+		return llmtest.Text("answer from the paused writer")
+	})
+	e := newEnv(t).withServer(srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := e.command(ctx, "-p", "a question")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the model was never asked")
+	}
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// The second writer takes the lease (what AcquireLease does once the
+	// paused holder's heartbeat is stale) and writes.
+	db, err := sql.Open("sqlite3", e.dbPath()+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE leases SET token = 'second-writer', pid = ?, heartbeat_at = ?`, os.Getpid(), time.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	close(answer)
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil || err == nil {
+		t.Fatalf("the paused writer did not stop with an error: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "took over session") || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
+		t.Errorf("stderr should say the lease was lost, in one line: %q", errb.String())
+	}
+	if texts := e.view(e.onlySession()).texts(t); containsIn(texts, "answer from the paused writer") {
+		t.Errorf("the paused writer committed after losing its lease: %v", texts)
+	}
 }
