@@ -12,12 +12,18 @@ import (
 	"github.com/rewind-agent/rewind/themes"
 )
 
-// CheckpointRow is one checkpoint of the current view.
+// CheckpointRow is one checkpoint of the current view. A turn's row (the
+// checkpoint before a user prompt) folds the rows of its steps (the
+// checkpoints between its model calls); → unfolds them.
 type CheckpointRow struct {
 	ID     int       // checkpoint number (0, 1, 2… per view)
-	Label  string    // first line of the user message / step it precedes
+	Label  string    // a turn: its prompt; a step: "after step 2 · Shell go test"
 	Time   time.Time // zero = unknown
 	Tokens int       // context tokens at that point
+	// Step is 0 for a turn's row; otherwise the row is folded under the
+	// turn whose checkpoint is Turn.
+	Step int
+	Turn int
 }
 
 // GenerationRow is one generation of the session. Archived generations
@@ -64,6 +70,7 @@ type tlRow struct {
 	item  TimelineItem
 	depth int // branch depth for generations
 	cur   bool
+	steps int // a turn's row: how many step rows it folds
 }
 
 // Timeline shows the checkpoints of the current view on a live line and
@@ -83,11 +90,13 @@ type Timeline struct {
 	onRestore  func(GenerationRow)
 	onFork     func(GenerationRow)
 	onUndo     func()
+
+	expanded map[int]bool // turns unfolded (by their checkpoint)
 }
 
 // NewTimeline returns an empty timeline.
 func NewTimeline() *Timeline {
-	t := &Timeline{pane: newPane("Timeline"), height: 10}
+	t := &Timeline{pane: newPane("Timeline"), height: 10, expanded: map[int]bool{}}
 	t.keys = Keymap{
 		bind("next", func() { t.Select(t.selected + 1) }, R('j'), K(tcell.KeyDown)),
 		bind("previous", func() { t.Select(t.selected - 1) }, R('k'), K(tcell.KeyUp)),
@@ -95,11 +104,13 @@ func NewTimeline() *Timeline {
 		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { t.Select(t.selected - t.height + 1) }, Visible: true},
 		bind("first", func() { t.Select(0) }, R('g'), K(tcell.KeyHome)),
 		bind("last (current position)", func() { t.Select(len(t.rows) - 1) }, R('G'), K(tcell.KeyEnd)),
-		bind("revert to checkpoint / open generation", func() { t.fire(t.onActivate) }, K(tcell.KeyEnter)),
-		bind("diff generation against the current view", func() { t.fireGen(t.onDiff) }, R('d')),
+		bind("unfold a turn's steps (h/← folds)", func() { t.fold(true) }, R('l'), K(tcell.KeyRight)),
+		{Keys: []Key{R('h'), K(tcell.KeyLeft)}, Description: "fold the turn", Handler: func() { t.fold(false) }},
+		bind("revert here / read the generation", func() { t.fire(t.onActivate) }, K(tcell.KeyEnter)),
+		bind("diff generation with current", func() { t.fireGen(t.onDiff) }, R('d')),
 		{Keys: []Key{R('r')}, Description: "restore this generation", Handler: func() { t.fireGen(t.onRestore) }, Visible: true, Dangerous: true},
-		bind("fork generation into a new session", func() { t.fireGen(t.onFork) }, R('f')),
-		{Keys: []Key{R('u')}, Description: "undo the last rewind (conversation and files)", Handler: func() {
+		bind("fork generation to new session", func() { t.fireGen(t.onFork) }, R('f')),
+		{Keys: []Key{R('u')}, Description: "undo the last rewind", Handler: func() {
 			if t.onUndo != nil {
 				t.onUndo()
 			}
@@ -144,10 +155,50 @@ func (t *Timeline) fireGen(f func(GenerationRow)) {
 	}
 }
 
+// fold unfolds (→) or folds (←) the selected turn; on a step, ← folds its
+// turn and selects it.
+func (t *Timeline) fold(open bool) {
+	it, ok := t.SelectedItem()
+	if !ok || it.Kind != TimelineCheckpoint {
+		return
+	}
+	c := it.Checkpoint
+	turn := c.ID
+	if c.Step > 0 {
+		if open {
+			return
+		}
+		turn = c.Turn
+	}
+	if t.expanded[turn] == open {
+		return
+	}
+	t.expanded[turn] = open
+	t.rows = t.buildRows()
+	for i, r := range t.rows {
+		if r.item.Kind == TimelineCheckpoint && r.item.Checkpoint.ID == turn {
+			t.selected = i
+		}
+	}
+	t.fire(t.onSelect)
+}
+
+// curRow is the index of the current position's row, -1 if none.
+func (t *Timeline) curRow() int {
+	for i, r := range t.rows {
+		if r.cur {
+			return i
+		}
+	}
+	return -1
+}
+
 // SetModel replaces the model; the selection stays on the same
-// checkpoint/generation when it still exists, else goes to the end.
+// checkpoint/generation when it still exists, else goes to the current
+// position; a selection on the current position follows it.
 func (t *Timeline) SetModel(m TimelineModel) {
 	prev, had := t.SelectedItem()
+	follow := !had || t.selected == t.curRow()
 	for i := range m.Checkpoints {
 		m.Checkpoints[i].Label = SanitizeLine(m.Checkpoints[i].Label)
 	}
@@ -166,7 +217,10 @@ func (t *Timeline) SetModel(m TimelineModel) {
 	}
 	t.rows = t.buildRows()
 	t.selected = len(t.rows) - 1
-	if had {
+	if c := t.curRow(); c >= 0 {
+		t.selected = c
+	}
+	if had && !follow {
 		for i, r := range t.rows {
 			if r.item.Kind == prev.Kind && (r.item.Kind == TimelineCheckpoint && r.item.Checkpoint.ID == prev.Checkpoint.ID ||
 				r.item.Kind == TimelineGeneration && r.item.Generation.Gen == prev.Generation.Gen) {
@@ -240,9 +294,25 @@ func (t *Timeline) buildRows() []tlRow {
 	if pos < 0 || pos >= len(m.Checkpoints) {
 		pos = len(m.Checkpoints) - 1
 	}
+	steps := map[int]int{}
+	for _, c := range m.Checkpoints {
+		if c.Step > 0 {
+			steps[c.Turn]++
+		}
+	}
+	turnRow := -1 // the row of the turn being emitted
 	for i, c := range m.Checkpoints {
 		rows = emit(rows, branches[c.ID])
-		rows = append(rows, tlRow{item: TimelineItem{Kind: TimelineCheckpoint, Checkpoint: c}, cur: i == pos})
+		if c.Step > 0 && !t.expanded[c.Turn] && turnRow >= 0 && rows[turnRow].item.Checkpoint.ID == c.Turn {
+			if i == pos {
+				rows[turnRow].cur = true
+			}
+			continue
+		}
+		if c.Step == 0 {
+			turnRow = len(rows)
+		}
+		rows = append(rows, tlRow{item: TimelineItem{Kind: TimelineCheckpoint, Checkpoint: c}, cur: i == pos, steps: steps[c.ID]})
 	}
 	return emit(rows, tail)
 }
@@ -332,11 +402,25 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 		case TimelineCheckpoint:
 			c := row.item.Checkpoint
 			node := "●"
-			if row.cur {
+			switch {
+			case row.cur:
 				node = "◉"
+			case c.Step > 0:
+				node = "│"
 			}
 			cx += drawText(screen, cx, ry, w, node+" ", live.Bold(row.cur))
+			if c.Step > 0 {
+				cx += drawText(screen, cx, ry, x+w-cx, "  ", base)
+			}
 			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-3d", c.ID), base.Foreground(th.Accent))
+			switch {
+			case row.steps > 0 && t.expanded[c.ID]:
+				cx += drawText(screen, cx, ry, x+w-cx, "▾ ", base.Foreground(th.Accent))
+			case row.steps > 0:
+				cx += drawText(screen, cx, ry, x+w-cx, "▸ ", base.Foreground(th.Accent))
+			case c.Step == 0:
+				cx += drawText(screen, cx, ry, x+w-cx, "  ", base)
+			}
 			right := ""
 			if ts := relTime(c.Time, now); ts != "" && w >= 40 {
 				right = ts
@@ -350,6 +434,9 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 				label += " ← here"
 			}
 			lst := base.Foreground(th.Text)
+			if c.Step > 0 {
+				lst = base.Foreground(th.Dim)
+			}
 			if row.cur {
 				lst = lst.Bold(true)
 			}
@@ -382,6 +469,23 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			live = base.Foreground(th.Accent)
 			dim = base.Foreground(th.Dim)
 		}
+	}
+	t.drawScrollMarkers(screen, x, y, w, h)
+}
+
+// drawScrollMarkers says on the pane's border how many rows are above and
+// below the visible ones ("↑ 3 more", "↓ 5 more").
+func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, y, w, h int) {
+	if !t.border {
+		return
+	}
+	st := t.base().Foreground(t.theme.Accent)
+	if t.top > 0 {
+		drawText(screen, x+1, y-1, w-2, fmt.Sprintf(" ↑ %d more ", t.top), st)
+	}
+	if below := len(t.rows) - t.top - h; below > 0 {
+		m := fmt.Sprintf(" ↓ %d more ", below)
+		drawText(screen, x+w-strWidth(m)-1, y+h, strWidth(m), m, st)
 	}
 }
 

@@ -138,3 +138,63 @@ func bigTimeline(n int) TimelineModel {
 	}
 	return m
 }
+
+// turnsTimeline is three turns of two steps each: checkpoints 0, 3, 6 start
+// the turns, the others are their steps.
+func turnsTimeline() TimelineModel {
+	m := TimelineModel{Position: -1}
+	for turn := 0; turn < 3; turn++ {
+		id := turn * 3
+		m.Checkpoints = append(m.Checkpoints,
+			CheckpointRow{ID: id, Label: fmt.Sprintf("prompt %d", turn)},
+			CheckpointRow{ID: id + 1, Label: "after the prompt, before any step", Step: 1, Turn: id},
+			CheckpointRow{ID: id + 2, Label: "after step 1 · Shell go test", Step: 2, Turn: id})
+	}
+	return m
+}
+
+func TestTimelineFoldsStepsUnderTurns(t *testing.T) {
+	t.Parallel()
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(turnsTimeline())
+	s := draw(t, tl, 80, 24)
+	if tl.Len() != 3 {
+		t.Fatalf("%d rows, want one per turn:\n%s", tl.Len(), screenText(s))
+	}
+	mustFind(t, s, "◉ 6  ▸ prompt 2 ← here") // the current checkpoint is folded into its turn
+	send(tl, key(tcell.KeyRune, 'k', 0), key(tcell.KeyRight, 0, 0))
+	redraw(s, tl)
+	mustFind(t, s, "● 3  ▾ prompt 1")
+	mustFind(t, s, "│   5  after step 1 · Shell go test")
+	send(tl, key(tcell.KeyDown, 0, 0), key(tcell.KeyDown, 0, 0))
+	if it, _ := tl.SelectedItem(); it.Checkpoint.ID != 5 {
+		t.Fatalf("selected %+v, want the step row of checkpoint 5", it)
+	}
+	send(tl, key(tcell.KeyLeft, 0, 0)) // on a step: fold its turn, select the turn
+	if it, _ := tl.SelectedItem(); it.Checkpoint.ID != 3 || tl.Len() != 3 {
+		t.Fatalf("after ←: selected %+v, %d rows", it, tl.Len())
+	}
+}
+
+func TestTimelineScrollMarkersAndFollow(t *testing.T) {
+	t.Parallel()
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(bigTimeline(50))
+	s := draw(t, tl, 80, 12) // 10 rows inside the border
+	mustFind(t, s, "↑ 45 more")
+	send(tl, key(tcell.KeyHome, 0, 0))
+	redraw(s, tl)
+	mustFind(t, s, "↓ 45 more")
+	if _, _, ok := find(s, "↑"); ok {
+		t.Errorf("an up marker at the top:\n%s", screenText(s))
+	}
+	// The selection on the current position follows it when the model grows.
+	send(tl, key(tcell.KeyEnd, 0, 0))
+	m := bigTimeline(51)
+	tl.SetModel(m)
+	if it, _ := tl.SelectedItem(); it.Checkpoint.ID != 50 {
+		t.Errorf("selection %+v did not follow the current checkpoint 50", it)
+	}
+}

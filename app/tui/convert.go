@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"sort"
 	"strings"
 	"time"
@@ -261,48 +262,25 @@ func todoDone(status string) bool {
 }
 
 // timelineModel builds the timeline pane's model from a view and the
-// session's generations.
+// session's generations: one row per turn (its prompt), its steps folded
+// under it ("after step 2 · Shell go test").
 func timelineModel(v store.View, gens []store.Generation) views.TimelineModel {
 	var m views.TimelineModel
 	m.Position = -1
-	pending := -1 // index of the checkpoint waiting for its label
-	tokens := 0
-	for _, r := range v.Records {
-		switch r.Kind {
-		case store.KindUsage:
-			tokens = r.TokenCount
-		case store.KindCheckpoint:
-			m.Checkpoints = append(m.Checkpoints, views.CheckpointRow{ID: r.CheckpointID, Time: r.CreatedAt, Tokens: tokens})
-			pending = len(m.Checkpoints) - 1
-		case store.KindMessage:
-			if pending < 0 {
-				continue
+	for _, t := range timetravel.Turns(v) {
+		if t.Checkpoint >= 0 {
+			m.Checkpoints = append(m.Checkpoints, views.CheckpointRow{ID: t.Checkpoint, Label: t.Label(), Time: t.Time, Tokens: t.Tokens})
+		}
+		for i, st := range t.Steps {
+			label := "after the prompt, before any step"
+			if i > 0 {
+				label = "after " + t.Steps[i-1].String()
 			}
-			msg, err := r.Message()
-			if err != nil || store.IsCheckpointMessage(msg) {
-				continue
+			row := views.CheckpointRow{ID: st.Checkpoint, Label: label, Time: st.Time, Tokens: st.Tokens, Step: st.N, Turn: t.Checkpoint}
+			if t.Checkpoint < 0 {
+				row.Step = 0 // no turn row to fold under
 			}
-			label := ""
-			switch msg.Role {
-			case "user":
-				if it, ok := userItem(msg); ok {
-					label = it.Text
-				}
-			case "assistant":
-				if len(msg.ToolCalls) > 0 {
-					names := make([]string, 0, len(msg.ToolCalls))
-					for _, c := range msg.ToolCalls {
-						names = append(names, c.Name)
-					}
-					label = "step: " + strings.Join(names, ", ")
-				} else {
-					label = "answer: " + views.MarkdownText(msg.Content.PlainText(), 120)
-				}
-			}
-			if label != "" {
-				m.Checkpoints[pending].Label = oneLine(label, 120)
-				pending = -1
-			}
+			m.Checkpoints = append(m.Checkpoints, row)
 		}
 	}
 	cur := v.Generation.Gen

@@ -7,16 +7,19 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
 
-// The timeline labels a step by its answer's text, without markdown syntax.
+// The timeline labels a turn by its prompt and a step by its tools, without
+// markdown syntax.
 func TestTimelineLabelsHaveNoMarkdown(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("**Fixed**: the `flaky` test passes now."))
-	h.submit("fix it")
+	h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) { o.Soul.Yolo = true }},
+		llmtest.Calls(llmtest.Call("c1", "Shell", map[string]any{"command": "go test"})),
+		llmtest.Text("**Fixed**: the `flaky` test passes now."))
+	h.submit("**fix** the `flaky` test")
 	h.waitUntil("the run to end", h.idle)
-	txt := h.waitFor("answer: Fixed: the flaky test")
-	for _, row := range strings.Split(txt, "\n") {
-		if strings.Contains(row, "answer:") && strings.Contains(row, "**") {
-			t.Fatalf("markdown in a timeline label: %q", row)
+	h.waitFor("▸ fix the flaky test")
+	for _, c := range h.c.timeline.Model().Checkpoints {
+		if strings.ContainsAny(c.Label, "*`") {
+			t.Fatalf("markdown in a timeline label: %q", c.Label)
 		}
 	}
 }

@@ -104,8 +104,9 @@ func (t *timeTravel) onUIEsc() {
 	t.escAt = time.Now()
 }
 
-// onUIRewindPicker focuses the timeline on the checkpoint before the last
-// user message (Esc Esc), which previews it; Enter reverts.
+// onUIRewindPicker focuses the timeline on the last turn (Esc Esc), which
+// previews the conversation just before its prompt; ↑/↓ pick another turn,
+// → unfolds its steps, Enter asks to revert.
 func (t *timeTravel) onUIRewindPicker() {
 	c := t.c
 	m := c.timeline.Model()
@@ -115,8 +116,7 @@ func (t *timeTravel) onUIRewindPicker() {
 	}
 	target := m.Checkpoints[len(m.Checkpoints)-1].ID
 	for i := len(m.Checkpoints) - 1; i >= 0; i-- {
-		l := m.Checkpoints[i].Label
-		if l != "" && !strings.HasPrefix(l, "step: ") && !strings.HasPrefix(l, "answer: ") {
+		if m.Checkpoints[i].Step == 0 {
 			target = m.Checkpoints[i].ID
 			break
 		}
@@ -126,7 +126,7 @@ func (t *timeTravel) onUIRewindPicker() {
 	if it, ok := c.timeline.SelectedItem(); ok {
 		t.onUITimelineSelect(it) // SelectCheckpoint does not fire when already selected
 	}
-	c.setMessage("rewind: ↑/↓ choose a checkpoint (the conversation shows it) · Enter reverts · Esc cancels", false)
+	c.setMessage("rewind: ↑/↓ choose a turn (the conversation shows it) · → its steps · Enter reverts · Esc cancels", false)
 }
 
 // onUITimelineSelect previews the selected checkpoint or generation.

@@ -159,3 +159,38 @@ func TestRevertToStepSaysWhatStays(t *testing.T) {
 		t.Errorf("a step revert put %q in the input", got)
 	}
 }
+
+// TestEscEscPicksATurn: Esc Esc lists the turns (one row per prompt) and
+// starts on the last; picking the second of three returns to just before
+// it, with its prompt back in the input.
+func TestEscEscPicksATurn(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "three", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = s.ID
+		seedTurns(t, h.db, id, "first task", "second task", "third task")
+		return id
+	})
+	h.waitFor("answer to third task")
+	h.key(tcell.KeyEsc)
+	h.key(tcell.KeyEsc)
+	h.waitFor("rewind: ↑/↓ choose a turn", "PREVIEW · before checkpoint 2")
+	if n := h.c.timeline.Len(); n != 3 {
+		t.Fatalf("the picker lists %d rows, want the 3 turns", n)
+	}
+	h.key(tcell.KeyUp)
+	h.waitFor("PREVIEW · before checkpoint 1")
+	h.key(tcell.KeyEnter)
+	h.waitFor("Revert to checkpoint 1?", "You return to just before your prompt “second task”")
+	h.typeText("c", false)
+	h.waitFor("Reverted to checkpoint 1: generation 1")
+	h.waitUntil("the prompt back in the input", func() bool { return h.c.input.Text() == "second task" })
+	v, err := h.db.View(context.Background(), id)
+	if err != nil || v.Generation.Messages != 2 {
+		t.Fatalf("after the revert: %+v %v, want the first turn only", v.Generation, err)
+	}
+}
