@@ -133,7 +133,7 @@ func TestApprovalFeedbackContinuesRun(t *testing.T) {
 		llmtest.Text("Understood: no file, here is the text instead."))
 	h.submit("write nope")
 	h.waitFor("Approve WriteFile")
-	time.Sleep(approvalGrace)
+	h.clock.advance(approvalGrace)
 	h.typeText("f", false)
 	h.typeText("just print it", true)
 	h.waitFor("Understood: no file, here is the text instead.")
