@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -11,21 +12,27 @@ import (
 )
 
 // SearchOptions filters Search. Zero Since/Until mean unbounded; Limit <= 0
-// means 50.
+// means 50. SessionID (an exact id) keeps the hits of one session and the
+// records it shares with its fork source.
 type SearchOptions struct {
-	Query, WorkDir string
-	Since, Until   time.Time
-	Limit          int
+	Query, WorkDir, SessionID string
+	Since, Until              time.Time
+	Limit                     int
 }
 
 // SearchHit is one message matching a search. Snippet marks the matched
-// terms with « and ».
+// terms with « and ». A record a fork shares with its source is one hit,
+// under the session that wrote it; AlsoIn names the forks that show it too.
 type SearchHit struct {
-	SessionID, Title, WorkDir string
-	Seq                       int64
-	Gen                       int
-	Role, Snippet             string
-	CreatedAt                 time.Time
+	SessionID string    `json:"session_id"`
+	Title     string    `json:"title"`
+	WorkDir   string    `json:"work_dir"`
+	Gen       int       `json:"gen"`
+	Seq       int64     `json:"seq"`
+	Role      string    `json:"role"`
+	Snippet   string    `json:"snippet"`
+	CreatedAt time.Time `json:"created_at"`
+	AlsoIn    []string  `json:"also_in,omitempty"`
 }
 
 // searchText is what the full-text index holds for a message: its text
@@ -126,25 +133,54 @@ func phrase(s string, prefix bool) string {
 // prefix, OR between terms. Metadata records are filtered out here too,
 // because an older rewind indexed them.
 func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) {
+	var out []SearchHit
+	err := db.SearchEach(ctx, o, func(h SearchHit) error {
+		out = append(out, h)
+		return nil
+	})
+	return out, err
+}
+
+// searchQuery reads hits in docid order, newest record first: FTS4 walks
+// the doclist backwards and the joins are one primary-key probe per row, so
+// LIMIT stops the walk early and snippets are built for the returned rows
+// only. (Ordering by created_at instead sorted every match: 0.25 s for two
+// common words on a million records.) A fork shares its source's records
+// up to fork_seq; also_in lists those forks.
+const searchQuery = `SELECT c.session_id, s.title, s.work_dir, c.seq, c.gen, coalesce(c.role, ''),
+	snippet(context_fts, '«', '»', '…', -1, 16), c.created_at,
+	(SELECT group_concat(g.session_id) FROM generations g JOIN sessions fs ON fs.id = g.session_id
+		WHERE g.parent_session = c.session_id AND g.cause = 'fork' AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)
+		AND fs.deleted_at IS NULL)
+	FROM context_fts f
+	JOIN context c ON c.id = f.docid
+	JOIN sessions s ON s.id = c.session_id
+	WHERE context_fts MATCH ? AND s.deleted_at IS NULL
+	AND substr(coalesce(c.role, ''), 1, 1) <> '_'`
+
+// SearchEach is Search streaming: fn gets each hit as it is read, newest
+// first; an error from fn stops the search and is returned. Cancelling ctx
+// interrupts the query (go-sqlite3 calls sqlite3_interrupt), so a query
+// superseded by the next keystroke stops at once.
+func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit) error) error {
 	q := ftsQuery(o.Query)
 	if q == "" {
-		return nil, nil
+		return nil
 	}
 	limit := o.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	sqlText := `SELECT c.session_id, s.title, s.work_dir, c.seq, c.gen, coalesce(c.role, ''),
-		snippet(context_fts, '«', '»', '…', -1, 16), c.created_at
-		FROM context_fts f
-		JOIN context c ON c.id = f.docid
-		JOIN sessions s ON s.id = c.session_id
-		WHERE context_fts MATCH ? AND s.deleted_at IS NULL
-		AND substr(coalesce(c.role, ''), 1, 1) <> '_'`
+	sqlText := searchQuery
 	args := []any{q}
 	if o.WorkDir != "" {
 		sqlText += " AND s.work_dir = ?"
 		args = append(args, o.WorkDir)
+	}
+	if o.SessionID != "" {
+		sqlText += ` AND (c.session_id = ? OR EXISTS (SELECT 1 FROM generations g WHERE g.session_id = ?
+			AND g.parent_session = c.session_id AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)))`
+		args = append(args, o.SessionID, o.SessionID)
 	}
 	if !o.Since.IsZero() {
 		sqlText += " AND c.created_at >= ?"
@@ -154,25 +190,30 @@ func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) 
 		sqlText += " AND c.created_at < ?"
 		args = append(args, o.Until.UnixMilli())
 	}
-	sqlText += " ORDER BY c.created_at DESC, c.id DESC LIMIT ?"
+	sqlText += " ORDER BY f.docid DESC LIMIT ?"
 	args = append(args, limit)
 	rows, err := db.reader.QueryContext(ctx, sqlText, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: search %q: %w", o.Query, err)
+		return fmt.Errorf("store: search %q: %w", o.Query, err)
 	}
 	defer rows.Close()
-	var out []SearchHit
 	for rows.Next() {
 		var h SearchHit
 		var created int64
-		if err := rows.Scan(&h.SessionID, &h.Title, &h.WorkDir, &h.Seq, &h.Gen, &h.Role, &h.Snippet, &created); err != nil {
-			return nil, fmt.Errorf("store: search %q: %w", o.Query, err)
+		var also sql.NullString
+		if err := rows.Scan(&h.SessionID, &h.Title, &h.WorkDir, &h.Seq, &h.Gen, &h.Role, &h.Snippet, &created, &also); err != nil {
+			return fmt.Errorf("store: search %q: %w", o.Query, err)
 		}
 		h.CreatedAt = fromMS(created)
-		out = append(out, h)
+		if also.String != "" {
+			h.AlsoIn = strings.Split(also.String, ",")
+		}
+		if err := fn(h); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: search %q: %w", o.Query, err)
+		return fmt.Errorf("store: search %q: %w", o.Query, err)
 	}
-	return out, nil
+	return nil
 }

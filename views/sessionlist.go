@@ -34,6 +34,7 @@ type SearchHit struct {
 	Role      string
 	Snippet   string
 	Time      time.Time
+	AlsoIn    int // forks that share this record (shown once, under its source)
 }
 
 // SessionList lists sessions with a fuzzy filter on title and work dir
@@ -171,7 +172,8 @@ func (l *SessionList) Filter() string { return l.filter.String() }
 func (l *SessionList) FullText() bool { return strings.HasPrefix(l.filter.String(), "/") }
 
 // SetHits delivers full-text results for query; results for a query that
-// is no longer the filter are ignored.
+// is no longer the filter are ignored. Hits may arrive in several calls for
+// one query (a first page, then all): the selection is kept between them.
 func (l *SessionList) SetHits(query string, hits []SearchHit) {
 	if !l.FullText() || query != strings.TrimSpace(l.filter.String()[1:]) {
 		return
@@ -185,9 +187,11 @@ func (l *SessionList) SetHits(query string, hits []SearchHit) {
 		h.Snippet = SanitizeLine(h.Snippet)
 		l.hits[i] = h
 	}
+	if l.hitsQuery != query {
+		l.selected, l.top = 0, 0
+	}
 	l.hitsQuery = query
-	l.selected = 0
-	l.top = 0
+	l.selected = min(l.selected, max(0, len(l.hits)-1))
 	l.askPreview()
 }
 
@@ -567,6 +571,9 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		st, dim, hl := l.rowStyles(screen, x, y+r, w, i == l.selected)
 		head := truncate(hit.Title, min(30, w/3))
 		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
+		if hit.AlsoIn > 0 {
+			cx += drawText(screen, cx, y+r, x+w-cx, fmt.Sprintf(" +%d fork(s)", hit.AlsoIn), dim)
+		}
 		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
 		drawHighlighted(screen, cx, y+r, x+w-cx, hit.Snippet, 0, wordOffsets(hit.Snippet, words), st, hl)
 	}

@@ -93,8 +93,6 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.refreshStatus()
 	case evReload:
 		c.onUIReload(ev)
-	case evSessions:
-		c.sessions.SetSessions(ev.rows)
 	case evOpDone:
 		c.onUIOpDone(ev)
 	case evFunc:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -19,13 +20,13 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// The session browser: the session list pane's actions (rename, delete
-// with undo, fork, export) and a full-screen browser over every session on
-// /sessions or Ctrl-O. Typing filters fuzzily (views.SessionList); a "/"
-// prefix searches message text with store.Search on a worker; the preview
-// of the highlighted session loads on a worker; Enter resumes it in the
-// workspace. While the browser is open it re-lists the sessions every
-// browserPoll when they changed, so it stays live like the pane.
+// The sessions feature: the Sessions pane and the full-screen browser
+// (/sessions or Ctrl-O), with their actions (rename, delete with undo, fork,
+// export). Typing filters fuzzily (views.SessionList); a "/" prefix
+// searches message text as you type (searchRunner); the preview of the
+// highlighted session loads on a worker; Enter resumes it in the workspace.
+// The pane is re-listed every sessionsPoll and the open browser every
+// browserPoll when the sessions changed.
 
 // browserPoll is how often the open browser looks for changed sessions.
 const browserPoll = 2 * time.Second
@@ -33,66 +34,120 @@ const browserPoll = 2 * time.Second
 // browserPage names the full-screen browser on the page stack.
 const browserPage = "browser"
 
-// browser is the controller's browser state (UI goroutine, except list
-// contents set through the pipeline).
+// browser is the sessions feature controller. Its fields are UI state
+// unless said otherwise.
 type browser struct {
-	list    *views.SessionList
+	c       *Controller
+	pane    *views.SessionList // the workspace's Sessions pane
+	list    *views.SessionList // the full-screen browser's list
 	page    *tview.Flex        // the list above the status bar (messages stay visible)
 	stop    context.CancelFunc // the open browser's poller
 	deleted []views.SessionRow // soft-deleted from this workspace, newest last (undo)
+
+	// paneSig is the signature of the list the pane shows, set on the UI
+	// goroutine when a list is applied (not when it is posted: a post made
+	// before the UI runs is dropped, and must not suppress the next one).
+	sigMu   sync.Mutex
+	paneSig string
 }
 
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
-	c.br.list = views.NewSessionList()
-	c.br.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Z undo · Ctrl-F fork · Ctrl-E export · Esc close")
-	for _, l := range []*views.SessionList{c.sessions, c.br.list} {
-		l.SetOnRename(c.onUISessionRename)
-		l.SetOnDelete(c.onUISessionDelete)
-		l.SetOnFork(c.onUISessionFork)
-		l.SetOnExport(c.onUISessionExport)
+	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList()}
+	c.br = b
+	b.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Z undo · Ctrl-F fork · Ctrl-E export · Esc close")
+	for _, l := range []*views.SessionList{b.pane, b.list} {
+		l.SetOnRename(b.onUIRename)
+		l.SetOnDelete(b.onUIDelete)
+		l.SetOnFork(b.onUIFork)
+		l.SetOnExport(b.onUIExport)
+		previewLines := 6
+		if l == b.list {
+			previewLines = 8
+		}
+		l.SetPreviewFunc(func(id string) { c.onWorker(func() { b.onWorkerPreview(l, id, previewLines) }) })
+		l.SetSearchFunc(newSearchRunner(c, l).request)
 	}
-	bl := c.br.list
-	c.br.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
+	b.pane.SetOnResume(c.onUIOpenSession)
+	bl := b.list
+	b.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
 	bl.SetOnResume(func(id string) {
 		c.pages.pop(browserPage)
 		c.onUIOpenSession(id)
 	})
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
-	bl.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerPreview(bl, id, 8) }) })
-	bl.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(bl, q) }) })
 	c.keys = append(c.keys,
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: c.onUIOpenBrowser, Visible: true}},
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "undo the last session delete", Handler: c.onUIUndoDelete, Visible: true},
-			When: func() bool { return len(c.br.deleted) > 0 }, Overlays: true},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: b.onUIOpen, Visible: true}},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "undo the last session delete", Handler: b.onUIUndoDelete, Visible: true},
+			When: func() bool { return len(b.deleted) > 0 }, Overlays: true},
 	)
-	c.AddCommand(Command{Name: "/sessions", Description: "browse every session full screen (type to filter, / for full-text search, Enter resumes)", Run: func(string) { c.onUIOpenBrowser() }})
-	c.AddCommand(Command{Name: "/undelete", Description: "bring back the session deleted last", Run: func(string) { c.onUIUndoDelete() }})
+	c.AddCommand(Command{Name: "/sessions", Description: "browse every session full screen (type to filter, / for full-text search, Enter resumes)", Run: func(string) { b.onUIOpen() }})
+	c.AddCommand(Command{Name: "/undelete", Description: "bring back the session deleted last", Run: func(string) { b.onUIUndoDelete() }})
 }
 
-// onUIOpenBrowser shows the full-screen browser and starts its poller.
-func (c *Controller) onUIOpenBrowser() {
+// onUIOpen shows the full-screen browser and starts its poller.
+func (b *browser) onUIOpen() {
+	c := b.c
 	if c.pages.has(browserPage) {
 		return
 	}
-	c.br.list.SetTheme(c.theme)
-	c.br.page.SetBackgroundColor(c.theme.Background)
+	b.list.SetTheme(c.theme)
+	b.page.SetBackgroundColor(c.theme.Background)
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.pages.push(Page{Name: browserPage, Primitive: c.br.page,
+	c.pages.push(Page{Name: browserPage, Primitive: b.page,
 		Start: func() {
-			c.br.stop = cancel
-			c.onWorker(func() { c.onWorkerBrowserPoll(ctx) })
+			b.stop = cancel
+			c.onWorker(func() { b.onWorkerPoll(ctx) })
 		},
 		Stop: func() {
 			cancel()
-			c.br.stop = nil
+			b.stop = nil
 		},
 	})
 }
 
+// onWorkerListPane posts the pane's list when it differs from the one the
+// pane shows.
+func (b *browser) onWorkerListPane() {
+	c := b.c
+	rows, sig, err := listSessionRows(c.ctx, c.db, sessionLimit)
+	if err != nil || sig == b.loadPaneSig() {
+		return
+	}
+	c.onUIThreadAsync(func() {
+		b.pane.SetSessions(rows)
+		b.storePaneSig(sig)
+	})
+}
+
+func (b *browser) loadPaneSig() string {
+	b.sigMu.Lock()
+	defer b.sigMu.Unlock()
+	return b.paneSig
+}
+
+func (b *browser) storePaneSig(s string) {
+	b.sigMu.Lock()
+	b.paneSig = s
+	b.sigMu.Unlock()
+}
+
+// onWorkerPreview loads the last n messages of a session for a session
+// list (the pane or the browser) and hands them back to it.
+func (b *browser) onWorkerPreview(list *views.SessionList, id string, n int) {
+	c := b.c
+	v, err := c.db.View(c.ctx, id)
+	if err != nil {
+		return
+	}
+	text := previewText(v, n)
+	c.onUIThreadAsync(func() { list.SetPreview(id, text) })
+}
+
 // onWorkerBrowserPoll lists every session now and again whenever they
 // change, until ctx ends (the browser closes).
-func (c *Controller) onWorkerBrowserPoll(ctx context.Context) {
+func (b *browser) onWorkerPoll(ctx context.Context) {
+	c := b.c
 	tick := time.NewTicker(browserPoll)
 	defer tick.Stop()
 	var sig string
@@ -102,7 +157,7 @@ func (c *Controller) onWorkerBrowserPoll(ctx context.Context) {
 			sig = s
 			c.onUIThreadAsync(func() {
 				if ctx.Err() == nil {
-					c.br.list.SetSessions(rows)
+					b.list.SetSessions(rows)
 				}
 			})
 		}
@@ -167,24 +222,26 @@ func previewText(v store.View, n int) string {
 	return b.String()
 }
 
-// onUIRefreshSessionLists re-lists the pane and (when open) the browser
-// after this workspace changed a session.
-func (c *Controller) onUIRefreshSessionLists() {
-	browserOpen := c.br.stop != nil // c.br is UI state: read it here, not on the worker
+// onUIRefresh re-lists the pane and (when open) the browser after this
+// workspace changed a session.
+func (b *browser) onUIRefresh() {
+	c := b.c
+	browserOpen := b.stop != nil // UI state: read it here, not on the worker
 	c.onWorker(func() {
-		c.storeSessSig("") // force the pane's next list through
-		c.onWorkerListSessions()
+		b.storePaneSig("") // force the pane's next list through
+		b.onWorkerListPane()
 		if !browserOpen {
 			return
 		}
 		if rows, _, err := listSessionRows(c.ctx, c.db, 0); err == nil {
-			c.onUIThreadAsync(func() { c.br.list.SetSessions(rows) })
+			c.onUIThreadAsync(func() { b.list.SetSessions(rows) })
 		}
 	})
 }
 
-// onUISessionRename prompts for a new title.
-func (c *Controller) onUISessionRename(r views.SessionRow) {
+// onUIRename prompts for a new title.
+func (b *browser) onUIRename(r views.SessionRow) {
+	c := b.c
 	initial := r.Title
 	if initial == "(untitled)" {
 		initial = ""
@@ -207,15 +264,16 @@ func (c *Controller) onUISessionRename(r views.SessionRow) {
 					c.statusM.SessionTitle = text
 					c.refreshStatus()
 				}
-				c.onUIRefreshSessionLists()
+				b.onUIRefresh()
 			})
 		})
 	})
 	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
 }
 
-// onUISessionDelete asks, then soft-deletes a session (Ctrl-Z undoes).
-func (c *Controller) onUISessionDelete(r views.SessionRow) {
+// onUIDelete asks, then soft-deletes a session (Ctrl-Z undoes).
+func (b *browser) onUIDelete(r views.SessionRow) {
+	c := b.c
 	if o := c.cur(); o != nil && o.sess.ID == r.ID {
 		c.setMessage("this session is open in the workspace: switch to another one before deleting it", true)
 		return
@@ -235,43 +293,45 @@ func (c *Controller) onUISessionDelete(r views.SessionRow) {
 				return
 			}
 			c.onUIThreadAsync(func() {
-				c.br.deleted = append(c.br.deleted, r)
+				b.deleted = append(b.deleted, r)
 				c.setMessage(fmt.Sprintf("deleted “%s” · Ctrl-Z or /undelete to undo", oneLine(r.Title, 50)), false)
-				c.onUIRefreshSessionLists()
+				b.onUIRefresh()
 			})
 		})
 	})
 }
 
 // onUIUndoDelete brings back the session deleted last.
-func (c *Controller) onUIUndoDelete() {
-	n := len(c.br.deleted)
+func (b *browser) onUIUndoDelete() {
+	c := b.c
+	n := len(b.deleted)
 	if n == 0 {
 		c.setMessage("nothing to undo: no session was deleted here", false)
 		return
 	}
-	r := c.br.deleted[n-1]
-	c.br.deleted = c.br.deleted[:n-1]
+	r := b.deleted[n-1]
+	b.deleted = b.deleted[:n-1]
 	c.onWorker(func() {
 		if err := c.db.UndeleteSession(c.ctx, r.ID); err != nil {
 			c.post(evNote{text: "undo delete: " + err.Error(), isErr: true})
 			return
 		}
 		c.post(evNote{text: fmt.Sprintf("restored session “%s”", oneLine(r.Title, 50))})
-		c.onUIThreadAsync(c.onUIRefreshSessionLists)
+		c.onUIThreadAsync(b.onUIRefresh)
 	})
 }
 
-// onUISessionFork forks a session's current generation into a new session
+// onUIFork forks a session's current generation into a new session
 // and opens it.
-func (c *Controller) onUISessionFork(r views.SessionRow) {
+func (b *browser) onUIFork(r views.SessionRow) {
+	c := b.c
 	if c.busy != "" {
 		c.setMessage("a run is active: press Esc to stop it before forking", true)
 		return
 	}
 	c.pages.pop(browserPage)
 	c.onUIFork(r.ID)
-	c.onUIRefreshSessionLists()
+	b.onUIRefresh()
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -288,10 +348,11 @@ func exportName(r views.SessionRow) string {
 	return base + "-" + shortID(r.ID) + ".jsonl"
 }
 
-// onUISessionExport prompts for a path and writes the session's current
+// onUIExport prompts for a path and writes the session's current
 // generation as a kimi-cli context.jsonl there; an existing file is never
 // overwritten.
-func (c *Controller) onUISessionExport(r views.SessionRow) {
+func (b *browser) onUIExport(r views.SessionRow) {
+	c := b.c
 	dir := c.opts.WorkDir
 	if dir == "" {
 		dir, _ = os.Getwd()

@@ -89,12 +89,9 @@ type Controller struct {
 	// instead of sleeping through the grace.
 	now func() time.Time
 
-	sigMu   sync.Mutex
-	sessSig string // signature of the last session list posted
-
 	// Feature state (UI): timetravel.go, browser.go, follow.go.
 	tt *timeTravel
-	br browser
+	br *browser
 	fw follow
 }
 
@@ -221,6 +218,7 @@ func (c *Controller) Run(ctx context.Context) error {
 // the first poll results can now be shown.
 func (c *Controller) onUIStarted() {
 	c.refreshStatus()
+	c.onWorker(c.br.onWorkerListPane)
 	if o := c.cur(); c.watchPID != 0 && o != nil {
 		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID)
 	}

@@ -47,6 +47,8 @@ type hopts struct {
 	w, h   int
 	mutate func(*Options)
 	before func(h *harness) // runs after the store is open, before New
+	// beforeRun runs after New, before Run (h.c is set, the UI not running).
+	beforeRun func(h *harness)
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -88,6 +90,9 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	h.c = c
 	h.clock = &fakeClock{}
 	c.now = h.clock.now
+	if o.beforeRun != nil {
+		o.beforeRun(h)
+	}
 	go func() { h.done <- c.Run(ctx) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for !c.ui.running.Load() {

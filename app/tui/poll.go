@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/views"
 )
 
 // Poll periods: the open session's version (one primary-key lookup), the
@@ -19,7 +18,6 @@ const (
 // startPollers starts the background loops; they stop with c.ctx.
 func (c *Controller) startPollers() {
 	c.onWorker(func() {
-		c.onWorkerListSessions()
 		ver := time.NewTicker(versionPoll)
 		list := time.NewTicker(sessionsPoll)
 		tick := time.NewTicker(tickPeriod)
@@ -56,48 +54,12 @@ func (c *Controller) startPollers() {
 					c.post(ev)
 				}
 			case <-list.C:
-				c.onWorkerListSessions()
+				c.br.onWorkerListPane()
 			case <-tick.C:
 				c.post(evTick{})
 			}
 		}
 	})
-}
-
-// onWorkerListSessions posts the session pane's list when it changed.
-func (c *Controller) onWorkerListSessions() {
-	rows, sig, err := listSessionRows(c.ctx, c.db, sessionLimit)
-	if err != nil || sig == c.loadSessSig() {
-		return
-	}
-	c.storeSessSig(sig)
-	c.post(evSessions{rows: rows})
-}
-
-// onWorkerPreview loads the last n messages of a session for a session
-// list (the side pane or the browser) and hands them back to it.
-func (c *Controller) onWorkerPreview(list *views.SessionList, id string, n int) {
-	v, err := c.db.View(c.ctx, id)
-	if err != nil {
-		return
-	}
-	text := previewText(v, n)
-	c.onUIThreadAsync(func() { list.SetPreview(id, text) })
-}
-
-// onWorkerSearch runs a full-text search for a session list (the side pane
-// or the browser) and hands the hits back to it.
-func (c *Controller) onWorkerSearch(list *views.SessionList, q string) {
-	hits, err := c.db.Search(c.ctx, store.SearchOptions{Query: q, Limit: 200})
-	if err != nil {
-		c.post(evNote{text: "search: " + err.Error(), isErr: true})
-		return
-	}
-	out := make([]views.SearchHit, len(hits))
-	for i, h := range hits {
-		out[i] = views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq, Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt}
-	}
-	c.onUIThreadAsync(func() { list.SetHits(q, out) })
 }
 
 // onUIThreadAsync is onUIThread for work that can be dropped: posts through
@@ -108,15 +70,3 @@ func (c *Controller) onUIThreadAsync(f func()) { c.post(evFunc{f}) }
 type evFunc struct{ f func() }
 
 func (evFunc) EventType() string { return "tui.func" }
-
-func (c *Controller) loadSessSig() string {
-	c.sigMu.Lock()
-	defer c.sigMu.Unlock()
-	return c.sessSig
-}
-
-func (c *Controller) storeSessSig(s string) {
-	c.sigMu.Lock()
-	c.sessSig = s
-	c.sigMu.Unlock()
-}

@@ -139,7 +139,7 @@ func Scenes(ctx context.Context, dir string, w, h int, shot func(name string, s 
 	sc.do(func() { c.pages.pop("gendiff") })
 
 	// 5. The session browser with a full-text search.
-	sc.do(c.onUIOpenBrowser)
+	sc.do(c.br.onUIOpen)
 	sc.wait(func() bool { return len(c.br.list.Visible()) > 3 })
 	sc.do(func() { c.br.list.SetFilter("/lookahead") })
 	sc.wait(func() bool { return len(c.br.list.Hits()) > 0 })

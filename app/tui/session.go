@@ -176,7 +176,7 @@ func (c *Controller) onWorkerCreateSession(ctx context.Context, cfg soul.Config)
 	}
 	c.onUIThreadAsync(func() {
 		c.onUIInstall(a)
-		c.onUIRefreshSessionLists()
+		c.br.onUIRefresh()
 	})
 	return a.o, nil
 }

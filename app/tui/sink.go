@@ -111,9 +111,6 @@ type evReload struct {
 	gen      int
 }
 
-// evSessions is a fresh session list.
-type evSessions struct{ rows []views.SessionRow }
-
 // evOpDone says a run or an operation (compact, clear, …) returned.
 type evOpDone struct {
 	op  string
@@ -129,8 +126,7 @@ type evNote struct {
 // evTick drives the elapsed clock and message timeouts.
 type evTick struct{}
 
-func (evReload) EventType() string   { return "tui.reload" }
-func (evSessions) EventType() string { return "tui.sessions" }
-func (evOpDone) EventType() string   { return "tui.opdone" }
-func (evNote) EventType() string     { return "tui.note" }
-func (evTick) EventType() string     { return "tui.tick" }
+func (evReload) EventType() string { return "tui.reload" }
+func (evOpDone) EventType() string { return "tui.opdone" }
+func (evNote) EventType() string   { return "tui.note" }
+func (evTick) EventType() string   { return "tui.tick" }

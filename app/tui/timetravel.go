@@ -580,7 +580,7 @@ func (t *timeTravel) onUIGenerationFork(g views.GenerationRow) {
 	c.onUIForkInto(src, g.Gen, func(fork string) string {
 		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
 	}, func() {
-		c.onWorker(c.onWorkerListSessions)
+		c.onWorker(c.br.onWorkerListPane)
 		c.app.SetFocus(c.input)
 	})
 }

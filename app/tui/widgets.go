@@ -31,9 +31,6 @@ func (c *Controller) buildWidgets() {
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
-	c.sessions.SetOnResume(c.onUIOpenSession)
-	c.sessions.SetPreviewFunc(func(id string) { c.onWorker(func() { c.onWorkerPreview(c.sessions, id, 6) }) })
-	c.sessions.SetSearchFunc(func(q string) { c.onWorker(func() { c.onWorkerSearch(c.sessions, q) }) })
 }
 
 // themedWidgets are every widget a theme change is broadcast to.

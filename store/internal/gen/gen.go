@@ -22,6 +22,14 @@ var words = strings.Fields(`the a refactor test build fix error module function 
 	file path directory commit branch merge diff patch review lint format vet race benchmark latency
 	widget view render theme colour palette cursor scroll focus keyboard mouse resize terminal cell`)
 
+// rareWords each appear in about 20 messages of a million records (one user
+// message in 10,000 carries one): the long tail of a real vocabulary, for
+// searches that must read to the end of the index to find few hits.
+var rareWords = []string{"quokka", "zeppelin", "marzipan", "fjord", "yodel"}
+
+// RareWords are the rare words Records sprinkles in.
+func RareWords() []string { return rareWords }
+
 func sentence(r *rand.Rand, n int) string {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
@@ -41,6 +49,14 @@ func body(m message.Message) json.RawMessage {
 	return b
 }
 
+func userPrompt(r *rand.Rand) string {
+	s := sentence(r, 10)
+	if r.IntN(10000) == 0 {
+		s += " " + rareWords[r.IntN(len(rareWords))]
+	}
+	return s
+}
+
 // Records returns about n records of turns (5 records per turn: checkpoint
 // i, user message, assistant with a tool call, tool result, usage), with
 // created_at spread from start.
@@ -55,7 +71,7 @@ func Records(r *rand.Rand, n int, start time.Time) []store.Record {
 		tokens += 200 + r.IntN(800)
 		out = append(out,
 			store.Record{Kind: store.KindCheckpoint, CheckpointID: turn, CreatedAt: at},
-			store.Record{Kind: store.KindMessage, Role: "user", Body: body(message.NewText("user", sentence(r, 10))), CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "user", Body: body(message.NewText("user", userPrompt(r))), CreatedAt: at},
 			store.Record{Kind: store.KindMessage, Role: "assistant", Body: body(asst), CreatedAt: at},
 			store.Record{Kind: store.KindMessage, Role: "tool", Body: body(message.Message{Role: "tool", ToolCallID: callID,
 				Content: message.TextContent(sentence(r, 30))}), CreatedAt: at},

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// searchDebounce is how long a full-text query waits for the next key
+// before it runs: typing "flaky" sends one query, not five.
+const searchDebounce = 80 * time.Millisecond
+
+// searchLimit is how many hits a full-text search shows.
+const searchLimit = 200
+
+// searchFirstPage is how many hits are shown before the rest arrive: the
+// first screenful lands as soon as it is read.
+const searchFirstPage = 40
+
+// searchRunner runs the full-text searches of one session list as the user
+// types. A query waits searchDebounce for the next key; a new query cancels
+// the one in flight (its context: go-sqlite3 interrupts the statement); hits
+// stream to the list newest first, a first page and then the rest.
+type searchRunner struct {
+	c    *Controller
+	list *views.SessionList
+	// search is the store call (a test replaces it to watch cancellation).
+	search func(ctx context.Context, o store.SearchOptions, fn func(store.SearchHit) error) error
+	// onFinal, when set, runs on the UI goroutine after a query's final hits
+	// are on the list (the last-key-to-final-hits benchmark).
+	onFinal func(query string)
+
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel context.CancelFunc
+}
+
+func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
+	return &searchRunner{c: c, list: list, search: c.db.SearchEach}
+}
+
+// request is the list's SearchFunc (UI goroutine): it supersedes whatever
+// query is waiting or running.
+func (r *searchRunner) request(query string) {
+	ctx, cancel := context.WithCancel(r.c.ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.cancel = cancel
+	r.timer = time.AfterFunc(searchDebounce, func() {
+		r.c.onWorker(func() { r.onWorkerRun(ctx, query) })
+	})
+}
+
+// onWorkerRun runs one query and posts its hits unless it was superseded.
+func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
+	if ctx.Err() != nil {
+		return
+	}
+	var hits []views.SearchHit
+	post := func(final bool) {
+		out := hits
+		r.c.onUIThreadAsync(func() {
+			if ctx.Err() != nil {
+				return // superseded while queued
+			}
+			r.list.SetHits(query, out)
+			if final && r.onFinal != nil {
+				r.onFinal(query)
+			}
+		})
+	}
+	err := r.search(ctx, store.SearchOptions{Query: asYouType(query), Limit: searchLimit}, func(h store.SearchHit) error {
+		hits = append(hits, views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq,
+			Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt, AlsoIn: len(h.AlsoIn)})
+		if len(hits) == searchFirstPage {
+			post(false)
+			hits = append([]views.SearchHit(nil), hits...)
+		}
+		return nil
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		r.c.post(evNote{text: "search: " + err.Error(), isErr: true})
+		return
+	}
+	post(true)
+}
+
+// asYouType makes the word being typed a prefix: "lookahead fla" finds
+// "flaky". A one-letter word stays a whole word (every message has a word
+// starting with "t"), as does a word followed by a space or a quote.
+func asYouType(q string) string {
+	if q == "" || strings.HasSuffix(q, "*") || strings.HasSuffix(q, "\"") || strings.Count(q, "\"")%2 == 1 {
+		return q
+	}
+	last := q[strings.LastIndexAny(q, " \t")+1:]
+	if utf8.RuneCountInString(last) < 2 || last == "OR" {
+		return q
+	}
+	return q + "*"
+}

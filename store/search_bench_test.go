@@ -1,0 +1,68 @@
+package store_test
+
+import (
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/internal/gen"
+)
+
+// cpuTime is the process's user+system CPU time. On this shared 2-core
+// machine (load average often 10+) wall time mostly measures waiting for a
+// core; CPU per query is what the query costs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSearch runs 1–3 word queries against the generated 1,000-session
+// / 1,000,000-record database (store/internal/gen: ~90 common words, and
+// RareWords in about 20 messages each), as the browser and `rewind search`
+// send them: newest first, limit 200. Each op is one query; p95 is reported.
+func BenchmarkSearch(b *testing.B) {
+	path, err := gen.Cached(ctx, 1000, 1000000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	rare := gen.RareWords()
+	for _, c := range []struct{ name, query string }{
+		{"common/the", "the"},
+		{"common/two", "refactor test"},
+		{"common/three", "build fix error"},
+		{"rare/one", rare[0]},
+		{"rare/with-common", "the " + rare[1]},
+		{"rare/absent", "xylophone"},
+		{"prefix/2", "re*"},
+		{"prefix/3", "ret*"},
+		{"prefix/5", "check*"},
+		{"prefix/word-and-prefix", "cancel dea*"},
+		{"prefix/common-and-rare-prefix", "the quo*"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var times []time.Duration
+			cpu0 := cpuTime()
+			for b.Loop() {
+				start := time.Now()
+				if _, err := db.Search(ctx, store.SearchOptions{Query: c.query, Limit: 200}); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(start))
+			}
+			cpu := cpuTime() - cpu0
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)*95/100].Microseconds())/1000, "p95-ms")
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(times)), "cpu-ms/op")
+		})
+	}
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// TestSearchNewestFirstAndForks: hits come newest first; a record a fork
+// shares with its source is one hit under the source naming the fork, and
+// the fork's own records are its own hits.
+func TestSearchNewestFirstAndForks(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	src := newSession(t, db, "source", "/w")
+	must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", "the wombat digs")))
+	must[int](t)(db.Checkpoint(bg, src.ID, false))
+	must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", "a later wombat after the fork point")))
+	fork := must[Session](t)(db.ForkSession(bg, src.ID, -1, 0))
+	must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "the fork's own wombat")))
+
+	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"}))
+	if len(hits) != 3 {
+		t.Fatalf("%d hits, want 3 (no duplicate for the shared record): %+v", len(hits), hits)
+	}
+	if hits[0].SessionID != fork.ID || hits[1].SessionID != src.ID || hits[2].SessionID != src.ID {
+		t.Fatalf("not newest first: %+v", hits)
+	}
+	if len(hits[2].AlsoIn) != 1 || hits[2].AlsoIn[0] != fork.ID {
+		t.Errorf("shared record: also_in %v, want the fork", hits[2].AlsoIn)
+	}
+	if len(hits[1].AlsoIn) != 0 {
+		t.Errorf("record after the fork point names forks %v", hits[1].AlsoIn)
+	}
+	// --session of the fork: its own record and the one it shares.
+	inFork := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat", SessionID: fork.ID}))
+	if len(inFork) != 2 || inFork[0].SessionID != fork.ID || inFork[1].Seq != hits[2].Seq {
+		t.Fatalf("session filter: %+v", inFork)
+	}
+}
+
+// TestSearchCancelledQueryStops: cancelling the context stops a search in
+// flight (the query runs through QueryContext, which go-sqlite3 interrupts).
+func TestSearchCancelledQueryStops(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "many", "/w")
+	for range 20 {
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "flaky test again")))
+	}
+	ctx, cancel := context.WithCancel(bg)
+	n := 0
+	err := db.SearchEach(ctx, SearchOptions{Query: "flaky"}, func(SearchHit) error {
+		n++
+		cancel() // the next key arrived
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Fatalf("after cancel: %d hits read, err %v; want 1 and context.Canceled", n, err)
+	}
+	if _, err := db.Search(ctx, SearchOptions{Query: "flaky"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("search with a cancelled context: %v", err)
+	}
+}
