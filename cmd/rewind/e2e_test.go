@@ -682,3 +682,27 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestSearchCommand(t *testing.T) {
+	e := newEnv(t)
+	a := e.seed("first")
+	e.seed("second")
+	hits := decode[[]map[string]any](t, e.mustOK("search", "write", "a.txt", "--json", "--limit", "1").stdout)
+	want := sorted("session_id", "title", "work_dir", "gen", "seq", "role", "snippet", "created_at")
+	if len(hits) != 1 || !reflect.DeepEqual(keysOf(hits[0]), want) {
+		t.Fatalf("hits %v, want one with keys %v", hits, want)
+	}
+	if hits[0]["title"] != "second" || !strings.Contains(hits[0]["snippet"].(string), "«write»") {
+		t.Errorf("newest hit: %v", hits[0])
+	}
+	only := decode[[]map[string]any](t, e.mustOK("search", "hell*", "--json", "--session", a.id[:12]).stdout)
+	if len(only) != 1 || only[0]["session_id"] != a.id || only[0]["role"] != "user" {
+		t.Errorf("--session: %v", only)
+	}
+	if out := e.mustOK("search", "hello", "--work-dir", t.TempDir()).stdout; !strings.Contains(out, "no message matches") {
+		t.Errorf("--work-dir of another dir: %q", out)
+	}
+	if text := e.mustOK("search", "hello").stdout; !strings.Contains(text, "SNIPPET") || strings.Count(text, "«hello»") != 2 {
+		t.Errorf("table:\n%s", text)
+	}
+}

@@ -373,6 +373,21 @@ func newCLI() *cli {
 		}),
 	}
 
+	var sa app.SearchArgs
+	search := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Full-text search of every session's messages, newest first (word* for a prefix, \"a phrase\", OR)",
+		Args:  usageArgs(cobra.MinimumNArgs(1)),
+		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
+			sa.Query = strings.Join(args, " ")
+			return app.Search(ctx, c.rt, sa)
+		}),
+	}
+	search.Flags().BoolVar(&sa.JSON, "json", false, "print JSON: [{session_id, title, work_dir, gen, seq, role, snippet, created_at, also_in}]")
+	search.Flags().IntVar(&sa.Limit, "limit", 50, "at most N hits")
+	search.Flags().StringVar(&sa.SessionID, "session", "", "only this session (with what it shares with its fork source)")
+	search.Flags().StringVar(&sa.WorkDir, "work-dir", "", "only sessions of this work dir")
+
 	watch := &cobra.Command{
 		Use:   "watch [ID]",
 		Short: "Follow a running session live, read-only (newest live session by default)",
@@ -403,7 +418,7 @@ func newCLI() *cli {
 	c.themeFlag(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 
-	root.AddCommand(sessions, show, gens, revert, restore, undo, compact, export, imp, watch, demo)
+	root.AddCommand(sessions, show, gens, revert, restore, undo, compact, export, imp, search, watch, demo)
 	for _, sub := range root.Commands() {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}
