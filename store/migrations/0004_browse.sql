@@ -1,14 +1,14 @@
--- 0003: search as you type, fork-aware search hits, kimi-cli bulk import.
+-- 0004: search as you type, fork-aware search hits, kimi-cli bulk import.
 
 -- The full-text index again, with prefix indexes for 2- and 3-letter
 -- prefixes: a prefix query ("re*", "fla*") then reads one doclist instead
 -- of merging every term it covers. Rebuilt from the old index (the text is
 -- derived from the JSON body, so it is copied, not recomputed); about 7 s
 -- per million indexed messages on a 2-core machine.
-CREATE VIRTUAL TABLE context_fts_v3 USING fts4 (text, tokenize=unicode61, prefix="2,3");
-INSERT INTO context_fts_v3 (docid, text) SELECT docid, text FROM context_fts;
+CREATE VIRTUAL TABLE context_fts_v4 USING fts4 (text, tokenize=unicode61, prefix="2,3");
+INSERT INTO context_fts_v4 (docid, text) SELECT docid, text FROM context_fts;
 DROP TABLE context_fts;
-ALTER TABLE context_fts_v3 RENAME TO context_fts;
+ALTER TABLE context_fts_v4 RENAME TO context_fts;
 
 -- Generations whose parent lives in another session (forks): a search hit
 -- in a source session names the forks that share the record.
