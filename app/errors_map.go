@@ -13,7 +13,10 @@ import (
 // describe turns an error that no call site has already phrased for the user
 // into one sentence saying what happened and what to do.
 func describe(err error) string {
+	var damaged *store.DamagedError
 	switch {
+	case errors.As(err, &damaged):
+		return damaged.Error()
 	case errors.Is(err, store.ErrSessionNotFound):
 		return "no such session (run `rewind sessions` to list them)"
 	case errors.Is(err, store.ErrAmbiguousID):
@@ -60,7 +63,10 @@ func storeError(err error, id string, what string) error {
 	if errors.As(err, &u) {
 		return err
 	}
+	var damaged *store.DamagedError
 	switch {
+	case errors.As(err, &damaged):
+		return userErrorf(err, "%s", damaged.Error())
 	case errors.Is(err, store.ErrSessionNotFound):
 		return userErrorf(err, "no session matches %q (run `rewind sessions` to list them)", id)
 	case errors.Is(err, store.ErrAmbiguousID):

@@ -39,7 +39,7 @@ const BackoffEnv = "REWIND_RETRY_BACKOFF_MS"
 
 // Print runs one prompt headlessly: it prints the final answer (text) or
 // every event as one JSON line (jsonl, starting with SessionStart).
-func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
+func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	switch o.Output {
 	case "", "text", "jsonl":
 	default:
@@ -70,6 +70,13 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.SessionID == "" && !o.Continue {
+		defer func() {
+			if err != nil {
+				dropIfEmpty(context.WithoutCancel(ctx), db, sess.ID)
+			}
+		}()
+	}
 	lease, err := db.AcquireLease(ctx, sess.ID)
 	if err != nil {
 		return storeError(err, sess.ID, "")
@@ -99,6 +106,15 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) error {
 		return err
 	}
 	return runError(runErr, sess.ID, cfg, out)
+}
+
+// dropIfEmpty hides a session this run created when the run failed before
+// anything was committed to it, so that a failed -p leaves no empty session
+// behind. Best effort: the run's own error is what the user needs to see.
+func dropIfEmpty(ctx context.Context, db *store.DB, id string) {
+	if v, err := db.View(ctx, id); err == nil && len(v.Records) == 0 {
+		_ = db.DeleteSession(ctx, id)
+	}
 }
 
 // printSession finds or creates the session a print-mode run writes to.

@@ -47,6 +47,8 @@ type DB struct {
 	// held maps the id of each session this DB holds the lease of to the
 	// lease's token (checkLease).
 	held sync.Map
+	// check is the PRAGMA quick_check verdict; writes wait for it.
+	check *integrity
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -228,6 +230,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	reader.SetMaxIdleConns(4)
 	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt}
 	ckpt.start(reader)
+	db.startIntegrityCheck(ctx)
 	if err := db.migrate(ctx, migs); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -416,11 +419,18 @@ func (db *DB) Close() error {
 	default:
 		close(db.closed)
 	}
+	if db.check != nil { // the check goroutine reads through db.reader
+		db.check.cancel()
+		<-db.check.done
+	}
 	db.ckpt.close()
 	db.stmts.close()
 	err := db.reader.Close()
 	if werr := db.writer.Close(); err == nil {
 		err = werr
+	}
+	if err == nil {
+		db.stampCheckCache()
 	}
 	return err
 }
@@ -433,7 +443,13 @@ func (db *DB) Reader() *sql.DB { return db.reader }
 
 // WriteTx runs fn in one BEGIN IMMEDIATE transaction on the single writer
 // connection, committing if fn returns nil and rolling back otherwise.
+//
+// Nothing is written before the integrity check passed; a damaged database
+// refuses every write with a *DamagedError.
 func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := db.waitChecked(ctx); err != nil {
+		return err
+	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ package main
 // binary: secrets stay out of Shell, the database and exports.
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -245,5 +246,60 @@ func TestPausedWriterTakenOverWritesNothing(t *testing.T) {
 	}
 	if texts := e.view(e.onlySession()).texts(t); containsIn(texts, "answer from the paused writer") {
 		t.Errorf("the paused writer committed after losing its lease: %v", texts)
+	}
+}
+
+// TestDamagedDatabaseIsNeverWritten: three pages of noise in the middle of a
+// real database file. Every command that would write fails with one line
+// naming the recovery, and the file is left byte for byte as it was.
+func TestDamagedDatabaseIsNeverWritten(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	e := newEnv(t).withServer(srv)
+	for i := range 30 {
+		srv.Enqueue(llmtest.Text(strings.Repeat(fmt.Sprintf("answer %d fills a page or two. ", i), 60)))
+		e.mustOK("-p", fmt.Sprintf("question %d", i))
+	}
+	var pages int64
+	db, err := sql.Open("sqlite3", e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil || pages < 20 {
+		t.Fatalf("page_count %d: %v", pages, err)
+	}
+	db.Close()
+	f, err := os.OpenFile(e.dbPath(), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := make([]byte, 3*4096)
+	for i := range noise {
+		noise[i] = byte(i*7 + 13)
+	}
+	if _, err := f.WriteAt(noise, pages/2*4096); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, _ := os.ReadFile(e.dbPath())
+
+	srv.Enqueue(llmtest.Text("never asked"))
+	r := e.run("-p", "one more question")
+	expectError(t, r, 1, "is damaged", ".recover")
+	exp := filepath.Join(e.workDir, "context.jsonl")
+	writeFile(t, exp, `{"role":"user","content":"imported"}`+"\n")
+	expectError(t, e.run("import", exp), 1, "is damaged", ".recover")
+
+	after, _ := os.ReadFile(e.dbPath())
+	if !bytes.Equal(before, after) {
+		t.Error("the damaged database was written to")
+	}
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if st, err := os.Stat(e.dbPath() + suffix); err == nil && st.Size() > 0 {
+			t.Errorf("%s holds %d bytes: something was written", suffix, st.Size())
+		}
+	}
+	if got := len(srv.Requests()); got != 30 {
+		t.Errorf("the model was asked %d times, want 30 (none after the damage)", got)
 	}
 }
