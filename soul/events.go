@@ -40,9 +40,14 @@ type StepRetry struct {
 	Reason  string        `json:"reason"`
 }
 
-// StepInterrupted says the current step was cancelled and nothing of it kept.
+// StepInterrupted says the current step was cancelled. Nothing of it is
+// in the current view; what it had streamed is kept in archived generation
+// KeptGeneration (cause interrupt) when it is not 0.
 type StepInterrupted struct {
-	Reason string `json:"reason"`
+	Reason         string `json:"reason"`
+	KeptGeneration int    `json:"kept_generation,omitempty"`
+	Partial        string `json:"partial,omitempty"`    // the text kept
+	KeepError      string `json:"keep_error,omitempty"` // why it could not be kept
 }
 
 // CompactionBegin is sent when compaction (manual or automatic) starts.

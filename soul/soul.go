@@ -375,6 +375,33 @@ func (s *Soul) fail(err error) error {
 	return err
 }
 
+// interruptedKeeping is interrupted for a step that had streamed an
+// answer: the partial answer is kept in an archived generation (cause
+// interrupt) and the current view stays as it was, so the text is never
+// sent to the model as a finished answer.
+func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial message.Message, ok bool) error {
+	if !ok {
+		return s.interrupted(ctx, where)
+	}
+	ev := StepInterrupted{Reason: "interrupted " + where}
+	kept, _, err := s.st.KeepInterrupted(context.WithoutCancel(ctx), s.sessionID, partial)
+	if err != nil {
+		ev.KeepError = err.Error()
+	} else {
+		ev.KeptGeneration, ev.Partial = kept.Gen, partial.Content.PlainText()
+		if v, verr := s.st.View(context.WithoutCancel(ctx), s.sessionID); verr == nil {
+			s.noteView(v)
+		}
+	}
+	s.emit(ev)
+	s.emitStatus()
+	cause := ctx.Err()
+	if cause == nil {
+		cause = context.Canceled
+	}
+	return fmt.Errorf("run interrupted %s: %w", where, cause)
+}
+
 // interrupted reports an interrupt and returns an error wrapping ctx.Err().
 func (s *Soul) interrupted(ctx context.Context, where string) error {
 	s.emit(StepInterrupted{Reason: "interrupted " + where})
@@ -453,10 +480,12 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 	cb := llm.Callbacks{
 		OnContent: func(text string) {
 			st.content = true
+			st.text.WriteString(text)
 			s.emit(ContentPart{Text: text})
 		},
 		OnReasoning: func(text string) {
 			st.reasoning = true
+			st.think.WriteString(text)
 			s.emit(ReasoningPart{Text: text})
 		},
 		OnToolCallDelta: func(index int, id, name, argsDelta string) {
@@ -465,14 +494,15 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		OnRetry: func(attempt, max int, wait time.Duration, reason string) {
 			// Deltas of the failed attempt are void; the retry streams the
 			// whole answer again (see StepRetry).
-			*st = streamState{}
+			st.reset()
 			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: reason})
 		},
 	}
 	resp, err := s.client.Chat(ctx, req, cb)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, s.interrupted(ctx, "while the model was answering")
+			partial, ok := st.partial()
+			return 0, s.interruptedKeeping(ctx, "while the model was answering", partial, ok)
 		}
 		var le *llm.Error
 		if errors.As(err, &le) {
@@ -545,7 +575,29 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 }
 
 // streamState records what the current attempt has streamed.
-type streamState struct{ content, reasoning bool }
+type streamState struct {
+	content, reasoning bool
+	text, think        strings.Builder
+}
+
+func (st *streamState) reset() {
+	st.content, st.reasoning = false, false
+	st.text.Reset()
+	st.think.Reset()
+}
+
+// partial is what the attempt streamed as an assistant message; ok is
+// false when nothing was streamed.
+func (st *streamState) partial() (message.Message, bool) {
+	m := message.Message{Role: "assistant"}
+	if t := st.think.String(); strings.TrimSpace(t) != "" {
+		m.Content.Parts = append(m.Content.Parts, message.Part{Type: "think", Think: t})
+	}
+	if t := st.text.String(); strings.TrimSpace(t) != "" {
+		m.Content.Parts = append(m.Content.Parts, message.Part{Type: "text", Text: t})
+	}
+	return m, len(m.Content.Parts) > 0
+}
 
 func (s *Soul) stepNumber() int {
 	s.mu.Lock()

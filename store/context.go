@@ -689,6 +689,49 @@ func (db *DB) Restore(ctx context.Context, sessionID string, gen int) (Generatio
 	return out.public(), nil
 }
 
+// KeepInterrupted keeps what an interrupted step had streamed without
+// touching the current view: in one transaction it writes generation I
+// (cause interrupt: the current view followed by partial) and generation
+// I+1 (cause restore: the current view again), which becomes current. So
+// the partial answer stays browsable, and is never part of what the model
+// is sent, while every generation is still made current once.
+func (db *DB) KeepInterrupted(ctx context.Context, sessionID string, partial message.Message) (kept, current Generation, err error) {
+	var k, c genRow
+	err = db.WriteTx(ctx, func(tx *sql.Tx) error {
+		st, err := db.writeState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		cur, err := loadGen(ctx, tx, st.id, st.currentGen)
+		if err != nil {
+			return err
+		}
+		from := st.currentGen
+		g, err := startGeneration(ctx, tx, st, genRow{parentGen: &from, cause: CauseInterrupt,
+			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
+		if err != nil {
+			return err
+		}
+		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
+		if _, err := a.message(partial); err != nil {
+			a.close()
+			return err
+		}
+		k = a.gen
+		if err := a.flush(); err != nil {
+			return err
+		}
+		st.currentGen = k.gen
+		c, err = startGeneration(ctx, tx, st, genRow{parentGen: &from, cause: CauseRestore, note: "the view before the interrupt",
+			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
+		return err
+	})
+	if err != nil {
+		return Generation{}, Generation{}, fmt.Errorf("store: keep the interrupted step of %s: %w", sessionID, err)
+	}
+	return k.public(), c.public(), nil
+}
+
 // Clear archives the current generation and starts an empty one.
 func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
 	var out genRow

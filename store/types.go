@@ -31,6 +31,9 @@ const (
 	CauseRestore   Cause = "restore"
 	CauseImport    Cause = "import"
 	CauseFork      Cause = "fork"
+	// CauseInterrupt: an archived generation keeping what an interrupted
+	// step had streamed (KeepInterrupted); it is never current.
+	CauseInterrupt Cause = "interrupt"
 )
 
 // Errors callers match with errors.Is. Messages wrapped around them name the

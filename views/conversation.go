@@ -62,6 +62,10 @@ type Item struct {
 
 	// Expanded unfolds reasoning and tool calls (Enter toggles).
 	Expanded bool
+
+	// Interrupted marks an assistant answer cut short by an interrupt:
+	// drawn dimmed, with "interrupted" after it.
+	Interrupted bool
 }
 
 // maxExpandedLines bounds the args/result excerpt of an expanded tool call.
@@ -311,7 +315,16 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 			if j == 0 {
 				p = Span{"● ", base.Foreground(th.Accent)}
 			}
+			if it.Interrupted {
+				p.Style = base.Foreground(th.Dim)
+				for k := range l {
+					l[k].Style = l[k].Style.Foreground(th.Dim)
+				}
+			}
 			out = append(out, append(Line{p}, l...))
+		}
+		if it.Interrupted {
+			out = append(out, Line{{"  ", base}, {"⏸ interrupted", base.Foreground(th.Dim).Italic(true)}})
 		}
 	case ItemReasoning:
 		st := base.Foreground(th.Reasoning).Italic(true)

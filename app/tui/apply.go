@@ -25,9 +25,13 @@ func (c *Controller) onUIApply(e soul.Event) {
 		}
 		c.setMessage(retryText(ev), true)
 	case soul.StepInterrupted:
-		c.discardStep()
+		if ev.KeptGeneration > 0 {
+			c.keepInterruptedStep()
+		} else {
+			c.discardStep()
+		}
 		if ev.Reason != "model call failed" { // the soul.Error that follows says why
-			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev.Reason)})
+			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev, c.SessionID())})
 		}
 	case soul.CompactionBegin:
 		what := "Compacting the context"
@@ -110,6 +114,28 @@ func (c *Controller) onUIApply(e soul.Event) {
 
 // discardStep removes the items the current step attempt streamed (a retry
 // streams the answer again; an interrupted step is not kept).
+// keepInterruptedStep leaves what an interrupted step streamed on screen,
+// dimmed and marked interrupted (the soul kept it in an archived
+// generation); unfinished tool calls go.
+func (c *Controller) keepInterruptedStep() {
+	if c.stepStart >= c.conv.Len() || c.stepStart < 0 {
+		return
+	}
+	items := c.convItems(c.conv.Len())
+	kept := items[:c.stepStart]
+	for _, it := range items[c.stepStart:] {
+		switch it.Kind {
+		case views.ItemAssistant:
+			it.Interrupted = true
+			kept = append(kept, it)
+		case views.ItemReasoning:
+			kept = append(kept, it)
+		}
+	}
+	c.conv.SetItems(kept)
+	c.statusM.RunningTool = ""
+}
+
 func (c *Controller) discardStep() {
 	if c.stepStart >= c.conv.Len() || c.stepStart < 0 {
 		return

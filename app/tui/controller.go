@@ -269,6 +269,12 @@ func (c *Controller) onWorkerSink(e soul.Event) {
 	case soul.CompactionEnd:
 		banner := compactBanner(ev)
 		c.onWorkerReload(&banner)
+	case soul.StepInterrupted:
+		if ev.KeptGeneration > 0 { // new generations: the timeline shows them
+			if r, err := c.loadReload(context.WithoutCancel(c.ctx), true); err == nil {
+				c.post(r)
+			}
+		}
 	}
 }
 

@@ -67,16 +67,24 @@ func TestToolCallStatusUpdates(t *testing.T) {
 	h.waitFor("alpha")
 }
 
-func TestEscInterruptsAndShowsBanner(t *testing.T) {
+// TestEscInterruptKeepsThePartialAnswer: Esc during a stream keeps what
+// streamed: on screen, dimmed and marked interrupted, and in an archived
+// generation (cause interrupt) that `rewind show --generation` reads; the
+// current view has none of it, so the model is never sent it.
+func TestEscInterruptKeepsThePartialAnswer(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Hang(3).WithRate(200), llmtest.Text("after the interrupt"))
 	h.submit("start something long")
 	h.waitFor("an answe")
 	h.key(tcell.KeyEsc)
-	h.waitFor("Interrupted", "nothing of it was saved")
+	h.waitFor("Interrupted", "kept in archived generation 1", "⏸ interrupted")
 	h.waitUntil("the run to end", h.idle)
-	if strings.Contains(h.text(), "an answe") {
-		t.Fatalf("partial output of the interrupted step is still shown:\n%s", h.text())
+	x, y, ok := h.findText("an answe")
+	if !ok {
+		t.Fatalf("the partial answer is gone from the screen:\n%s", h.text())
+	}
+	if fg, _, _ := h.cell(x, y).Style.Decompose(); fg != h.theme().Dim {
+		t.Errorf("the partial answer is drawn in %v, want the dim colour %v", fg, h.theme().Dim)
 	}
 	v, err := h.db.View(h.ctx, h.sessionID())
 	if err != nil {
@@ -84,12 +92,26 @@ func TestEscInterruptsAndShowsBanner(t *testing.T) {
 	}
 	for _, m := range v.Messages() {
 		if m.Role == "assistant" {
-			t.Fatalf("interrupted step was committed: %+v", m)
+			t.Fatalf("interrupted step is in the current view: %+v", m)
 		}
 	}
-	// The session stays usable.
+	kept, err := h.db.GenerationView(h.ctx, h.sessionID(), 1)
+	if err != nil || kept.Generation.Cause != store.CauseInterrupt {
+		t.Fatalf("generation 1: %+v %v", kept.Generation, err)
+	}
+	msgs := kept.Messages()
+	if last := msgs[len(msgs)-1]; last.Role != "assistant" || !strings.HasPrefix(last.Content.PlainText(), "an answe") {
+		t.Fatalf("generation 1 does not end with the partial answer: %+v", last)
+	}
+	// The session stays usable, and the next request has no partial answer.
 	h.submit("try again")
 	h.waitFor("after the interrupt")
+	reqs := h.srv.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "assistant" && strings.Contains(m.Content.PlainText(), "an answe") {
+			t.Fatalf("the partial answer was sent to the model: %+v", m)
+		}
+	}
 }
 
 func TestApprovalModalYApproves(t *testing.T) {

@@ -216,15 +216,23 @@ func compactionText(e soul.CompactionEnd) string {
 		e.NewGen, e.ArchivedGen, e.Kept, plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))
 }
 
-// interruptText is the banner after an interrupted step.
-func interruptText(reason string) string {
+// interruptText is the banner after an interrupted step: what became of
+// what it had streamed.
+func interruptText(ev soul.StepInterrupted, sessionID string) string {
 	what := "Interrupted"
-	if r := strings.TrimSpace(reason); r != "" {
+	if r := strings.TrimSpace(ev.Reason); r != "" {
 		if strings.HasPrefix(r, "interrupted ") {
 			what = "Interrupted " + strings.TrimPrefix(r, "interrupted ")
 		} else {
 			what = "Interrupted (" + r + ")"
 		}
+	}
+	switch {
+	case ev.KeptGeneration > 0:
+		return fmt.Sprintf("%s · the partial answer is kept in archived generation %d (not sent to the model; `rewind show %s --generation %d`) · the session stays usable",
+			what, ev.KeptGeneration, sessionID, ev.KeptGeneration)
+	case ev.KeepError != "":
+		return what + " · the partial answer could not be kept (" + oneLine(ev.KeepError, 80) + ") · the session stays usable"
 	}
 	return what + " · the partial step was discarded, nothing of it was saved · the session stays usable"
 }

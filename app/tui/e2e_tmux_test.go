@@ -11,11 +11,19 @@ import (
 	"time"
 )
 
-// TestDemoInTmux runs the real binary in a real terminal (tmux): `rewind
-// demo`, a prompt with an approval, /help, /exit, then checks the session
-// the demo left in the store through the CLI.
-func TestDemoInTmux(t *testing.T) {
-	t.Parallel()
+// tmuxTerm is the real binary running in a real terminal (tmux).
+type tmuxTerm struct {
+	t    *testing.T
+	bin  string // the built rewind
+	dir  string
+	sock string
+	env  []string
+}
+
+// startTmux builds rewind and runs `rewind args…` in a 120x50 tmux
+// session; it skips the test under -short or without tmux.
+func startTmux(t *testing.T, env []string, args string) *tmuxTerm {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: skipping the tmux end-to-end test")
 	}
@@ -25,58 +33,72 @@ func TestDemoInTmux(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "rewind")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
+	tt := &tmuxTerm{t: t, bin: filepath.Join(dir, "rewind"), dir: dir, sock: filepath.Join(dir, "tmux.sock"), env: env}
+	build := exec.Command("go", "build", "-o", tt.bin, "./cmd/rewind")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	home := filepath.Join(dir, "home")
-	sock := filepath.Join(dir, "tmux.sock")
-	tmux := func(args ...string) (string, error) {
-		cmd := exec.Command("tmux", append([]string{"-S", sock}, args...)...)
-		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	if out, err := tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
-		bin+" demo --home "+home+" 2>"+filepath.Join(dir, "stderr.txt")); err != nil {
+	if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
+		tt.bin+" "+args+" 2>"+filepath.Join(dir, "stderr.txt")); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { tmux("kill-server") })
+	t.Cleanup(func() { tt.tmux("kill-server") })
+	return tt
+}
 
-	capture := func() string {
-		out, _ := tmux("capture-pane", "-p", "-t", "demo")
-		return out
-	}
-	waitFor := func(subs ...string) string {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		var screen string
-		for time.Now().Before(deadline) {
-			screen = capture()
-			ok := true
-			for _, s := range subs {
-				if !strings.Contains(screen, s) {
-					ok = false
-					break
-				}
+func (tt *tmuxTerm) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", tt.sock}, args...)...)
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), tt.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (tt *tmuxTerm) capture() string {
+	out, _ := tt.tmux("capture-pane", "-p", "-t", "demo")
+	return out
+}
+
+// waitFor polls the screen until it shows every sub.
+func (tt *tmuxTerm) waitFor(subs ...string) string {
+	tt.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = tt.capture()
+		ok := true
+		for _, s := range subs {
+			if !strings.Contains(screen, s) {
+				ok = false
+				break
 			}
-			if ok {
-				return screen
-			}
-			time.Sleep(50 * time.Millisecond)
 		}
-		errOut, _ := os.ReadFile(filepath.Join(dir, "stderr.txt"))
-		t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
-		return ""
-	}
-	send := func(keys ...string) {
-		t.Helper()
-		if out, err := tmux(append([]string{"send-keys", "-t", "demo"}, keys...)...); err != nil {
-			t.Fatalf("send-keys: %v\n%s", err, out)
+		if ok {
+			return screen
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	errOut, _ := os.ReadFile(filepath.Join(tt.dir, "stderr.txt"))
+	tt.t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
+	return ""
+}
+
+func (tt *tmuxTerm) send(keys ...string) {
+	tt.t.Helper()
+	if out, err := tt.tmux(append([]string{"send-keys", "-t", "demo"}, keys...)...); err != nil {
+		tt.t.Fatalf("send-keys: %v\n%s", err, out)
+	}
+}
+
+// TestDemoInTmux runs the real binary in a real terminal (tmux): `rewind
+// demo`, a prompt with an approval, /help, /exit, then checks the session
+// the demo left in the store through the CLI.
+func TestDemoInTmux(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	tt := startTmux(t, nil, "demo --home "+home)
+	tmux, capture, waitFor, send, bin := tt.tmux, tt.capture, tt.waitFor, tt.send, tt.bin
 
 	waitFor("Welcome to the rewind demo", "DEMO", "rewind-demo", "Conversation", "Timeline", "Sessions")
 	send("-l", "write a file")

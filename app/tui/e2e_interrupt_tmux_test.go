@@ -1,0 +1,51 @@
+package tui
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+)
+
+// TestInterruptInTmuxKeepsPartial: in the real binary, Esc while the model
+// streams keeps the partial answer: the screen shows it marked interrupted,
+// and `rewind show --generation` of the generation the banner names prints
+// it.
+func TestInterruptInTmuxKeepsPartial(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Hang(3).WithRate(100))
+	home := filepath.Join(t.TempDir(), "home")
+	tt := startTmux(t, []string{"OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + srv.URL(), "REWIND_MODEL=test-model"},
+		"--home "+home+" --work-dir "+t.TempDir())
+	tt.waitFor("Ask anything")
+	tt.send("-l", "start something long")
+	tt.send("Enter")
+	tt.waitFor("an answe")
+	tt.send("Escape")
+	tt.waitFor("⏸ interrupted", "kept in archived generation 1")
+	tt.send("C-c")
+	tt.send("C-c")
+
+	out, err := exec.Command(tt.bin, "sessions", "--json", "--home", home).Output()
+	if err != nil {
+		t.Fatalf("rewind sessions: %v", err)
+	}
+	var sessions []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(out, &sessions); err != nil || len(sessions) != 1 {
+		t.Fatalf("sessions --json: %v\n%s", err, out)
+	}
+	show, err := exec.Command(tt.bin, "show", sessions[0].ID, "--generation", "1", "--home", home).CombinedOutput()
+	if err != nil || !strings.Contains(string(show), "an answe") {
+		t.Fatalf("rewind show --generation 1: %v\n%s", err, show)
+	}
+	cur, err := exec.Command(tt.bin, "show", sessions[0].ID, "--home", home).CombinedOutput()
+	if err != nil || strings.Contains(string(cur), "an answe") {
+		t.Fatalf("the current view holds the partial answer: %v\n%s", err, cur)
+	}
+}
