@@ -90,6 +90,9 @@ type FileBatch struct {
 	Unindex   []string         // paths removed from the index
 	Events    []FileChange
 	Settle    []FileSettle
+	// Drop deletes pending events of the session without settling them
+	// (soul/filecp's "scan pending" markers, once the scan is recorded).
+	Drop []int64
 }
 
 // blobMinSaving: compressed data is kept only when it is at most this
@@ -181,7 +184,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				return err
 			}
 		}
-		if len(b.Events) > 0 || len(b.Settle) > 0 {
+		if len(b.Events) > 0 || len(b.Settle) > 0 || len(b.Drop) > 0 {
 			if b.SessionID == "" {
 				return errors.New("file events without a session")
 			}
@@ -222,6 +225,11 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				}
 				out = append(out, FileEvent{ID: id, SessionID: b.SessionID, Seq: seq, Gen: gen, Path: c.Path,
 					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, CreatedAt: fromMS(now)})
+			}
+		}
+		for _, id := range b.Drop {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM file_events WHERE id = ? AND session_id = ? AND pending = 1`, id, b.SessionID); err != nil {
+				return fmt.Errorf("drop event %d: %w", id, err)
 			}
 		}
 		for _, s := range b.Settle {

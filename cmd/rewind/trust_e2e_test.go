@@ -303,3 +303,46 @@ func TestDamagedDatabaseIsNeverWritten(t *testing.T) {
 		t.Errorf("the model was asked %d times, want 30 (none after the damage)", got)
 	}
 }
+
+// TestKill9MidShellKeepsItsEditsRevertable: rewind dies (kill -9) while a
+// Shell command that edited files is still running, so the scan after the
+// command never ran. The next start of the session finishes that scan and
+// records the edits as the command's, so reverting undoes them.
+func TestKill9MidShellKeepsItsEditsRevertable(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Calls(llmtest.Call("call_edit", "Shell", map[string]any{
+		"command": "echo edited by the agent > notes.txt; echo new > made.txt; echo $$ > shell.pid; sleep 300",
+	})))
+	e := newEnv(t).withServer(srv)
+	writeFile(t, filepath.Join(e.workDir, "notes.txt"), "the user's original\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := e.command(ctx, "-p", "edit the notes", "--yolo")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var shellPID int
+	waitFor(t, "the Shell command to edit the files", 20*time.Second, func() bool {
+		data, err := os.ReadFile(filepath.Join(e.workDir, "shell.pid"))
+		if err != nil {
+			return false
+		}
+		shellPID, err = strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil
+	})
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	_ = syscall.Kill(-shellPID, syscall.SIGKILL) // its own group outlives a kill -9
+	_ = os.Remove(filepath.Join(e.workDir, "shell.pid"))
+
+	id := e.onlySession()
+	r := e.mustOK("revert", id, "0", "--files")
+	data, err := os.ReadFile(filepath.Join(e.workDir, "notes.txt"))
+	if err != nil || string(data) != "the user's original\n" {
+		t.Errorf("notes.txt after revert --files: %q %v\n%s", data, err, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(e.workDir, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("made.txt survived the revert: %v\n%s", err, r.stdout)
+	}
+}

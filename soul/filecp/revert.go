@@ -63,10 +63,21 @@ type Report struct {
 // Changed is the number of files the rewind changed (or would change).
 func (r Report) Changed() int { return len(r.Modified) + len(r.Created) + len(r.Deleted) }
 
+// ensureLoaded loads the tracker before positions are looked up, so that
+// the changes of a Shell command whose process died are recorded first.
+func (t *Tracker) ensureLoaded(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.load(ctx)
+}
+
 // PositionOfSeq is the position of context record seq: the file state when
 // that record (e.g. a checkpoint) was written. ok is false when no file
 // change was recorded after it (the files are still in that state).
 func (t *Tracker) PositionOfSeq(ctx context.Context, seq int64) (Position, bool, error) {
+	if err := t.ensureLoaded(ctx); err != nil {
+		return 0, false, err
+	}
 	id, ok, err := t.db.FileEventIDFromSeq(ctx, t.sessionID, seq)
 	if err != nil {
 		return 0, false, fmt.Errorf("filecp: %w", err)
@@ -78,6 +89,9 @@ func (t *Tracker) PositionOfSeq(ctx context.Context, seq int64) (Position, bool,
 // being current: the file state at the end of gen's view. ok is false when
 // no file change was recorded since (gen is current or nothing changed).
 func (t *Tracker) PositionAfterGeneration(ctx context.Context, gen int) (Position, bool, error) {
+	if err := t.ensureLoaded(ctx); err != nil {
+		return 0, false, err
+	}
 	id, ok, err := t.db.FileEventIDAfterGen(ctx, t.sessionID, gen)
 	if err != nil {
 		return 0, false, fmt.Errorf("filecp: %w", err)
@@ -138,6 +152,9 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 	type span struct{ first, last store.FileEvent }
 	spans := map[string]*span{}
 	for _, e := range events {
+		if e.Path == scanPendingPath { // a Shell command of this process still running
+			continue
+		}
 		if s, ok := spans[e.Path]; ok {
 			s.last = e
 		} else {

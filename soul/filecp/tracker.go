@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -148,10 +149,43 @@ func (t *Tracker) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("filecp: %w", err)
 	}
+	var unscanned []int64
 	for _, e := range pend {
+		if e.Path == scanPendingPath {
+			unscanned = append(unscanned, e.ID)
+			continue
+		}
 		t.pending[e.ID] = e.Path
 	}
+	if len(unscanned) > 0 {
+		if err := t.finishScan(ctx, unscanned); err != nil {
+			return err
+		}
+	}
 	t.loaded = true
+	return nil
+}
+
+// scanPendingPath marks a "scan pending" event: recorded when a Shell
+// command starts, dropped when its after-scan is recorded. One still there
+// when a tracker loads means the process died (kill -9, power loss) while
+// the command ran; the index then still holds the tree from before the
+// command (the before-scan synced it), so finishScan diffs the tree against
+// it and records the difference as that command's Shell changes.
+const scanPendingPath = ""
+
+// finishScan records the changes of Shell commands whose process died
+// before their after-scan, and drops their markers, in one batch.
+func (t *Tracker) finishScan(ctx context.Context, markers []int64) error {
+	before := maps.Clone(t.index)
+	var info ScanInfo
+	_, _, err := t.scanAndSync(ctx, &info, func(after map[string]entry) []store.FileChange {
+		return diffSnapshots(before, after, ToolShell)
+	}, markers)
+	if err != nil {
+		return fmt.Errorf("filecp: finishing the scan of an interrupted Shell command: %w", err)
+	}
+	t.last = info
 	return nil
 }
 
@@ -226,7 +260,7 @@ func (t *Tracker) syncTree(ctx context.Context, tree Tree, batch *store.FileBatc
 
 // commit applies batch and, once it is stored, updates the in-memory index.
 func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.FileEvent, error) {
-	if len(batch.Blobs) == 0 && len(batch.Index) == 0 && len(batch.Unindex) == 0 && len(batch.Events) == 0 && len(batch.Settle) == 0 {
+	if len(batch.Blobs) == 0 && len(batch.Index) == 0 && len(batch.Unindex) == 0 && len(batch.Events) == 0 && len(batch.Settle) == 0 && len(batch.Drop) == 0 {
 		return nil, nil
 	}
 	batch.WorkDir = t.root
@@ -248,7 +282,9 @@ func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.Fi
 // changes and new blobs). When changes is not nil, the events it derives
 // from the new snapshot are committed in the same batch and kept in
 // info.Changes. It returns the snapshot and the scan.
-func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(snap map[string]entry) []store.FileChange) (map[string]entry, Tree, error) {
+//
+// drop lists "scan pending" markers to delete in the same batch.
+func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(snap map[string]entry) []store.FileChange, drop []int64) (map[string]entry, Tree, error) {
 	start := time.Now()
 	tree, err := t.scanner.Scan(ctx)
 	if err != nil {
@@ -263,6 +299,7 @@ func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(
 	if changes != nil {
 		batch.Events = changes(snap)
 	}
+	batch.Drop = drop
 	if _, err := t.commit(ctx, batch); err != nil {
 		return nil, tree, err
 	}
@@ -282,7 +319,7 @@ func (t *Tracker) Prime(ctx context.Context) error {
 		return err
 	}
 	var info ScanInfo
-	_, _, err := t.scanAndSync(ctx, &info, nil)
+	_, _, err := t.scanAndSync(ctx, &info, nil, nil)
 	return err
 }
 
@@ -301,11 +338,17 @@ func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error,
 		return nil, err
 	}
 	var info ScanInfo
-	before, beforeTree, err := t.scanAndSync(ctx, &info, nil)
+	before, beforeTree, err := t.scanAndSync(ctx, &info, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	t.last = info
+	// Scan pending: should the process die while the command runs, the
+	// next tracker of this session finishes the scan (see finishScan).
+	marker, err := t.commit(ctx, store.FileBatch{Events: []store.FileChange{{Path: scanPendingPath, Pending: true, Tool: ToolShell}}})
+	if err != nil {
+		return nil, err
+	}
 	done := false
 	return func(ctx context.Context) error {
 		t.mu.Lock()
@@ -317,7 +360,7 @@ func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error,
 		var info ScanInfo
 		_, tree, err := t.scanAndSync(ctx, &info, func(after map[string]entry) []store.FileChange {
 			return diffSnapshots(before, after, ToolShell)
-		})
+		}, []int64{marker[0].ID})
 		if err != nil {
 			return err
 		}
