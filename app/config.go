@@ -100,6 +100,8 @@ type Overrides struct {
 	MaxSteps       *int
 	MaxContextSize *int
 	ReservedTokens *int
+	// MCPConfigFiles are the --mcp-config-file flags, in order.
+	MCPConfigFiles []string
 }
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".

@@ -17,6 +17,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/mcp"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -100,7 +101,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	out := newPrintSink(rt, o.Output == "jsonl")
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
 
-	s := soul.New(sc, db, sess.ID, client, cfg.ToolSet(), workDir, out.sink)
+	set, stopMCP := rt.printMCP(ctx, cfg, workDir)
+	defer stopMCP()
+	s := soul.New(sc, db, sess.ID, client, set, workDir, out.sink)
 	runErr := s.Run(ctx, prompt)
 	if err := out.finish(runErr == nil); err != nil && runErr == nil {
 		return err
@@ -115,6 +118,31 @@ func dropIfEmpty(ctx context.Context, db *store.DB, id string) {
 	if v, err := db.View(ctx, id); err == nil && len(v.Records) == 0 {
 		_ = db.DeleteSession(ctx, id)
 	}
+}
+
+// printMCP starts the configured MCP servers and waits for them (a
+// one-shot run has no later step at which a slow server's tools could
+// appear), and returns the tool set with their tools. Configuration
+// problems and servers that failed to start are one stderr line each; the
+// run goes on without them.
+func (rt *Runtime) printMCP(ctx context.Context, cfg Config, workDir string) (*tools.Set, func()) {
+	set := cfg.ToolSet()
+	servers, problems := rt.LoadMCPServers(cfg)
+	for _, p := range problems {
+		fmt.Fprintln(rt.Stderr, "rewind: "+p)
+	}
+	if len(servers) == 0 {
+		return set, func() {}
+	}
+	m := startMCP(cfg, servers, workDir)
+	if m.Wait(ctx) == nil {
+		for _, st := range m.Status() {
+			if st.State == mcp.StateFailed {
+				fmt.Fprintf(rt.Stderr, "rewind: MCP server %s did not start (%s); running without its tools\n", st.Name, st.Err)
+			}
+		}
+	}
+	return set.WithSource(m.Tools), func() { m.Close() }
 }
 
 // printSession finds or creates the session a print-mode run writes to.

@@ -23,12 +23,14 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 	"github.com/rewind-agent/rewind/store"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the test binary doubles as an MCP server
 	dir, err := os.MkdirTemp("", "rewind-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

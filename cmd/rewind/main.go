@@ -52,6 +52,7 @@ type cli struct {
 	home, workDir, model, baseURL, theme     string
 	yolo, noStream                           bool
 	maxSteps, maxContextSize, reservedTokens int
+	mcpConfigFiles                           []string
 }
 
 // action wraps a subcommand body: it marks that the command line parsed, and
@@ -77,6 +78,7 @@ func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 		MaxSteps:       given(f, "max-steps", &c.maxSteps),
 		MaxContextSize: given(f, "max-context-size", &c.maxContextSize),
 		ReservedTokens: given(f, "reserved-tokens", &c.reservedTokens),
+		MCPConfigFiles: c.mcpConfigFiles,
 	}
 }
 
@@ -256,6 +258,7 @@ func newCLI() *cli {
 	c.modelFlags(root)
 	c.agentFlags(root)
 	c.themeFlag(root)
+	root.Flags().StringArrayVar(&c.mcpConfigFiles, "mcp-config-file", nil, "read MCP servers from FILE too (repeatable; after $REWIND_HOME/mcp.json and .rewind/mcp.json)")
 
 	f := root.Flags()
 	f.StringVarP(&prompt, "prompt", "p", "", "run PROMPT headlessly, print the answer and exit (\"-\" reads it from stdin)")

@@ -82,7 +82,11 @@ func (s *server) connect(gen int, c *conn, started chan struct{}) {
 		s.fail(gen, c, err.Error())
 		return
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "rewind", Version: s.m.opts.Version}, &sdk.ClientOptions{
+	version := s.m.opts.Version
+	if version == "" {
+		version = "devel"
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "rewind", Version: version}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			s.onProgress(req.Params)
 		},
