@@ -100,6 +100,9 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	defer db.Close()
 	o.DB = db
 	o.FileOptions = filecp.Options{MaxFileSize: cfg.FileSizeCap}
+	if opts.Mode != TUIDemo && opts.Mode != TUIWatch {
+		defer rt.workspaceMCP(cfg, &o)()
+	}
 	o.Files = func(s store.Session) (tools.FileTracker, error) {
 		if s.WorkDir == "" {
 			s.WorkDir = o.WorkDir
@@ -128,4 +131,19 @@ func checkTerminal(rt *Runtime) error {
 		return userErrorf(nil, "the workspace needs to know the terminal type, and TERM is not set: set it (e.g. TERM=xterm-256color), or use `rewind -p PROMPT` for headless runs")
 	}
 	return nil
+}
+
+// workspaceMCP starts the configured MCP servers in the background (the
+// workspace never waits for them), adds their tools to o.Tools as they come
+// up, and returns what stops them all when the workspace closes.
+func (rt *Runtime) workspaceMCP(cfg Config, o *tui.Options) func() {
+	servers, problems := rt.LoadMCPServers(cfg)
+	o.MCPProblems = problems
+	if len(servers) == 0 {
+		return func() {}
+	}
+	m := startMCP(cfg, servers, o.WorkDir)
+	o.MCP = m
+	o.Tools = o.Tools.WithSource(m.Tools)
+	return func() { m.Close() }
 }

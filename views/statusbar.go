@@ -23,6 +23,7 @@ type Status struct {
 	RunningTool    string  // "" when idle
 	Demo           bool    // shows a DEMO label
 	Mode           string  // "" (normal), "WATCH", "READ-ONLY", "PREVIEW"…
+	Alert          string  // a standing problem, e.g. "MCP: github failed"; "" when none
 	Generation     int
 }
 
@@ -48,6 +49,7 @@ func (b *StatusBar) SetStatus(s Status) {
 	s.SessionTitle = SanitizeLine(s.SessionTitle)
 	s.RunningTool = SanitizeLine(s.RunningTool)
 	s.Mode = SanitizeLine(s.Mode)
+	s.Alert = SanitizeLine(s.Alert)
 	b.status = s
 }
 
@@ -103,6 +105,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	}
 	if s.Mode != "" {
 		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99})
+	}
+	if s.Alert != "" {
+		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95})
 	}
 	if s.Model != "" {
 		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90})

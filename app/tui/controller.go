@@ -89,10 +89,11 @@ type Controller struct {
 	// instead of sleeping through the grace.
 	now func() time.Time
 
-	// Feature state (UI): timetravel.go, browser.go, follow.go.
-	tt *timeTravel
-	br *browser
-	fw follow
+	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go.
+	tt  *timeTravel
+	br  *browser
+	fw  follow
+	mcp *mcpController
 }
 
 // openSession is one session opened in the workspace.

@@ -1,11 +1,13 @@
 package tui
 
 // initFeatures wires the feature files (time travel, session browser,
-// following) into the controller; New calls it once the registries exist.
+// following, MCP servers) into the controller; New calls it once the
+// registries exist.
 func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initBrowser()
 	c.initFollow()
 	c.suspend = newSuspender(c.app)
 	c.keys = append(c.keys, c.suspend.binding())
+	c.initMCP()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/mcp"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -42,7 +43,12 @@ type Options struct {
 	// file_size_cap) for rewinds, so they see what the agent recorded.
 	FileOptions filecp.Options
 	Tools       *tools.Set // nil = tools.Default()
-	Model       string     // shown in the status bar (default Client.Model())
+	// MCP are the MCP servers, already starting; their tools are in Tools
+	// (through tools.Set.WithSource). nil: none. The caller closes it.
+	MCP *mcp.Manager
+	// MCPProblems are the MCP configuration problems, one line each.
+	MCPProblems []string
+	Model       string // shown in the status bar (default Client.Model())
 
 	Theme string // theme name ("" = the default)
 	Home  string // $REWIND_HOME: user themes load from Home/themes

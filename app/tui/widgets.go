@@ -35,7 +35,11 @@ func (c *Controller) buildWidgets() {
 
 // themedWidgets are every widget a theme change is broadcast to.
 func (c *Controller) themedWidgets() []views.Themed {
-	return []views.Themed{c.ws, c.approval, c.help, c.confirm, c.prompt}
+	ws := []views.Themed{c.ws, c.approval, c.help, c.confirm, c.prompt}
+	if c.mcp != nil {
+		ws = append(ws, c.mcp.panel)
+	}
+	return ws
 }
 
 // applyTheme broadcasts t to every widget (UI).

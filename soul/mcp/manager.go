@@ -17,9 +17,6 @@ type Options struct {
 	// Environ is the base environment of stdio servers, already scrubbed of
 	// rewind's secrets by the caller; nil means the process's environment.
 	Environ []string
-	// OnChange is called, from any goroutine, after a server's state or
-	// tool list changed. It must not block.
-	OnChange func()
 	// Transport, when set, replaces the transport a ServerConfig names
 	// (tests use the SDK's in-memory transports). It is called for every
 	// start and restart.
@@ -33,8 +30,11 @@ type Manager struct {
 	opts    Options
 	servers []*server // config order; names are unique
 
-	mu     sync.Mutex
+	mu     sync.Mutex // held across starts and stops
 	closed bool
+
+	changeMu sync.Mutex
+	onChange func()
 }
 
 // NewManager prepares the servers; nothing starts before Start.
@@ -136,9 +136,20 @@ func (m *Manager) Close() error {
 	return nil
 }
 
+// SetOnChange sets f to be called, from any goroutine, after a server's
+// state or tool list changed. f must not block.
+func (m *Manager) SetOnChange(f func()) {
+	m.changeMu.Lock()
+	m.onChange = f
+	m.changeMu.Unlock()
+}
+
 func (m *Manager) changed() {
-	if m.opts.OnChange != nil {
-		m.opts.OnChange()
+	m.changeMu.Lock()
+	f := m.onChange
+	m.changeMu.Unlock()
+	if f != nil {
+		f()
 	}
 }
 

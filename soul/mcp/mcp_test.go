@@ -438,7 +438,13 @@ func TestRestartKillsTheOldProcessGroup(t *testing.T) {
 func TestChangeNotifications(t *testing.T) {
 	t.Parallel()
 	changes := make(chan struct{}, 100)
-	m := started(t, Options{Transport: inMemory(t), OnChange: func() { changes <- struct{}{} }}, ServerConfig{Name: "test"})
+	m := NewManager([]ServerConfig{{Name: "test"}}, Options{Transport: inMemory(t)})
+	t.Cleanup(func() { m.Close() })
+	m.SetOnChange(func() { changes <- struct{}{} })
+	m.Start()
+	if err := m.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if len(changes) < 2 { // starting, ready
 		t.Errorf("%d change notifications for a start", len(changes))
 	}

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rewind-agent/rewind/soul/mcp"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// The MCP servers in the workspace: /mcp opens a panel listing every
+// server, its state and its tools, where r restarts the selected one. The
+// servers start in the background (package app starts them before the
+// workspace opens and never waits); each change of state reaches the UI
+// through the Manager's change callback. A server that fails says so once
+// in the status bar's message, and stays named in its alert until it is
+// running again. Calls of MCP tools need nothing here: they are tool calls
+// like any other, with their progress as live output in the tool pane.
+
+const mcpPage = "mcp"
+
+// mcpController owns the /mcp feature (UI goroutine, except where noted).
+type mcpController struct {
+	c        *Controller
+	servers  *mcp.Manager // nil: none configured (or a read-only workspace)
+	problems []string     // configuration problems, one line each
+	panel    *views.MCPPanel
+	reported map[string]string // failed server → the failure already announced
+}
+
+// initMCP registers /mcp and subscribes to the servers' changes (New).
+func (c *Controller) initMCP() {
+	mc := &mcpController{c: c, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{}}
+	c.mcp = mc
+	mc.panel.SetOnClose(func() { c.pages.pop(mcpPage) })
+	mc.panel.SetOnRestart(mc.onUIRestart)
+	c.AddCommand(Command{Name: "/mcp", Description: "MCP servers: their state and tools (r restarts the selected one)", Run: func(string) { mc.onUIOpen() }})
+	if mc.servers != nil {
+		// Any goroutine: the Manager calls it from its own.
+		mc.servers.SetOnChange(func() { c.onUIThreadAsync(mc.onUIRefresh) })
+	}
+	c.onUIThreadAsync(func() {
+		if len(mc.problems) > 0 {
+			c.setMessage(fmt.Sprintf("%s (%d MCP configuration %s: /mcp)", mc.problems[0], len(mc.problems), plural(len(mc.problems), "problem", "problems")), true)
+		}
+		mc.onUIRefresh()
+	})
+}
+
+// onUIOpen shows the panel.
+func (mc *mcpController) onUIOpen() {
+	mc.onUIRefresh()
+	mc.c.pages.push(Page{Name: mcpPage, Primitive: mc.panel})
+}
+
+// onUIRefresh takes a snapshot of the servers (a few mutexes, no I/O) into
+// the panel, the status bar alert and, for a newly failed server, a message.
+func (mc *mcpController) onUIRefresh() {
+	var status []mcp.Status
+	if mc.servers != nil {
+		status = mc.servers.Status()
+	}
+	servers := make([]views.MCPServer, len(status))
+	var failed []string
+	for i, st := range status {
+		s := views.MCPServer{Name: st.Name, Transport: st.Transport, State: string(st.State), Failed: st.State == mcp.StateFailed, Err: st.Err}
+		for _, t := range st.Tools {
+			s.Tools = append(s.Tools, views.MCPTool{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly})
+		}
+		servers[i] = s
+		if !s.Failed {
+			delete(mc.reported, st.Name)
+			continue
+		}
+		failed = append(failed, st.Name)
+		if mc.reported[st.Name] != st.Err {
+			mc.reported[st.Name] = st.Err
+			mc.c.setMessage(fmt.Sprintf("MCP server %s failed: %s — /mcp to restart it", st.Name, st.Err), true)
+		}
+	}
+	mc.panel.SetServers(servers, mc.problems)
+	alert := ""
+	if len(failed) > 0 {
+		alert = "MCP: " + strings.Join(failed, ", ") + " failed"
+	}
+	if alert != mc.c.statusM.Alert {
+		mc.c.statusM.Alert = alert
+		mc.c.refreshStatus()
+	}
+}
+
+// onUIRestart restarts a server on a worker: stopping it may wait for its
+// process to exit.
+func (mc *mcpController) onUIRestart(name string) {
+	if mc.servers == nil {
+		return
+	}
+	mc.c.setMessage("restarting MCP server "+name+"…", false)
+	mc.c.onWorker(func() {
+		if err := mc.servers.Restart(name); err != nil {
+			mc.c.post(evNote{text: "restart: " + err.Error(), isErr: true})
+		}
+	})
+}
