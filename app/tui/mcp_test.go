@@ -89,7 +89,7 @@ func TestMCPToolCallAsksAndShowsProgress(t *testing.T) {
 		llmtest.Text("The server is done."))
 	h.submit("run the slow tool")
 	h.waitFor("Approve mcp__test__slow", "call MCP tool mcp__test__slow", "Call slow on the MCP server test")
-	time.Sleep(approvalGrace)
+	h.clock.advance(approvalGrace)
 	h.typeText("y", false)
 	h.waitFor("progress 1/3: step 1", "The server is done.")
 	h.waitUntil("the run to end", h.idle)
