@@ -21,9 +21,11 @@ func (c *Conversation) SetWelcome(w Welcome) {
 	w.WorkDir = SanitizeLine(w.WorkDir)
 	w.Model = SanitizeLine(w.Model)
 	w.Approval = SanitizeLine(w.Approval)
+	keys := make([]KeyHint, len(w.Keys)) // never write the caller's slice
 	for i, k := range w.Keys {
-		w.Keys[i] = KeyHint{SanitizeLine(k.Key), SanitizeLine(k.Description)}
+		keys[i] = KeyHint{SanitizeLine(k.Key), SanitizeLine(k.Description)}
 	}
+	w.Keys = keys
 	c.welcome = w
 }
 
