@@ -56,18 +56,16 @@ func (h *harness) keyLatencies(n int) []time.Duration {
 	return out
 }
 
-// checkResponsive fails unless keys were answered at once: the median within
-// 50 ms, none slower than half a second (the lock is held for 3 s). Under
-// the race detector only "never waits for the lock" (< 1 s) is checked.
+// checkResponsive fails if a key waited for the lock: the lock is held for
+// 3 s, so a UI goroutine blocked on it answers the first key after seconds,
+// while a free one answers within a draw even on a loaded machine. The bound
+// is 1 s so that load (other packages' tests run alongside) cannot fail it;
+// the latency itself is what BenchmarkStream2000 and friends measure.
 func checkResponsive(t *testing.T, what string, lat []time.Duration) {
 	t.Helper()
 	s := slices.Clone(lat)
 	slices.Sort(s)
-	medBound, worstBound := 50*time.Millisecond, 500*time.Millisecond
-	if raceEnabled {
-		medBound, worstBound = time.Second, time.Second
-	}
-	if med, worst := s[len(s)/2], s[len(s)-1]; med > medBound || worst > worstBound {
+	if med, worst := s[len(s)/2], s[len(s)-1]; worst > time.Second {
 		t.Fatalf("%s: keys answered in median %v, worst %v while another connection held the write lock", what, med, worst)
 	}
 }

@@ -1,0 +1,14 @@
+package views
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's run if a test leaves a goroutine behind.
+// regexp2 (under chroma's highlighters) keeps one clock goroutine for the
+// life of the process by design.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/dlclark/regexp2/v2.runClock"))
+}
