@@ -49,8 +49,8 @@ type Config struct {
 	// done by the llm client, so pass the same number as llm.Config.MaxRetries.
 	MaxRetriesPerStep int
 	Yolo              bool
-	// SystemPrompt replaces DefaultSystemPrompt; ${WORK_DIR} and ${OS} are
-	// expanded in either.
+	// SystemPrompt replaces the built-in prompts/system.md; ${WORK_DIR} and
+	// ${OS} are expanded in either.
 	SystemPrompt string
 	// Instructions are the project's AGENTS.md files (see package
 	// instructions), appended to the system prompt.

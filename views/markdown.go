@@ -30,14 +30,10 @@ type mdRenderer struct {
 	out   []Line
 }
 
-// RenderMarkdown renders sanitised markdown src into lines at most width
+// renderMarkdown renders sanitised markdown src into lines at most width
 // columns wide: headings, lists, emphasis, code spans, links, block quotes,
-// tables as text, and fenced code highlighted with the theme's chroma style.
-func RenderMarkdown(src string, width int, th themes.Theme, base tcell.Style) []Line {
-	return renderMarkdown(src, width, th, base, nil)
-}
-
-// renderMarkdown is RenderMarkdown with a highlight cache (may be nil).
+// tables as text, and fenced code highlighted with the theme's chroma style
+// (through the highlight cache hl, which may be nil).
 func renderMarkdown(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache) []Line {
 	if width < 4 {
 		width = 4

@@ -62,9 +62,6 @@ func Start(o Options) (*Model, error) {
 // Client is the provider talking to the demo server.
 func (m *Model) Client() llm.Client { return m.client }
 
-// URL is the demo server's base URL.
-func (m *Model) URL() string { return m.srv.URL() }
-
 // Requests returns what the demo model was sent (tests).
 func (m *Model) Requests() []llmtest.Request { return m.srv.Requests() }
 
@@ -84,10 +81,6 @@ func WorkDir(home string) (string, error) {
 	}
 	return dir, nil
 }
-
-// Reply answers one request with the default pace (for tests and tools that
-// drive an llmtest server themselves).
-func Reply(req llmtest.Request) llmtest.Reply { return (&script{rate: DefaultRate}).reply(req) }
 
 type script struct{ rate int }
 

@@ -349,9 +349,6 @@ func (c *Controller) refreshStatus() {
 
 // Screen-level helpers for tests and feature files.
 
-// Application is the tview application (tests drive it through its screen).
-func (c *Controller) Application() *tview.Application { return c.app }
-
 // SessionID is the open session ("" before a new session's first prompt).
 func (c *Controller) SessionID() string {
 	if o := c.cur(); o != nil {
