@@ -10,5 +10,5 @@ import (
 // regexp2 (under chroma's highlighters) keeps one clock goroutine for the
 // life of the process by design.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/dlclark/regexp2/v2.runClock"))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
 }
