@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -34,24 +35,43 @@ const (
 // ApprovalModal asks to allow a tool call. Keys: y/Enter approve once,
 // a approve this kind for the session, n/r/Esc reject, f reject with
 // feedback (typed in a field, Enter sends, Esc goes back).
+//
+// A shell command is shown whole, wrapped, with hidden characters made
+// visible (revealSpans). While its end has not been on screen, the modal
+// says how much of it is still below and the approve keys do nothing: what
+// the user approves is what they saw.
 type ApprovalModal struct {
 	*tview.Box
 	theme    themes.Theme
 	req      ApprovalRequest
+	command  string // the raw command; req.Command is its revealed text
 	diff     []DiffLine
+	rows     []approvalRow // laid out for rowsW columns by Draw
+	rowsW    int
 	top      int
 	bodyH    int
+	seenEnd  bool        // the last row of the command has been drawn
 	feedback *lineEditor // non-nil while typing feedback
 	onDecide func(d ApprovalDecision, feedback string)
 	keys     Keymap
+}
+
+// approvalRow is one row of the modal's body: a diff-styled line, or a row
+// of the wrapped command with the number of command characters up to its
+// end.
+type approvalRow struct {
+	DiffLine
+	cmd   Line
+	isCmd bool
+	chars int
 }
 
 // NewApprovalModal returns an approval modal.
 func NewApprovalModal() *ApprovalModal {
 	m := &ApprovalModal{Box: tview.NewBox(), theme: themes.Default(), bodyH: 10}
 	m.keys = Keymap{
-		bind("approve once", func() { m.decide(ApproveOnce, "") }, R('y'), K(tcell.KeyEnter)),
-		bind("approve this kind for the session", func() { m.decide(ApproveForSession, "") }, R('a')),
+		bind("approve once", func() { m.approve(ApproveOnce) }, R('y'), K(tcell.KeyEnter)),
+		bind("approve this kind for the session", func() { m.approve(ApproveForSession) }, R('a')),
 		{Keys: []Key{R('n'), R('r'), K(tcell.KeyEsc)}, Description: "reject", Handler: func() { m.decide(Reject, "") }, Visible: true, Dangerous: true},
 		bind("reject with feedback", func() { m.feedback = &lineEditor{} }, R('f')),
 		bind("scroll", func() { m.scroll(1) }, R('j'), K(tcell.KeyDown)),
@@ -63,7 +83,7 @@ func NewApprovalModal() *ApprovalModal {
 }
 
 // SetTheme applies a theme.
-func (m *ApprovalModal) SetTheme(t themes.Theme) { m.theme = t }
+func (m *ApprovalModal) SetTheme(t themes.Theme) { m.theme, m.rows = t, nil }
 
 // Bindings lists the modal's keys.
 func (m *ApprovalModal) Bindings() []KeyBinding { return m.keys }
@@ -77,7 +97,8 @@ func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 	r.Action = SanitizeLine(r.Action)
 	r.Description = Sanitize(r.Description)
 	r.Arguments = Sanitize(r.Arguments)
-	r.Command = Sanitize(r.Command)
+	m.command = r.Command
+	r.Command = RevealHidden(r.Command)
 	scopes := make([]string, len(r.SessionScopes))
 	for i, sc := range r.SessionScopes {
 		scopes[i] = SanitizeLine(sc)
@@ -89,11 +110,24 @@ func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 		m.diff = ParseUnifiedDiff(r.Diff)
 	}
 	m.top = 0
+	m.rows, m.rowsW = nil, 0
+	m.seenEnd = m.command == ""
 	m.feedback = nil
 }
 
 // Request returns the request shown.
 func (m *ApprovalModal) Request() ApprovalRequest { return m.req }
+
+// approve answers yes, once the whole command has been shown.
+func (m *ApprovalModal) approve(d ApprovalDecision) {
+	if m.seenEnd {
+		m.decide(d, "")
+	}
+}
+
+// CommandShown reports whether the end of the command (if any) has been on
+// screen, which enables the approve keys.
+func (m *ApprovalModal) CommandShown() bool { return m.seenEnd }
 
 func (m *ApprovalModal) decide(d ApprovalDecision, feedback string) {
 	m.feedback = nil
@@ -103,7 +137,7 @@ func (m *ApprovalModal) decide(d ApprovalDecision, feedback string) {
 }
 
 func (m *ApprovalModal) scroll(n int) {
-	m.top = max(0, min(m.top+n, len(m.body())-m.bodyH))
+	m.top = max(0, min(m.top+n, len(m.rows)-m.bodyH))
 }
 
 // sessionScope says what "approve for session" would cover.
@@ -121,31 +155,62 @@ func (m *ApprovalModal) sessionScope() string {
 	return ""
 }
 
-// body returns the scrollable rows: description, command or diff, args.
-func (m *ApprovalModal) body() []DiffLine {
-	var rows []DiffLine
+// layout returns the scrollable rows for w columns: description, session
+// scope, the command (wrapped, hidden characters revealed) or the diff,
+// arguments.
+func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
+	th := m.theme
+	var rows []approvalRow
 	add := func(op DiffOp, s string) {
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-			rows = append(rows, DiffLine{op, l})
+			rows = append(rows, approvalRow{DiffLine: DiffLine{op, l}})
 		}
 	}
 	if m.req.Description != "" {
 		add(DiffSame, m.req.Description)
 	}
 	if sc := m.sessionScope(); sc != "" {
-		rows = append(rows, DiffLine{DiffHeader, "[a] approves " + sc + " for this session"})
+		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "[a] approves " + sc + " for this session"}})
 	}
-	if m.req.Command != "" {
-		rows = append(rows, DiffLine{DiffHeader, "command:"})
-		add('$', m.req.Command)
+	if m.command != "" {
+		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "command:"}})
+		token := base.Foreground(th.Warning).Bold(true)
+		spans := revealSpans(strings.TrimRight(m.command, "\n"), base.Foreground(th.Tool).Bold(true), token)
+		first := Line{{"$ ", base.Foreground(th.Accent).Bold(true)}}
+		chars := 0
+		for _, l := range hardWrap(spans, w, first, Line{{"  ", base}}, token) {
+			for _, sp := range l[1:] {
+				chars += revealedChars(sp, token)
+			}
+			rows = append(rows, approvalRow{cmd: l, isCmd: true, chars: chars})
+		}
 	}
 	if len(m.diff) > 0 {
-		rows = append(rows, m.diff...)
-	} else if m.req.Arguments != "" && m.req.Command == "" {
-		rows = append(rows, DiffLine{DiffHeader, "arguments:"})
+		for _, d := range m.diff {
+			rows = append(rows, approvalRow{DiffLine: d})
+		}
+	} else if m.req.Arguments != "" && m.command == "" {
+		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "arguments:"}})
 		add(DiffSame, m.req.Arguments)
 	}
 	return rows
+}
+
+// commandLeft is how many characters of the command lie below the rows
+// shown (0 when there is no command or its end is visible).
+func (m *ApprovalModal) commandLeft() int {
+	total, shown := 0, 0
+	last := m.top + m.bodyH - 1
+	for i, r := range m.rows {
+		if !r.isCmd {
+			continue
+		}
+		total = r.chars
+		if i <= last {
+			shown = r.chars
+		}
+	}
+	return total - shown
 }
 
 // Draw draws the centred modal.
@@ -162,7 +227,10 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 		return
 	}
 	base := tcell.StyleDefault.Background(th.ModalBg).Foreground(th.Text)
-	rows := m.body()
+	if m.rows == nil || m.rowsW != w {
+		m.rows, m.rowsW = m.layout(w, base), w
+	}
+	rows := m.rows
 	buttons := buttonRows(w)
 	if m.feedback != nil {
 		buttons = buttons[:1] // the feedback field takes one row
@@ -171,16 +239,27 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 	m.top = max(0, min(m.top, len(rows)-m.bodyH))
 	for r := 0; r < m.bodyH && m.top+r < len(rows); r++ {
 		l := rows[m.top+r]
-		if l.Op == '$' {
-			n := drawText(screen, x, y+r, w, "$ ", base.Foreground(th.Accent).Bold(true))
-			drawText(screen, x+n, y+r, w-n, l.Text, base.Foreground(th.Tool).Bold(true))
+		if l.isCmd {
+			drawLine(screen, x, y+r, w, l.cmd)
 			continue
 		}
 		st, gutter := diffStyle(l.Op, th, base)
 		n := drawText(screen, x, y+r, w, gutter, st)
 		drawText(screen, x+n, y+r, w-n, l.Text, st)
 	}
-	if len(rows) > m.bodyH {
+	left := m.commandLeft()
+	if left == 0 {
+		m.seenEnd = true
+	}
+	switch {
+	case left > 0:
+		unit := "characters"
+		if left == 1 {
+			unit = "character"
+		}
+		more := fmt.Sprintf(" command continues: %d more %s · j/PgDn to read on, approve needs the end ", left, unit)
+		drawText(screen, x, y+m.bodyH, w, more, base.Foreground(th.Warning).Bold(true))
+	case len(rows) > m.bodyH:
 		more := " ↓ j/k scroll "
 		drawText(screen, x+w-len([]rune(more)), y+m.bodyH, len([]rune(more)), more, base.Foreground(th.Dim))
 	}

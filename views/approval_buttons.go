@@ -41,11 +41,15 @@ func (m *ApprovalModal) drawButtons(screen tcell.Screen, x, y, w int, rows [][]a
 		cx := x
 		for _, b := range row {
 			col := th.ToolOK
-			if b.reject {
+			label := base
+			switch {
+			case b.reject:
 				col = th.Error
+			case !m.seenEnd: // approving waits for the end of the command
+				col, label = th.Dim, base.Foreground(th.Dim)
 			}
 			cx += drawText(screen, cx, y+r, x+w-cx, "["+b.key+"] ", base.Foreground(col).Bold(true))
-			cx += drawText(screen, cx, y+r, x+w-cx, b.label, base) + buttonGap
+			cx += drawText(screen, cx, y+r, x+w-cx, b.label, label) + buttonGap
 		}
 	}
 }
