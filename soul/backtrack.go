@@ -27,7 +27,7 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	if err != nil {
 		return fmt.Errorf("load context: %w", err)
 	}
-	discarded, returnedTo := discardedBy(before, d.checkpoint)
+	discarded, prompts, returnedTo := discardedBy(before, d.checkpoint)
 	gen, err := s.st.RevertTo(wctx, s.sessionID, d.checkpoint, store.CauseBacktrack, d.message)
 	if err != nil {
 		return fmt.Errorf("revert to checkpoint %d: %w", d.checkpoint, err)
@@ -35,6 +35,7 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	ev := Backtrack{
 		CheckpointID: d.checkpoint,
 		Discarded:    discarded,
+		Prompts:      prompts,
 		ReturnedTo:   returnedTo,
 		Note:         d.message,
 		NewGen:       gen.Gen,
@@ -66,9 +67,10 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 }
 
 // discardedBy counts the messages of v after checkpoint id (they leave the
-// view) and names the turn the view returns to: the first line of the first
-// user prompt at or after the checkpoint, or else the last one before it.
-func discardedBy(v store.View, id int) (int, string) {
+// view) and the user's prompts among them, and names the turn the view
+// returns to: the first line of the first user prompt at or after the
+// checkpoint, or else the last one before it.
+func discardedBy(v store.View, id int) (discarded, prompts int, returnedTo string) {
 	at := -1
 	for i, r := range v.Records {
 		if r.Kind == store.KindCheckpoint && r.CheckpointID == id {
@@ -77,18 +79,22 @@ func discardedBy(v store.View, id int) (int, string) {
 		}
 	}
 	if at < 0 {
-		return 0, ""
+		return 0, 0, ""
 	}
-	discarded := 0
-	returnedTo := ""
 	for _, r := range v.Records[at+1:] {
 		if r.Kind != store.KindMessage {
 			continue
 		}
 		discarded++
-		if returnedTo == "" && r.Role == "user" {
-			if m, err := r.Message(); err == nil {
-				returnedTo = promptLine(m)
+		if r.Role != "user" {
+			continue
+		}
+		if m, err := r.Message(); err == nil {
+			if line := promptLine(m); line != "" {
+				prompts++
+				if returnedTo == "" {
+					returnedTo = line
+				}
 			}
 		}
 	}
@@ -102,7 +108,7 @@ func discardedBy(v store.View, id int) (int, string) {
 			}
 		}
 	}
-	return discarded, returnedTo
+	return discarded, prompts, returnedTo
 }
 
 // promptLine is the first non-empty line of a user prompt; "" for messages

@@ -169,7 +169,8 @@ func (r *ApprovalRequest) Respond(d ApprovalDecision, feedback string) {
 // Backtrack is sent after a D-Mail moved the session back to a checkpoint.
 type Backtrack struct {
 	CheckpointID  int    `json:"checkpoint_id"`
-	Discarded     int    `json:"discarded"` // messages kept only in the archived generation
+	Discarded     int    `json:"discarded"`         // messages kept only in the archived generation
+	Prompts       int    `json:"discarded_prompts"` // the user's prompts among them
 	ReturnedTo    string `json:"returned_to"`
 	Note          string `json:"note"`
 	NewGen        int    `json:"new_gen"`

@@ -86,6 +86,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		// shows the banner.
 		c.statusM.Generation = ev.NewGen
 		c.refreshStatus()
+		c.tt.noteBacktrack(ev)
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
 		c.setMessage(oneLine(ev.Message, 120), true)
@@ -287,4 +288,5 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 		c.setMessage(ev.op+" failed: "+oneLine(ev.err.Error(), 140), true)
 	}
 	c.refreshStatus()
+	c.tt.onUIRunDone()
 }

@@ -191,6 +191,9 @@ func compactBanner(e soul.CompactionEnd) views.Item {
 func backtrackText(b soul.Backtrack) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Backtracked to checkpoint %d · discarded %d %s (archived in generation %d)", b.CheckpointID, b.Discarded, plural(b.Discarded, "message", "messages"), b.ArchivedGen)
+	if b.Prompts > 0 {
+		fmt.Fprintf(&sb, ", %d of them your %s", b.Prompts, plural(b.Prompts, "prompt", "prompts"))
+	}
 	if b.ReturnedTo != "" {
 		fmt.Fprintf(&sb, " · returned to: %s", oneLine(b.ReturnedTo, 100))
 	}
@@ -203,6 +206,7 @@ func backtrackText(b soul.Backtrack) string {
 	if b.FilesError != "" {
 		fmt.Fprintf(&sb, " · files not reverted: %s", b.FilesError)
 	}
+	sb.WriteString(" · u in the timeline or /undo undoes it")
 	return sb.String()
 }
 

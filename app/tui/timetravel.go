@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -46,6 +47,10 @@ type timeTravel struct {
 
 	escAt time.Time // the first Esc of an Esc Esc
 	diff  *views.DiffView
+
+	// A D-Mail of the running run that discarded prompts of the user:
+	// when the run ends, one key undoes it.
+	dmail *soul.Backtrack
 }
 
 // initTimeTravel wires the timeline, the Esc Esc picker and the commands
@@ -582,5 +587,57 @@ func (t *timeTravel) onUIGenerationFork(g views.GenerationRow) {
 	}, func() {
 		c.onWorker(c.br.onWorkerListPane)
 		c.app.SetFocus(c.input)
+	})
+}
+
+// noteBacktrack remembers a D-Mail that discarded prompts of the user, to
+// offer its undo when the run ends (nothing can be undone during a run).
+func (t *timeTravel) noteBacktrack(ev soul.Backtrack) {
+	if ev.Prompts > 0 {
+		t.dmail = &ev
+	}
+}
+
+// onUIRunDone offers the one-key undo of a D-Mail that discarded prompts.
+func (t *timeTravel) onUIRunDone() {
+	ev := t.dmail
+	t.dmail = nil
+	if ev == nil || t.c.quitting {
+		return
+	}
+	msg := fmt.Sprintf("The model sent a D-Mail back to checkpoint %d: %d %s left the conversation, %d of them your %s (kept in archived generation %d).",
+		ev.CheckpointID, ev.Discarded, plural(ev.Discarded, "message", "messages"), ev.Prompts, plural(ev.Prompts, "prompt", "prompts"), ev.ArchivedGen)
+	if ev.ReturnedTo != "" {
+		msg += "\nFirst prompt discarded: “" + oneLine(ev.ReturnedTo, 100) + "”"
+	}
+	msg += "\n\nUndo it to bring the conversation back (and the files, if the D-Mail moved them); u in the timeline or /undo does the same later."
+	choices := []views.Choice{{Label: "Undo the D-Mail", Key: 'u'}, {Label: "Keep", Key: 'k'}}
+	t.c.showConfirm("D-Mail discarded your prompts", msg, choices, 1, func(i int) {
+		if i == 0 {
+			t.onUIUndoNow()
+		}
+	})
+}
+
+// onUIUndoNow undoes the last rewind with everything it moved (the D-Mail
+// offer: one key, no second question unless files conflict).
+func (t *timeTravel) onUIUndoNow() {
+	c := t.c
+	o, ok := t.writable("undo")
+	if !ok {
+		return
+	}
+	c.onWorker(func() {
+		p, err := timetravel.PlanUndo(c.ctx, t.env(o), timetravel.CheckFiles)
+		switch {
+		case err != nil:
+			c.post(evNote{text: "undo: " + err.Error(), isErr: true})
+		case p.Nothing != "":
+			c.post(evNote{text: p.Nothing})
+		case p.Files != nil && len(p.Files.Conflicts) > 0:
+			c.onUIThreadAsync(func() { t.onUIConfirm(o, p) }) // ask about the conflicts
+		default:
+			c.onUIThreadAsync(func() { t.onUIApply(o, p, timetravel.Choice{Conversation: true, Files: p.FilesChange()}) })
+		}
 	})
 }

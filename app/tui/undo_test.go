@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -192,5 +193,37 @@ func TestEscEscPicksATurn(t *testing.T) {
 	v, err := h.db.View(context.Background(), id)
 	if err != nil || v.Generation.Messages != 2 {
 		t.Fatalf("after the revert: %+v %v, want the first turn only", v.Generation, err)
+	}
+}
+
+// TestDMailThatDiscardsPromptsCanBeUndone: a D-Mail back to checkpoint 0
+// discards the user's prompts; the banner says how many messages went and
+// the end of the run offers a one-key undo that brings them back.
+func TestDMailThatDiscardsPromptsCanBeUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) { o.Soul.Yolo = true }},
+		llmtest.Text("Ready."),
+		llmtest.Calls(llmtest.Call("d1", "SendDMail", map[string]any{"message": "start over", "checkpoint_id": 0})),
+		llmtest.Text("Starting over."))
+	h.submit("hello")
+	h.waitUntil("run 1", h.idle)
+	h.submit("now something else")
+	h.waitFor("D-Mail discarded your prompts", "2 of them your prompts", "[u] Undo the D-Mail")
+	h.waitFor("Backtracked to checkpoint 0", "undoes it")
+	h.typeText("u", false)
+	h.waitFor("Restored generation 0 as generation 2")
+	h.waitUntil("the undo to end", h.idle)
+	v, err := h.db.View(context.Background(), h.sessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prompts []string
+	for _, m := range v.Messages() {
+		if m.Role == "user" && !store.IsCheckpointMessage(m) {
+			prompts = append(prompts, m.Content.PlainText())
+		}
+	}
+	if strings.Join(prompts, "|") != "hello|now something else" {
+		t.Fatalf("prompts after the undo: %q", prompts)
 	}
 }
