@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 
@@ -93,23 +94,79 @@ func writeNoClobber(path string, data []byte, force bool) error {
 	return nil
 }
 
-// Import reads a kimi-cli context.jsonl or session directory into a new
-// session of the work dir and prints the new session's id.
-func Import(ctx context.Context, rt *Runtime, path string) error {
+// Import imports kimi-cli history: a context.jsonl, a session dir, the
+// share dir (~/.kimi) or its sessions/, every session in this one process.
+// stdout gets the id of each session imported or updated (for one session
+// imported before and unchanged, its id); stderr a progress bar when it is
+// a terminal, warnings, and one summary line.
+func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) error {
 	if _, err := os.Stat(path); err != nil {
 		return userErrorf(err, "cannot import %s: %v", path, unwrapPathError(err))
+	}
+	d, err := kimi.Discover(path)
+	if err != nil {
+		return importError(err, path)
 	}
 	db, cfg, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	s, err := kimi.ImportPath(ctx, db, path, cfg.WorkDir)
+	warnWorkDirs(rt, d, cfg.WorkDir)
+	bar := newProgressBar(rt.Stderr)
+	start := time.Now()
+	res, err := kimi.ImportAll(ctx, db, d, kimi.BulkOptions{
+		WorkDir:     cfg.WorkDir,
+		SkipInvalid: skipInvalid,
+		Warn:        func(w string) { bar.note("warning: " + w) },
+		Progress:    bar.update,
+	})
+	bar.done()
 	if err != nil {
+		if res.Imported+res.Updated > 0 {
+			fmt.Fprintf(rt.Stderr, "%d sessions were imported whole before the error; a re-run skips them\n", res.Imported+res.Updated)
+		}
 		return importError(err, path)
 	}
-	_, err = fmt.Fprintln(rt.Stdout, s.ID)
-	return err
+	ids := res.SessionIDs
+	if len(d.Sources) == 1 && res.Unchanged == 1 {
+		if k, ok, err := db.LookupKimiImport(ctx, d.Sources[0].ID); err == nil && ok {
+			ids = []string{k.SessionID}
+		}
+	}
+	if len(d.Sources) == 1 && res.Empty == 1 {
+		return userErrorf(nil, "cannot import %s: nothing to import, the context is empty; nothing was imported", path)
+	}
+	for _, id := range ids {
+		if _, err := fmt.Fprintln(rt.Stdout, id); err != nil {
+			return err
+		}
+	}
+	elapsed := time.Since(start)
+	rate := float64(res.Records) / max(elapsed.Seconds(), 1e-3)
+	fmt.Fprintf(rt.Stderr, "imported %d %s (%d records, %.1f MB) in %s, %.0f records/s; %d updated, %d unchanged, %d empty skipped\n",
+		res.Imported, plural(res.Imported, "session", "sessions"), res.Records, float64(res.Bytes)/1e6,
+		elapsed.Round(time.Millisecond), rate, res.Updated, res.Unchanged, res.Empty)
+	return nil
+}
+
+// warnWorkDirs says which sessions have no work dir in kimi-cli's metadata
+// and get the fallback instead.
+func warnWorkDirs(rt *Runtime, d kimi.Discovery, fallback string) {
+	n := 0
+	for _, c := range d.Unmapped {
+		n += c
+	}
+	if n == 0 {
+		return
+	}
+	if d.Metadata == "" {
+		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s imported with work dir %s (--work-dir chooses another)\n",
+			n, plural(n, "session", "sessions"), fallback)
+		return
+	}
+	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d sessions/ dirs): imported with work dir %s (--work-dir chooses another)\n",
+		d.Metadata, n, plural(n, "session", "sessions"), len(d.Unmapped), fallback)
 }
 
 func importError(err error, path string) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // ImportedGeneration is one generation to import: its records (Kind, Role,
@@ -12,12 +14,19 @@ import (
 type ImportedGeneration struct {
 	Records []Record
 	Cause   Cause
+	// Decoded optionally holds the decoded body of each message record (nil
+	// for others): a bulk import that decoded the lines already saves the
+	// store decoding and validating them again.
+	Decoded []*message.Message
 }
 
 // ImportedSession is one session for ImportSessions.
 type ImportedSession struct {
 	Session     NewSession
 	Generations []ImportedGeneration
+	// Kimi, when set, is recorded in the same transaction (SessionID is
+	// filled in), so a re-run of a bulk import knows the session.
+	Kimi *KimiImport
 }
 
 // ImportSession creates a session from generations given oldest first, in
@@ -69,8 +78,12 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 				// The insert statements are prepared by the first appender
 				// and handed on, so a bulk import prepares them once.
 				a := &appender{ctx: ctx, tx: tx, session: id, gen: g, lastSeq: lastSeq, now: created, insRec: rec, insFTS: fts}
-				for _, r := range ig.Records {
-					if _, err := a.add(r, nil); err != nil {
+				for ri, r := range ig.Records {
+					var m *message.Message
+					if ri < len(ig.Decoded) {
+						m = ig.Decoded[ri]
+					}
+					if _, err := a.add(r, m); err != nil {
 						return fmt.Errorf("session %d generation %d: %w", i, gi, err)
 					}
 				}
@@ -82,6 +95,9 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ? WHERE id = ?`,
 				len(gens)-1, lastSeq, id); err != nil {
+				return err
+			}
+			if err := recordKimiImport(ctx, tx, is.Kimi, id); err != nil {
 				return err
 			}
 			s, err := getSession(ctx, tx, id)

@@ -6,8 +6,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -706,5 +708,37 @@ func TestSearchCommand(t *testing.T) {
 	}
 	if text := e.mustOK("search", "hello").stdout; !strings.Contains(text, "SNIPPET") || strings.Count(text, "«hello»") != 2 {
 		t.Errorf("table:\n%s", text)
+	}
+}
+
+// TestImportShareDir: `rewind import ~/.kimi` imports every session with
+// the work dir kimi.json records, prints their ids and one summary line,
+// and a second run imports nothing.
+func TestImportShareDir(t *testing.T) {
+	e := newEnv(t)
+	share := filepath.Join(t.TempDir(), ".kimi")
+	sum := md5.Sum([]byte("/home/me/proj"))
+	for i, uuid := range []string{"u1", "u2"} {
+		dir := filepath.Join(share, "sessions", hex.EncodeToString(sum[:]), uuid)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "context.jsonl"), fmt.Sprintf(`{"role":"user","content":"task %d"}`+"\n", i))
+	}
+	writeFile(t, filepath.Join(share, "kimi.json"), `{"work_dirs":[{"path":"/home/me/proj","kaos":"local","last_session_id":"u2"}],"thinking":false}`)
+	r := e.mustOK("import", share)
+	if ids := strings.Fields(r.stdout); len(ids) != 2 {
+		t.Fatalf("stdout %q, want two ids", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "imported 2 sessions (2 records") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("summary: %q", r.stderr)
+	}
+	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if len(list) != 2 || list[0]["work_dir"] != "/home/me/proj" {
+		t.Fatalf("sessions: %v", list)
+	}
+	r = e.mustOK("import", filepath.Join(share, "sessions"))
+	if strings.TrimSpace(r.stdout) != "" || !strings.Contains(r.stderr, "imported 0 sessions") || !strings.Contains(r.stderr, "2 unchanged") {
+		t.Errorf("second run: %q %q", r.stdout, r.stderr)
 	}
 }

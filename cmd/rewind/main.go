@@ -367,14 +367,16 @@ func newCLI() *cli {
 	export.Flags().StringVarP(&expOut, "output", "o", "", "write to FILE instead of stdout (an existing file is kept unless --force)")
 	export.Flags().BoolVar(&expForce, "force", false, "replace an existing -o FILE")
 
+	var skipInvalid bool
 	imp := &cobra.Command{
 		Use:   "import PATH",
-		Short: "Import a kimi-cli context.jsonl or session directory; prints the new session id",
+		Short: "Import kimi-cli history: a context.jsonl, a session dir, or the whole share dir (~/.kimi or ~/.kimi/sessions); prints the session ids",
 		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
-			return app.Import(ctx, c.rt, args[0])
+			return app.Import(ctx, c.rt, args[0], skipInvalid)
 		}),
 	}
+	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "skip malformed lines (each reported) instead of stopping at the first")
 
 	var sa app.SearchArgs
 	search := &cobra.Command{

@@ -71,48 +71,39 @@ func ParseFile(path string) (File, error) {
 	return Parse(f, path)
 }
 
-// ImportPath imports a context.jsonl file (one generation) or a kimi-cli
-// session directory (the rotated files as archived generations, oldest
-// first, then context.jsonl as the current one) as a new session in workDir.
-// Every file is parsed before anything is written, and the session is
-// written in one transaction: on any error nothing is imported.
+// ImportPath imports one context.jsonl file (one generation) or one
+// kimi-cli session directory (the rotated files as archived generations,
+// oldest first, then context.jsonl as the current one) with ImportAll, and
+// returns its session: new, updated, or (imported before, unchanged) as it
+// was. workDir is used when kimi-cli's metadata does not name the session's.
+// Every file is parsed before anything is written, in one transaction: on
+// any error nothing is imported.
 func ImportPath(ctx context.Context, db *store.DB, path string, workDir string) (store.Session, error) {
-	fi, err := os.Stat(path)
+	d, err := Discover(path)
 	if err != nil {
 		return store.Session{}, fmt.Errorf("import: %w", err)
 	}
-	paths := []string{path}
-	if fi.IsDir() {
-		if paths, err = SessionFiles(path); err != nil {
-			return store.Session{}, fmt.Errorf("import: %w", err)
-		}
+	if len(d.Sources) != 1 {
+		return store.Session{}, fmt.Errorf("import: %s holds %d sessions: import it with ImportAll", path, len(d.Sources))
 	}
-	files := make([]File, 0, len(paths))
-	records := 0
-	for _, p := range paths {
-		f, err := ParseFile(p)
+	res, err := ImportAll(ctx, db, d, BulkOptions{WorkDir: workDir})
+	if err != nil {
+		return store.Session{}, err
+	}
+	id := ""
+	switch {
+	case len(res.SessionIDs) == 1:
+		id = res.SessionIDs[0]
+	case res.Unchanged == 1:
+		k, _, err := db.LookupKimiImport(ctx, d.Sources[0].ID)
 		if err != nil {
-			return store.Session{}, fmt.Errorf("import: %w", err)
+			return store.Session{}, err
 		}
-		files = append(files, f)
-		records += len(f.Records)
-	}
-	if records == 0 {
+		id = k.SessionID
+	default:
 		return store.Session{}, fmt.Errorf("import: %s: nothing to import, the context is empty", path)
 	}
-	gens := make([]store.ImportedGeneration, len(files))
-	for i, f := range files {
-		gens[i] = store.ImportedGeneration{Records: f.Records, Cause: store.CauseImport}
-	}
-	ns := store.NewSession{Title: Title(files), WorkDir: workDir}
-	if ns.Title == "" {
-		ns.Title = "imported " + filepath.Base(filepath.Clean(path))
-	}
-	s, err := db.ImportSession(ctx, ns, gens)
-	if err != nil {
-		return store.Session{}, fmt.Errorf("import %s: %w", path, err)
-	}
-	return s, nil
+	return db.GetSession(ctx, id)
 }
 
 // TitleRunes is the longest title Title makes, in runes (plus an ellipsis).

@@ -27,6 +27,9 @@ type File struct {
 	// Records in file order, ready for store.ImportedGeneration: the system
 	// prompt line is a message record with role RoleSystemPrompt.
 	Records []store.Record
+	// Decoded is the decoded message of each message record (nil for
+	// checkpoints and usage), for store.ImportedGeneration.Decoded.
+	Decoded []*message.Message
 	// SystemPrompt is the plain text of the (last) _system_prompt line;
 	// HasSystemPrompt says whether there was one.
 	SystemPrompt    string
@@ -47,7 +50,20 @@ var bom = []byte("\xef\xbb\xbf")
 
 // Parse reads a context.jsonl. name is used in error messages. The first
 // malformed line fails the whole file with a *LineError.
-func Parse(r io.Reader, name string) (File, error) {
+func Parse(r io.Reader, name string) (File, error) { return ParseWith(r, name, ParseOptions{}) }
+
+// ParseOptions relaxes Parse for bulk imports.
+type ParseOptions struct {
+	// SkipTorn skips a malformed final line without a trailing newline (a
+	// crash mid-write; kimi-cli skips it too) and reports it to Warn.
+	SkipTorn bool
+	// SkipInvalid skips every malformed line, reporting each to Warn.
+	SkipInvalid bool
+	Warn        func(*LineError)
+}
+
+// ParseWith is Parse with options.
+func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 	f := File{Name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
@@ -59,15 +75,25 @@ func Parse(r io.Reader, name string) (File, error) {
 			line = bytes.TrimPrefix(line, bom)
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			rec, perr := parseLine(line)
-			if perr != nil {
+			rec, m, perr := parseLine(line)
+			switch {
+			case perr == nil:
+				if m != nil && rec.Role == RoleSystemPrompt {
+					f.SystemPrompt, f.HasSystemPrompt = m.Content.PlainText(), true
+				}
+				f.Records = append(f.Records, rec)
+				f.Decoded = append(f.Decoded, m)
+			case err != nil && o.SkipTorn: // the final line, no newline
+				if o.Warn != nil {
+					o.Warn(&LineError{File: name, Line: n, Err: fmt.Errorf("torn final line (no newline) skipped: %w", perr)})
+				}
+			case o.SkipInvalid:
+				if o.Warn != nil {
+					o.Warn(&LineError{File: name, Line: n, Err: fmt.Errorf("skipped: %w", perr)})
+				}
+			default:
 				return File{}, &LineError{File: name, Line: n, Err: perr}
 			}
-			if rec.Kind == store.KindMessage && rec.Role == RoleSystemPrompt {
-				m, _ := rec.Message() // parseLine decoded it already
-				f.SystemPrompt, f.HasSystemPrompt = m.Content.PlainText(), true
-			}
-			f.Records = append(f.Records, rec)
 		}
 		if err != nil { // io.EOF
 			return f, nil
@@ -75,55 +101,72 @@ func Parse(r io.Reader, name string) (File, error) {
 	}
 }
 
-// parseLine turns one non-blank line into a record.
-func parseLine(line []byte) (store.Record, error) {
+// parseLine turns one non-blank line into a record (and, for a message,
+// its decoded body). A message line is compacted and decoded once; other
+// lines, and any line that fails, take the careful path, which names what
+// is wrong.
+func parseLine(line []byte) (store.Record, *message.Message, error) {
 	line = bytes.TrimSpace(line)
+	if line[0] == '{' {
+		var body bytes.Buffer
+		body.Grow(len(line))
+		if json.Compact(&body, line) == nil {
+			m := new(message.Message)
+			if json.Unmarshal(body.Bytes(), m) == nil && m.Role != "" && m.Role != RoleCheckpoint && m.Role != RoleUsage {
+				return store.Record{Kind: store.KindMessage, Role: m.Role, Body: body.Bytes()}, m, nil
+			}
+		}
+	}
+	return parseLineCarefully(line)
+}
+
+func parseLineCarefully(line []byte) (store.Record, *message.Message, error) {
 	if line[0] != '{' {
-		return store.Record{}, fmt.Errorf("want a JSON object, got %s", describe(line))
+		return store.Record{}, nil, fmt.Errorf("want a JSON object, got %s", describe(line))
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
-		return store.Record{}, jsonError(line, err)
+		return store.Record{}, nil, jsonError(line, err)
 	}
 	rawRole, ok := obj["role"]
 	if !ok {
-		return store.Record{}, errors.New(`no "role" field`)
+		return store.Record{}, nil, errors.New(`no "role" field`)
 	}
 	var role string
 	if err := json.Unmarshal(rawRole, &role); err != nil {
-		return store.Record{}, fmt.Errorf(`"role" is not a string: %s`, abbrev(rawRole))
+		return store.Record{}, nil, fmt.Errorf(`"role" is not a string: %s`, abbrev(rawRole))
 	}
 	var body bytes.Buffer
 	if err := json.Compact(&body, line); err != nil {
-		return store.Record{}, jsonError(line, err)
+		return store.Record{}, nil, jsonError(line, err)
 	}
 	switch role {
 	case RoleCheckpoint:
 		id, err := count(obj, "id")
 		if err != nil {
-			return store.Record{}, fmt.Errorf("%s: %w", role, err)
+			return store.Record{}, nil, fmt.Errorf("%s: %w", role, err)
 		}
 		r := store.Record{Kind: store.KindCheckpoint, CheckpointID: id}
 		if len(obj) > 2 {
 			r.Body = body.Bytes()
 		}
-		return r, nil
+		return r, nil, nil
 	case RoleUsage:
 		n, err := count(obj, "token_count")
 		if err != nil {
-			return store.Record{}, fmt.Errorf("%s: %w", role, err)
+			return store.Record{}, nil, fmt.Errorf("%s: %w", role, err)
 		}
 		r := store.Record{Kind: store.KindUsage, TokenCount: n}
 		if len(obj) > 2 {
 			r.Body = body.Bytes()
 		}
-		return r, nil
+		return r, nil, nil
 	}
 	var m message.Message
 	if err := json.Unmarshal(body.Bytes(), &m); err != nil {
-		return store.Record{}, fmt.Errorf("%s message: %w", role, err)
+		return store.Record{}, nil, fmt.Errorf("%s message: %w", role, err)
 	}
-	return store.Record{Kind: store.KindMessage, Role: role, Body: body.Bytes()}, nil
+	return store.Record{Kind: store.KindMessage, Role: role, Body: body.Bytes()}, &m, nil
 }
 
 // count reads a non-negative integer field.

@@ -1,0 +1,297 @@
+package kimi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// BulkOptions tunes ImportAll.
+type BulkOptions struct {
+	// WorkDir is the work dir of sessions whose own is unknown.
+	WorkDir string
+	// SkipInvalid skips malformed lines (with a warning) instead of stopping.
+	SkipInvalid bool
+	// Warn receives warnings (torn final lines, skipped lines).
+	Warn func(string)
+	// Progress is called after each session with the bytes of context
+	// files done so far and in all.
+	Progress func(done, total int64)
+	// BatchRecords is how many records go in one transaction (sessions are
+	// never split); 0 means 20,000.
+	BatchRecords int
+}
+
+// BulkResult says what ImportAll did.
+type BulkResult struct {
+	Imported, Updated, Unchanged int      // sessions
+	Empty                        int      // sessions with no record (skipped)
+	Records                      int      // records written
+	Bytes                        int64    // context file bytes read
+	SessionIDs                   []string // rewind sessions imported or updated, in order
+}
+
+// fileSig is one context file as imported, for telling later runs what
+// changed: its size and sha256, and how many records it gave.
+type fileSig struct {
+	Name    string `json:"name"`
+	Size    int64  `json:"size"`
+	SHA256  string `json:"sha256"`
+	Records int    `json:"records"`
+	// PrefixOf is set only while comparing: the sha256 of the new file's
+	// first Size bytes of the old signature.
+	prefix string
+}
+
+// ImportAll imports every session of d in one process: parsed one session
+// at a time, written in transactions of about BatchRecords records with the
+// insert statements prepared once per transaction. Each session is written
+// whole or not at all. A session imported before (same kimi uuid) is
+// skipped when its files are unchanged; when its context file only grew,
+// the new records become a generation on top of the imported ones; when it
+// changed otherwise, the current file becomes a new generation.
+//
+// A malformed line stops the import with a *LineError (unless SkipInvalid)
+// before its session is written; sessions of earlier transactions stay
+// imported, whole, and a re-run skips them.
+func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (BulkResult, error) {
+	if o.BatchRecords <= 0 {
+		o.BatchRecords = 20000
+	}
+	var res BulkResult
+	var total int64
+	for _, s := range d.Sources {
+		for _, f := range s.Files {
+			if fi, err := os.Stat(f); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	var batch []store.ImportedSession
+	batchRecords := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		out, err := db.ImportSessions(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for _, s := range out {
+			res.SessionIDs = append(res.SessionIDs, s.ID)
+		}
+		res.Imported += len(batch)
+		res.Records += batchRecords
+		batch, batchRecords = batch[:0], 0
+		return nil
+	}
+	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, Warn: func(e *LineError) {
+		if o.Warn != nil {
+			o.Warn(e.Error())
+		}
+	}}
+	// Reading and parsing (one goroutine) overlap with writing (this one):
+	// on two cores the import is bounded by the slower of the two.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	parsed := make(chan parsedSession, 4)
+	go func() {
+		defer close(parsed)
+		for _, src := range d.Sources {
+			p := readAndParse(ctx, db, src, popts)
+			select {
+			case parsed <- p:
+			case <-ctx.Done():
+				return
+			}
+			if p.err != nil {
+				return
+			}
+		}
+	}()
+	for p := range parsed {
+		if p.err != nil {
+			return res, p.err
+		}
+		src := p.src
+		for _, s := range p.sigs {
+			res.Bytes += s.Size
+		}
+		sigJSON, _ := json.Marshal(p.sigs)
+		k := store.KimiImport{KimiSession: src.ID, Source: src.Path, Files: string(sigJSON)}
+		switch {
+		case p.seen && sameFiles(p.old, p.sigs):
+			res.Unchanged++
+		case p.seen:
+			grown := grewOnly(p.old, p.sigs)
+			cur := p.files[len(p.files)-1].Records
+			if grown {
+				cur = cur[p.old[len(p.old)-1].Records:]
+			}
+			k.SessionID = p.prev.SessionID
+			if _, err := db.ExtendImport(ctx, k, grown, cur); err != nil {
+				return res, fmt.Errorf("import %s: %w", src.Path, err)
+			}
+			res.Updated++
+			res.Records += len(cur)
+			res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
+		default:
+			is, n := newSession(src, p.files, o.WorkDir)
+			if n == 0 {
+				res.Empty++ // kimi-cli leaves an empty context.jsonl for a session never used
+				break
+			}
+			is.Kimi = &k
+			batch = append(batch, is)
+			batchRecords += n
+			if batchRecords >= o.BatchRecords {
+				if err := flush(); err != nil {
+					return res, fmt.Errorf("import: %w", err)
+				}
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(res.Bytes, total)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if err := flush(); err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	return res, nil
+}
+
+// parsedSession is one source read and parsed, with what the last import
+// of it recorded.
+type parsedSession struct {
+	src   Source
+	prev  store.KimiImport
+	seen  bool
+	old   []fileSig
+	sigs  []fileSig
+	files []File
+	err   error
+}
+
+func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions) parsedSession {
+	p := parsedSession{src: src}
+	var err error
+	if p.prev, p.seen, err = db.LookupKimiImport(ctx, src.ID); err != nil {
+		p.err = err
+		return p
+	}
+	if p.seen {
+		if err := json.Unmarshal([]byte(p.prev.Files), &p.old); err != nil {
+			p.err = fmt.Errorf("import %s: the record of its last import is unreadable: %w", src.Path, err)
+			return p
+		}
+	}
+	if p.sigs, p.files, err = readSession(src, p.old, o); err != nil {
+		p.err = fmt.Errorf("import: %w", err)
+	}
+	return p
+}
+
+// readSession reads and hashes a session's files and parses them. old (the
+// last import's signatures) asks for the hash of the current file's old
+// prefix, to tell growth from a rewrite.
+func readSession(src Source, old []fileSig, o ParseOptions) ([]fileSig, []File, error) {
+	sigs := make([]fileSig, len(src.Files))
+	files := make([]File, len(src.Files))
+	for i, p := range src.Files {
+		data, err := readRegular(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum := sha256.Sum256(data)
+		sigs[i] = fileSig{Name: filepath.Base(p), Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+		if i == len(src.Files)-1 && len(old) > 0 {
+			if n := old[len(old)-1].Size; n <= int64(len(data)) {
+				pre := sha256.Sum256(data[:n])
+				sigs[i].prefix = hex.EncodeToString(pre[:])
+			}
+		}
+		f, err := ParseWith(bytes.NewReader(data), p, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		sigs[i].Records = len(f.Records)
+		files[i] = f
+	}
+	return sigs, files, nil
+}
+
+func readRegular(p string) ([]byte, error) {
+	f, err := regfile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil {
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
+}
+
+func sameFiles(a, b []fileSig) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Size != b[i].Size || a[i].SHA256 != b[i].SHA256 {
+			return false
+		}
+	}
+	return true
+}
+
+// grewOnly: the same rotated files, and the current file starts with what
+// was imported of it.
+func grewOnly(old, cur []fileSig) bool {
+	if len(old) != len(cur) || !sameFiles(old[:len(old)-1], cur[:len(cur)-1]) {
+		return false
+	}
+	o, c := old[len(old)-1], cur[len(cur)-1]
+	return o.Name == c.Name && c.prefix == o.SHA256 && c.Records >= o.Records
+}
+
+// newSession turns a parsed session into a store import: the rotated files
+// as archived generations, the current file as the current one.
+func newSession(src Source, files []File, fallbackWorkDir string) (store.ImportedSession, int) {
+	n := 0
+	gens := make([]store.ImportedGeneration, len(files))
+	for i, f := range files {
+		for j := range f.Records {
+			f.Records[j].CreatedAt = src.ModTime
+		}
+		gens[i] = store.ImportedGeneration{Records: f.Records, Decoded: f.Decoded, Cause: store.CauseImport}
+		n += len(f.Records)
+	}
+	if n == 0 {
+		return store.ImportedSession{}, 0
+	}
+	title := src.Title
+	if title == "" {
+		title = Title(files)
+	}
+	if title == "" {
+		title = "imported " + filepath.Base(src.Path)
+	}
+	wd := src.WorkDir
+	if wd == "" {
+		wd = fallbackWorkDir
+	}
+	return store.ImportedSession{Session: store.NewSession{Title: title, WorkDir: wd, CreatedAt: src.ModTime}, Generations: gens}, n
+}

@@ -1,0 +1,44 @@
+package kimi
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/internal/gen"
+)
+
+// BenchmarkImportShareDir imports a generated kimi-cli share dir (100
+// sessions, 100,000 lines; store/internal/gen.KimiShare) into a new
+// database per op, as `rewind import ~/.kimi` does, and reports records/s
+// (wall clock: on a loaded machine, compare with the CPU time of the run).
+func BenchmarkImportShareDir(b *testing.B) {
+	share := filepath.Join(b.TempDir(), "kimi")
+	want, err := gen.KimiShare(share, 100, 100000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Discover(share)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	records := 0
+	for i := 0; b.Loop(); i++ {
+		path := filepath.Join(b.TempDir(), "rewind.db")
+		db, err := store.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := ImportAll(ctx, db, d, BulkOptions{WorkDir: "/w"})
+		if err != nil || res.Records != want {
+			b.Fatalf("imported %d records of %d: %v", res.Records, want, err)
+		}
+		records += res.Records
+		db.Close()
+		os.Remove(path)
+	}
+	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+}

@@ -1,0 +1,258 @@
+package kimi
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A kimi-cli share dir (~/.kimi, or $KIMI_SHARE_DIR) holds kimi.json and
+// sessions/<work dir key>/<session uuid>/context.jsonl. kimi.json lists the
+// work dirs; a work dir's key is the md5 (hex) of its path exactly as
+// recorded, prefixed with "<kaos>_" when its kaos is not "local".
+
+// MetadataFile is kimi-cli's metadata file in the share dir.
+const MetadataFile = "kimi.json"
+
+// SessionsDir is the share dir's directory of sessions.
+const SessionsDir = "sessions"
+
+// localKaos is the kaos (execution environment) of a work dir on this
+// machine; other kaos names prefix the key.
+const localKaos = "local"
+
+// Metadata is the part of kimi.json the import reads.
+type Metadata struct {
+	WorkDirs []WorkDirMeta `json:"work_dirs"`
+}
+
+// WorkDirMeta is one work dir of kimi.json.
+type WorkDirMeta struct {
+	Path string `json:"path"`
+	Kaos string `json:"kaos"`
+}
+
+// Key is the name of the work dir's directory under sessions/.
+func (w WorkDirMeta) Key() string {
+	sum := md5.Sum([]byte(w.Path))
+	h := hex.EncodeToString(sum[:])
+	if w.Kaos == "" || w.Kaos == localKaos {
+		return h
+	}
+	return w.Kaos + "_" + h
+}
+
+// Source is one kimi-cli session to import.
+type Source struct {
+	// ID identifies the session across imports: the session uuid (its
+	// directory name), or "file:" and the absolute path of a lone file.
+	ID    string
+	Path  string   // the session dir, or the lone file
+	Files []string // context files, oldest first: context_1.jsonl…, context.jsonl
+	// WorkDir is the session's work dir from kimi.json ("" when unknown).
+	WorkDir string
+	// Title is the title kimi-cli recorded for the session, if any.
+	Title   string
+	ModTime time.Time // of the current context file
+}
+
+// Discovery is what a path holds.
+type Discovery struct {
+	Sources []Source
+	// Unmapped counts sessions per sessions/ key that kimi.json does not
+	// name (or all of them when there is no kimi.json): their work dir is
+	// unknown.
+	Unmapped map[string]int
+	// Metadata is the kimi.json used ("" when none).
+	Metadata string
+}
+
+// Discover finds the sessions under path: a context.jsonl (or any context
+// file), a session dir, a share dir (with kimi.json and sessions/), or a
+// share dir's sessions/ (kimi.json is then read from its parent).
+func Discover(path string) (Discovery, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Discovery{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Discovery{}, err
+	}
+	d := Discovery{Unmapped: map[string]int{}}
+	switch {
+	case !fi.IsDir():
+		d.Sources = []Source{{ID: "file:" + abs, Path: abs, Files: []string{abs}, ModTime: fi.ModTime()}}
+		return d, nil
+	case exists(filepath.Join(abs, CurrentFile)):
+		src, err := sessionSource(abs)
+		if err != nil {
+			return Discovery{}, err
+		}
+		// Inside a share dir (sessions/<key>/<uuid>), kimi.json names the work dir.
+		keyDir := filepath.Dir(abs)
+		if sessions := filepath.Dir(keyDir); filepath.Base(sessions) == SessionsDir {
+			meta, metaPath, err := readMetadata(filepath.Dir(sessions))
+			if err != nil {
+				return Discovery{}, err
+			}
+			d.Metadata = metaPath
+			if wd, ok := workDirs(meta)[filepath.Base(keyDir)]; ok {
+				src.WorkDir = wd
+			} else {
+				d.Unmapped[filepath.Base(keyDir)]++
+			}
+		}
+		d.Sources = []Source{src}
+		return d, nil
+	case exists(filepath.Join(abs, MetadataFile)) || isDir(filepath.Join(abs, SessionsDir)):
+		return discoverShare(abs, filepath.Join(abs, SessionsDir), d)
+	case hasRotated(abs):
+		_, err := SessionFiles(abs) // a session dir without its current file
+		return Discovery{}, err
+	default:
+		// sessions/ itself: kimi.json, if any, is next to it.
+		return discoverShare(filepath.Dir(abs), abs, d)
+	}
+}
+
+// discoverShare lists sessions/<key>/<uuid>/ with kimi.json from share.
+func discoverShare(share, sessions string, d Discovery) (Discovery, error) {
+	meta, metaPath, err := readMetadata(share)
+	if err != nil {
+		return Discovery{}, err
+	}
+	d.Metadata = metaPath
+	dirs := workDirs(meta)
+	keys, err := os.ReadDir(sessions)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Discovery{}, fmt.Errorf("%s: no %s, %s or %s/ here: give a context.jsonl, a kimi-cli session dir or the kimi-cli share dir (~/.kimi)",
+				share, CurrentFile, MetadataFile, SessionsDir)
+		}
+		return Discovery{}, err
+	}
+	for _, k := range keys {
+		if !k.IsDir() {
+			continue
+		}
+		sessDirs, err := os.ReadDir(filepath.Join(sessions, k.Name()))
+		if err != nil {
+			return Discovery{}, err
+		}
+		for _, s := range sessDirs {
+			dir := filepath.Join(sessions, k.Name(), s.Name())
+			if !s.IsDir() || !exists(filepath.Join(dir, CurrentFile)) {
+				continue
+			}
+			src, err := sessionSource(dir)
+			if err != nil {
+				return Discovery{}, err
+			}
+			if wd, ok := dirs[k.Name()]; ok {
+				src.WorkDir = wd
+			} else {
+				d.Unmapped[k.Name()]++
+			}
+			d.Sources = append(d.Sources, src)
+		}
+	}
+	if len(d.Sources) == 0 {
+		return Discovery{}, fmt.Errorf("%s: no kimi-cli session here (no %s, %s, or session dirs with a %s): give a context.jsonl, a kimi-cli session dir or the kimi-cli share dir (~/.kimi)",
+			sessions, CurrentFile, MetadataFile, CurrentFile)
+	}
+	// Oldest first, so that rewind's "newest" order matches kimi-cli's.
+	sort.SliceStable(d.Sources, func(i, j int) bool { return d.Sources[i].ModTime.Before(d.Sources[j].ModTime) })
+	return d, nil
+}
+
+// workDirs maps each sessions/ key of kimi.json to its work dir. Two
+// entries whose paths differ only in a trailing slash have different keys
+// (md5 of the exact string) but are one directory: both map to the clean
+// path, so their sessions meet under one work dir.
+func workDirs(m Metadata) map[string]string {
+	out := make(map[string]string, len(m.WorkDirs))
+	for _, w := range m.WorkDirs {
+		if w.Path == "" {
+			continue
+		}
+		p := w.Path
+		if w.Kaos == "" || w.Kaos == localKaos {
+			p = filepath.Clean(p)
+		}
+		out[w.Key()] = p
+	}
+	return out
+}
+
+// readMetadata reads dir/kimi.json; a missing file is no error (path "").
+func readMetadata(dir string) (Metadata, string, error) {
+	p := filepath.Join(dir, MetadataFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Metadata{}, "", nil
+	}
+	if err != nil {
+		return Metadata{}, "", err
+	}
+	var m Metadata
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Metadata{}, "", fmt.Errorf("%s: not kimi-cli metadata: %w", p, err)
+	}
+	return m, p, nil
+}
+
+// sessionSource describes one session dir.
+func sessionSource(dir string) (Source, error) {
+	files, err := SessionFiles(dir)
+	if err != nil {
+		return Source{}, err
+	}
+	src := Source{ID: filepath.Base(dir), Path: dir, Files: files, Title: recordedTitle(dir)}
+	if fi, err := os.Stat(files[len(files)-1]); err == nil {
+		src.ModTime = fi.ModTime()
+	}
+	return src, nil
+}
+
+// recordedTitle is the "title" of the session's state or metadata file
+// (kimi-cli versions name it differently), or "".
+func recordedTitle(dir string) string {
+	for _, name := range []string{"state.json", "metadata.json", "session.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var v struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(data, &v) == nil {
+			if t := strings.Join(strings.Fields(v.Title), " "); t != "" {
+				return cut(t, TitleRunes)
+			}
+		}
+	}
+	return ""
+}
+
+func hasRotated(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if rotatedRE.MatchString(e.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func isDir(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
