@@ -1,0 +1,5 @@
+//go:build !race
+
+package timetravel
+
+const raceEnabled = false
