@@ -124,6 +124,9 @@ func leaseDetail(err error) string {
 
 // openError phrases a failure of store.Open for the database at path.
 func openError(err error, path string) error {
+	if ro, ok := readOnlyError(err, path); ok {
+		return ro
+	}
 	switch {
 	case errors.Is(err, store.ErrNotDatabase):
 		return userErrorf(err, "%s is not a rewind database; it was left unchanged (move it away, or pass --home to use another directory)", path)

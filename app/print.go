@@ -162,6 +162,9 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions)
 		return list[0], nil
 	}
 	s, err := db.CreateSession(ctx, store.NewSession{WorkDir: cfg.WorkDir, Model: cfg.Model})
+	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
+		return s, ro
+	}
 	if err != nil {
 		return s, fmt.Errorf("create session: %w", err)
 	}

@@ -58,6 +58,11 @@ func writeNoClobber(path string, data []byte, force bool) error {
 		if st.IsDir() {
 			return userErrorf(nil, "%s is a directory: give a file name to -o", path)
 		}
+		if !st.Mode().IsRegular() {
+			// Renaming over it would replace a pipe or device node that
+			// something else may be using; --force means "overwrite a file".
+			return userErrorf(nil, "%s is %s, not a regular file: export writes only regular files, even with --force; give another name to -o", path, regfile.Kind(st.Mode()))
+		}
 		if !force {
 			return userErrorf(nil, "%s already exists: choose another name or pass --force to replace it", path)
 		}
@@ -122,6 +127,9 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		Progress:    bar.update,
 	})
 	bar.done()
+	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
+		return ro
+	}
 	if err != nil {
 		if res.Imported+res.Updated > 0 {
 			fmt.Fprintf(rt.Stderr, "%d sessions were imported whole before the error; a re-run skips them\n", res.Imported+res.Updated)

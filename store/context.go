@@ -159,18 +159,19 @@ type checkpointHit struct {
 // partial index context_checkpoint (TestQueryPlans pins that).
 const checkpointQuery = `SELECT seq, msgs_before, tokens_before FROM context
 	WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND checkpoint_id = ? AND seq < ?
-	ORDER BY seq DESC LIMIT 1`
+	ORDER BY seq LIMIT 1`
 
 // segmentQuery reads one segment of a view through context_segment.
 const segmentQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
 	coalesce(token_count, 0), body, created_at FROM context
 	WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq`
 
-// findCheckpoint looks checkpoint id up in a view, newest segment first,
-// one index probe per segment.
+// findCheckpoint looks checkpoint id up in a view, one index probe per
+// segment. When the id occurs more than once (an imported context.jsonl
+// may repeat one) the first occurrence wins, as in kimi-cli's revert_to,
+// which reads the file from the top and stops at the first match.
 func findCheckpoint(ctx context.Context, q querier, segs []segment, id int) (checkpointHit, bool, error) {
-	for i := len(segs) - 1; i >= 0; i-- {
-		s := segs[i]
+	for _, s := range segs {
 		h := checkpointHit{seg: s}
 		err := q.QueryRowContext(ctx, checkpointQuery, s.session, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -344,5 +345,96 @@ func TestKill9MidShellKeepsItsEditsRevertable(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.workDir, "made.txt")); !os.IsNotExist(err) {
 		t.Errorf("made.txt survived the revert: %v\n%s", err, r.stdout)
+	}
+}
+
+func TestExportForceLeavesSpecialFilesAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id := e.seed("export me").id
+	fifo := filepath.Join(e.workDir, "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	expectError(t, e.run("export", id, "-o", fifo, "--force"), 1, "named pipe (FIFO), not a regular file")
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", st.Mode(), err)
+	}
+}
+
+// asNobody runs rewind as an unprivileged user when the tests run as root
+// (root writes through any permission bits), from a copy of the binary
+// that user can run.
+func (e *env) asNobody(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := e.command(context.Background(), args...)
+	if os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skip("running as root without setpriv: permissions cannot be tested")
+		}
+		dir, err := os.MkdirTemp("", "rewind-nobody-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		bin := filepath.Join(dir, "rewind")
+		data, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{dir, e.home, e.workDir, e.vars["HOME"]} {
+			_ = os.Chmod(d, 0o755)
+			_ = os.Chmod(filepath.Dir(d), 0o755)
+		}
+		_ = os.Chmod(e.home, 0o555)
+		cmd.Args = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin}, cmd.Args[1:]...)
+		cmd.Path = setpriv
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestReadOnlyHomeIsNamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := os.Chmod(e.home, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(e.home, 0o755) })
+	expectError(t, e.asNobody(t, "sessions"), 1, "REWIND_HOME "+e.home+" is read-only")
+	e.home = filepath.Join(e.home, "sub")
+	expectError(t, e.asNobody(t, "sessions"), 1, "is read-only")
+}
+
+// TestRevertToDuplicatedCheckpointTakesTheFirst: an imported context may
+// repeat a checkpoint id; revert goes to the first, as kimi-cli's
+// revert_to does.
+func TestRevertToDuplicatedCheckpointTakesTheFirst(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctxFile := filepath.Join(e.workDir, "context.jsonl")
+	writeFile(t, ctxFile, `{"role":"_checkpoint","id":0}
+{"role":"user","content":"first"}
+{"role":"_checkpoint","id":1}
+{"role":"user","content":"second"}
+{"role":"_checkpoint","id":1}
+{"role":"user","content":"third"}
+`)
+	id := strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
+	e.mustOK("revert", id, "1")
+	if got := e.view(id).texts(t); len(got) != 1 || got[0] != "user: first" {
+		t.Errorf("after revert to the duplicated checkpoint 1: %v, want [user: first]", got)
 	}
 }

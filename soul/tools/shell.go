@@ -225,8 +225,11 @@ func (r shellRun) result(timeout int) Result {
 	var brief string
 	isErr := true
 	switch {
+	case r.timedOut && r.leftBehind:
+		fmt.Fprintf(&b, "[Command timed out after %ds. Its process group was killed, but a process it started outside that group (setsid, nohup in a new session, a daemon) is still running and holding its output; it was not killed.]", timeout)
+		brief = fmt.Sprintf("timed out after %ds · %s", timeout, size)
 	case r.timedOut:
-		fmt.Fprintf(&b, "[Command timed out after %ds and was killed, with every process it started. Use a longer timeout or run it in the background with output redirected to a file.]", timeout)
+		fmt.Fprintf(&b, "[Command timed out after %ds and was killed, with every process in its process group (processes started with setsid or as daemons leave the group and are not killed). Use a longer timeout or run it in the background with output redirected to a file.]", timeout)
 		brief = fmt.Sprintf("timed out after %ds · %s", timeout, size)
 	case r.cancelled:
 		b.WriteString("[Command interrupted by the user and killed.]")
@@ -239,7 +242,7 @@ func (r shellRun) result(timeout int) Result {
 		brief = fmt.Sprintf("exit %d · %s", r.exitCode, size)
 		isErr = r.exitCode != 0
 	}
-	if r.leftBehind {
+	if r.leftBehind && !r.timedOut {
 		b.WriteString("\n[Background processes are still running and holding the output open; their further output is not captured.]")
 	}
 	return Result{Output: b.String(), IsError: isErr, Brief: brief}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -294,5 +295,31 @@ func TestShellEnvironmentHasNoSecrets(t *testing.T) {
 	res = call(t, &Shell{Environ: []string{"ONLY=this"}}, env, map[string]any{"command": "env"})
 	if !strings.Contains(res.Output, "ONLY=this") || strings.Contains(res.Output, "REWIND_TEST_VISIBLE") {
 		t.Errorf("Shell.Environ was not used:\n%s", res.Output)
+	}
+}
+
+// TestShellTimeoutTellsTheTruthAboutSetsid: a child started with setsid
+// leaves the process group, so the timeout cannot kill it; the message
+// must not claim that every process was killed.
+func TestShellTimeoutTellsTheTruthAboutSetsid(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	env, _ := newEnv(t)
+	res := call(t, &Shell{}, env, map[string]any{
+		"command": `setsid sleep 30 & echo $! > pid; sleep 30`,
+		"timeout": 1,
+	})
+	pid := childPID(t, filepath.Join(env.WorkDir, "pid"))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if strings.Contains(res.Output, "with every process it started") {
+		t.Errorf("claims every process was killed while the setsid child lives:\n%s", res.Output)
+	}
+	if !strings.Contains(res.Output, "outside that group") || !strings.Contains(res.Output, "still running") {
+		t.Errorf("the timeout message does not say the setsid child survived:\n%s", res.Output)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Errorf("the setsid child is gone (%v): the test no longer shows the case", err)
 	}
 }
