@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ type Config struct {
 	// servers); the API key and its variables are dropped whatever it says.
 	ShellEnv shellenv.Policy
 
+	// Providers are the [providers.NAME] profiles, by name.
+	Providers []Provider
+
 	// File is the config file that was read, "" when there was none.
 	File string
 }
@@ -106,19 +110,41 @@ type Overrides struct {
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".
 type fileConfig struct {
-	BaseURL           *string         `toml:"base_url" yaml:"base_url"`
-	Model             *string         `toml:"model" yaml:"model"`
-	APIKey            *string         `toml:"api_key" yaml:"api_key"`
-	Stream            *bool           `toml:"stream" yaml:"stream"`
-	MaxContextSize    *int            `toml:"max_context_size" yaml:"max_context_size"`
-	ReservedTokens    *int            `toml:"reserved_tokens" yaml:"reserved_tokens"`
-	MaxStepsPerRun    *int            `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
-	MaxRetriesPerStep *int            `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
-	Theme             *string         `toml:"theme" yaml:"theme"`
-	DMailRevertsFiles *bool           `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
-	FileSizeCap       *int64          `toml:"file_size_cap" yaml:"file_size_cap"`
-	ShellEnv          *shellEnvConfig `toml:"shell_env" yaml:"shell_env"`
-	ModelCallTimeout  *string         `toml:"model_call_timeout" yaml:"model_call_timeout"`
+	BaseURL           *string                   `toml:"base_url" yaml:"base_url"`
+	Model             *string                   `toml:"model" yaml:"model"`
+	APIKey            *string                   `toml:"api_key" yaml:"api_key"`
+	Stream            *bool                     `toml:"stream" yaml:"stream"`
+	MaxContextSize    *int                      `toml:"max_context_size" yaml:"max_context_size"`
+	ReservedTokens    *int                      `toml:"reserved_tokens" yaml:"reserved_tokens"`
+	MaxStepsPerRun    *int                      `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
+	MaxRetriesPerStep *int                      `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
+	Theme             *string                   `toml:"theme" yaml:"theme"`
+	DMailRevertsFiles *bool                     `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
+	FileSizeCap       *int64                    `toml:"file_size_cap" yaml:"file_size_cap"`
+	ShellEnv          *shellEnvConfig           `toml:"shell_env" yaml:"shell_env"`
+	ModelCallTimeout  *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
+	Providers         map[string]providerConfig `toml:"providers" yaml:"providers"`
+}
+
+// providerConfig is one [providers.NAME] table: another OpenAI-compatible
+// endpoint /model can switch to.
+type providerConfig struct {
+	BaseURL   string   `toml:"base_url" yaml:"base_url"`
+	APIKeyEnv string   `toml:"api_key_env" yaml:"api_key_env"` // the variable holding the key
+	APIKey    string   `toml:"api_key" yaml:"api_key"`         // or the key itself
+	Models    []string `toml:"models" yaml:"models"`
+	Stream    *bool    `toml:"stream" yaml:"stream"`
+}
+
+// Provider is a resolved provider profile. APIKey is read from APIKeyEnv
+// when set there, else from the file; it is never stored or printed.
+type Provider struct {
+	Name      string
+	BaseURL   string
+	APIKeyEnv string
+	APIKey    string
+	Models    []string
+	Stream    bool
 }
 
 // shellEnvConfig is the [shell_env] table, codex's shell_environment_policy.
@@ -210,6 +236,9 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		}
 		c.ModelCallTimeout = d
 	}
+	if c.Providers, err = resolveProviders(fc.Providers, getenv, file); err != nil {
+		return Config{}, err
+	}
 	if se := fc.ShellEnv; se != nil {
 		c.ShellEnv = shellenv.Policy{Inherit: se.Inherit, IgnoreDefaultExcludes: se.IgnoreDefaultExcludes, Exclude: se.Exclude, IncludeOnly: se.IncludeOnly, Set: se.Set}
 	}
@@ -256,7 +285,45 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		return Config{}, err
 	}
 	c.ShellEnv.SecretValues = []string{c.APIKey}
+	for _, p := range c.Providers {
+		if p.APIKey != "" {
+			c.ShellEnv.SecretValues = append(c.ShellEnv.SecretValues, p.APIKey)
+		}
+	}
 	return c, nil
+}
+
+// resolveProviders checks the [providers.*] tables and reads their keys.
+func resolveProviders(in map[string]providerConfig, getenv func(string) string, file string) ([]Provider, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(in))
+	for n := range in {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]Provider, 0, len(names))
+	for _, n := range names {
+		pc := in[n]
+		if pc.BaseURL == "" {
+			return nil, userErrorf(nil, "%s: [providers.%s] needs base_url", file, n)
+		}
+		if len(pc.Models) == 0 {
+			return nil, userErrorf(nil, "%s: [providers.%s] needs models = [\"…\"]", file, n)
+		}
+		p := Provider{Name: n, BaseURL: pc.BaseURL, APIKeyEnv: pc.APIKeyEnv, APIKey: pc.APIKey, Models: pc.Models, Stream: true}
+		if pc.APIKeyEnv != "" {
+			if v := getenv(pc.APIKeyEnv); v != "" {
+				p.APIKey = v
+			}
+		}
+		if pc.Stream != nil {
+			p.Stream = *pc.Stream
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func (c Config) validate() error {
@@ -378,7 +445,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, shell_env"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, shell_env, providers"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {

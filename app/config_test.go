@@ -250,3 +250,65 @@ func TestConfigShellEnv(t *testing.T) {
 		t.Errorf("bad inherit: %v", err)
 	}
 }
+
+func TestProviderProfilesAndModelSwitch(t *testing.T) {
+	t.Parallel()
+	home, wd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.toml"), `model = "gpt-4.1"
+[providers.kimi]
+base_url = "https://api.moonshot.ai/v1"
+api_key_env = "MOONSHOT_KEY"
+models = ["kimi-k2", "shared"]
+[providers.local]
+base_url = "http://localhost:11434/v1"
+api_key = "local-key"
+models = ["qwen3", "shared"]
+stream = false
+`)
+	c, err := LoadConfig(envMap(map[string]string{"OPENAI_API_KEY": "sk-default", "MOONSHOT_KEY": "sk-moon"}), Overrides{Home: &home, WorkDir: &wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range c.Models() {
+		got = append(got, m.String())
+	}
+	if strings.Join(got, ",") != "gpt-4.1,kimi/kimi-k2,kimi/shared,local/qwen3,local/shared" {
+		t.Errorf("models = %v", got)
+	}
+	cases := []struct {
+		name, base, key, model string
+		stream                 bool
+		err                    string
+	}{
+		{name: "kimi-k2", base: "https://api.moonshot.ai/v1", key: "sk-moon", model: "kimi-k2", stream: true},
+		{name: "local/qwen3", base: "http://localhost:11434/v1", key: "local-key", model: "qwen3"},
+		{name: "gpt-4o", base: DefaultBaseURL, key: "sk-default", model: "gpt-4o", stream: true},
+		{name: "shared", err: "several providers"},
+	}
+	for _, tc := range cases {
+		next, _, err := c.resolveModel(tc.name)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || next.BaseURL != tc.base || next.APIKey != tc.key || next.Model != tc.model || next.Stream != tc.stream {
+			t.Errorf("%s: %+v, %v", tc.name, next, err)
+		}
+	}
+	// The profile keys are secrets of the shell environment too.
+	if !slicesContains(c.ShellEnv.SecretValues, "sk-moon") || !slicesContains(c.ShellEnv.SecretValues, "local-key") {
+		t.Errorf("secret values = %v", c.ShellEnv.SecretValues)
+	}
+}
+
+func slicesContains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

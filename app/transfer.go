@@ -35,20 +35,33 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	if gen != nil {
 		g, what = *gen, fmt.Sprintf("generation %d", *gen)
 	}
-	var buf bytes.Buffer
-	if err := kimi.Export(ctx, db, s.ID, g, &buf); err != nil {
-		return storeError(err, s.ID, what)
-	}
 	if out == "" || out == "-" {
+		var buf bytes.Buffer
+		if err := kimi.Export(ctx, db, s.ID, g, &buf); err != nil {
+			return storeError(err, s.ID, what)
+		}
 		_, err := rt.Stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := writeNoClobber(out, buf.Bytes(), force); err != nil {
-		return err
+	lines, err := exportFile(ctx, db, s.ID, g, out, force)
+	if err != nil {
+		return storeError(err, s.ID, what)
 	}
-	lines := bytes.Count(buf.Bytes(), []byte("\n"))
 	_, err = fmt.Fprintf(rt.Stdout, "exported session %s (%d %s) to %s\n", s.ID, lines, plural(lines, "line", "lines"), out)
 	return err
+}
+
+// exportFile writes generation gen (-1: the current one) of session id to
+// path; the CLI's `export -o` and the workspace's /export share it.
+func exportFile(ctx context.Context, db *store.DB, id string, gen int, path string, force bool) (lines int, err error) {
+	var buf bytes.Buffer
+	if err := kimi.Export(ctx, db, id, gen, &buf); err != nil {
+		return 0, err
+	}
+	if err := writeNoClobber(path, buf.Bytes(), force); err != nil {
+		return 0, err
+	}
+	return bytes.Count(buf.Bytes(), []byte("\n")), nil
 }
 
 // writeNoClobber writes data to path atomically; an existing path is kept

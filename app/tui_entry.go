@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rewind-agent/rewind/app/demo"
 	"github.com/rewind-agent/rewind/app/tui"
 	"github.com/rewind-agent/rewind/soul/filecp"
+	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -56,6 +58,19 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		Theme:   cfg.Theme,
 		Home:    cfg.Home,
 		Tools:   cfg.ToolSet(),
+
+		ConfigFile: cfg.configPath(),
+		Models: func() []string {
+			var out []string
+			for _, m := range cfg.Models() {
+				out = append(out, m.String())
+			}
+			return out
+		},
+		SwitchModel: func(name string) (llm.Client, string, error) {
+			client, choice, err := rt.SwitchModel(cfg, name)
+			return client, choice.String(), err
+		},
 	}
 	switch opts.Mode {
 	case TUIDemo:
@@ -79,6 +94,12 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			o.Client = client
 		}
 	default:
+		if setup := setupText(cfg); setup != "" {
+			// Nothing to talk to yet: open the workspace anyway, with a
+			// screen saying what to set (past sessions can be browsed).
+			o.Setup, o.ReadOnly = setup, true
+			break
+		}
 		client, err := newProvider(rt, cfg)
 		if err != nil {
 			return err
@@ -99,6 +120,9 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	}
 	defer db.Close()
 	o.DB = db
+	o.Export = func(ctx context.Context, id, path string) (int, error) {
+		return exportFile(ctx, db, id, -1, path, false)
+	}
 	o.FileOptions = filecp.Options{MaxFileSize: cfg.FileSizeCap}
 	if opts.Mode != TUIDemo && opts.Mode != TUIWatch {
 		defer rt.workspaceMCP(cfg, &o)()
@@ -119,6 +143,31 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		return fmt.Errorf("workspace: %w", err)
 	}
 	return nil
+}
+
+// setupText is the onboarding screen's text when no model can be reached
+// (no API key or no model), "" when one is configured.
+func setupText(cfg Config) string {
+	if cfg.APIKey != "" && cfg.Model != "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("rewind talks to any OpenAI-compatible model. To connect one, set:\n\n")
+	if cfg.APIKey == "" {
+		b.WriteString("  API key   export OPENAI_API_KEY=sk-…   (or KIMI_API_KEY, or api_key in the config)\n")
+	}
+	if cfg.Model == "" {
+		b.WriteString("  model     export REWIND_MODEL=gpt-4.1  (or model in the config, or --model)\n")
+	}
+	fmt.Fprintf(&b, "  base URL  %s — for another server: export OPENAI_BASE_URL=https://…/v1 (or base_url)\n", cfg.BaseURL)
+	state := "not created yet"
+	if cfg.File != "" {
+		state = "exists"
+	}
+	fmt.Fprintf(&b, "\nConfig file: %s (%s)\n", cfg.configPath(), state)
+	b.WriteString("\nNo key at hand? `rewind demo` runs the whole workspace on a built-in scripted model.\n")
+	b.WriteString("Meanwhile you can browse past sessions here, read-only.")
+	return b.String()
 }
 
 // checkTerminal refuses to start the workspace where it cannot be drawn or

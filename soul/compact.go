@@ -150,7 +150,7 @@ func (s *Soul) summarise(ctx context.Context, msgs []message.Message) (string, e
 		message.NewText("system", compactSystemPrompt),
 		message.NewText("user", input),
 	}}
-	resp, err := s.client.Chat(ctx, req, llm.Callbacks{
+	resp, err := s.modelClient().Chat(ctx, req, llm.Callbacks{
 		OnRetry: func(attempt, max int, wait time.Duration, reason string) {
 			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: "compaction: " + reason})
 		},

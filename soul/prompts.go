@@ -17,6 +17,15 @@ var defaultSystemPrompt string
 //go:embed prompts/compact.md
 var compactPrompt string
 
+// initPrompt is what /init asks the model: explore the project and write
+// (or improve) its AGENTS.md.
+//
+//go:embed prompts/init.md
+var initPrompt string
+
+// InitPrompt is initPrompt, trimmed.
+func InitPrompt() string { return strings.TrimSpace(initPrompt) }
+
 func expandPrompt(p, workDir string) string {
 	return strings.NewReplacer("${WORK_DIR}", workDir, "${OS}", runtime.GOOS+"/"+runtime.GOARCH).Replace(p)
 }

@@ -205,6 +205,20 @@ func (s *Soul) Yolo() bool {
 	return s.yolo
 }
 
+// SetClient switches the model (/model): the next model call uses c. The
+// context is kept; a call in flight finishes on the old client.
+func (s *Soul) SetClient(c llm.Client) {
+	s.mu.Lock()
+	s.client = c
+	s.mu.Unlock()
+}
+
+func (s *Soul) modelClient() llm.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
+
 // Status is a snapshot of the numbers the status bar shows (loaded from the
 // store by New, kept current by every operation).
 func (s *Soul) Status() StatusUpdate {
@@ -498,7 +512,7 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: reason})
 		},
 	}
-	resp, err := s.client.Chat(ctx, req, cb)
+	resp, err := s.modelClient().Chat(ctx, req, cb)
 	if err != nil {
 		if ctx.Err() != nil {
 			partial, ok := st.partial()

@@ -95,8 +95,19 @@ func (c *Controller) onUISubmit(text string) {
 		c.onUICommand(text)
 		return
 	}
+	c.runPrompt(text)
+}
+
+// runPrompt sends text to the model: a run of the open session, or of a new
+// one created on the way (UI).
+func (c *Controller) runPrompt(text string) {
 	// A prompt that cannot be sent goes back into the input: nothing typed
 	// is lost.
+	if c.readOnly && c.opts.Setup != "" {
+		c.input.SetText(text)
+		c.setMessage(c.setupRefusal(), true)
+		return
+	}
 	if c.readOnly {
 		c.input.SetText(text)
 		c.setMessage("read-only: this session is being written by another process (use /exit, or fork it from the session list)", true)

@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/themes"
@@ -98,9 +99,10 @@ type Controller struct {
 
 // openSession is one session opened in the workspace.
 type openSession struct {
-	sess  store.Session
-	soul  *soul.Soul   // nil when read-only
-	lease *store.Lease // nil when read-only
+	sess         store.Session
+	instructions []instructions.File // the AGENTS.md files its soul follows
+	soul         *soul.Soul          // nil when read-only
+	lease        *store.Lease        // nil when read-only
 }
 
 // cur is the open session or nil (any goroutine).
@@ -220,6 +222,7 @@ func (c *Controller) Run(ctx context.Context) error {
 func (c *Controller) onUIStarted() {
 	c.refreshStatus()
 	c.onWorker(c.br.onWorkerListPane)
+	c.onUIShowSetup()
 	if o := c.cur(); c.watchPID != 0 && o != nil {
 		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID)
 	}
@@ -340,7 +343,10 @@ func (c *Controller) refreshStatus() {
 	if o := c.cur(); o != nil && s.SessionTitle == "" {
 		s.SessionTitle = o.sess.Title
 	}
-	if c.readOnly {
+	switch {
+	case c.readOnly && c.opts.Setup != "" && c.cur() == nil:
+		s.Mode = "NO MODEL"
+	case c.readOnly:
 		s.Mode = c.watchLabel()
 	}
 	c.status.SetStatus(s)

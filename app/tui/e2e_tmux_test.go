@@ -116,7 +116,13 @@ func TestDemoInTmux(t *testing.T) {
 	send("C-u") // a late extra "y" must not prefix the command
 	send("-l", "/help")
 	send("Enter")
-	waitFor("Help", "Slash commands", "/compact", "interrupt the running step")
+	waitFor("Help", "interrupt the running step")
+	// The slash commands may be a page further down.
+	for i := 0; i < 5 && !strings.Contains(capture(), "/compact"); i++ {
+		send("NPage")
+		time.Sleep(100 * time.Millisecond)
+	}
+	waitFor("Slash commands", "/compact")
 	send("Escape")
 	for deadline := time.Now().Add(10 * time.Second); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

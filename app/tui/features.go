@@ -10,4 +10,5 @@ func (c *Controller) initFeatures() {
 	c.suspend = newSuspender(c.app)
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()
+	c.initSessionCommands()
 }

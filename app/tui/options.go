@@ -60,6 +60,22 @@ type Options struct {
 	// Welcome, when set, is shown as an info banner in an empty session.
 	Welcome string
 
+	// Models lists what /model can switch to ("provider/model" or
+	// "model"); SwitchModel builds the client for one (it is called on a
+	// worker) and returns the name to show. nil: /model cannot switch.
+	Models      func() []string
+	SwitchModel func(name string) (llm.Client, string, error)
+	// Export writes a session's current generation to path as kimi-cli
+	// context.jsonl, never replacing a file, and returns the lines written
+	// (the CLI's export; called on a worker).
+	Export func(ctx context.Context, sessionID, path string) (int, error)
+	// Setup, when set, is the onboarding text: no model is configured, the
+	// workspace opens read-only with a screen saying what to set.
+	Setup string
+	// ConfigFile is the config file's path, shown by /status and the setup
+	// screen.
+	ConfigFile string
+
 	// ReadOnly opens the session without writing (watch); implied by ModeWatch.
 	ReadOnly bool
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -86,7 +87,7 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			return attachment{}, fmt.Errorf("lease session %s: %w", sess.ID, err)
 		default:
 			cfg, note := c.soulConfig(cfg, sess)
-			a.o.lease, a.note = lease, note
+			a.o.lease, a.note, a.o.instructions = lease, note, cfg.Instructions
 			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
 		}
 	}
@@ -309,6 +310,11 @@ func shortID(id string) string {
 // Without one the agent still works; file rewinds then have nothing to undo,
 // so the user is told once (the returned note). Worker.
 func (c *Controller) soulConfig(cfg soul.Config, sess store.Session) (soul.Config, string) {
+	agents, err := instructions.Load(c.opts.Home, workDirOf(sess, c.opts.WorkDir))
+	cfg.Instructions = agents
+	if err != nil {
+		return cfg, "project instructions: " + oneLine(err.Error(), 120)
+	}
 	if c.opts.Files == nil {
 		return cfg, ""
 	}

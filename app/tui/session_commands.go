@@ -1,0 +1,350 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/instructions"
+	"github.com/rewind-agent/rewind/soul/mcp"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// The session commands: /status, /approvals, /new, /fork, /rename,
+// /export, /model and /init. They own no widget: each reads or changes the
+// open session and reports in the conversation (an info banner) or the
+// status bar. Database, file and network work runs on a worker.
+
+func (c *Controller) initSessionCommands() {
+	for _, cmd := range []Command{
+		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files and MCP servers", Run: c.cmdStatus},
+		{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: c.cmdApprovals},
+		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", ChangesContext: true, Run: c.cmdNew},
+		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", ChangesContext: true, Run: c.cmdFork},
+		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", Writes: true, Run: c.cmdRename},
+		{Name: "/export", Args: "[FILE]", Description: "write this session as kimi-cli context.jsonl (default rewind-ID.jsonl in the work dir)", Run: c.cmdExport},
+		{Name: "/model", Args: "[NAME]", Description: "switch the model (from the config's provider profiles), or list them", ChangesContext: true, Writes: true, Run: c.cmdModel},
+		{Name: "/init", Description: "ask the model to write an AGENTS.md for this project", ChangesContext: true, Writes: true, Run: c.cmdInit},
+	} {
+		c.commands.add(cmd)
+	}
+}
+
+// info shows text as an info banner at the end of the conversation (UI).
+func (c *Controller) info(text string) {
+	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
+	c.conv.ScrollToEnd()
+}
+
+// cmdStatus gathers on a worker (AGENTS.md files are read when no session
+// is open yet) and shows the result.
+func (c *Controller) cmdStatus(string) {
+	o := c.cur()
+	st := c.statusM
+	yolo := c.opts.Soul.Yolo
+	var approved []string
+	if o != nil && o.soul != nil {
+		yolo = o.soul.Yolo()
+		approved = o.soul.ApprovedForSession()
+	}
+	workDir := c.opts.WorkDir
+	if o != nil {
+		workDir = workDirOf(o.sess, c.opts.WorkDir)
+	}
+	c.onWorker(func() {
+		var files []instructions.File
+		var loadErr error
+		if o != nil && o.soul != nil {
+			files = o.instructions
+		} else {
+			files, loadErr = instructions.Load(c.opts.Home, workDir)
+		}
+		var servers []mcp.Status
+		if c.opts.MCP != nil {
+			servers = c.opts.MCP.Status()
+		}
+		text := statusText(statusInfo{
+			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
+			yolo: yolo, readOnly: c.readOnly, approved: approved, files: files, loadErr: loadErr, mcp: servers,
+			configFile: c.opts.ConfigFile,
+		})
+		c.onUIThreadAsync(func() { c.info(text) })
+	})
+}
+
+type statusInfo struct {
+	model, workDir     string
+	session            *openSession
+	tokens, maxContext int
+	yolo, readOnly     bool
+	approved           []string
+	files              []instructions.File
+	loadErr            error
+	mcp                []mcp.Status
+	configFile         string
+}
+
+func statusText(s statusInfo) string {
+	var b strings.Builder
+	row := func(label, value string) { fmt.Fprintf(&b, "%-10s %s\n", label, value) }
+	b.WriteString("Status\n")
+	row("model", orDash(s.model))
+	row("work dir", s.workDir)
+	if s.session != nil {
+		title := s.session.sess.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		row("session", s.session.sess.ID+" · "+oneLine(title, 60))
+	} else {
+		row("session", "new (it starts with your first prompt)")
+	}
+	pct := 0.0
+	if s.maxContext > 0 {
+		pct = float64(s.tokens) * 100 / float64(s.maxContext)
+	}
+	row("context", fmt.Sprintf("%s of %s tokens (%.0f%%)", thousands(s.tokens), thousands(s.maxContext), pct))
+	switch {
+	case s.readOnly:
+		row("approvals", "read-only: this workspace runs nothing")
+	case s.yolo:
+		row("approvals", "YOLO: every tool call runs without asking (/yolo to turn off)")
+	default:
+		row("approvals", "ask before edits and commands")
+	}
+	for i, a := range s.approved {
+		row("", fmt.Sprintf("%d. approved for this session: %s", i+1, a))
+	}
+	if len(s.approved) > 0 {
+		row("", "(/approvals revoke N, or all)")
+	}
+	switch {
+	case s.loadErr != nil:
+		row("AGENTS.md", "cannot read: "+oneLine(s.loadErr.Error(), 100))
+	case len(s.files) == 0:
+		row("AGENTS.md", "none found (/init asks the model to write one)")
+	default:
+		for i, f := range s.files {
+			label := ""
+			if i == 0 {
+				label = "AGENTS.md"
+			}
+			note := ""
+			if f.Global {
+				note = " (global)"
+			}
+			if f.Truncated {
+				note += " (first 32 KB)"
+			}
+			row(label, f.Path+note)
+		}
+	}
+	if len(s.mcp) == 0 {
+		row("MCP", "no servers configured")
+	}
+	for i, m := range s.mcp {
+		label := ""
+		if i == 0 {
+			label = "MCP"
+		}
+		line := fmt.Sprintf("%s: %s, %d tools", m.Name, m.State, len(m.Tools))
+		if m.Err != "" {
+			line += " — " + oneLine(m.Err, 80)
+		}
+		row(label, line)
+	}
+	if s.configFile != "" {
+		row("config", s.configFile)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// thousands formats 128000 as 128,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// cmdApprovals lists the session approvals, or revokes one or all.
+func (c *Controller) cmdApprovals(arg string) {
+	o := c.cur()
+	if o == nil || o.soul == nil {
+		c.setMessage("nothing approved for this session yet", false)
+		return
+	}
+	list := o.soul.ApprovedForSession()
+	verb, what, _ := strings.Cut(arg, " ")
+	switch strings.ToLower(verb) {
+	case "":
+		if len(list) == 0 {
+			c.setMessage("nothing approved for this session yet: tool calls that write or execute ask first", false)
+			return
+		}
+		var b strings.Builder
+		b.WriteString("Approved for this session (/approvals revoke N, or all)")
+		for i, a := range list {
+			fmt.Fprintf(&b, "\n%d. %s", i+1, a)
+		}
+		c.info(b.String())
+	case "revoke", "clear":
+		what = strings.TrimSpace(what)
+		if verb == "clear" || what == "all" {
+			n := o.soul.RevokeAllApprovals()
+			c.setMessage(fmt.Sprintf("revoked %d session %s: every call that writes or executes asks again", n, plural(n, "approval", "approvals")), false)
+			return
+		}
+		n, err := strconv.Atoi(what)
+		if err != nil || n < 1 || n > len(list) {
+			c.setMessage(fmt.Sprintf("usage: /approvals revoke N (1 to %d) or /approvals revoke all", len(list)), true)
+			return
+		}
+		o.soul.RevokeApproval(list[n-1])
+		c.setMessage("revoked: "+list[n-1]+" asks again", false)
+	default:
+		c.setMessage("usage: /approvals, /approvals revoke N, /approvals revoke all", true)
+	}
+}
+
+// cmdNew leaves the open session (it stays in the list) for a new one,
+// created with the first prompt.
+func (c *Controller) cmdNew(string) {
+	if c.cur() == nil {
+		c.setMessage("this is already a new session: type a prompt to start it", false)
+		return
+	}
+	if old := c.open.Swap(nil); old != nil && old.lease != nil {
+		c.onWorker(func() { _ = old.lease.Release(context.WithoutCancel(c.ctx)) })
+	}
+	c.readOnly, c.watchPID = false, 0
+	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
+	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
+	c.onUIReload(evReload{})
+	c.br.onUIRefresh()
+	c.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
+}
+
+func (c *Controller) cmdFork(string) {
+	o := c.cur()
+	if o == nil {
+		c.setMessage("nothing to fork yet: the session is empty", false)
+		return
+	}
+	c.onUIFork(o.sess.ID)
+}
+
+func (c *Controller) cmdRename(arg string) {
+	o := c.cur()
+	title := strings.TrimSpace(arg)
+	switch {
+	case title == "":
+		c.setMessage("usage: /rename TITLE", true)
+		return
+	case o == nil:
+		c.setMessage("nothing to rename yet: the session starts with your first prompt", false)
+		return
+	}
+	id := o.sess.ID
+	c.onWorker(func() {
+		err := c.db.RenameSession(context.WithoutCancel(c.ctx), id, title)
+		c.onUIThreadAsync(func() {
+			if err != nil {
+				c.setMessage("rename: "+err.Error(), true)
+				return
+			}
+			if cur := c.cur(); cur != nil && cur.sess.ID == id {
+				cur.sess.Title = title
+				c.statusM.SessionTitle = title
+				c.refreshStatus()
+			}
+			c.br.onUIRefresh()
+			c.setMessage("renamed to "+oneLine(title, 60), false)
+		})
+	})
+}
+
+func (c *Controller) cmdExport(arg string) {
+	o := c.cur()
+	switch {
+	case o == nil:
+		c.setMessage("nothing to export yet: the session is empty", false)
+		return
+	case c.opts.Export == nil:
+		c.setMessage("export is not available here: use `rewind export ID -o FILE`", true)
+		return
+	}
+	path := strings.TrimSpace(arg)
+	if path == "" {
+		path = "rewind-" + shortID(o.sess.ID) + ".jsonl"
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workDirOf(o.sess, c.opts.WorkDir), path)
+	}
+	id := o.sess.ID
+	c.onWorker(func() {
+		n, err := c.opts.Export(context.WithoutCancel(c.ctx), id, path)
+		c.onUIThreadAsync(func() {
+			if err != nil {
+				c.setMessage("export: "+oneLine(err.Error(), 140), true)
+				return
+			}
+			c.setMessage(fmt.Sprintf("exported %d %s to %s", n, plural(n, "line", "lines"), path), false)
+		})
+	})
+}
+
+// cmdModel lists the models, or switches to one: the client is built on a
+// worker, then the open session (and the next new one) uses it.
+func (c *Controller) cmdModel(arg string) {
+	name := strings.TrimSpace(arg)
+	if name == "" {
+		var names []string
+		if c.opts.Models != nil {
+			names = c.opts.Models()
+		}
+		msg := "model " + orDash(c.statusM.Model)
+		if len(names) > 0 {
+			msg += " · available: " + strings.Join(names, ", ") + " · /model NAME"
+		} else {
+			msg += " · add [providers.NAME] tables to the config to switch between models"
+		}
+		c.setMessage(msg, false)
+		return
+	}
+	if c.opts.SwitchModel == nil {
+		c.setMessage("switching models is not available here", true)
+		return
+	}
+	c.onWorker(func() {
+		client, label, err := c.opts.SwitchModel(name)
+		c.onUIThreadAsync(func() {
+			if err != nil {
+				c.setMessage("/model: "+oneLine(err.Error(), 140), true)
+				return
+			}
+			c.opts.Client, c.opts.Model = client, label
+			if o := c.cur(); o != nil && o.soul != nil {
+				o.soul.SetClient(client)
+			}
+			c.statusM.Model = label
+			c.refreshStatus()
+			c.setMessage("model "+label+": the next answer comes from it (the context is kept)", false)
+		})
+	})
+}
+
+func (c *Controller) cmdInit(string) {
+	c.runPrompt(soul.InitPrompt())
+}

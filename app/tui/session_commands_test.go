@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+)
+
+// TestStatusShowsModelContextAndAgentsMD: /status names the model, the work
+// dir, the context use, the approval mode and the AGENTS.md files loaded.
+func TestStatusShowsModelContextAndAgentsMD(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		if err := os.WriteFile(filepath.Join(h.work, "AGENTS.md"), []byte("PROJECT RULE: be brief."), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}}, llmtest.Text("hello back"))
+	h.submit("hello")
+	h.waitFor("hello back")
+	h.waitUntil("the run to end", h.idle)
+	h.submit("/status")
+	h.waitFor("Status", "fake-model", h.work, "context", "of 128,000 tokens", "ask before edits", filepath.Join(h.work, "AGENTS.md"), "no servers configured")
+	if sys, _ := h.srv.Requests()[0].Last("system"); !strings.Contains(sys.Content.PlainText(), "PROJECT RULE: be brief.") {
+		t.Errorf("the work dir's AGENTS.md is not in the system prompt")
+	}
+}
+
+// TestShellApprovalScopeShownListedAndRevoked: the dialog says what [a]
+// covers; /approvals lists it; revoking makes the next call ask again.
+func TestShellApprovalScopeShownListedAndRevoked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48},
+		llmtest.Calls(llmtest.Call("s1", "Shell", map[string]any{"command": "echo one"})),
+		llmtest.Calls(llmtest.Call("s2", "Shell", map[string]any{"command": "echo two"})),
+		llmtest.Text("both ran"),
+		llmtest.Calls(llmtest.Call("s3", "Shell", map[string]any{"command": "echo three"})),
+		llmtest.Text("third ran"))
+	h.submit("run echo")
+	h.waitFor("Approve Shell", "[a] approves `echo …` for this session")
+	h.clock.advance(approvalGrace)
+	h.typeText("a", false)
+	h.waitFor("both ran")
+	h.waitUntil("the run to end", h.idle)
+	h.submit("/approvals")
+	h.waitFor("Approved for this session", "1. run shell command: echo …")
+	h.submit("/approvals revoke 1")
+	h.waitFor("revoked: run shell command: echo …")
+	h.submit("run echo again")
+	h.waitFor("Approve Shell", "echo three")
+}
+
+// TestRenameExportForkAndNew: the session commands act on the open session.
+func TestRenameExportForkAndNew(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"))
+	h.submit("hello")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	id := h.sessionID()
+
+	h.submit("/rename my renamed session")
+	h.waitFor("renamed to my renamed session")
+	if s, err := h.db.GetSession(h.ctx, id); err != nil || s.Title != "my renamed session" {
+		t.Fatalf("title %q, %v", s.Title, err)
+	}
+
+	exported := make(chan string, 1)
+	h.c.opts.Export = func(_ context.Context, sid, path string) (int, error) {
+		exported <- sid + " " + path
+		return 3, os.WriteFile(path, []byte("{}\n{}\n{}\n"), 0o600)
+	}
+	h.submit("/export")
+	want := id + " " + filepath.Join(h.work, "rewind-"+shortID(id)+".jsonl")
+	select {
+	case got := <-exported:
+		if got != want {
+			t.Errorf("exported %q, want %q", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("/export did not export")
+	}
+	h.waitFor("exported 3 lines to")
+
+	h.submit("/fork")
+	h.waitUntil("the fork to open", func() bool { s := h.c.SessionID(); return s != "" && s != id })
+	h.waitFor("Forked session")
+
+	h.submit("/new")
+	h.waitUntil("the new session", func() bool { return h.c.SessionID() == "" })
+	h.waitFor("new session in")
+}
+
+// TestModelSwitchesMidSession: /model NAME makes the next answer come from
+// the new client, in the same session.
+func TestModelSwitchesMidSession(t *testing.T) {
+	t.Parallel()
+	other := llmtest.NewServer(t)
+	other.Enqueue(llmtest.Text("answer from the other model"))
+	h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) {
+		o.Models = func() []string { return []string{"fake-model", "lab/other-model"} }
+		o.SwitchModel = func(name string) (llm.Client, string, error) {
+			if name != "lab/other-model" {
+				return nil, "", fmt.Errorf("no model %q", name)
+			}
+			cl, err := llm.New(llm.Config{BaseURL: other.URL(), APIKey: "k2", Model: "other-model", Stream: true})
+			return cl, name, err
+		}
+	}}, llmtest.Text("answer from the first model"))
+	h.submit("one")
+	h.waitFor("answer from the first model")
+	h.waitUntil("the run to end", h.idle)
+	id := h.sessionID()
+	h.submit("/model")
+	h.waitFor("available: fake-model, lab/other-model")
+	h.submit("/model lab/other-model")
+	h.waitFor("model lab/other-model: the next answer comes from it")
+	h.submit("two")
+	h.waitFor("answer from the other model")
+	if h.sessionID() != id {
+		t.Error("switching the model changed the session")
+	}
+	if reqs := other.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "answer from the first model") {
+		t.Errorf("the other model did not get the session's context")
+	}
+}
+
+// TestInitAsksForAgentsMD: /init sends the model the prompt to write one.
+func TestInitAsksForAgentsMD(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{}, llmtest.Text("wrote AGENTS.md"))
+	h.submit("/init")
+	h.waitFor("wrote AGENTS.md")
+	if got := string(h.srv.Requests()[0].Body); !strings.Contains(got, "Write an AGENTS.md file for this project") {
+		t.Errorf("/init did not send the init prompt: %s", got)
+	}
+}
+
+// TestSetupScreenWithoutModel: with no model configured the workspace
+// opens on a screen saying what to set, and prompts are refused.
+func TestSetupScreenWithoutModel(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		h := newHarness(t, hopts{w: size[0], h: size[1], mutate: func(o *Options) {
+			o.Client, o.ReadOnly = nil, true
+			o.Setup = "To connect one, set:\n  API key   export OPENAI_API_KEY=sk-…\n\nNo key at hand? `rewind demo` runs the workspace."
+		}})
+		h.waitFor("Connect a model", "OPENAI_API_KEY", "rewind demo")
+		h.typeText("b", false)
+		h.waitGone("Connect a model")
+		h.waitFor("NO MODEL")
+		h.typeText("hello", true) // refused: the text stays in the input
+		h.waitFor("no model configured")
+		if n := len(h.srv.Requests()); n != 0 {
+			t.Errorf("%d model requests without a model", n)
+		}
+	}
+}
