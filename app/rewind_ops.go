@@ -63,7 +63,7 @@ func Revert(ctx context.Context, rt *Runtime, id string, checkpoint int, fo File
 // with --files the files go back to their state when that generation was
 // left. With --dry-run it prints the plan.
 func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOptions) error {
-	if err := fo.check("--files"); err != nil {
+	if err := fo.check("--files or --files-only"); err != nil {
 		return err
 	}
 	return rt.timeTravel(ctx, id, fo, fmt.Sprintf("generation %d", gen), func(env timetravel.Env) (timetravel.Plan, error) {
@@ -73,13 +73,14 @@ func Restore(ctx context.Context, rt *Runtime, id string, gen int, fo FileOption
 
 // Undo undoes the session's last rewind: the conversation and the files go
 // back to what they were before it (an undo is a rewind too, so undoing it
-// again redoes). --force overwrites files changed since.
+// again redoes); --files-only leaves the conversation. --force overwrites
+// files changed since.
 func Undo(ctx context.Context, rt *Runtime, id string, fo FileOptions) error {
 	if fo.Diffs && !fo.DryRun {
 		return Usage(errors.New("--diff needs --dry-run"))
 	}
-	fo.Files = true
 	check := fo.filesCheck()
+	check.Files = true
 	return rt.timeTravel(ctx, id, fo, "the last rewind", func(env timetravel.Env) (timetravel.Plan, error) {
 		return timetravel.PlanUndo(ctx, env, check)
 	})
@@ -104,8 +105,8 @@ func (rt *Runtime) timeTravel(ctx context.Context, id string, fo FileOptions, wh
 		return userErrorf(nil, "%s", p.Nothing)
 	}
 	ch := fo.choice()
-	if p.Kind == timetravel.Undo {
-		ch = timetravel.Choice{Conversation: true, Files: p.Files != nil || p.FilesErr != nil, Force: fo.Force}
+	if p.Kind == timetravel.Undo { // both halves of what the rewind moved
+		ch.Files = p.Files != nil || p.FilesErr != nil
 	}
 	if ch.Files && p.FilesErr != nil {
 		return filesError(p.FilesErr)

@@ -108,6 +108,10 @@ func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error)
 
 // keeps says what a revert to before step s of turn t leaves.
 func keeps(t Turn, s Step) string {
+	step := []rune(s.String())
+	if len(step) > 60 {
+		step = append(step[:59], '…')
+	}
 	prompt := "“" + t.Label() + "”"
 	switch {
 	case t.Checkpoint < 0 && t.Prompt == "":
@@ -116,13 +120,13 @@ func keeps(t Turn, s Step) string {
 		prompt = "the D-Mail “" + firstLine(t.Prompt) + "”"
 	}
 	if s.N == 1 {
-		return fmt.Sprintf("You keep %s without an answer; %s and everything after are archived.", prompt, s)
+		return fmt.Sprintf("You keep %s without an answer; %s and everything after are archived.", prompt, string(step))
 	}
 	kept := "step 1"
 	if s.N > 2 {
 		kept = fmt.Sprintf("steps 1–%d", s.N-1)
 	}
-	return fmt.Sprintf("You keep %s and its %s; %s and everything after are archived.", prompt, kept, s)
+	return fmt.Sprintf("You keep %s and its %s; %s and everything after are archived.", prompt, kept, string(step))
 }
 
 // PlanRestore works out making generation gen current again.

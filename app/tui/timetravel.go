@@ -407,9 +407,7 @@ func choicesFor(p timetravel.Plan) []views.Choice {
 		if conv {
 			out = append(out, choiceBoth)
 		}
-		if p.Kind == timetravel.Revert || !conv {
-			out = append(out, choiceFiles)
-		}
+		out = append(out, choiceFiles)
 		if len(p.Files.Conflicts) > 0 {
 			out = append(out, choiceForce)
 		}
@@ -513,7 +511,7 @@ func (t *timeTravel) onUIApply(o *openSession, p timetravel.Plan, ch timetravel.
 func resultText(res timetravel.Result) string {
 	lines := res.Lines("u in the timeline or /undo")
 	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
+		lines[i] = strings.Join(strings.Fields(l), " ")
 	}
 	s := strings.Join(lines, " · ")
 	return strings.ToUpper(s[:1]) + s[1:]

@@ -326,6 +326,7 @@ func newCLI() *cli {
 		}),
 	}
 	restore.Flags().BoolVar(&resFiles.Files, "files", false, "also move the work dir's files to that generation's state")
+	restore.Flags().BoolVar(&resFiles.FilesOnly, "files-only", false, "move only the files to that generation's state, keep the conversation")
 	restore.Flags().BoolVar(&resFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
 	restore.Flags().BoolVar(&resFiles.DryRun, "dry-run", false, "print what would be restored and which files would change; change nothing")
 	restore.Flags().BoolVar(&resFiles.Diffs, "diff", false, "with --dry-run --files: print the unified diff of every file")
@@ -339,6 +340,7 @@ func newCLI() *cli {
 			return app.Undo(ctx, c.rt, args[0], undoFiles)
 		}),
 	}
+	undo.Flags().BoolVar(&undoFiles.FilesOnly, "files-only", false, "bring back only the files, keep the conversation")
 	undo.Flags().BoolVar(&undoFiles.Force, "force", false, "overwrite files changed by someone else since the rewind")
 	undo.Flags().BoolVar(&undoFiles.DryRun, "dry-run", false, "print what would come back; change nothing")
 	undo.Flags().BoolVar(&undoFiles.Diffs, "diff", false, "with --dry-run: print the unified diff of every file")

@@ -91,3 +91,23 @@ func TestUndoWithNothingToUndo(t *testing.T) {
 	s := e.seed("fresh")
 	expectError(t, e.run("undo", s.id), 1, "no rewind to undo")
 }
+
+func TestRestoreFilesOnlyKeepsTheConversation(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
+		llmtest.Text("written"),
+	)
+	e := newEnv(t).withServer(srv)
+	e.mustOK("-p", "write a.txt", "--yolo")
+	id := e.onlySession()
+	e.mustOK("revert", id, "0", "--files")
+	r := e.mustOK("restore", id, "0", "--files-only")
+	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "agent\n" {
+		t.Errorf("restore --files-only did not bring the file back: %q %v\n%s", data, err, r.stdout)
+	}
+	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 2 {
+		t.Errorf("restore --files-only moved the conversation: %d generations", len(g))
+	}
+}
