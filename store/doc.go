@@ -56,6 +56,18 @@
 // rather than the previous current one: the cut is then always expressed in
 // the seq space of the records it cuts, also across sessions.
 //
+// KeepInterrupted writes two generations in one transaction: one with cause
+// interrupt (the current view plus an interrupted step's partial answer),
+// then a restore of the view as it was, which becomes current; so every
+// generation is still made current once and the partial answer is never in
+// the current view.
+//
+// # Rewind log
+//
+// rewinds(session_id, op, before_gen, after_gen, files_undo, what) is
+// app/timetravel's log of every revert, restore, undo and D-Mail file
+// rewind: RecordRewind appends, LastRewind reads the newest (or one by id).
+//
 // # Search
 //
 // context_fts (FTS4, unicode61) holds each message's text (string content,
