@@ -103,32 +103,40 @@ type mcpLine struct {
 	server int
 }
 
-func (p *MCPPanel) lines(base tcell.Style) []mcpLine {
+func (p *MCPPanel) lines(base tcell.Style, width int) []mcpLine {
 	th := p.theme
 	var out []mcpLine
+	// wrap adds text word-wrapped to width, continuation rows indented.
+	wrap := func(text, first, rest string, st tcell.Style, server int) {
+		for _, l := range wrapSpans([]Span{{text, st}}, width, Line{{first, st}}, Line{{rest, st}}) {
+			out = append(out, mcpLine{l.String(), st, server})
+		}
+	}
 	for _, pr := range p.problems {
-		out = append(out, mcpLine{"⚠ " + pr, base.Foreground(th.Warning), -1})
+		wrap(pr, "⚠ ", "  ", base.Foreground(th.Warning), -1)
 	}
 	if len(p.problems) > 0 {
 		out = append(out, mcpLine{"", base, -1})
 	}
 	if len(p.servers) == 0 {
-		out = append(out, mcpLine{"No MCP servers configured: add them to $REWIND_HOME/mcp.json or .rewind/mcp.json (see the README).", base.Foreground(th.Dim), -1})
+		wrap("No MCP servers configured: add them to $REWIND_HOME/mcp.json or .rewind/mcp.json (see the README).", "", "", base.Foreground(th.Dim), -1)
 	}
 	for i, s := range p.servers {
-		state := s.State
+		header := fmt.Sprintf("%s (%s) %s", s.Name, s.Transport, s.State)
 		st := base.Bold(true)
 		switch {
 		case s.Failed:
-			state += ": " + s.Err
 			st = st.Foreground(th.Error)
 		case s.State == "ready":
-			state += fmt.Sprintf(" · %d tools", len(s.Tools))
+			header += fmt.Sprintf(" · %d tools", len(s.Tools))
 			st = st.Foreground(th.ToolOK)
 		default:
 			st = st.Foreground(th.ToolRunning)
 		}
-		out = append(out, mcpLine{fmt.Sprintf("%s (%s) %s", s.Name, s.Transport, state), st, i})
+		out = append(out, mcpLine{header, st, i})
+		if s.Failed && s.Err != "" {
+			wrap(s.Err, "    ", "    ", base.Foreground(th.Error), i)
+		}
 		for _, t := range s.Tools {
 			text := "    " + t.Name
 			if t.ReadOnly {
@@ -149,8 +157,9 @@ func (p *MCPPanel) Draw(screen tcell.Screen) {
 	th := p.theme
 	_, _, W, H := p.GetRect()
 	base := tcell.StyleDefault.Background(th.ModalBg).Foreground(th.Text)
-	lines := p.lines(base)
-	bx, by, bw, bh := modalRect(p.Box, min(max(60, W*4/5), 140), min(len(lines)+3, H-2))
+	w := min(max(60, W*9/10), 140)
+	lines := p.lines(base, w-6) // the frame, and the two columns of the selection marker
+	bx, by, bw, bh := modalRect(p.Box, w, min(len(lines)+2, H-2))
 	x, y, iw, ih := drawModalFrame(screen, th, bx, by, bw, bh, "MCP servers · ↑/↓ select · r restart · Esc close", th.FocusedBorder)
 	top := 0
 	for i, l := range lines {

@@ -16,14 +16,15 @@ import (
 	"github.com/rewind-agent/rewind/soul/tools"
 )
 
-// mcpServers starts "test" (the in-repo server, in memory) and "broken"
-// (which never starts) and counts the starts of each.
+// mcpServers starts "test" (the in-repo server, in memory), "broken"
+// (which never starts) and "mute" (which never answers the initialize, so
+// stays starting), and counts the starts of each.
 func mcpServers(t *testing.T, work string) (*mcp.Manager, func(string) int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var mu sync.Mutex
 	starts := map[string]int{}
-	m := mcp.NewManager([]mcp.ServerConfig{{Name: "test"}, {Name: "broken"}}, mcp.Options{WorkDir: work,
+	m := mcp.NewManager([]mcp.ServerConfig{{Name: "test"}, {Name: "broken"}, {Name: "mute", Timeout: time.Minute}}, mcp.Options{WorkDir: work,
 		Transport: func(cfg mcp.ServerConfig) (sdk.Transport, error) {
 			mu.Lock()
 			starts[cfg.Name]++
@@ -32,7 +33,9 @@ func mcpServers(t *testing.T, work string) (*mcp.Manager, func(string) int) {
 				return nil, errors.New("no credentials configured")
 			}
 			client, server := sdk.NewInMemoryTransports()
-			go func() { _ = mcptest.NewServer().Run(ctx, server) }()
+			if cfg.Name != "mute" {
+				go func() { _ = mcptest.NewServer().Run(ctx, server) }()
+			}
 			return client, nil
 		}})
 	t.Cleanup(func() { m.Close() })
@@ -57,10 +60,11 @@ func TestMCPPanelListsServersAndRestarts(t *testing.T) {
 			withMCP(m, "/home/u/mcp.json: mcpServers.x.args: want an array of strings; the server x does not start")(o)
 		},
 	})
-	// The failed server stays named in the status bar.
+	// The workspace does not wait for a server still starting; the failed
+	// one stays named in the status bar.
 	h.waitFor("MCP: broken failed")
 	h.submit("/mcp")
-	h.waitFor("MCP servers", "test (stdio) ready · 9 tools", "mcp__test__echo [read-only]", "broken (stdio) failed: no credentials", "mcp.json: mcpServers.x.args")
+	h.waitFor("MCP servers", "test (stdio) ready · 9 tools", "mcp__test__echo [read-only]", "broken (stdio) failed", "no credentials configured", "mute (stdio) starting", "mcp.json: mcpServers.x.args")
 	// j selects the broken server, r restarts it.
 	h.typeText("j", false)
 	h.waitFor("▶ broken")
@@ -79,9 +83,10 @@ func TestMCPToolCallAsksAndShowsProgress(t *testing.T) {
 	h := newHarness(t, hopts{
 		before: func(h *harness) {
 			m, _ = mcpServers(t, h.work)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			m.Wait(ctx)
+			deadline := time.Now().Add(10 * time.Second)
+			for len(m.Tools()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
 		},
 		mutate: func(o *Options) { withMCP(m)(o) },
 	},

@@ -208,7 +208,8 @@ func (s *server) startError(ctx context.Context, err error) string {
 	}
 	msg := oneLine(err.Error())
 	if tail := s.stderr.lastLine(); tail != "" {
-		msg += "; its last output: " + tail
+		// What the server said is what the user can act on.
+		msg = tail + " (" + msg + ")"
 	}
 	return msg
 }
