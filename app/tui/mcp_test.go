@@ -33,9 +33,22 @@ func mcpServers(t *testing.T, work string) (*mcp.Manager, func(string) int) {
 				return nil, errors.New("no credentials configured")
 			}
 			client, server := sdk.NewInMemoryTransports()
-			if cfg.Name != "mute" {
-				go func() { _ = mcptest.NewServer().Run(ctx, server) }()
+			if cfg.Name == "mute" { // reads every request, answers none
+				go func() {
+					conn, err := server.Connect(ctx)
+					if err != nil {
+						return
+					}
+					defer conn.Close()
+					for {
+						if _, err := conn.Read(ctx); err != nil {
+							return
+						}
+					}
+				}()
+				return client, nil
 			}
+			go func() { _ = mcptest.NewServer().Run(ctx, server) }()
 			return client, nil
 		}})
 	t.Cleanup(func() { m.Close() })

@@ -453,3 +453,44 @@ func TestChangeNotifications(t *testing.T) {
 		t.Errorf("after Close: %+v", st)
 	}
 }
+
+func TestCloseCancelsAStartUnderWay(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	// The server reads every request and answers none: the start would
+	// wait a minute.
+	m := NewManager([]ServerConfig{{Name: "mute", Timeout: time.Minute}}, Options{Transport: func(ServerConfig) (sdk.Transport, error) {
+		client, server := sdk.NewInMemoryTransports()
+		go func() {
+			conn, err := server.Connect(ctx)
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			for {
+				if _, err := conn.Read(ctx); err != nil {
+					return
+				}
+			}
+		}()
+		return client, nil
+	}})
+	m.Start()
+	if st := m.Status()[0]; st.State != StateStarting {
+		t.Fatalf("status = %+v", st)
+	}
+	start := time.Now()
+	m.Close()
+	waitCtx, waitCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer waitCancel()
+	if err := m.Wait(waitCtx); err != nil {
+		t.Fatalf("the start was not cancelled: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close and the end of the start took %s", d)
+	}
+	if st := m.Status()[0]; st.State != StateStopped {
+		t.Errorf("status after Close = %+v", st)
+	}
+}

@@ -45,6 +45,9 @@ type server struct {
 // conn is one connection to a server: the SDK session and, for stdio, the
 // process group to kill.
 type conn struct {
+	// cancel ends the start (connect, initialize, first listing) early.
+	cancel context.CancelFunc
+
 	mu      sync.Mutex
 	session *sdk.ClientSession
 	pgid    int           // 0: no process (HTTP, in-memory) or not started yet
@@ -60,7 +63,8 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 
 // start begins connecting in the background.
 func (s *server) start() {
-	c := &conn{done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
+	c := &conn{done: make(chan struct{}), cancel: cancel}
 	s.mu.Lock()
 	s.gen++
 	gen := s.gen
@@ -69,14 +73,12 @@ func (s *server) start() {
 	started := s.started
 	s.mu.Unlock()
 	s.m.changed()
-	go s.connect(gen, c, started) // owner: this server; ends when the start succeeds or fails
+	go s.connect(ctx, gen, c, started) // owner: this server; ends when the start succeeds, fails or is cancelled
 }
 
-func (s *server) connect(gen int, c *conn, started chan struct{}) {
+func (s *server) connect(ctx context.Context, gen int, c *conn, started chan struct{}) {
 	defer close(started)
-	timeout := s.cfg.timeout()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+	defer c.cancel()
 	transport, err := s.transport(c)
 	if err != nil {
 		s.fail(gen, c, err.Error())
@@ -260,8 +262,10 @@ func (s *server) stop() {
 	s.m.changed()
 }
 
-// close ends the connection politely, then kills the process group.
+// close ends the connection politely, then kills the process group. A
+// start still under way is cancelled.
 func (c *conn) close() {
+	c.cancel()
 	c.mu.Lock()
 	cs := c.session
 	c.mu.Unlock()
