@@ -95,7 +95,7 @@ func (m *ApprovalModal) SetOnDecision(f func(d ApprovalDecision, feedback string
 func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 	r.Tool = SanitizeLine(r.Tool)
 	r.Action = SanitizeLine(r.Action)
-	r.Description = Sanitize(r.Description)
+	r.Description = RevealHidden(r.Description) // for Shell it quotes the command
 	r.Arguments = Sanitize(r.Arguments)
 	m.command = r.Command
 	r.Command = RevealHidden(r.Command)

@@ -31,6 +31,7 @@ func newSuspender(app *tview.Application) *suspender {
 func (s *suspender) binding() globalBinding {
 	return globalBinding{
 		KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "suspend rewind (fg resumes it)", Handler: s.onUISuspend, Visible: true},
+		Overlays:   true, // as in any terminal program, a dialog open or not
 	}
 }
 
