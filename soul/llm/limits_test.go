@@ -3,6 +3,7 @@ package llm_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store/message"
 )
 
@@ -83,5 +85,24 @@ func TestEndlessStreamLineFailsTheCall(t *testing.T) {
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Temporary || !strings.Contains(le.Message, "stream line longer than 16 MiB") {
 		t.Fatalf("error: %v", err)
+	}
+}
+
+// TestNonASCIIToolArgumentsArriveWhole: the argument deltas of a streamed
+// tool call carry whole runes, so a command with U+2800 or accents reaches
+// the approval dialog as sent, not as U+FFFD.
+func TestNonASCIIToolArgumentsArriveWhole(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	cmd := "echo safe" + strings.Repeat("\u2800", 40) + "; echo café"
+	srv.Enqueue(llmtest.Calls(llmtest.Call("c1", "Shell", map[string]any{"command": cmd})))
+	p, _ := newProvider(t, srv, true)
+	resp, err := p.Chat(context.Background(), hi, llm.Callbacks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args struct{ Command string }
+	if len(resp.Message.ToolCalls) != 1 || json.Unmarshal([]byte(resp.Message.ToolCalls[0].Args), &args) != nil || args.Command != cmd {
+		t.Fatalf("tool call: %+v", resp.Message.ToolCalls)
 	}
 }

@@ -296,7 +296,9 @@ func (r Reply) deltas() []wireDelta {
 	}
 	pieces := make([][]string, len(r.ToolCalls))
 	for i, c := range r.ToolCalls {
-		pieces[i] = splitBytes(c.Args, size)
+		// Whole runes per piece: each delta is a JSON string, which cannot
+		// hold half a UTF-8 sequence (the encoder would turn it into U+FFFD).
+		pieces[i] = splitRunes(c.Args, size)
 		idx := i
 		wc := wireCall{Index: &idx, ID: c.ID, Type: "function"}
 		wc.Function.Name = c.Name
@@ -330,18 +332,6 @@ func splitRunes(s string, n int) []string {
 		}
 		out = append(out, s[:i])
 		s = s[i:]
-	}
-	return out
-}
-
-func splitBytes(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	if s != "" {
-		out = append(out, s)
 	}
 	return out
 }
