@@ -312,3 +312,24 @@ func slicesContains(ss []string, s string) bool {
 	}
 	return false
 }
+
+func TestSetupTextSaysWhatToSet(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	c := Config{Home: home, BaseURL: DefaultBaseURL}
+	text := setupText(c)
+	for _, w := range []string{"OPENAI_API_KEY", "REWIND_MODEL", "OPENAI_BASE_URL", filepath.Join(home, "config.toml"), "not created yet", "rewind demo"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("setup text lacks %q:\n%s", w, text)
+		}
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if len([]rune(l)) > 46 && !strings.Contains(l, home) {
+			t.Errorf("line too wide for an 80-column modal: %q", l)
+		}
+	}
+	c.APIKey, c.Model = "k", "m"
+	if setupText(c) != "" {
+		t.Error("a configured model needs no setup screen")
+	}
+}

@@ -151,22 +151,22 @@ func setupText(cfg Config) string {
 	if cfg.APIKey != "" && cfg.Model != "" {
 		return ""
 	}
+	// Short lines: the screen is a modal, readable at 80 columns.
 	var b strings.Builder
-	b.WriteString("rewind talks to any OpenAI-compatible model. To connect one, set:\n\n")
+	b.WriteString("rewind talks to any OpenAI-compatible model.\nSet these, then start rewind again:\n\n")
 	if cfg.APIKey == "" {
-		b.WriteString("  API key   export OPENAI_API_KEY=sk-…   (or KIMI_API_KEY, or api_key in the config)\n")
+		b.WriteString("OPENAI_API_KEY=sk-…\n    the API key (or KIMI_API_KEY, or api_key)\n")
 	}
 	if cfg.Model == "" {
-		b.WriteString("  model     export REWIND_MODEL=gpt-4.1  (or model in the config, or --model)\n")
+		b.WriteString("REWIND_MODEL=gpt-4.1\n    the model (or model, or --model)\n")
 	}
-	fmt.Fprintf(&b, "  base URL  %s — for another server: export OPENAI_BASE_URL=https://…/v1 (or base_url)\n", cfg.BaseURL)
+	fmt.Fprintf(&b, "OPENAI_BASE_URL=https://…/v1\n    another server (or base_url); now\n    %s\n", cfg.BaseURL)
 	state := "not created yet"
 	if cfg.File != "" {
 		state = "exists"
 	}
-	fmt.Fprintf(&b, "\nConfig file: %s (%s)\n", cfg.configPath(), state)
-	b.WriteString("\nNo key at hand? `rewind demo` runs the whole workspace on a built-in scripted model.\n")
-	b.WriteString("Meanwhile you can browse past sessions here, read-only.")
+	fmt.Fprintf(&b, "\nConfig file (%s):\n%s\n", state, cfg.configPath())
+	b.WriteString("\nNo key at hand? Try `rewind demo`: the\nworkspace on a built-in scripted model.")
 	return b.String()
 }
 

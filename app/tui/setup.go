@@ -29,5 +29,5 @@ func (c *Controller) onUIShowSetup() {
 
 // setupRefusal says why a prompt cannot be sent without a model.
 func (c *Controller) setupRefusal() string {
-	return "no model configured: set OPENAI_API_KEY and REWIND_MODEL (or the config file) and start rewind again, or try `rewind demo`"
+	return "no model: set OPENAI_API_KEY + REWIND_MODEL"
 }
