@@ -26,8 +26,9 @@ func undoArgs(t *testing.T, out string) []string {
 	return strings.Fields(m[1])
 }
 
-func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
-	t.Parallel()
+// agentWroteFile is a session whose one run wrote a.txt ("agent\n").
+func agentWroteFile(t *testing.T) (*env, string) {
+	t.Helper()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
@@ -35,7 +36,12 @@ func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
 	)
 	e := newEnv(t).withServer(srv)
 	e.mustOK("-p", "write a.txt", "--yolo")
-	id := e.onlySession()
+	return e, e.onlySession()
+}
+
+func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
+	t.Parallel()
+	e, id := agentWroteFile(t)
 	path := filepath.Join(e.workDir, "a.txt")
 	writeFile(t, path, "the user's own edit\n")
 
@@ -59,14 +65,7 @@ func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
 
 func TestRevertWithFilesUndoneTogether(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(t)
-	srv.Enqueue(
-		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
-		llmtest.Text("written"),
-	)
-	e := newEnv(t).withServer(srv)
-	e.mustOK("-p", "write a.txt", "--yolo")
-	id := e.onlySession()
+	e, id := agentWroteFile(t)
 	before := e.mustOK("show", id, "--json").stdout
 
 	r := e.mustOK("revert", id, "0", "--files")
@@ -94,14 +93,7 @@ func TestUndoWithNothingToUndo(t *testing.T) {
 
 func TestRestoreFilesOnlyKeepsTheConversation(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(t)
-	srv.Enqueue(
-		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "a.txt", "content": "agent\n"})),
-		llmtest.Text("written"),
-	)
-	e := newEnv(t).withServer(srv)
-	e.mustOK("-p", "write a.txt", "--yolo")
-	id := e.onlySession()
+	e, id := agentWroteFile(t)
 	e.mustOK("revert", id, "0", "--files")
 	r := e.mustOK("restore", id, "0", "--files-only")
 	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "agent\n" {
