@@ -119,6 +119,12 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 		}
 		return writeJSON(rt.Stdout, out)
 	}
+	// Generation G was archived when G+1 was made: its state says by what,
+	// in the timeline's words.
+	causes := make(map[int]store.Cause, len(gens))
+	for _, g := range gens {
+		causes[g.Gen] = g.Cause
+	}
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GEN\tPARENT\tFORK SEQ\tCAUSE\tCREATED\tMSGS\tSTATE\tNOTE")
 	for _, g := range gens {
@@ -133,6 +139,9 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 			parent = fmt.Sprintf("(from %d)", *g.SourceGen)
 		}
 		state := "archived"
+		if next, ok := causes[g.Gen+1]; ok {
+			state = fmt.Sprintf("archived by %s in gen %d", next, g.Gen+1)
+		}
 		if g.Gen == s.CurrentGen {
 			state = "current"
 		} else if !g.Archived() {

@@ -383,7 +383,7 @@ func TestRevertRestoreGenerations(t *testing.T) {
 		t.Errorf("parents: %v %v", gens[0], gens[1])
 	}
 	text := e.mustOK("generations", s.id).stdout
-	for _, w := range []string{"CAUSE", "start", "revert", "restore", "archived", "current"} {
+	for _, w := range []string{"CAUSE", "start", "revert", "restore", "archived by revert in gen 1", "archived by restore in gen 2", "current"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("generations table lacks %q:\n%s", w, text)
 		}
