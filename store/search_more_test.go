@@ -64,3 +64,35 @@ func TestSearchCancelledQueryStops(t *testing.T) {
 		t.Fatalf("search with a cancelled context: %v", err)
 	}
 }
+
+// TestSessionOrigins: a fork names its source and checkpoint, an import is
+// marked, and a session with a prompt but no answer is unanswered.
+func TestSessionOrigins(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	src := newSession(t, db, "parser", "/w")
+	turn(t, db, src.ID, "first", 10)
+	turn(t, db, src.ID, "second", 20)
+	fork := must[Session](t)(db.ForkSession(bg, src.ID, -1, 1))
+	whole := must[Session](t)(db.ForkSession(bg, src.ID, -1, -1))
+	failed := newSession(t, db, "failed", "/w")
+	must[Record](t)(db.AppendMessage(bg, failed.ID, message.NewText("user", "hello?")))
+	imp := must[Session](t)(db.ImportSession(bg, NewSession{Title: "kimi"}, []ImportedGeneration{{Records: []Record{
+		{Kind: KindMessage, Body: []byte(`{"role":"user","content":"q"}`)}}}}))
+	got := map[string]Session{}
+	for _, s := range must[[]Session](t)(db.ListSessions(bg, ListOptions{})) {
+		got[s.ID] = s
+	}
+	if f := got[fork.ID]; f.ForkOf != src.ID || f.ForkOfTitle != "parser" || f.ForkCheckpoint != 1 || f.Unanswered {
+		t.Errorf("fork at checkpoint 1: %+v", f)
+	}
+	if w := got[whole.ID]; w.ForkOf != src.ID || w.ForkCheckpoint != -1 {
+		t.Errorf("fork of the whole view: %+v", w)
+	}
+	if s := got[src.ID]; s.ForkOf != "" || s.Imported || s.Unanswered {
+		t.Errorf("source: %+v", s)
+	}
+	if !got[failed.ID].Unanswered || !got[imp.ID].Imported || got[imp.ID].Unanswered {
+		t.Errorf("failed %+v, imported %+v", got[failed.ID], got[imp.ID])
+	}
+}

@@ -28,21 +28,38 @@ type ListOptions struct {
 func newID() string { return strings.ToLower(ulid.Make().String()) }
 
 // sessionColumns selects a Session joined with its current generation row.
+// The origin columns read generation 0: how the session began (a fork
+// names its source and the checkpoint it was cut at), and whether any of
+// its own records is an answer (a failed `-p` run has none).
 const sessionColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
-	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens`
+	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens,
+	g0.cause, coalesce(g0.parent_session, ''), coalesce(ps.title, ''),
+	(SELECT pc.checkpoint_id FROM context pc WHERE pc.session_id = g0.parent_session AND pc.seq = g0.fork_seq),
+	EXISTS (SELECT 1 FROM context a WHERE a.session_id = s.id AND a.role = 'assistant')`
 
-const sessionFrom = ` FROM sessions s JOIN generations g ON g.session_id = s.id AND g.gen = s.current_gen`
+const sessionFrom = ` FROM sessions s JOIN generations g ON g.session_id = s.id AND g.gen = s.current_gen
+	JOIN generations g0 ON g0.session_id = s.id AND g0.gen = 0
+	LEFT JOIN sessions ps ON ps.id = g0.parent_session`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated int64
-	var deleted sql.NullInt64
+	var deleted, forkCP sql.NullInt64
+	var cause string
+	var answered bool
 	if err := r.Scan(&s.ID, &s.Title, &s.WorkDir, &s.Model, &created, &updated,
-		&s.CurrentGen, &deleted, &s.Messages, &s.Checkpoints, &s.Tokens); err != nil {
+		&s.CurrentGen, &deleted, &s.Messages, &s.Checkpoints, &s.Tokens,
+		&cause, &s.ForkOf, &s.ForkOfTitle, &forkCP, &answered); err != nil {
 		return Session{}, err
 	}
+	s.Imported = Cause(cause) == CauseImport
+	s.ForkCheckpoint = -1
+	if forkCP.Valid {
+		s.ForkCheckpoint = int(forkCP.Int64)
+	}
+	s.Unanswered = !answered && s.ForkOf == "" && !s.Imported && s.Messages > 0
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
 	s.Deleted = deleted.Valid
 	s.Generations = s.CurrentGen + 1 // generations are numbered 0..current_gen

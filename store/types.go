@@ -89,6 +89,16 @@ type Session struct {
 	Checkpoints int       `json:"checkpoints"`
 	Tokens      int       `json:"tokens"`
 	Generations int       `json:"generations"`
+	// Where the session came from: ForkOf is the source session of a fork
+	// (ForkOfTitle its title, ForkCheckpoint the checkpoint it was cut at,
+	// -1 for a whole view); Imported marks a kimi-cli import.
+	ForkOf         string `json:"fork_of,omitempty"`
+	ForkOfTitle    string `json:"-"`
+	ForkCheckpoint int    `json:"-"`
+	Imported       bool   `json:"imported,omitempty"`
+	// Unanswered: it has messages but no answer was ever written in it
+	// (a run that failed before the model replied).
+	Unanswered bool `json:"unanswered,omitempty"`
 }
 
 // Generation is one version of a session's context. Its view is its parent's

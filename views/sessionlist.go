@@ -22,6 +22,9 @@ type SessionRow struct {
 	Tokens      int
 	Generations int
 	Live        bool // another process is writing it (a live lease)
+	Current     bool // the session open in this workspace
+	Imported    bool // imported from kimi-cli
+	Unanswered  bool // has a prompt but never got an answer (a failed run)
 }
 
 // SearchHit is one full-text search result.
@@ -60,7 +63,8 @@ type SessionList struct {
 
 	selected int
 	top      int
-	height   int
+	height   int // rows of sessions or hits shown
+	listRows int // rows of the list area (height plus the headers)
 	now      func() time.Time
 
 	previewID   string
@@ -74,6 +78,8 @@ type SessionList struct {
 	onFork    func(SessionRow)
 	onExport  func(SessionRow)
 	onClose   func()
+	onScope   func()
+	scope     string // "" (no toggle), else what is listed: "this dir" or "all"
 	keys      Keymap
 	lastAsked string
 }
@@ -92,6 +98,11 @@ func NewSessionList() *SessionList {
 		bind("fork into a new session", func() { l.act(l.onFork) }, K(tcell.KeyCtrlF)),
 		bind("export as kimi-cli context.jsonl", func() { l.act(l.onExport) }, K(tcell.KeyCtrlE)),
 		bind("clear the filter / close", l.escape, K(tcell.KeyEsc)),
+		bind("sessions of this work dir / all sessions", func() {
+			if l.onScope != nil {
+				l.onScope()
+			}
+		}, K(tcell.KeyCtrlT)),
 		{Keys: []Key{R('/')}, Description: "as first character: full-text search of messages", Visible: true},
 	}
 	return l
@@ -127,6 +138,14 @@ func (l *SessionList) SetOnFork(f func(SessionRow)) { l.onFork = f }
 
 // SetOnExport: see SetOnRename.
 func (l *SessionList) SetOnExport(f func(SessionRow)) { l.onExport = f }
+
+// SetOnScope is called on Ctrl-T (toggle "this dir" / "all"); SetScope
+// says which one is listed.
+func (l *SessionList) SetOnScope(f func()) { l.onScope = f }
+
+// SetScope names what the list holds ("this dir" or "all"), shown in its
+// header.
+func (l *SessionList) SetScope(scope string) { l.scope = scope }
 
 // SetOnClose is called on Esc with an empty filter.
 func (l *SessionList) SetOnClose(f func()) { l.onClose = f }
@@ -427,12 +446,19 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 		px, py, pw, ph = x, y+listH+1, w, h-listH-1
 	}
 	l.height = max(1, listH)
+	l.listRows = l.height
 	if l.FullText() {
 		l.drawHits(screen, x, y, listW, listH)
 	} else {
 		l.drawSessions(screen, x, y, listW, listH)
 	}
 	if pw > 0 && ph > 0 {
+		if w >= 110 && !l.FullText() && l.height < l.listRows {
+			// Side by side: the preview starts level with the first row,
+			// under the column headers.
+			screen.SetContent(px-1, py, '│', nil, l.base().Foreground(l.theme.Border))
+			py, ph = py+1, ph-1
+		}
 		l.drawPreview(screen, px, py, pw, ph, w >= 110)
 	}
 }
@@ -450,17 +476,7 @@ func (l *SessionList) scrollTo(n, h int) {
 func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	th := l.theme
 	base := l.base()
-	if len(l.visible) == 0 {
-		msg := "No sessions."
-		if l.filter.String() != "" {
-			msg = "No session matches."
-		}
-		drawText(screen, x, y, w, msg, base.Foreground(th.Dim))
-		return
-	}
-	l.scrollTo(len(l.visible), h)
-	now := l.now()
-	// columns: title | work dir | age msgs tok gens
+	// columns: marker | title | work dir | age msgs tokens gens
 	statsW := 0
 	if w >= 50 {
 		statsW = 26
@@ -472,6 +488,33 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		titleW = rest * 3 / 5
 		dirW = rest - titleW - 1
 	}
+	if h >= 3 {
+		head := base.Foreground(th.Dim).Bold(true)
+		title := "TITLE"
+		if l.scope != "" {
+			title += " · " + l.scope + " (Ctrl-T)"
+		}
+		drawText(screen, x+1, y, titleW-1, title, head)
+		if dirW > 0 {
+			drawText(screen, x+titleW+1, y, dirW, "WORK DIR", head)
+		}
+		if statsW > 0 {
+			drawText(screen, x+w-statsW, y, statsW, padLeft("AGE  MSGS TOKENS GENS", statsW), head)
+		}
+		y++
+		h--
+		l.height = max(1, h)
+	}
+	if len(l.visible) == 0 {
+		msg := "No sessions."
+		if l.filter.String() != "" {
+			msg = "No session matches."
+		}
+		drawText(screen, x, y, w, msg, base.Foreground(th.Dim))
+		return
+	}
+	l.scrollTo(len(l.visible), h)
+	now := l.now()
 	for r := 0; r < h && l.top+r < len(l.visible); r++ {
 		i := l.top + r
 		s := l.sessions[l.visible[i]]
@@ -484,20 +527,67 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		if title == "" {
 			title = "(untitled)"
 		}
-		mark := " "
-		if s.Live {
-			mark = "●"
+		mark, markSt := " ", st
+		switch {
+		case s.Current:
+			mark, markSt = "▶", st.Foreground(th.Accent).Bold(true)
+		case s.Live:
+			mark, markSt = "●", st.Foreground(th.ToolOK)
 		}
-		drawText(screen, x, y+r, 1, mark, st.Foreground(th.ToolOK))
-		drawHighlighted(screen, x+1, y+r, titleW-1, title, 0, m, st, hl)
+		drawText(screen, x, y+r, 1, mark, markSt)
+		var tags string
+		switch {
+		case s.Unanswered:
+			tags = " ✗ no answer"
+		case s.Imported:
+			tags = " ⇣ kimi"
+		}
+		tw := titleW - 1
+		if tags != "" && tw > strWidth(tags)+8 {
+			tw -= strWidth(tags)
+			tagSt := dim
+			if s.Unanswered {
+				tagSt = dim.Foreground(th.Error)
+			}
+			n := min(strWidth(title), tw)
+			drawText(screen, x+1+n, y+r, strWidth(tags), tags, tagSt)
+		}
+		drawHighlighted(screen, x+1, y+r, tw, title, 0, m, st, hl)
 		if dirW > 0 {
-			drawHighlighted(screen, x+titleW+1, y+r, dirW, s.WorkDir, len(s.Title)+2, m, dim, hl)
+			dir := ElidePath(s.WorkDir, dirW)
+			if dir == s.WorkDir {
+				drawHighlighted(screen, x+titleW+1, y+r, dirW, dir, len(s.Title)+2, m, dim, hl)
+			} else {
+				drawText(screen, x+titleW+1, y+r, dirW, dir, dim)
+			}
 		}
 		if statsW > 0 {
-			stats := fmt.Sprintf("%5s %5d %6s %3dg", FormatAge(s.Updated, now), s.Messages, FormatTokens(s.Tokens), s.Generations)
+			stats := fmt.Sprintf("%5s %5d %6s %4d", FormatAge(s.Updated, now), s.Messages, FormatTokens(s.Tokens), s.Generations)
 			drawText(screen, x+w-statsW, y+r, statsW, padLeft(stats, statsW), dim)
 		}
 	}
+}
+
+// ElidePath fits a path in w cells by cutting its middle: the last
+// element is always kept whole when it fits ("/home/…/project2"), so two
+// paths that differ only at the end never look the same.
+func ElidePath(p string, w int) string {
+	if strWidth(p) <= w || w <= 0 {
+		return p
+	}
+	i := strings.LastIndexByte(strings.TrimRight(p, "/"), '/')
+	if i < 0 {
+		return truncate(p, w)
+	}
+	last := p[i:] // "/project2"
+	if strWidth(last)+1 > w {
+		return truncate("…"+last, w)
+	}
+	head := []rune(p[:i])
+	for len(head) > 0 && strWidth(string(head))+1+strWidth(last) > w {
+		head = head[:len(head)-1]
+	}
+	return string(head) + "…" + last
 }
 
 // rowStyles returns a row's text, dim and match-highlight styles; a
@@ -678,7 +768,11 @@ func (l *SessionList) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, 
 		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
 			setFocus(l)
 			_, iy, _, _ := l.GetInnerRect()
-			if r := my - iy - 1; r >= 0 && r < l.height && l.top+r < l.count() {
+			r := my - iy - 1
+			if !l.FullText() && l.height < l.listRows {
+				r-- // below the column headers
+			}
+			if r >= 0 && r < l.height && l.top+r < l.count() {
 				l.Select(l.top + r)
 				if a == tview.MouseLeftDoubleClick {
 					l.resume()

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -49,6 +50,10 @@ type browser struct {
 	// before the UI runs is dropped, and must not suppress the next one).
 	sigMu   sync.Mutex
 	paneSig string
+
+	// thisDir: the lists show the workspace's work dir only (Ctrl-T);
+	// read by workers.
+	thisDir atomic.Bool
 }
 
 // initBrowser wires the session list pane and the browser (New).
@@ -67,7 +72,9 @@ func (c *Controller) initBrowser() {
 		}
 		l.SetPreviewFunc(func(id string) { c.onWorker(func() { b.onWorkerPreview(l, id, previewLines) }) })
 		l.SetSearchFunc(newSearchRunner(c, l).request)
+		l.SetOnScope(b.onUIToggleScope)
 	}
+	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)
 	bl := b.list
 	b.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
@@ -110,12 +117,13 @@ func (b *browser) onUIOpen() {
 // pane shows.
 func (b *browser) onWorkerListPane() {
 	c := b.c
-	rows, sig, err := listSessionRows(c.ctx, c.db, sessionLimit)
+	rows, sig, err := listSessionRows(c.ctx, c.db, b.listOptions(sessionLimit))
+	sig += "|open:" + c.SessionID()
 	if err != nil || sig == b.loadPaneSig() {
 		return
 	}
 	c.onUIThreadAsync(func() {
-		b.pane.SetSessions(rows)
+		b.onUISetRows(b.pane, rows)
 		b.storePaneSig(sig)
 	})
 }
@@ -152,12 +160,12 @@ func (b *browser) onWorkerPoll(ctx context.Context) {
 	defer tick.Stop()
 	var sig string
 	for {
-		rows, s, err := listSessionRows(ctx, c.db, 0)
+		rows, s, err := listSessionRows(ctx, c.db, b.listOptions(0))
 		if err == nil && s != sig {
 			sig = s
 			c.onUIThreadAsync(func() {
 				if ctx.Err() == nil {
-					b.list.SetSessions(rows)
+					b.onUISetRows(b.list, rows)
 				}
 			})
 		}
@@ -169,10 +177,11 @@ func (b *browser) onWorkerPoll(ctx context.Context) {
 	}
 }
 
-// listSessionRows lists the newest limit sessions (0: all) as session-list
-// rows, with a signature that changes when anything shown changes.
-func listSessionRows(ctx context.Context, db *store.DB, limit int) ([]views.SessionRow, string, error) {
-	list, err := db.ListSessions(ctx, store.ListOptions{Limit: limit})
+// listSessionRows lists the newest sessions (o.Limit 0: all) as
+// session-list rows, with a signature that changes when anything shown
+// changes.
+func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]views.SessionRow, string, error) {
+	list, err := db.ListSessions(ctx, o)
 	if err != nil {
 		return nil, "", err
 	}
@@ -185,14 +194,77 @@ func listSessionRows(ctx context.Context, db *store.DB, limit int) ([]views.Sess
 	return rows, sig.String(), nil
 }
 
-// sessionRow converts a session for the lists.
+// sessionRow converts a session for the lists. A fork says what it was
+// cut from: "… (fork of <title> @ checkpoint N)".
 func sessionRow(s store.Session) views.SessionRow {
 	title := s.Title
 	if title == "" {
 		title = "(untitled)"
 	}
+	if s.ForkOf != "" {
+		src := s.ForkOfTitle
+		if src == "" {
+			src = shortID(s.ForkOf)
+		}
+		at := ""
+		if s.ForkCheckpoint >= 0 {
+			at = fmt.Sprintf(" @ checkpoint %d", s.ForkCheckpoint)
+		}
+		title += fmt.Sprintf(" (fork of %s%s)", src, at)
+	}
 	return views.SessionRow{ID: s.ID, Title: title, WorkDir: s.WorkDir, Updated: s.UpdatedAt,
-		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations}
+		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Unanswered: s.Unanswered}
+}
+
+// listOptions is what the lists show: every session, or (Ctrl-T) those of
+// the workspace's work dir.
+func (b *browser) listOptions(limit int) store.ListOptions {
+	o := store.ListOptions{Limit: limit}
+	if b.thisDir.Load() {
+		o.WorkDir = b.c.opts.WorkDir
+	}
+	return o
+}
+
+// onUIOpened runs when the workspace shows a session (at start, and after
+// switching): the lists mark it, and a session of another work dir says
+// plainly that the agent now works there.
+func (b *browser) onUIOpened() {
+	c := b.c
+	b.onUIRefresh()
+	o := c.cur()
+	if o == nil || o.sess.WorkDir == "" || c.opts.WorkDir == "" || filepath.Clean(o.sess.WorkDir) == filepath.Clean(c.opts.WorkDir) {
+		return
+	}
+	text := fmt.Sprintf("This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
+		o.sess.WorkDir, o.sess.WorkDir, c.opts.WorkDir)
+	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
+	c.setMessage("working in "+o.sess.WorkDir+" (this session's work dir)", false)
+}
+
+// onUIToggleScope switches both lists between this work dir and all.
+func (b *browser) onUIToggleScope() {
+	b.thisDir.Store(!b.thisDir.Load())
+	b.applyScope()
+	b.onUIRefresh()
+}
+
+func (b *browser) applyScope() {
+	scope := "all"
+	if b.thisDir.Load() {
+		scope = "this dir"
+	}
+	b.pane.SetScope(scope)
+	b.list.SetScope(scope)
+}
+
+// onUISetRows shows rows on a list, marking the session open here.
+func (b *browser) onUISetRows(l *views.SessionList, rows []views.SessionRow) {
+	cur := b.c.SessionID()
+	for i := range rows {
+		rows[i].Current = rows[i].ID == cur
+	}
+	l.SetSessions(rows)
 }
 
 // previewText is the last n messages of a view, one line each (reasoning
@@ -233,8 +305,8 @@ func (b *browser) onUIRefresh() {
 		if !browserOpen {
 			return
 		}
-		if rows, _, err := listSessionRows(c.ctx, c.db, 0); err == nil {
-			c.onUIThreadAsync(func() { b.list.SetSessions(rows) })
+		if rows, _, err := listSessionRows(c.ctx, c.db, b.listOptions(0)); err == nil {
+			c.onUIThreadAsync(func() { b.onUISetRows(b.list, rows) })
 		}
 	})
 }

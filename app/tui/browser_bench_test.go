@@ -111,7 +111,7 @@ func BenchmarkBrowserFirstPaint(b *testing.B) {
 	s := benchScreen(b)
 	b.ResetTimer()
 	for b.Loop() {
-		rows, _, err := listSessionRows(ctx, db, 0)
+		rows, _, err := listSessionRows(ctx, db, store.ListOptions{})
 		if err != nil || len(rows) != benchSessions {
 			b.Fatalf("%d rows, %v", len(rows), err)
 		}
@@ -128,7 +128,7 @@ func BenchmarkBrowserFirstPaint(b *testing.B) {
 // Each op is one keystroke; the query is typed and erased in turn.
 func BenchmarkBrowserFilterKeystroke(b *testing.B) {
 	db := benchDB(b)
-	rows, _, err := listSessionRows(context.Background(), db, 0)
+	rows, _, err := listSessionRows(context.Background(), db, store.ListOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -258,6 +258,7 @@ func (c *Controller) onUIOpenSession(id string) {
 		return sess, nil, err
 	}, func() {
 		c.app.SetFocus(c.input)
+		c.br.onUIOpened()
 		if c.watchPID != 0 {
 			c.onUIOfferWatchOrFork(id, c.watchPID)
 		}

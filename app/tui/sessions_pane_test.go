@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -75,4 +77,51 @@ func pendingEvents(b *batcher) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.pending)
+}
+
+// Resuming a session of another work dir says plainly where the agent now
+// works; the pane marks the open session, and Ctrl-T narrows the lists to
+// the workspace's own work dir and back.
+func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
+	t.Parallel()
+	var other string
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before: func(h *harness) {
+			browserSessions(t, h.db, h.work)
+			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedTurns(t, h.db, s.ID, "work in the other dir")
+			other = s.ID
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, other },
+	})
+	h.waitFor("This session belongs to /srv/other/proj2: the agent works there now")
+	h.waitFor("▶elsewhere task", "zebra notes", "TITLE · all (Ctrl-T)")
+	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitFor("TITLE · this dir (Ctrl-T)")
+	h.waitUntil("only this dir's sessions", func() bool {
+		for _, r := range h.c.sessions.Visible() {
+			if r.WorkDir != h.work {
+				return false
+			}
+		}
+		return len(h.c.sessions.Visible()) == 3
+	})
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitUntil("all sessions again", func() bool { return len(h.c.sessions.Visible()) == 4 })
+}
+
+func TestSessionRowTitlesForks(t *testing.T) {
+	t.Parallel()
+	r := sessionRow(store.Session{ID: "f", Title: "parser", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
+	if r.Title != "parser (fork of parser @ checkpoint 3)" {
+		t.Errorf("fork title %q", r.Title)
+	}
+	r = sessionRow(store.Session{ID: "w", Title: "", ForkOf: "01abcdefghijk", ForkCheckpoint: -1, Imported: true})
+	if r.Title != "(untitled) (fork of 01abcdefgh)" || !r.Imported {
+		t.Errorf("whole-view fork %+v", r)
+	}
 }

@@ -1,0 +1,52 @@
+package views
+
+import (
+	"testing"
+	"time"
+)
+
+func TestElidePathKeepsLastElement(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"/x/proj1", 20, "/x/proj1"},
+		{"/home/dev/work/clients/acme/proj1", 20, "/home/dev/wor…/proj1"},
+		{"/home/dev/work/clients/acme/proj2", 20, "/home/dev/wor…/proj2"},
+		{"/home/dev/a-very-long-project-name", 12, "…/a-very-lo…"},
+		{"relative", 4, "rel…"},
+	} {
+		if got := ElidePath(c.in, c.w); got != c.want || strWidth(got) > c.w {
+			t.Errorf("ElidePath(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+// The list has column headers, marks the current session, imported and
+// unanswered ones, and elides work dirs in the middle.
+func TestSessionListHeadersAndMarks(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetScope("all")
+	l.SetSessions([]SessionRow{
+		{ID: "a", Title: "open one", WorkDir: "/home/dev/clients/acme/services/proj1", Updated: now, Current: true},
+		{ID: "b", Title: "from kimi", WorkDir: "/home/dev/clients/acme/services/proj2", Updated: now, Imported: true},
+		{ID: "c", Title: "failed run", WorkDir: "/w", Updated: now, Messages: 1, Unanswered: true},
+	})
+	s := draw(t, l, 100, 20)
+	mustFind(t, s, "TITLE · all (Ctrl-T)")
+	mustFind(t, s, "WORK DIR")
+	mustFind(t, s, "MSGS TOKENS GENS")
+	x, y := mustFind(t, s, "open one")
+	if r, _, _, _ := s.GetContent(x-1, y); r != '▶' {
+		t.Errorf("current session marked %q, want ▶", r)
+	}
+	mustFind(t, s, "from kimi ⇣ kimi")
+	mustFind(t, s, "failed run ✗ no answer")
+	mustFind(t, s, "…/proj1")
+	mustFind(t, s, "…/proj2")
+}
