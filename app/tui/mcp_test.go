@@ -77,7 +77,7 @@ func TestMCPPanelListsServersAndRestarts(t *testing.T) {
 	// one stays named in the status bar.
 	h.waitFor("MCP: broken failed")
 	h.submit("/mcp")
-	h.waitFor("MCP servers", "test (stdio) ready · 9 tools", "mcp__test__echo [read-only]", "broken (stdio) failed", "no credentials configured", "mute (stdio) starting", "mcp.json: mcpServers.x.args")
+	h.waitFor("MCP servers", "test (stdio) ready · 10 tools", "mcp__test__echo [read-only]", "broken (stdio) failed", "no credentials configured", "mute (stdio) starting", "mcp.json: mcpServers.x.args")
 	// j selects the broken server, r restarts it.
 	h.typeText("j", false)
 	h.waitFor("▶ broken")

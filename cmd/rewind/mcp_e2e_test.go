@@ -220,3 +220,31 @@ func fileHasLine(path string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && strings.HasSuffix(string(b), "\n")
 }
+
+// MCP servers get Shell's scrubbed environment: no API key, no *TOKEN*
+// variables, unless mcp.json passes one on with ${VAR}.
+func TestMCPServersGetTheScrubbedEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("c1", "mcp__test__getenv", map[string]any{"names": []string{"OPENAI_API_KEY", "MY_TOKEN", "PASSED", "PATH"}})),
+		llmtest.Text("ok"),
+	)
+	e := newEnv(t).withServer(srv)
+	e.vars["MY_TOKEN"] = "tok-123"
+	cmd, args, env := mcptest.Command()
+	env["PASSED"] = "${MY_TOKEN}"
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"test": map[string]any{"command": cmd, "args": args, "env": env}}})
+	if err := os.WriteFile(filepath.Join(e.home, "mcp.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("-p", "env"); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	texts := e.view(e.onlySession()).texts(t)
+	for _, want := range []string{"OPENAI_API_KEY=(unset)", "MY_TOKEN=(unset)", "PASSED=tok-123", "PATH=" + os.Getenv("PATH")} {
+		if !containsIn(texts, want) {
+			t.Errorf("the server's environment lacks %q: %v", want, texts)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func TestToolListing(t *testing.T) {
 	for _, ti := range st[0].Tools {
 		names[ti.Name] = ti
 	}
-	for _, want := range []string{"echo", "add", "fail", "crash", "hang", "slow", "picture", "touch", "big"} {
+	for _, want := range []string{"echo", "add", "fail", "crash", "hang", "slow", "picture", "touch", "big", "getenv"} {
 		if _, ok := names["mcp__test__"+want]; !ok {
 			t.Errorf("tool %s not listed; got %v", want, names)
 		}

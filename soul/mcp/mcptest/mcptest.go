@@ -1,8 +1,8 @@
 // Package mcptest is an MCP server for tests, built with the official Go
 // SDK: tools that echo, add, fail, crash, hang, report progress, return an
-// image and a resource link, write a file and print a lot. Tests serve it
-// in memory, over HTTP (httptest) or over stdio by re-executing their own
-// test binary (ServeIfAsked in TestMain).
+// image and a resource link, write a file, show their environment and
+// print a lot. Tests serve it in memory, over HTTP (httptest) or over stdio
+// by re-executing their own test binary (ServeIfAsked in TestMain).
 package mcptest
 
 import (
@@ -84,6 +84,10 @@ type touchIn struct {
 	Content string `json:"content"`
 }
 
+type getenvIn struct {
+	Names []string `json:"names"`
+}
+
 type slowIn struct {
 	Steps int `json:"steps"`
 }
@@ -151,6 +155,18 @@ func NewServer() *mcp.Server {
 				return nil, nil, err
 			}
 			return text("wrote " + in.Path), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Shows environment variables of the server.", Annotations: readOnly},
+		func(_ context.Context, _ *mcp.CallToolRequest, in getenvIn) (*mcp.CallToolResult, any, error) {
+			var lines []string
+			for _, n := range in.Names {
+				v, ok := os.LookupEnv(n)
+				if !ok {
+					v = "(unset)"
+				}
+				lines = append(lines, n+"="+v)
+			}
+			return text(strings.Join(lines, "\n")), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Prints 100 KB.", Annotations: readOnly},
 		func(context.Context, *mcp.CallToolRequest, empty) (*mcp.CallToolResult, any, error) {
