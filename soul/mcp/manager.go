@@ -21,8 +21,6 @@ type Options struct {
 	// (tests use the SDK's in-memory transports). It is called for every
 	// start and restart.
 	Transport func(ServerConfig) (sdk.Transport, error)
-	// Version is reported to servers as the client version.
-	Version string
 }
 
 // Manager owns the MCP servers of one rewind process.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,11 +85,7 @@ func (s *server) connect(ctx context.Context, gen int, c *conn, started chan str
 		s.fail(gen, c, err.Error())
 		return
 	}
-	version := s.m.opts.Version
-	if version == "" {
-		version = "devel"
-	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "rewind", Version: version}, &sdk.ClientOptions{
+	client := sdk.NewClient(&sdk.Implementation{Name: "rewind", Version: clientVersion()}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			s.onProgress(req.Params)
 		},
@@ -201,6 +198,15 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// clientVersion is rewind's module version as the build recorded it
+// ("(devel)" for a build from a checkout).
+func clientVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
 }
 
 // startError phrases why a start failed.
