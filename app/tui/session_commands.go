@@ -232,6 +232,7 @@ func (c *Controller) cmdNew(string) {
 	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
 	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	c.onUIReload(evReload{})
+	c.toolOut.Clear()
 	c.br.onUIRefresh()
 	c.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
 }
