@@ -227,3 +227,31 @@ func TestDMailThatDiscardsPromptsCanBeUndone(t *testing.T) {
 		t.Fatalf("prompts after the undo: %q", prompts)
 	}
 }
+
+// TestForceOverwritesConflictAndUndoBringsItBack: a file changed by the
+// user since the agent wrote it conflicts; the dialog offers Force, and u
+// undoes the forced revert, the user's edit included.
+func TestForceOverwritesConflictAndUndoBringsItBack(t *testing.T) {
+	t.Parallel()
+	h, _ := fileHarness(t)
+	if err := os.WriteFile(filepath.Join(h.work, "notes.txt"), []byte("the user's edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?", "conflict", "[F] Force: also overwrite the conflicting files")
+	h.typeText("F", false)
+	h.waitFor("Reverted to checkpoint 1", "overwritten")
+	h.waitUntil("the revert to end", h.idle)
+	if got := readNotes(t, h); got != "(none)" {
+		t.Fatalf("notes.txt after a forced revert: %q", got)
+	}
+	h.key(tcell.KeyCtrlU)
+	h.submit("/undo")
+	h.waitFor("Undo the last rewind (revert to checkpoint 1)?", "create    notes.txt")
+	h.typeText("b", false)
+	h.waitFor("Restored generation 0 as generation 2")
+	h.waitUntil("the undo to end", h.idle)
+	if got := readNotes(t, h); got != "the user's edit\n" {
+		t.Fatalf("notes.txt after undo: %q, want the user's edit back", got)
+	}
+}
