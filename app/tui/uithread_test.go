@@ -17,7 +17,8 @@ import (
 
 // holdWriteLock takes the database's write lock from a second connection
 // (as another rewind process mid-commit would) and gives it back after d.
-func holdWriteLock(t *testing.T, path string, d time.Duration) {
+// The returned channel closes when the lock is given back.
+func holdWriteLock(t *testing.T, path string, d time.Duration) <-chan struct{} {
 	t.Helper()
 	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
@@ -38,11 +39,15 @@ func holdWriteLock(t *testing.T, path string, d time.Duration) {
 		close(released)
 	})
 	t.Cleanup(func() { <-released })
+	return released
 }
 
 // keyLatencies types n letters into the input and measures how long each
-// takes to show up there.
-func (h *harness) keyLatencies(n int) []time.Duration {
+// takes to show up there. It fails if a key was answered only after the
+// lock was given back: a UI goroutine blocked on the lock (busy_timeout 5 s
+// outlasts the 3 s hold) can answer nothing before then, however fast the
+// machine, while a free one answers every key while the lock is still held.
+func (h *harness) keyLatencies(n int, released <-chan struct{}) []time.Duration {
 	h.t.Helper()
 	var out []time.Duration
 	for i := range n {
@@ -52,22 +57,24 @@ func (h *harness) keyLatencies(n int) []time.Duration {
 		h.screen.InjectKey(tcell.KeyRune, rune('a'+i%26), tcell.ModNone)
 		h.waitUntil("the key to reach the input", func() bool { return h.c.input.Text() != before })
 		out = append(out, time.Since(start))
+		select {
+		case <-released:
+			h.t.Fatalf("key %d was answered only after the write lock was released (latencies so far %v)", i+1, out)
+		default:
+		}
 	}
 	return out
 }
 
-// checkResponsive fails if a key waited for the lock: the lock is held for
-// 3 s, so a UI goroutine blocked on it answers the first key after seconds,
-// while a free one answers within a draw even on a loaded machine. The bound
-// is 1 s so that load (other packages' tests run alongside) cannot fail it;
-// the latency itself is what BenchmarkStream2000 and friends measure.
-func checkResponsive(t *testing.T, what string, lat []time.Duration) {
+// logLatencies reports how fast keys were answered under the lock; the
+// pass/fail signal is keyLatencies' (answered while the lock was held), so
+// a loaded machine cannot fail it, and the speed itself is what the
+// benchmarks measure.
+func logLatencies(t *testing.T, what string, lat []time.Duration) {
 	t.Helper()
 	s := slices.Clone(lat)
 	slices.Sort(s)
-	if med, worst := s[len(s)/2], s[len(s)-1]; worst > time.Second {
-		t.Fatalf("%s: keys answered in median %v, worst %v while another connection held the write lock", what, med, worst)
-	}
+	t.Logf("%s: keys answered in median %v, worst %v while another connection held the write lock", what, s[len(s)/2], s[len(s)-1])
 }
 
 // TestUIAnswersKeysWhileDatabaseLocked: creating, leasing and opening a
@@ -88,18 +95,18 @@ func TestUIAnswersKeysWhileDatabaseLocked(t *testing.T) {
 	path := filepath.Join(h.dir, "rewind.db")
 
 	// The first prompt creates the session (a write) while the lock is held.
-	holdWriteLock(t, path, 3*time.Second)
+	released := holdWriteLock(t, path, 3*time.Second)
 	h.typeText("hello", true)
 	h.waitUntil("the prompt to be sent", func() bool { return h.c.input.Text() == "" })
-	checkResponsive(t, "creating a session", h.keyLatencies(8))
+	logLatencies(t, "creating a session", h.keyLatencies(8, released))
 	h.waitFor("answered after the lock")
 	h.waitUntil("the run to end", h.idle)
 	h.key(tcell.KeyCtrlU)
 
 	// Opening another session takes its lease (a write).
-	holdWriteLock(t, path, 3*time.Second)
+	released = holdWriteLock(t, path, 3*time.Second)
 	h.c.onUIThread(func() { h.c.onUIOpenSession(other) })
-	checkResponsive(t, "opening a session", h.keyLatencies(8))
+	logLatencies(t, "opening a session", h.keyLatencies(8, released))
 	h.waitFor("an older prompt")
 	h.waitUntil("the other session to be open", func() bool { return h.c.SessionID() == other })
 }
