@@ -94,7 +94,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		o.beforeRun(h)
 	}
 	go func() { h.done <- c.Run(ctx) }()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for !c.ui.running.Load() {
 		if time.Now().After(deadline) {
 			t.Fatal("the UI did not start")
@@ -105,6 +105,11 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	t.Cleanup(h.stop)
 	return h
 }
+
+// waitLimit bounds every wait for the screen or the controller. Waits poll,
+// so a passing test never waits this long; it is generous because the race
+// detector on a loaded 2-core machine can take seconds over a typed line.
+const waitLimit = 30 * time.Second
 
 // resize changes the simulated terminal and redraws.
 func (h *harness) resize(w, hh int) {
@@ -122,7 +127,7 @@ func (h *harness) stop() {
 			h.t.Errorf("Run: %v", err)
 		}
 		h.done <- nil
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		h.t.Error("Run did not return after quit")
 	}
 }
@@ -167,7 +172,7 @@ func (h *harness) cell(x, y int) tcell.SimCell {
 // waitFor polls the screen until it contains all of subs.
 func (h *harness) waitFor(subs ...string) string {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	var txt string
 	for time.Now().Before(deadline) {
 		txt = h.text()
@@ -190,7 +195,7 @@ func (h *harness) waitFor(subs ...string) string {
 // waitGone polls until the screen no longer contains sub.
 func (h *harness) waitGone(sub string) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	var txt string
 	for time.Now().Before(deadline) {
 		txt = h.text()
@@ -205,7 +210,7 @@ func (h *harness) waitGone(sub string) {
 // waitUntil polls cond (evaluated on the UI goroutine).
 func (h *harness) waitUntil(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for time.Now().Before(deadline) {
 		var ok bool
 		h.c.onUIThread(func() { ok = cond() })
