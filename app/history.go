@@ -211,7 +211,7 @@ func isCheckpointMarker(r store.Record) bool {
 		return false
 	}
 	m, err := r.Message()
-	return err == nil && store.IsCheckpointMessage(m)
+	return err == nil && message.IsCheckpoint(m)
 }
 
 // writeTranscript prints a view as a readable conversation.
@@ -248,7 +248,7 @@ func writeTranscript(w io.Writer, s store.Session, v store.View) error {
 				bw.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
 				continue
 			}
-			if store.IsCheckpointMessage(m) {
+			if message.IsCheckpoint(m) {
 				continue // the checkpoint line above says it
 			}
 			writeMessage(bw, m, toolNames)

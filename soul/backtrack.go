@@ -10,14 +10,6 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
-// DMailMessage is the user message a D-Mail becomes at its checkpoint
-// (kimi-cli's wording).
-func DMailMessage(note string) message.Message {
-	text := "<system>You just got a D-Mail from your future self. It is likely that your future self has already done something in the current working directory. Please read the D-Mail and decide what to do next. You MUST NEVER mention to the user about this information. D-Mail content:\n\n" +
-		strings.TrimSpace(note) + "</system>"
-	return message.Message{Role: "user", Content: message.Content{Parts: []message.Part{{Type: "text", Text: text}}}}
-}
-
 // backtrack delivers a D-Mail after its step committed: the view goes back
 // to before checkpoint d.checkpoint as a backtrack generation carrying the
 // message as note, a checkpoint is taken and the D-Mail message appended.
@@ -55,7 +47,7 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if _, err := s.st.AppendMessage(wctx, s.sessionID, DMailMessage(d.message)); err != nil {
+	if _, err := s.st.AppendMessage(wctx, s.sessionID, message.DMail(d.message)); err != nil {
 		return fmt.Errorf("append D-Mail: %w", err)
 	}
 	if v, err := s.st.View(wctx, s.sessionID); err == nil {
@@ -114,11 +106,10 @@ func discardedBy(v store.View, id int) (discarded, prompts int, returnedTo strin
 // promptLine is the first non-empty line of a user prompt; "" for messages
 // rewind injected (<system>…).
 func promptLine(m message.Message) string {
-	t := strings.TrimSpace(m.Content.PlainText())
-	if strings.HasPrefix(t, "<system>") {
+	if k, _ := message.MarkerOf(m); k != message.NoMarker {
 		return ""
 	}
-	return titleFrom(t)
+	return titleFrom(strings.TrimSpace(m.Content.PlainText()))
 }
 
 // Clear archives the current generation and starts an empty one (/clear).

@@ -323,13 +323,11 @@ func (s *Soul) checkLoop(pc *pendingCall) {
 
 // toolMessage is the tool result message the model sees.
 func toolMessage(id string, r tools.Result) message.Message {
+	if r.IsError {
+		return message.ToolError(id, r.Output)
+	}
 	out := r.Output
-	switch {
-	case r.IsError && out == "":
-		out = "ERROR: the tool call failed without a message."
-	case r.IsError:
-		out = "ERROR: " + out
-	case strings.TrimSpace(out) == "":
+	if strings.TrimSpace(out) == "" {
 		out = emptyOutput
 	}
 	return message.Message{Role: "tool", Content: message.TextContent(out), ToolCallID: id}

@@ -18,9 +18,6 @@ import (
 // compaction keeps verbatim (kimi-cli's SimpleCompaction).
 const preservedMessages = 2
 
-// compactedPrefix opens the first message of a compacted generation.
-const compactedPrefix = "<system>Previous context has been compacted. Here is the compaction output:</system>"
-
 const compactSystemPrompt = "You are a helpful assistant that compacts conversation context."
 
 // Limits of the text sent to the summariser.
@@ -52,23 +49,13 @@ func (s *Soul) Compact(ctx context.Context) error {
 	return err
 }
 
-// isCheckpointMarker reports a "<system>CHECKPOINT N</system>" message: it
-// names a checkpoint of the old generation, so compaction drops it.
-func isCheckpointMarker(m message.Message) bool {
-	if m.Role != "user" {
-		return false
-	}
-	t := strings.TrimSpace(m.Content.PlainText())
-	return strings.HasPrefix(t, "<system>CHECKPOINT ") && strings.HasSuffix(t, "</system>") && !strings.Contains(t[8:], "<system>")
-}
-
 // splitForCompaction returns the messages to summarise and the ones to keep:
 // the last preservedMessages user/assistant messages and what follows them
 // (so tool results stay with their call). Checkpoint markers are dropped.
 func splitForCompaction(msgs []message.Message) (toCompact, preserve []message.Message) {
 	var real []message.Message
 	for _, m := range msgs {
-		if !isCheckpointMarker(m) {
+		if !message.IsCheckpoint(m) {
 			real = append(real, m)
 		}
 	}
@@ -109,22 +96,17 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 	summary, err := s.summarise(ctx, toCompact)
 	if err != nil {
 		if ctx.Err() != nil {
-			s.emit(StepInterrupted{Reason: "compaction interrupted"})
+			s.emit(StepInterrupted{Reason: "compaction interrupted", Where: "during compaction"})
 			return fmt.Errorf("compaction interrupted: %w", ctx.Err())
 		}
 		truncated = true
 		reason = "summary failed: " + err.Error()
 		all := append(append([]message.Message(nil), toCompact...), preserve...)
 		keptMsgs, dropped := truncateMessages(all, int(truncateShare*float64(s.cfg.MaxContextSize)))
-		note := fmt.Sprintf("<system>Previous context has been compacted by truncation because it could not be summarised (%s). The %d oldest messages were dropped from the context; they are kept in archived generation %d.</system>", err.Error(), dropped, v.Generation.Gen)
-		newMsgs = append([]message.Message{message.NewText("user", note)}, keptMsgs...)
+		newMsgs = append([]message.Message{message.Truncation(err.Error(), dropped, v.Generation.Gen)}, keptMsgs...)
 		kept = len(keptMsgs)
 	} else {
-		first := message.Message{Role: "user", Content: message.Content{Parts: []message.Part{
-			{Type: "text", Text: compactedPrefix},
-			{Type: "text", Text: summary},
-		}}}
-		newMsgs = append([]message.Message{first}, preserve...)
+		newMsgs = append([]message.Message{message.Compaction(summary)}, preserve...)
 		kept = len(preserve)
 	}
 	// An imported system prompt stays the session's prompt after compaction.
@@ -152,7 +134,7 @@ func (s *Soul) summarise(ctx context.Context, msgs []message.Message) (string, e
 	}}
 	resp, err := s.modelClient().Chat(ctx, req, llm.Callbacks{
 		OnRetry: func(attempt, max int, wait time.Duration, reason string) {
-			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: "compaction: " + reason})
+			s.emit(StepRetry{Attempt: attempt, Max: max, Wait: wait, Reason: "compaction: " + reason, Compaction: true})
 		},
 	})
 	if err != nil {
@@ -267,7 +249,7 @@ func truncateMessages(msgs []message.Message, budget int) ([]message.Message, in
 	}
 	// Nothing fits: keep the last user message, shortened.
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" && !isCheckpointMarker(msgs[i]) {
+		if msgs[i].Role == "user" && !message.IsCheckpoint(msgs[i]) {
 			chars := budget * 3
 			if chars < 200 {
 				chars = 200

@@ -31,20 +31,28 @@ type StepBegin struct {
 // attempt streams the whole answer again from the start, so a UI must
 // discard every ContentPart, ReasoningPart and ToolCallPart it received
 // since the last StepBegin (or the previous StepRetry) and render the deltas
-// that follow as a fresh answer. Reason starting with "compaction: " marks a
-// retry of the compaction summary call (no deltas are streamed for it).
+// that follow as a fresh answer. Compaction marks a retry of the compaction
+// summary call instead (no deltas are streamed for it: keep them).
 type StepRetry struct {
-	Attempt int           `json:"attempt"` // 1 for the first retry
-	Max     int           `json:"max"`
-	Wait    time.Duration `json:"wait_ns"`
-	Reason  string        `json:"reason"`
+	Attempt    int           `json:"attempt"` // 1 for the first retry
+	Max        int           `json:"max"`
+	Wait       time.Duration `json:"wait_ns"`
+	Reason     string        `json:"reason"`
+	Compaction bool          `json:"compaction,omitempty"`
 }
 
 // StepInterrupted says the current step was cancelled. Nothing of it is
 // in the current view; what it had streamed is kept in archived generation
 // KeptGeneration (cause interrupt) when it is not 0.
+//
+// Reason is the sentence for a log; a UI builds its own from the typed
+// fields: Where the run was cut ("while the model was answering"; empty
+// when it was not an interrupt) and ModelFailed when the model call failed
+// for good (an Error event with the reason follows).
 type StepInterrupted struct {
 	Reason         string `json:"reason"`
+	Where          string `json:"where,omitempty"`
+	ModelFailed    bool   `json:"model_failed,omitempty"`
 	KeptGeneration int    `json:"kept_generation,omitempty"`
 	Partial        string `json:"partial,omitempty"`    // the text kept
 	KeepError      string `json:"keep_error,omitempty"` // why it could not be kept

@@ -128,7 +128,7 @@ func TestSplitForCompaction(t *testing.T) {
 		t.Fatalf("to compact = %s", describe(toCompact))
 	}
 	for _, m := range append(toCompact, keep...) {
-		if isCheckpointMarker(m) {
+		if message.IsCheckpoint(m) {
 			t.Errorf("checkpoint marker kept: %q", m.Content.PlainText())
 		}
 	}

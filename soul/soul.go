@@ -363,7 +363,7 @@ func endReason(err error) string {
 
 func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	if err := ctx.Err(); err != nil {
-		s.emit(StepInterrupted{Reason: "interrupted before the run started"})
+		s.emit(StepInterrupted{Reason: "interrupted before the run started", Where: "before the run started"})
 		return fmt.Errorf("run interrupted: %w", err)
 	}
 	// Store writes are never cut short by the interrupt: each is one
@@ -397,7 +397,7 @@ func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial mes
 	if !ok {
 		return s.interrupted(ctx, where)
 	}
-	ev := StepInterrupted{Reason: "interrupted " + where}
+	ev := StepInterrupted{Reason: "interrupted " + where, Where: where}
 	kept, _, err := s.st.KeepInterrupted(context.WithoutCancel(ctx), s.sessionID, partial)
 	if err != nil {
 		ev.KeepError = err.Error()
@@ -418,7 +418,7 @@ func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial mes
 
 // interrupted reports an interrupt and returns an error wrapping ctx.Err().
 func (s *Soul) interrupted(ctx context.Context, where string) error {
-	s.emit(StepInterrupted{Reason: "interrupted " + where})
+	s.emit(StepInterrupted{Reason: "interrupted " + where, Where: where})
 	cause := ctx.Err()
 	if cause == nil {
 		cause = context.Canceled
@@ -520,11 +520,11 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		}
 		var le *llm.Error
 		if errors.As(err, &le) {
-			s.emit(StepInterrupted{Reason: "model call failed"})
+			s.emit(StepInterrupted{Reason: "model call failed", ModelFailed: true})
 			s.emit(Error{Message: le.Error(), Temporary: le.Temporary})
 			return 0, le
 		}
-		s.emit(StepInterrupted{Reason: "model call failed"})
+		s.emit(StepInterrupted{Reason: "model call failed", ModelFailed: true})
 		return 0, s.fail(fmt.Errorf("model call: %w", err))
 	}
 

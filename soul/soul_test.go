@@ -133,7 +133,7 @@ func (h *harness) view() store.View {
 func (h *harness) messages() []message.Message {
 	var out []message.Message
 	for _, m := range h.view().Messages() {
-		if !isCheckpointMarker(m) {
+		if !message.IsCheckpoint(m) {
 			out = append(out, m)
 		}
 	}
@@ -165,7 +165,7 @@ func (h *harness) requestsValid() {
 func lastText(r llmtest.Request) string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		m := r.Messages[i]
-		if (m.Role == "user" || m.Role == "tool") && !isCheckpointMarker(m) {
+		if (m.Role == "user" || m.Role == "tool") && !message.IsCheckpoint(m) {
 			return m.Content.PlainText()
 		}
 	}

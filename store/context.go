@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
-	"strings"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -468,16 +466,6 @@ func (db *DB) AppendUsage(ctx context.Context, sessionID string, tokens int) (Re
 	return recs[0], nil
 }
 
-// CheckpointText is the user message that names checkpoint n to the model.
-func CheckpointText(n int) string { return fmt.Sprintf("<system>CHECKPOINT %d</system>", n) }
-
-var checkpointTextRE = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)
-
-// IsCheckpointMessage reports whether m is the marker Checkpoint writes.
-func IsCheckpointMessage(m message.Message) bool {
-	return m.Role == "user" && checkpointTextRE.MatchString(strings.TrimSpace(m.Content.PlainText()))
-}
-
 // Checkpoint appends a checkpoint record numbered next_checkpoint_id and,
 // when addUserMessage, the user message "<system>CHECKPOINT N</system>".
 func (db *DB) Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error) {
@@ -488,7 +476,7 @@ func (db *DB) Checkpoint(ctx context.Context, sessionID string, addUserMessage b
 			return err
 		}
 		if addUserMessage {
-			_, err := a.message(message.NewText("user", CheckpointText(id)))
+			_, err := a.message(message.Checkpoint(id))
 			return err
 		}
 		return nil

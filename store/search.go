@@ -40,7 +40,7 @@ type SearchHit struct {
 // metadata roles (IsMetadataRole: an imported kimi system prompt) are not
 // indexed.
 func searchText(m message.Message) string {
-	if IsCheckpointMessage(m) || IsMetadataRole(m.Role) {
+	if message.IsCheckpoint(m) || IsMetadataRole(m.Role) {
 		return ""
 	}
 	var b strings.Builder

@@ -59,9 +59,6 @@ func (s Step) String() string {
 	return fmt.Sprintf("step %d · %s", s.N, s.Label)
 }
 
-// dmailPrefix starts the user message a D-Mail becomes (soul.DMailMessage).
-const dmailPrefix = "<system>You just got a D-Mail"
-
 // Turns reads the turns of a view.
 func Turns(v store.View) []Turn {
 	var turns []Turn
@@ -92,21 +89,21 @@ func Turns(v store.View) []Turn {
 			open, openTime, openTokens = r.CheckpointID, r.CreatedAt, tokens
 		case store.KindMessage:
 			m, err := r.Message()
-			if err != nil || store.IsCheckpointMessage(m) {
+			if err != nil || message.IsCheckpoint(m) {
 				continue
 			}
 			switch m.Role {
 			case "user":
-				text := strings.TrimSpace(m.Content.PlainText())
-				if open < 0 && len(turns) > 0 && !strings.HasPrefix(text, dmailPrefix) {
+				kind, payload := message.MarkerOf(m)
+				if open < 0 && len(turns) > 0 && kind != message.MarkerDMail {
 					continue // a message injected into a turn (compaction summary, …)
 				}
-				t := Turn{Checkpoint: open, Prompt: text, Time: openTime, Tokens: openTokens}
-				if strings.HasPrefix(text, dmailPrefix) {
-					t.DMail = true
-					t.Prompt = dmailNote(text)
-				} else if strings.HasPrefix(text, "<system>") {
-					t.Prompt = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(text, "<system>"), "</system>"))
+				t := Turn{Checkpoint: open, Prompt: strings.TrimSpace(m.Content.PlainText()), Time: openTime, Tokens: openTokens}
+				switch kind {
+				case message.MarkerDMail:
+					t.DMail, t.Prompt = true, payload
+				case message.MarkerCompaction, message.MarkerTruncation, message.MarkerSystemNote:
+					t.Prompt = payload
 				}
 				if open < 0 {
 					t.Time, t.Tokens = r.CreatedAt, tokens
@@ -125,13 +122,6 @@ func Turns(v store.View) []Turn {
 	}
 	flushOpen()
 	return turns
-}
-
-func dmailNote(text string) string {
-	if i := strings.Index(text, "D-Mail content:"); i >= 0 {
-		return strings.TrimSpace(strings.TrimSuffix(text[i+len("D-Mail content:"):], "</system>"))
-	}
-	return text
 }
 
 // stepLabel names a step by its tool calls ("Shell go test") or its answer.

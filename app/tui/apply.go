@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -20,7 +19,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.Step = ev.N
 		c.refreshStatus()
 	case soul.StepRetry:
-		if !strings.HasPrefix(ev.Reason, "compaction: ") {
+		if !ev.Compaction {
 			c.discardStep()
 		}
 		c.setMessage(retryText(ev), true)
@@ -30,7 +29,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		} else {
 			c.discardStep()
 		}
-		if ev.Reason != "model call failed" { // the soul.Error that follows says why
+		if !ev.ModelFailed { // the soul.Error that follows says why
 			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev, c.SessionID())})
 		}
 	case soul.CompactionBegin:

@@ -3,10 +3,11 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rewind-agent/rewind/app/timetravel"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rewind-agent/rewind/app/timetravel"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -19,12 +20,8 @@ import (
 // models. Nothing here touches a widget; every function is pure and may run
 // on any goroutine.
 
-const (
-	compactedPrefix = "<system>Previous context has been compacted"
-	dmailPrefix     = "<system>You just got a D-Mail from your future self"
-	truncatedPrefix = "<system>Previous context has been compacted by truncation"
-	resultExcerpt   = 2000 // bytes of a tool result kept on its conversation item
-)
+// resultExcerpt is how many bytes of a tool result its conversation item keeps.
+const resultExcerpt = 2000
 
 // viewItems turns a generation's view into conversation items: user
 // prompts, assistant text (reasoning folded), one line per tool call with
@@ -62,10 +59,9 @@ func viewItems(v store.View) []views.Item {
 			if !ok {
 				continue
 			}
-			out := m.Content.PlainText()
-			items[i].Result = excerpt(out)
+			items[i].Result = excerpt(m.Content.PlainText())
 			items[i].Status = views.ToolOK
-			if strings.HasPrefix(out, "ERROR:") {
+			if k, _ := message.MarkerOf(m); k == message.MarkerToolError {
 				items[i].Status = views.ToolFailed
 			}
 		case "system":
@@ -82,37 +78,28 @@ func viewItems(v store.View) []views.Item {
 	return items
 }
 
-// userItem converts a user message; false for checkpoint markers.
+// userItem converts a user message; false for checkpoint markers. What the
+// soul wrote itself is recognised by its marker, never by its wording.
 func userItem(m message.Message) (views.Item, bool) {
-	text := strings.TrimSpace(m.Content.PlainText())
-	switch {
-	case store.IsCheckpointMessage(m) || text == "":
+	kind, payload := message.MarkerOf(m)
+	switch kind {
+	case message.MarkerCheckpoint:
 		return views.Item{}, false
-	case strings.HasPrefix(text, truncatedPrefix):
-		return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: stripSystem(text)}, true
-	case strings.HasPrefix(text, compactedPrefix):
-		summary := text
-		if i := strings.Index(text, "</system>"); i >= 0 {
-			summary = strings.TrimSpace(text[i+len("</system>"):])
-		}
+	case message.MarkerTruncation:
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: payload}, true
+	case message.MarkerCompaction:
 		return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
-			Text: "Compacted context — the earlier conversation (kept in an archived generation) is summarised:\n" + summary}, true
-	case strings.HasPrefix(text, dmailPrefix):
-		note := text
-		if i := strings.Index(text, "D-Mail content:"); i >= 0 {
-			note = strings.TrimSpace(strings.TrimSuffix(text[i+len("D-Mail content:"):], "</system>"))
-		}
-		return views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: "D-Mail from the future: " + note}, true
-	case strings.HasPrefix(text, "<system>"):
-		return views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: stripSystem(text)}, true
+			Text: "Compacted context — the earlier conversation (kept in an archived generation) is summarised:\n" + payload}, true
+	case message.MarkerDMail:
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: "D-Mail from the future: " + payload}, true
+	case message.MarkerSystemNote:
+		return views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: payload}, true
+	}
+	text := strings.TrimSpace(m.Content.PlainText())
+	if text == "" {
+		return views.Item{}, false
 	}
 	return views.Item{Kind: views.ItemUser, Text: text}, true
-}
-
-func stripSystem(s string) string {
-	s = strings.TrimPrefix(s, "<system>")
-	s = strings.TrimSuffix(s, "</system>")
-	return strings.TrimSpace(s)
 }
 
 // toolItem is the running one-liner of a tool call.
@@ -224,12 +211,10 @@ func compactionText(e soul.CompactionEnd) string {
 // what it had streamed.
 func interruptText(ev soul.StepInterrupted, sessionID string) string {
 	what := "Interrupted"
-	if r := strings.TrimSpace(ev.Reason); r != "" {
-		if strings.HasPrefix(r, "interrupted ") {
-			what = "Interrupted " + strings.TrimPrefix(r, "interrupted ")
-		} else {
-			what = "Interrupted (" + r + ")"
-		}
+	if ev.Where != "" {
+		what += " " + ev.Where
+	} else if r := strings.TrimSpace(ev.Reason); r != "" {
+		what += " (" + r + ")"
 	}
 	switch {
 	case ev.KeptGeneration > 0:

@@ -35,9 +35,9 @@ func TestViewItems(t *testing.T) {
 		message.NewText("user", "fix it"),
 		think,
 		{Role: "tool", ToolCallID: "a", Content: message.TextContent("1 hello")},
-		{Role: "tool", ToolCallID: "b", Content: message.TextContent("ERROR: exit status 2")},
-		soul.DMailMessage("skip the flaky test"),
-		message.NewText("user", "<system>Previous context has been compacted. Here is the compaction output:</system>\n## Current focus\nparser"),
+		message.ToolError("b", "exit status 2"),
+		message.DMail("skip the flaky test"),
+		message.Compaction("## Current focus\nparser"),
 	}
 	for _, m := range msgs {
 		if _, err := db.AppendMessage(ctx, s.ID, m); err != nil {
@@ -92,7 +92,7 @@ func TestEventTexts(t *testing.T) {
 			"Backtracked to checkpoint 3 · discarded 1 message (archived in generation 2) · returned to: make it fast · note from the future: use a map · u in the timeline or /undo undoes it"},
 		{compactionText(soul.CompactionEnd{NewGen: 4, ArchivedGen: 3, Kept: 2, Tokens: 1500}),
 			"Context compacted into generation 4 · generation 3 archived (nothing lost) · kept the last 2 messages · now 1.5k tokens"},
-		{interruptText(soul.StepInterrupted{Reason: "interrupted while tools were running"}, ""),
+		{interruptText(soul.StepInterrupted{Reason: "interrupted while tools were running", Where: "while tools were running"}, ""),
 			"Interrupted while tools were running · the partial step was discarded, nothing of it was saved · the session stays usable"},
 		{keyArg("SendDMail", `{"message":"x","checkpoint_id":2}`), "→ checkpoint 2"},
 		{keyArg("SetTodoList", `{"todos":[{"title":"a"},{"title":"b"}]}`), "2 todos"},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Watching (rewind watch, or a session whose lease another live process
@@ -44,7 +45,7 @@ func runOf(v store.View) runState {
 		if r.Kind != store.KindMessage || r.Role != "user" {
 			continue
 		}
-		if m, err := r.Message(); err == nil && !store.IsCheckpointMessage(m) {
+		if m, err := r.Message(); err == nil && !message.IsCheckpoint(m) {
 			if it, ok := userItem(m); ok && it.Text != "" {
 				last = i
 			}

@@ -253,7 +253,7 @@ func seedScenes(ctx context.Context, db *store.DB, work string) (string, error) 
 	if _, err := db.Checkpoint(ctx, id, false); err != nil {
 		return "", err
 	}
-	if _, err := db.AppendMessage(ctx, id, message.NewText("user", dmailPrefix+". D-Mail content: the fixtures expect column numbers from 1, not 0</system>")); err != nil {
+	if _, err := db.AppendMessage(ctx, id, message.DMail("the fixtures expect column numbers from 1, not 0")); err != nil {
 		return "", err
 	}
 	call := message.NewText("assistant", "Columns are 1-based in the fixtures; fixing the caret position.")

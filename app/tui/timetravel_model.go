@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -153,7 +154,7 @@ func diffMessages(v store.View) []diffMsg {
 			continue
 		}
 		m, err := r.Message()
-		if err != nil || store.IsCheckpointMessage(m) {
+		if err != nil || message.IsCheckpoint(m) {
 			continue
 		}
 		var sb strings.Builder

@@ -229,7 +229,7 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 		}
 		id = s.ID
 		seedTurns(t, h.db, id, "alpha", "beta", "gamma")
-		sum := message.NewText("user", compactedPrefix+"…</system> summary of alpha, beta, gamma")
+		sum := message.Compaction("summary of alpha, beta, gamma")
 		if _, err := h.db.StartCompacted(ctx, id, []message.Message{sum}, 0, 500); err != nil {
 			t.Fatal(err)
 		}

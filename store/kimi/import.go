@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/store"
 )
@@ -121,7 +122,7 @@ func Title(files []File) string {
 				continue
 			}
 			m, err := r.Message()
-			if err != nil || store.IsCheckpointMessage(m) {
+			if err != nil || message.IsCheckpoint(m) {
 				continue
 			}
 			text := systemTagRE.ReplaceAllString(m.Content.PlainText(), "")
