@@ -26,6 +26,9 @@ func TestSoulMarkersShowAsTheirKind(t *testing.T) {
 	h.submit("read missing.txt")
 	h.waitUntil("the first run to end", h.idle)
 	h.submit("go back in time")
+	h.waitFor("[k] Keep") // the D-Mail discarded prompts: keep it
+	h.typeText("k", false)
+	h.waitGone("[k] Keep")
 	h.waitUntil("the second run to end", h.idle)
 	for _, p := range []string{"three", "four"} {
 		h.submit(p)

@@ -219,7 +219,7 @@ func TestDMailThatDiscardsPromptsCanBeUndone(t *testing.T) {
 	}
 	var prompts []string
 	for _, m := range v.Messages() {
-		if m.Role == "user" && !store.IsCheckpointMessage(m) {
+		if m.Role == "user" && !message.IsCheckpoint(m) {
 			prompts = append(prompts, m.Content.PlainText())
 		}
 	}
