@@ -314,7 +314,7 @@ func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool
 	}
 	ev := evReload{keepConv: keepConv, timeline: withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen}
 	if !keepConv {
-		ev.items = viewItems(v)
+		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 	}
 	if s, err := db.GetSession(ctx, id); err == nil {
 		ev.title = s.Title

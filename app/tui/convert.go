@@ -27,10 +27,19 @@ const resultExcerpt = 2000
 // prompts, assistant text (reasoning folded), one line per tool call with
 // its status from the matching result, and banners for what rewind itself
 // injected (compaction summaries, D-Mails). Checkpoint markers are hidden.
-func viewItems(v store.View) []views.Item {
+func viewItems(v store.View) []views.Item { return viewItemsWith(v, nil) }
+
+// viewItemsWith is viewItems with the partial answers of interrupted steps
+// (interrupted[i]: after record i) shown dimmed where they were cut off.
+func viewItemsWith(v store.View, interrupted map[int][]message.Message) []views.Item {
 	var items []views.Item
 	calls := map[string]int{} // tool call id → index in items
-	for _, r := range v.Records {
+	for i, r := range v.Records {
+		for _, m := range interrupted[i-1] {
+			if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
+				items = append(items, views.Item{Kind: views.ItemAssistant, Text: t, Interrupted: true})
+			}
+		}
 		if r.Kind != store.KindMessage {
 			continue
 		}
@@ -66,6 +75,11 @@ func viewItems(v store.View) []views.Item {
 			}
 		case "system":
 			// The system prompt is not part of a view; an imported one is not shown.
+		}
+	}
+	for _, m := range interrupted[len(v.Records)-1] {
+		if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
+			items = append(items, views.Item{Kind: views.ItemAssistant, Text: t, Interrupted: true})
 		}
 	}
 	// Calls whose result never arrived (an imported or crashed step).

@@ -99,6 +99,57 @@ func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.Tim
 	return m
 }
 
+// keptPartial is an interrupt generation read once: its view is prefix
+// records then the partial answer (archived views never change).
+type keptPartial struct {
+	prefix  int   // records before the partial answer
+	lastSeq int64 // seq of the last of them (0: none)
+	partial message.Message
+}
+
+var keptCache sync.Map // branchKey{session, -1, gen} → keptPartial
+
+// interruptedIn finds the partial answers that interrupted steps left in
+// interrupt generations and places them in the current view cur: after
+// the record where they were cut off (the key is that record's index),
+// when the view still holds everything that came before them.
+func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []store.Generation) map[int][]message.Message {
+	var out map[int][]message.Message
+	for _, g := range gens {
+		if g.Cause != store.CauseInterrupt {
+			continue
+		}
+		k := branchKey{cur.SessionID, -1, g.Gen}
+		var kp keptPartial
+		if c, ok := keptCache.Load(k); ok {
+			kp = c.(keptPartial)
+		} else {
+			v, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
+			if err != nil || len(v.Records) == 0 {
+				continue
+			}
+			last := v.Records[len(v.Records)-1]
+			m, err := last.Message()
+			if err != nil || last.Kind != store.KindMessage {
+				continue
+			}
+			kp = keptPartial{prefix: len(v.Records) - 1, partial: m}
+			if kp.prefix > 0 {
+				kp.lastSeq = v.Records[kp.prefix-1].Seq
+			}
+			keptCache.Store(k, kp)
+		}
+		if kp.prefix == 0 || kp.prefix > len(cur.Records) || cur.Records[kp.prefix-1].Seq != kp.lastSeq {
+			continue
+		}
+		if out == nil {
+			out = map[int][]message.Message{}
+		}
+		out[kp.prefix-1] = append(out[kp.prefix-1], kp.partial)
+	}
+	return out
+}
+
 // checkpointIndex is the index in v.Records of checkpoint id's record, or -1.
 func checkpointIndex(v store.View, id int) int {
 	for i := len(v.Records) - 1; i >= 0; i-- {

@@ -255,3 +255,37 @@ func TestForceOverwritesConflictAndUndoBringsItBack(t *testing.T) {
 		t.Fatalf("notes.txt after undo: %q, want the user's edit back", got)
 	}
 }
+
+// TestResumedSessionShowsInterruptedAnswer: a session reopened later still
+// shows an interrupted step's partial answer where it was cut off, dimmed
+// and marked interrupted, though the view (what the model is sent) has
+// none of it.
+func TestResumedSessionShowsInterruptedAnswer(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		ctx := context.Background()
+		s, err := h.db.CreateSession(ctx, store.NewSession{Title: "cut", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task")
+		if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.AppendMessage(ctx, s.ID, message.NewText("user", "second task")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := h.db.KeepInterrupted(ctx, s.ID, message.NewText("assistant", "half an answ")); err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "third task")
+		return s.ID
+	})
+	h.waitFor("half an answ", "⏸ interrupted", "answer to third task")
+	_, yHalf, _ := h.findText("half an answ")
+	_, ySecond, _ := h.findText("second task")
+	_, yThird, _ := h.findText("third task")
+	if !(ySecond < yHalf && yHalf < yThird) {
+		t.Errorf("the partial answer is at row %d, want between the second (%d) and third (%d) prompts:\n%s", yHalf, ySecond, yThird, h.text())
+	}
+}
