@@ -289,3 +289,22 @@ func TestResumedSessionShowsInterruptedAnswer(t *testing.T) {
 		t.Errorf("the partial answer is at row %d, want between the second (%d) and third (%d) prompts:\n%s", yHalf, ySecond, yThird, h.text())
 	}
 }
+
+// TestRevertDialogSaysWhyFilesCannotBeChecked: a session whose work dir is
+// gone says so in the dialog (the tracker's error is not swallowed into
+// "no file checkpoints").
+func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
+	t.Parallel()
+	gone := filepath.Join(t.TempDir(), "gone")
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "gone", WorkDir: gone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task")
+		return s.ID
+	})
+	h.waitFor("answer to second task")
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?", "Files cannot be checked", "does not exist any more")
+}
