@@ -1,7 +1,8 @@
 // Package app wires rewind together. It owns the configuration (config.toml
 // or config.yaml under $REWIND_HOME, environment and flag overrides), the
 // implementation of every CLI subcommand (sessions, show, generations,
-// revert, restore, compact, export, import), headless print mode (`rewind -p`),
+// revert, restore, undo, compact, export, import; rewinds are planned and
+// applied by app/timetravel), headless print mode (`rewind -p`),
 // the mapping of errors to one-line messages and exit codes, and the entry
 // point of the TUI (tui_entry.go). cmd/rewind only declares flags and
 // subcommands and calls into this package.

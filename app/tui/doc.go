@@ -21,8 +21,9 @@
 // (views.Workspace, overlays, theme broadcast), session.go
 // (open/create/lease/fork), poll.go (session list, previews, search and
 // version polling), features.go (wires the feature files), timetravel.go
-// and timetravel_model.go (timeline previews, revert, restore, generation
-// diff and fork), browser.go (session actions and the full-screen
+// and timetravel_model.go (the time-travel feature controller: timeline
+// previews, the Esc Esc picker, the revert / restore / undo dialogs over
+// app/timetravel, the D-Mail undo offer, generation diff and fork), browser.go (session actions and the full-screen
 // browser), follow.go (watching another process's session), scenes.go (the
 // README screenshots).
 //
