@@ -83,6 +83,9 @@ type checkpointer struct {
 	// database file, and whether that was all of them.
 	lastCopied   atomic.Int64
 	lastComplete atomic.Bool
+	// checkpointed runs after each complete checkpoint (the DB re-stamps
+	// its integrity cache: the file changed, but only through SQLite).
+	checkpointed func()
 }
 
 func newCheckpointer() *checkpointer {
@@ -135,6 +138,9 @@ func (c *checkpointer) start(reader *sql.DB) {
 			if err == nil {
 				c.lastCopied.Store(copied)
 				c.lastComplete.Store(busy == 0 && copied >= walFrames)
+				if c.checkpointed != nil && busy == 0 && copied >= walFrames {
+					c.checkpointed()
+				}
 			}
 			if err != nil || busy != 0 || copied < walFrames {
 				timer = time.After(c.delay)
@@ -229,6 +235,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
 	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt}
+	ckpt.checkpointed = db.stampCheckCache
 	ckpt.start(reader)
 	db.startIntegrityCheck(ctx)
 	if err := db.migrate(ctx, migs); err != nil {

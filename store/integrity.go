@@ -150,10 +150,12 @@ func readCheckCache(path string) stamp {
 	return s
 }
 
-// stampCheckCache is called by Close once every connection is closed (the
-// last one checkpoints the WAL into the file): this process checked the
-// file and wrote to it only through SQLite, so the new generation is as
-// good as the one checked, and the next start need not check it again.
+// stampCheckCache is called after each complete WAL checkpoint and by
+// Close once every connection is closed (the last one checkpoints the WAL
+// into the file): this process checked the file and wrote to it only
+// through SQLite, so the new generation is as good as the one checked, and
+// the next start (or another rewind opening the file meanwhile) need not
+// check it again.
 func (db *DB) stampCheckCache() {
 	if db.check == nil {
 		return
