@@ -127,6 +127,10 @@ func openError(err error, path string) error {
 	if ro, ok := readOnlyError(err, path); ok {
 		return ro
 	}
+	var damaged *store.DamagedError
+	if errors.As(err, &damaged) {
+		return userErrorf(err, "%s", damaged.Error())
+	}
 	switch {
 	case errors.Is(err, store.ErrNotDatabase):
 		return userErrorf(err, "%s is not a rewind database; it was left unchanged (move it away, or pass --home to use another directory)", path)

@@ -308,7 +308,11 @@ func probe(ctx context.Context, path string, latest int) error {
 	}
 	if err != nil {
 		var se sqlite3.Error
-		if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
+		if errors.As(err, &se) && se.Code == sqlite3.ErrCorrupt {
+			// prepareFile saw SQLite's header: a database, but damaged.
+			return &DamagedError{Path: path, Detail: oneLineErr(err), Unopenable: true}
+		}
+		if errors.As(err, &se) && se.Code == sqlite3.ErrNotADB {
 			return fmt.Errorf("%w: %v", ErrNotDatabase, err)
 		}
 		return err

@@ -19,9 +19,16 @@ var ErrDamaged = errors.New("the database is damaged")
 type DamagedError struct {
 	Path   string
 	Detail string // quick_check's first complaint
+	// Unopenable: even the schema cannot be read, so the database was not
+	// opened at all (rather than read-only).
+	Unopenable bool
 }
 
 func (e *DamagedError) Error() string {
+	if e.Unopenable {
+		return fmt.Sprintf("the database %s is damaged (%s) and cannot be opened; nothing was written; recover with `sqlite3 %s .recover | sqlite3 %s.recovered`, then move the .recovered file over it",
+			e.Path, e.Detail, e.Path, e.Path)
+	}
 	return fmt.Sprintf("the database %s is damaged (quick_check: %s): it is open read-only and nothing more is written; recover with `sqlite3 %s .recover | sqlite3 %s.recovered`, then move the .recovered file over it",
 		e.Path, e.Detail, e.Path, e.Path)
 }

@@ -141,3 +141,30 @@ func TestIntegrityVerdictIsCachedPerFileGeneration(t *testing.T) {
 	}
 	db.Close()
 }
+
+func TestUnreadableSchemaIsDamagedNotForeign(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	fillDB(t, path)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noise := make([]byte, 4096-100) // page 1 after the file header: the schema
+	for i := range noise {
+		noise[i] = byte(i*7 + 13)
+	}
+	if _, err := f.WriteAt(noise, 100); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, _ := os.ReadFile(path)
+	_, err = Open(bg, path)
+	var de *DamagedError
+	if !errors.As(err, &de) || !de.Unopenable || errors.Is(err, ErrNotDatabase) || !strings.Contains(err.Error(), ".recover") {
+		t.Fatalf("open of a rewind database with a damaged schema page: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("the damaged file was written to")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -283,6 +284,12 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 		c.setMessage("tool call rejected: the run stopped, tell the model what to do instead", false)
 	case errors.Is(ev.err, soul.ErrMaxSteps):
 		c.setMessage("max steps reached: send a message to continue", true)
+	case errors.Is(ev.err, store.ErrLeaseLost):
+		// Another process took the session over while this one was paused:
+		// nothing was written; stop writing at once, not at the next heartbeat.
+		if o := c.cur(); o != nil {
+			c.onUILeaseLost(o, ev.err)
+		}
 	default:
 		c.setMessage(ev.op+" failed: "+oneLine(ev.err.Error(), 140), true)
 	}

@@ -161,6 +161,9 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	if err != nil {
 		c.setMessage(err.Error(), true)
 	}
+	if err := o.DB.Damaged(); err != nil { // every write will say it again
+		c.setMessage(err.Error(), true)
+	}
 	c.statusM = views.Status{Model: o.Model, Demo: o.Demo, MaxContext: o.Soul.MaxContextSize}
 	if c.statusM.MaxContext == 0 {
 		c.statusM.MaxContext = soul.DefaultMaxContextSize
