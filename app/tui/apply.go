@@ -242,6 +242,7 @@ func (c *Controller) onUIReload(ev evReload) {
 	ev = c.tt.holdDuringPreview(ev)
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
+		c.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})
 		c.stepStart = c.conv.Len()
 		if len(ev.items) == 0 {
 			c.showWelcome()

@@ -90,11 +90,13 @@ type Controller struct {
 	// instead of sleeping through the grace.
 	now func() time.Time
 
-	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go.
+	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go,
+	// toolpane.go.
 	tt  *timeTravel
 	br  *browser
 	fw  follow
 	mcp *mcpController
+	tp  toolPane
 }
 
 // openSession is one session opened in the workspace.
@@ -315,7 +317,7 @@ func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool
 	if err != nil {
 		return evReload{}, err
 	}
-	ev := evReload{keepConv: keepConv, timeline: withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen}
+	ev := evReload{keepConv: keepConv, timeline: withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 	}

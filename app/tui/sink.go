@@ -109,6 +109,7 @@ type evReload struct {
 	banner   *views.Item // appended after the items
 	title    string
 	gen      int
+	session  string // the session the view belongs to
 }
 
 // evOpDone says a run or an operation (compact, clear, …) returned.

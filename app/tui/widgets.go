@@ -27,7 +27,7 @@ func (c *Controller) buildWidgets() {
 	c.input.SetOnSubmit(c.onUISubmit)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
-			c.showToolOutput(it.ID)
+			c.onUISelectTool(it)
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
