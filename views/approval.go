@@ -61,6 +61,7 @@ type ApprovalModal struct {
 // end.
 type approvalRow struct {
 	DiffLine
+	cont  bool // continues the row above (a wrapped long line)
 	cmd   Line
 	isCmd bool
 	chars int
@@ -161,16 +162,23 @@ func (m *ApprovalModal) sessionScope() string {
 func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
 	th := m.theme
 	var rows []approvalRow
-	add := func(op DiffOp, s string) {
-		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-			rows = append(rows, approvalRow{DiffLine: DiffLine{op, l}})
+	addRows := func(ls []DiffLine) { // long lines wrap, never cut
+		for _, r := range wrapDiff(ls, w) {
+			rows = append(rows, approvalRow{DiffLine: r.DiffLine, cont: r.cont})
 		}
+	}
+	add := func(op DiffOp, s string) {
+		var ls []DiffLine
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			ls = append(ls, DiffLine{op, l})
+		}
+		addRows(ls)
 	}
 	if m.req.Description != "" {
 		add(DiffSame, m.req.Description)
 	}
 	if sc := m.sessionScope(); sc != "" {
-		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "[a] approves " + sc + " for this session"}})
+		addRows([]DiffLine{{DiffHeader, "[a] approves " + sc + " for this session"}})
 	}
 	if m.command != "" {
 		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "command:"}})
@@ -186,9 +194,7 @@ func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
 		}
 	}
 	if len(m.diff) > 0 {
-		for _, d := range m.diff {
-			rows = append(rows, approvalRow{DiffLine: d})
-		}
+		addRows(m.diff)
 	} else if m.req.Arguments != "" && m.command == "" {
 		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "arguments:"}})
 		add(DiffSame, m.req.Arguments)
@@ -244,8 +250,7 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 			continue
 		}
 		st, gutter := diffStyle(l.Op, th, base)
-		n := drawText(screen, x, y+r, w, gutter, st)
-		drawText(screen, x+n, y+r, w-n, l.Text, st)
+		drawDiffRow(screen, x, y+r, w, diffRow{l.DiffLine, l.cont}, st, gutter)
 	}
 	left := m.commandLeft()
 	if left == 0 {

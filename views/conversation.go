@@ -103,6 +103,7 @@ type Conversation struct {
 	onSelect func(index int, it Item)
 	keys     Keymap
 	hl       hlCache
+	code     CodeLayout // code blocks wrap, or scroll sideways (w toggles)
 }
 
 // NewConversation returns an empty conversation that follows the bottom.
@@ -116,6 +117,9 @@ func NewConversation() *Conversation {
 		bind("first item", func() { c.Select(0) }, R('g'), K(tcell.KeyHome)),
 		bind("last item, follow output", c.ScrollToEnd, R('G'), K(tcell.KeyEnd)),
 		bind("fold / unfold reasoning or tool call", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
+		bind("code blocks: wrap / scroll sideways with ←/→", c.ToggleCodeWrap, R('w')),
+		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll code left", Handler: func() { c.ShiftCode(-codeShiftStep) }},
+		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll code right", Handler: func() { c.ShiftCode(codeShiftStep) }},
 	}
 	return c
 }
@@ -309,7 +313,7 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 		out = append(out, wrapSpans([]Span{{it.Text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
 	case ItemAssistant:
 		gap()
-		body := renderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant), &c.hl)
+		body := renderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant), &c.hl, c.code)
 		for j, l := range body {
 			p := Span{"  ", base}
 			if j == 0 {
@@ -435,7 +439,7 @@ func (c *Conversation) toolLines(it *convItem, w int) []Line {
 			rows = rows[:maxExpandedLines]
 		}
 		for _, r := range rows {
-			out = append(out, clipLine(Line{{"    " + r, st}}, w))
+			out = append(out, wrapPlain("    "+r, w, st)...)
 		}
 		if more > 0 {
 			out = append(out, Line{{fmt.Sprintf("    … %d more lines (see tool output)", more), dim}})

@@ -75,6 +75,8 @@ func diffStyle(op DiffOp, th themes.Theme, base tcell.Style) (tcell.Style, strin
 type DiffView struct {
 	pane
 	rows    []DiffLine
+	wrapped []diffRow // rows wrapped to wrapW columns
+	wrapW   int
 	top     int
 	height  int
 	keys    Keymap
@@ -115,6 +117,7 @@ func (d *DiffView) SetOnClose(f func()) { d.onClose = f }
 func (d *DiffView) SetDiff(title string, lines []DiffLine) {
 	d.SetPaneTitle(title)
 	d.rows = diffRows(lines)
+	d.wrapped, d.wrapW = nil, 0
 	d.top = 0
 	d.adds, d.removes = 0, 0
 	for _, l := range lines {
@@ -129,7 +132,7 @@ func (d *DiffView) SetDiff(title string, lines []DiffLine) {
 
 // Scroll moves by n rows.
 func (d *DiffView) Scroll(n int) {
-	d.top = max(0, min(d.top+n, len(d.rows)-d.height))
+	d.top = max(0, min(d.top+n, len(d.wrapped)-d.height))
 }
 
 // Draw draws the summary and the visible rows.
@@ -147,15 +150,17 @@ func (d *DiffView) Draw(screen tcell.Screen) {
 	y++
 	h--
 	d.height = max(1, h)
-	d.top = max(0, min(d.top, len(d.rows)-h))
+	if d.wrapW != w || d.wrapped == nil {
+		d.wrapped, d.wrapW = wrapDiff(d.rows, w), w
+	}
+	d.top = max(0, min(d.top, len(d.wrapped)-h))
 	if len(d.rows) == 0 {
 		drawText(screen, x, y, w, "No differences.", base.Foreground(th.Dim))
 	}
-	for r := 0; r < h && d.top+r < len(d.rows); r++ {
-		l := d.rows[d.top+r]
+	for r := 0; r < h && d.top+r < len(d.wrapped); r++ {
+		l := d.wrapped[d.top+r]
 		st, gutter := diffStyle(l.Op, th, base)
-		n := drawText(screen, x, y+r, w, gutter, st)
-		drawText(screen, x+n, y+r, w-n, l.Text, st)
+		drawDiffRow(screen, x, y+r, w, l, st, gutter)
 	}
 }
 

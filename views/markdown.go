@@ -27,18 +27,28 @@ type mdRenderer struct {
 	th    themes.Theme
 	base  tcell.Style
 	width int
+	code  CodeLayout
 	out   []Line
+}
+
+// CodeLayout says how code blocks fit the width: wrapped (the default), or
+// cut and shifted sideways by Shift columns (horizontal scrolling), with
+// "…" where a row goes on out of sight.
+type CodeLayout struct {
+	NoWrap bool
+	Shift  int
 }
 
 // renderMarkdown renders sanitised markdown src into lines at most width
 // columns wide: headings, lists, emphasis, code spans, links, block quotes,
 // tables as text, and fenced code highlighted with the theme's chroma style
-// (through the highlight cache hl, which may be nil).
-func renderMarkdown(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache) []Line {
+// (through the highlight cache hl, which may be nil) and laid out as code
+// says.
+func renderMarkdown(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache, code CodeLayout) []Line {
 	if width < 4 {
 		width = 4
 	}
-	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width, hl: hl}
+	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width, hl: hl, code: code}
 	doc := mdParser.Parse(text.NewReader(r.src))
 	r.blocks(doc, nil, nil, width)
 	// drop a trailing blank line
@@ -233,15 +243,21 @@ func (r *mdRenderer) codeBlock(src, lang string, open bool, first, rest Line, wi
 		first = rest
 	}
 	for _, row := range rows {
-		l := append(append(Line{}, first...), Span{" ", bg})
-		avail := width - l.Width()
-		row = clipLine(row, max(1, avail))
-		l = append(l, row...)
-		if pad := width - l.Width(); pad > 0 {
-			l = append(l, Span{strings.Repeat(" ", pad), bg})
+		avail := max(1, width-rest.Width()-1)
+		var parts []Line
+		if r.code.NoWrap {
+			parts = []Line{shiftLine(row, r.code.Shift, avail, bg.Foreground(r.th.Dim))}
+		} else {
+			parts = wrapCode(row, avail)
 		}
-		r.out = append(r.out, l)
-		first = rest
+		for _, p := range parts {
+			l := append(append(append(Line{}, first...), Span{" ", bg}), p...)
+			if pad := width - l.Width(); pad > 0 {
+				l = append(l, Span{strings.Repeat(" ", pad), bg})
+			}
+			r.out = append(r.out, l)
+			first = rest
+		}
 	}
 }
 

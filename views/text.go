@@ -236,22 +236,19 @@ func cellsToSpans(cells []cell) Line {
 	return out
 }
 
-// clipLine cuts a line to width columns without wrapping (code blocks).
+// clipLine cuts a line to width columns without wrapping, ending in "…"
+// when anything was cut (one-line headers, rules).
 func clipLine(l Line, width int) Line {
 	if l.Width() <= width {
 		return l
 	}
-	var out Line
-	used := 0
-	for _, s := range l {
-		sw := strWidth(s.Text)
-		if used+sw <= width-1 {
-			out = append(out, s)
-			used += sw
-			continue
-		}
-		out = append(out, Span{truncate(s.Text, width-used), s.Style})
-		break
+	if width <= 0 {
+		return nil
 	}
-	return out
+	out := cutLine(l, width-1)
+	st := l[0].Style
+	if len(out) > 0 {
+		st = out[len(out)-1].Style
+	}
+	return append(out, Span{"…", st})
 }

@@ -24,7 +24,8 @@ type ToolCallInfo struct {
 }
 
 // ToolOutput shows the live output of one tool call: a header and a
-// virtual, tail-following body that keeps the last MaxLines lines.
+// virtual, tail-following body that keeps the last MaxLines lines. Long
+// lines wrap; w switches to horizontal scrolling (←/→) and back.
 type ToolOutput struct {
 	pane
 	info     ToolCallInfo
@@ -33,10 +34,14 @@ type ToolOutput struct {
 	dropped  int
 	maxLines int
 	stream   streamSanitizer
-	top      int
-	follow   bool
-	height   int
-	keys     Keymap
+	// first visible row: row topSub of body line top (body lines are the
+	// "dropped" notice, if any, then the kept lines)
+	top, topSub int
+	follow      bool
+	height      int
+	width       int
+	layout      CodeLayout // wrap (default) or shift sideways
+	keys        Keymap
 }
 
 // NewToolOutput returns an empty tool output pane.
@@ -47,8 +52,11 @@ func NewToolOutput() *ToolOutput {
 		bind("scroll up", func() { o.Scroll(-1) }, R('k'), K(tcell.KeyUp)),
 		bind("page down", func() { o.Scroll(o.height - 1) }, K(tcell.KeyPgDn)),
 		bind("page up", func() { o.Scroll(-(o.height - 1)) }, K(tcell.KeyPgUp)),
-		bind("top", func() { o.top, o.follow = 0, false }, R('g'), K(tcell.KeyHome)),
+		bind("top", func() { o.top, o.topSub, o.follow = 0, 0, false }, R('g'), K(tcell.KeyHome)),
 		bind("bottom, follow output", func() { o.follow = true }, R('G'), K(tcell.KeyEnd)),
+		bind("wrap long lines / scroll sideways with ←/→", o.ToggleWrap, R('w')),
+		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll left", Handler: func() { o.shift(-codeShiftStep) }},
+		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll right", Handler: func() { o.shift(codeShiftStep) }},
 	}
 	return o
 }
@@ -86,7 +94,7 @@ func (o *ToolOutput) SetStatus(s ToolStatus, d time.Duration) {
 
 // Clear drops all output.
 func (o *ToolOutput) Clear() {
-	o.lines, o.partial, o.dropped, o.top, o.follow = nil, false, 0, 0, true
+	o.lines, o.partial, o.dropped, o.top, o.topSub, o.follow = nil, false, 0, 0, 0, true
 	o.stream = streamSanitizer{}
 }
 
@@ -134,6 +142,9 @@ func (o *ToolOutput) trim() {
 		o.dropped += n
 		o.lines = append(o.lines[:0:0], o.lines[n:]...)
 		o.top = max(0, o.top-n)
+		if o.top == 0 {
+			o.topSub = 0
+		}
 	}
 }
 
@@ -142,20 +153,86 @@ func (o *ToolOutput) Lines() ([]string, int) { return o.lines, o.dropped }
 
 // Scroll moves the body by n rows; reaching the end follows again.
 func (o *ToolOutput) Scroll(n int) {
-	total := o.rows()
 	if o.follow {
-		o.top = max(0, total-o.height)
+		if n >= 0 {
+			return
+		}
+		o.top, o.topSub = o.bottomAnchor()
+		o.follow = false
 	}
-	o.top = max(0, o.top+n)
-	o.follow = o.top >= total-o.height
+	o.topSub += n
+	for o.topSub < 0 && o.top > 0 {
+		o.top--
+		o.topSub += len(o.bodyRows(o.top))
+	}
+	o.topSub = max(0, o.topSub)
+	for o.top < o.rows()-1 && o.topSub >= len(o.bodyRows(o.top)) {
+		o.topSub -= len(o.bodyRows(o.top))
+		o.top++
+	}
+	// at or past the bottom: follow again
+	rows := -o.topSub
+	for i := o.top; i < o.rows() && rows <= o.height; i++ {
+		rows += len(o.bodyRows(i))
+	}
+	o.follow = rows <= o.height
 }
 
+// rows is the number of body lines.
 func (o *ToolOutput) rows() int {
 	n := len(o.lines)
 	if o.dropped > 0 {
 		n++
 	}
 	return n
+}
+
+// bodyRows lays body line i out for the current width.
+func (o *ToolOutput) bodyRows(i int) []Line {
+	st := o.base()
+	if o.info.Status == ToolFailed {
+		st = o.base().Foreground(o.theme.ToolError)
+	}
+	text := ""
+	if o.dropped > 0 {
+		if i == 0 {
+			text, st = fmt.Sprintf("… %d earlier lines dropped", o.dropped), o.base().Foreground(o.theme.Dim).Italic(true)
+		} else {
+			text = o.lines[i-1]
+		}
+	} else {
+		text = o.lines[i]
+	}
+	w := max(1, o.width)
+	if o.layout.NoWrap {
+		return []Line{shiftLine(Line{{text, st}}, o.layout.Shift, w, o.base().Foreground(o.theme.Dim))}
+	}
+	return wrapPlain(text, w, st)
+}
+
+// bottomAnchor is the anchor that shows the last rows.
+func (o *ToolOutput) bottomAnchor() (int, int) {
+	need := o.height
+	for i := o.rows() - 1; i >= 0; i-- {
+		n := len(o.bodyRows(i))
+		if n >= need {
+			return i, n - need
+		}
+		need -= n
+	}
+	return 0, 0
+}
+
+// ToggleWrap switches long lines between wrapping and sideways scrolling.
+func (o *ToolOutput) ToggleWrap() {
+	o.layout = CodeLayout{NoWrap: !o.layout.NoWrap}
+	o.topSub = 0
+}
+
+func (o *ToolOutput) shift(d int) {
+	if o.layout.NoWrap {
+		o.layout.Shift = max(0, o.layout.Shift+d)
+	}
 }
 
 // Draw draws the header and the visible output rows.
@@ -187,27 +264,24 @@ func (o *ToolOutput) Draw(screen tcell.Screen) {
 	}
 	y++
 	h--
-	o.height = max(1, h)
-	total := o.rows()
-	top := o.top
+	o.height, o.width = max(1, h), w
+	top, sub := min(o.top, max(0, o.rows()-1)), o.topSub
 	if o.follow {
-		top = max(0, total-h)
+		top, sub = o.bottomAnchor()
 	}
-	top = min(top, max(0, total-h))
-	for r := 0; r < h && top+r < total; r++ {
-		i := top + r
-		if o.dropped > 0 {
-			if i == 0 {
-				drawText(screen, x, y+r, w, fmt.Sprintf("… %d earlier lines dropped", o.dropped), base.Foreground(th.Dim).Italic(true))
-				continue
+	row := 0
+	for i := top; i < o.rows() && row < h; i++ {
+		rs := o.bodyRows(i)
+		if i == top {
+			rs = rs[min(sub, len(rs)):]
+		}
+		for _, l := range rs {
+			if row >= h {
+				break
 			}
-			i--
+			drawLine(screen, x, y+row, w, l)
+			row++
 		}
-		st := base
-		if o.info.Status == ToolFailed {
-			st = base.Foreground(th.ToolError)
-		}
-		drawText(screen, x, y+r, w, o.lines[i], st)
 	}
 }
 
