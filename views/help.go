@@ -47,6 +47,9 @@ func (o *HelpOverlay) Bindings() []KeyBinding {
 	return []KeyBinding{bind("close help", nil, K(tcell.KeyEsc), R('q'), R('?')), bind("scroll", nil, R('j'), R('k'))}
 }
 
+// maxHelpKeyW is the widest key column of the help overlay.
+const maxHelpKeyW = 16
+
 type helpRow struct {
 	key, desc string
 	heading   bool
@@ -120,13 +123,14 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 		return
 	}
 	base := tcell.StyleDefault.Background(th.ModalBg).Foreground(th.Text)
+	// the key column fits the usual keys; a rare longer one gets a row of
+	// its own (wrapHelpRows), so the descriptions keep their room
 	keyW := 0
 	for _, r := range rows {
-		if !r.heading {
-			keyW = max(keyW, strWidth(r.key))
+		if kw := strWidth(r.key); !r.heading && kw <= maxHelpKeyW {
+			keyW = max(keyW, kw)
 		}
 	}
-	keyW = min(keyW, 22)
 	cols := 1
 	if w >= 2*(keyW+30) && len(wrapHelpRows(rows, keyW, w)) > h {
 		cols = 2
