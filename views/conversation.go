@@ -49,6 +49,9 @@ type Item struct {
 	Kind ItemKind
 	ID   string // optional; tool call id, used by UpdateItem
 	Text string // message / reasoning / banner / error text (markdown for assistant)
+	// Full is a user message's whole text when Text shows long pastes
+	// folded ("[pasted 214 lines]"); Enter unfolds it.
+	Full string
 
 	// Tool calls.
 	ToolName string
@@ -116,7 +119,7 @@ func NewConversation() *Conversation {
 		bind("page up", func() { c.Scroll(-c.page()) }, K(tcell.KeyPgUp), K(tcell.KeyCtrlB)),
 		bind("first item", func() { c.Select(0) }, R('g'), K(tcell.KeyHome)),
 		bind("last item, follow output", c.ScrollToEnd, R('G'), K(tcell.KeyEnd)),
-		bind("fold / unfold reasoning or tool call", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
+		bind("fold / unfold reasoning, a tool call or a long paste", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
 		bind("code blocks: wrap / scroll sideways with ←/→", c.ToggleCodeWrap, R('w')),
 		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll code left", Handler: func() { c.ShiftCode(-codeShiftStep) }},
 		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll code right", Handler: func() { c.ShiftCode(codeShiftStep) }},
@@ -139,6 +142,7 @@ func (c *Conversation) SetOnSelect(f func(index int, it Item)) { c.onSelect = f 
 
 func sanitizeItem(it Item) Item {
 	it.Text = Sanitize(it.Text)
+	it.Full = Sanitize(it.Full)
 	it.ID = SanitizeLine(it.ID)
 	it.ToolName = SanitizeLine(it.ToolName)
 	it.KeyArg = SanitizeLine(it.KeyArg)
@@ -265,7 +269,7 @@ func (c *Conversation) Toggle(i int) {
 		return
 	}
 	it := c.items[i]
-	if it.Kind == ItemReasoning || it.Kind == ItemTool {
+	if it.Kind == ItemReasoning || it.Kind == ItemTool || it.Kind == ItemUser && it.Full != "" {
 		it.Expanded = !it.Expanded
 		it.width = 0
 	}
@@ -310,7 +314,14 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 	case ItemUser:
 		gap()
 		bar := Span{"▌ ", base.Foreground(th.User)}
-		out = append(out, wrapSpans([]Span{{it.Text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
+		text := it.Text
+		if it.Expanded && it.Full != "" {
+			text = it.Full
+		}
+		out = append(out, wrapSpans([]Span{{text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
+		if it.Full != "" && !it.Expanded {
+			out = append(out, Line{bar, {"(Enter shows the pasted text)", base.Foreground(th.Dim)}})
+		}
 	case ItemAssistant:
 		gap()
 		body := renderMarkdown(it.Text, w-2, th, base.Foreground(th.Assistant), &c.hl, c.code)

@@ -47,6 +47,10 @@ type Input struct {
 	// whether a history recall keeps it closed until the next edit.
 	menuSel, menuTop int
 	menuHidden       bool
+
+	search *historySearch // non-nil during a Ctrl-R search (input_search.go)
+	pastes []pastedBlock  // long pastes shown folded (input_paste.go)
+	onSend func(text, shown string)
 }
 
 // altEnterTmux is Alt-Enter as tcell reads tmux's Esc+CR: Ctrl-M with Alt.
@@ -71,6 +75,8 @@ func NewInput() *Input {
 		{Keys: []Key{K(tcell.KeyDelete)}, Description: "delete", Handler: in.delete},
 		bind("delete to start of line", in.killLine, K(tcell.KeyCtrlU)),
 		bind("delete word back", in.killWord, K(tcell.KeyCtrlW)),
+		bind("search the input history (again: older match)", in.startSearch, K(tcell.KeyCtrlR)),
+		{Keys: []Key{K(tcell.KeyEsc)}, Description: "close the slash menu", Handler: func() { in.menuHidden = true }},
 	}
 	return in
 }
@@ -118,6 +124,9 @@ func (in *Input) Text() string {
 // SetText replaces the text and puts the cursor at the end.
 func (in *Input) SetText(s string) {
 	s = Sanitize(s)
+	if s == "" {
+		in.pastes = nil
+	}
 	in.lines = nil
 	for _, l := range strings.Split(s, "\n") {
 		in.lines = append(in.lines, []rune(l))
@@ -129,7 +138,7 @@ func (in *Input) SetText(s string) {
 
 // WantsTab reports whether Tab should go to the input (a slash command is
 // being completed) rather than cycle panes.
-func (in *Input) WantsTab() bool { return in.menuOpen() }
+func (in *Input) WantsTab() bool { return in.menuOpen() || in.search != nil }
 
 // Matches returns the slash commands matching the current text.
 func (in *Input) Matches() []SlashCommand { return in.matches }
@@ -142,14 +151,18 @@ func (in *Input) submit() {
 	if !in.takeMenuSelection() {
 		return
 	}
-	if n := len(in.history); n == 0 || in.history[n-1] != in.Text() {
-		in.history = append(in.history, in.Text())
+	shown := in.Text()
+	full := in.expandPastes(shown)
+	if n := len(in.history); n == 0 || in.history[n-1] != full {
+		in.history = append(in.history, full)
 	}
 	in.histPos = len(in.history)
-	full := in.Text()
 	in.SetText("")
 	in.draft = ""
-	if in.onSubmit != nil {
+	switch {
+	case in.onSend != nil:
+		in.onSend(full, shown)
+	case in.onSubmit != nil:
 		in.onSubmit(full)
 	}
 }
@@ -384,6 +397,10 @@ func (in *Input) Draw(screen tcell.Screen) {
 		drawText(screen, x, y, w, in.disabled, base.Foreground(th.Dim).Italic(true))
 		return
 	}
+	if in.search != nil {
+		in.drawSearch(screen, x, y, w, h)
+		return
+	}
 	rows := in.vrows(w)
 	cur := 0
 	for i, r := range rows {
@@ -423,6 +440,9 @@ func (in *Input) Draw(screen tcell.Screen) {
 
 // menuRows is how many rows the slash menu takes.
 func (in *Input) menuRows() int {
+	if in.search != nil {
+		return in.searchRows()
+	}
 	if !in.menuOpen() {
 		return 0
 	}
@@ -432,6 +452,13 @@ func (in *Input) menuRows() int {
 // InputHandler edits the text.
 func (in *Input) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return in.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
+		if in.search != nil {
+			in.handleSearch(ev)
+			return
+		}
+		if ev.Key() == tcell.KeyEsc && !in.menuOpen() {
+			return
+		}
 		if in.keys.Handle(ev) {
 			return
 		}
@@ -447,7 +474,12 @@ func (in *Input) PasteHandler() func(string, func(tview.Primitive)) {
 		if in.disabled != "" {
 			return
 		}
-		for i, l := range strings.Split(Sanitize(text), "\n") {
+		text = Sanitize(text)
+		if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > pasteFoldLines {
+			in.insert([]rune(in.foldPaste(text, n))...)
+			return
+		}
+		for i, l := range strings.Split(text, "\n") {
 			if i > 0 {
 				in.newline()
 			}

@@ -126,7 +126,7 @@ func TestHelpOverlayListsBindings(t *testing.T) {
 	closed := false
 	h.SetOnClose(func() { closed = true })
 	s := draw(t, h, 200, 60)
-	for _, want := range []string{"Conversation", "j/↓", "next item", "fold / unfold reasoning or tool call", "Alt+Enter", "new line",
+	for _, want := range []string{"Conversation", "j/↓", "next item", "fold / unfold reasoning, a tool call", "Alt+Enter", "new line",
 		"Slash commands", "/revert N", "revert to checkpoint N", "Timeline"} {
 		mustFind(t, s, want)
 	}

@@ -86,7 +86,8 @@ func (c *Controller) registerCommands() {
 }
 
 // onUISubmit handles Enter in the input: a slash command or a prompt.
-func (c *Controller) onUISubmit(text string) {
+// shown is the text as the input showed it (long pastes folded).
+func (c *Controller) onUISubmit(text, shown string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
@@ -119,7 +120,7 @@ func (c *Controller) runPrompt(text string) {
 		return
 	}
 	o, cfg := c.cur(), c.opts.Soul
-	c.conv.Append(views.Item{Kind: views.ItemUser, Text: text})
+	c.conv.Append(promptItem(text, shown))
 	c.conv.ScrollToEnd()
 	c.stepStart = c.conv.Len()
 	c.startOp("run", func(ctx context.Context) error {

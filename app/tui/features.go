@@ -7,6 +7,7 @@ func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initBrowser()
 	c.initFollow()
+	c.initInputHistory()
 	c.suspend = newSuspender(c.app)
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()

@@ -24,7 +24,7 @@ func (c *Controller) buildWidgets() {
 
 	c.pages = newPageStack(c.app, c.ws)
 
-	c.input.SetOnSubmit(c.onUISubmit)
+	c.input.SetOnSend(c.onUISend)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.onUISelectTool(it)

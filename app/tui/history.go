@@ -1,0 +1,45 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/rewind-agent/rewind/views"
+)
+
+// inputHistoryLoad is how many earlier prompts of the work dir the input
+// gets at start (Up/Down and Ctrl-R walk them).
+const inputHistoryLoad = 500
+
+// initInputHistory gives the input the prompts typed earlier in this work
+// dir, from the database. New calls it before the UI runs, so it may read
+// the store here.
+func (c *Controller) initInputHistory() {
+	h, err := c.db.InputHistory(c.ctx, c.opts.WorkDir, inputHistoryLoad)
+	if err != nil {
+		c.setMessage("input history unavailable: "+err.Error(), true)
+		return
+	}
+	c.input.SetHistory(h)
+}
+
+// onUISend is Enter in the input: the prompt joins the work dir's history
+// (written on a worker) and goes on as a command or a prompt.
+func (c *Controller) onUISend(text, shown string) {
+	dir := c.opts.WorkDir
+	c.onWorker(func() {
+		if err := c.db.AddInputHistory(context.WithoutCancel(c.ctx), dir, text); err != nil {
+			c.post(evNote{text: "cannot save the input history: " + err.Error(), isErr: true})
+		}
+	})
+	c.onUISubmit(text, shown)
+}
+
+// promptItem is the conversation item of a prompt: long pastes folded as
+// the input showed them, the whole text a keypress away.
+func promptItem(text, shown string) views.Item {
+	it := views.Item{Kind: views.ItemUser, Text: text}
+	if shown != text {
+		it.Text, it.Full = shown, text
+	}
+	return it
+}
