@@ -1,4 +1,4 @@
--- 0004: the prompts typed in the workspace, per work dir, so the input's
+-- 0005: the prompts typed in the workspace, per work dir, so the input's
 -- Up/Down and Ctrl-R find them again across runs. Written by
 -- store/history.go; the newest maxInputHistory per work dir are kept.
 CREATE TABLE input_history (
