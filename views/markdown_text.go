@@ -47,3 +47,21 @@ func MarkdownText(src string, n int) string {
 	}
 	return s
 }
+
+// CodeBlocks returns the text of the code blocks of markdown src, in order.
+func CodeBlocks(src string) []string {
+	b := []byte(Sanitize(src))
+	doc := mdParser.Parse(text.NewReader(b))
+	var out []string
+	_ = ast.Walk(doc, func(node ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch node.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if entering {
+				out = append(out, codeText(node, b))
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}

@@ -96,12 +96,16 @@ func (c *Controller) onUISubmit(text, shown string) {
 		c.onUICommand(text)
 		return
 	}
-	c.runPrompt(text)
+	c.runPromptShown(text, shown)
 }
 
 // runPrompt sends text to the model: a run of the open session, or of a new
 // one created on the way (UI).
-func (c *Controller) runPrompt(text string) {
+func (c *Controller) runPrompt(text string) { c.runPromptShown(text, text) }
+
+// runPromptShown is runPrompt with the text as the conversation shows it
+// (long pastes folded).
+func (c *Controller) runPromptShown(text, shown string) {
 	// A prompt that cannot be sent goes back into the input: nothing typed
 	// is lost.
 	if c.readOnly && c.opts.Setup != "" {

@@ -91,12 +91,13 @@ type Controller struct {
 	now func() time.Time
 
 	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go,
-	// toolpane.go.
+	// toolpane.go, copy.go.
 	tt  *timeTravel
 	br  *browser
 	fw  follow
 	mcp *mcpController
 	tp  toolPane
+	cb  clipboard
 }
 
 // openSession is one session opened in the workspace.

@@ -8,6 +8,7 @@ func (c *Controller) initFeatures() {
 	c.initBrowser()
 	c.initFollow()
 	c.initInputHistory()
+	c.initClipboard()
 	c.suspend = newSuspender(c.app)
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/views"
+)
+
+// clipboard copies text out of the workspace with OSC 52, which reaches the
+// clipboard of the terminal the user sits at, also over ssh (and through
+// tmux with `set -g set-clipboard on`), and gives the mouse back to the
+// terminal for native selection (/mouse).
+type clipboard struct {
+	pending []byte // written by the next draw, which holds the screen
+	noMouse bool   // the terminal has the mouse (native selection)
+}
+
+// initClipboard registers y / Y in the conversation and /copy, /mouse.
+func (c *Controller) initClipboard() {
+	inConv := func() bool { return c.app.GetFocus() == c.conv }
+	c.keys = append(c.keys,
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('y')}, Description: "copy the selected message (conversation; OSC 52)", Handler: func() { c.onUICopyItem(false) }, Visible: true}, When: inConv},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('Y')}, Description: "copy the code blocks of the selected message", Handler: func() { c.onUICopyItem(true) }, Visible: true}, When: inConv},
+	)
+	c.AddCommand(Command{Name: "/copy", Args: "[code]", Description: "copy the last answer (or its code blocks) to the clipboard", Run: c.cmdCopy})
+	c.AddCommand(Command{Name: "/mouse", Description: "give the mouse to the terminal for native selection; again takes it back", Run: func(string) { c.onUIToggleMouse() }})
+	c.app.SetAfterDrawFunc(func(screen tcell.Screen) {
+		if c.cb.pending != nil {
+			screen.SetClipboard(c.cb.pending)
+			c.cb.pending = nil
+		}
+	})
+}
+
+// onUICopy queues text for the clipboard and says what was copied (UI).
+func (c *Controller) onUICopy(what, text string) {
+	if strings.TrimSpace(text) == "" {
+		c.setMessage("nothing to copy: "+what+" is empty", false)
+		return
+	}
+	c.cb.pending = []byte(text)
+	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
+	c.setMessage(fmt.Sprintf("copied %s (%d %s) · OSC 52: in tmux, set -g set-clipboard on", what, n, plural(n, "line", "lines")), false)
+}
+
+// onUICopyItem copies the selected conversation item, or its code blocks.
+func (c *Controller) onUICopyItem(code bool) {
+	it, ok := c.conv.Item(c.conv.Selected())
+	if !ok {
+		c.setMessage("nothing to copy: the conversation is empty", false)
+		return
+	}
+	if code {
+		c.onUICopy("its code", strings.Join(views.CodeBlocks(itemText(it)), "\n\n"))
+		return
+	}
+	c.onUICopy("the message", itemText(it))
+}
+
+// itemText is what copying an item takes: the markdown of an answer, the
+// whole prompt (pastes unfolded), a tool call's arguments and result.
+func itemText(it views.Item) string {
+	switch {
+	case it.Kind == views.ItemUser && it.Full != "":
+		return it.Full
+	case it.Kind == views.ItemTool:
+		parts := []string{it.ToolName + " " + it.KeyArg}
+		for _, p := range []string{it.Args, it.Result} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return it.Text
+}
+
+// cmdCopy copies the last answer, or with "code" its code blocks.
+func (c *Controller) cmdCopy(arg string) {
+	for i := c.conv.Len() - 1; i >= 0; i-- {
+		it, _ := c.conv.Item(i)
+		if it.Kind != views.ItemAssistant {
+			continue
+		}
+		if arg == "code" {
+			c.onUICopy("the last answer's code", strings.Join(views.CodeBlocks(it.Text), "\n\n"))
+			return
+		}
+		c.onUICopy("the last answer", it.Text)
+		return
+	}
+	c.setMessage("nothing to copy yet: no answer in the conversation", false)
+}
+
+// onUIToggleMouse gives the mouse to the terminal (select text natively)
+// or takes it back (clicks and the wheel work in the panes again).
+func (c *Controller) onUIToggleMouse() {
+	c.cb.noMouse = !c.cb.noMouse
+	c.app.EnableMouse(!c.cb.noMouse)
+	if c.cb.noMouse {
+		c.setMessage("mouse released: select text with it as usual · /mouse takes it back", false)
+		return
+	}
+	c.setMessage("mouse captured again: click and scroll the panes", false)
+}

@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+)
+
+// y copies the selected message and Y its code through the terminal's
+// clipboard (OSC 52, which tcell writes for the screen); /copy copies the
+// last answer; /mouse gives the mouse to the terminal and takes it back.
+func TestCopyToTheClipboard(t *testing.T) {
+	t.Parallel()
+	answer := "Use this:\n\n```go\nfmt.Println(\"hi\")\n```\n"
+	h := newHarness(t, hopts{w: 120, h: 40}, llmtest.Text(answer))
+	h.submit("show me")
+	h.waitUntil("the run to end", h.idle)
+	clip := func() string { return string(h.screen.GetClipboardData()) } // waitUntil runs it on the UI goroutine
+	h.key(tcell.KeyTab)
+	h.waitUntil("conversation focus", func() bool { return h.c.app.GetFocus() == h.c.conv })
+	h.typeText("y", false)
+	h.waitUntil("the answer in the clipboard", func() bool { return clip() == answer })
+	h.waitFor("copied the message (5 lines)")
+	h.typeText("Y", false)
+	h.waitUntil("the code in the clipboard", func() bool { return clip() == `fmt.Println("hi")` })
+	h.key(tcell.KeyUp) // the prompt
+	h.typeText("y", false)
+	h.waitUntil("the prompt in the clipboard", func() bool { return clip() == "show me" })
+
+	h.typeText("i", false)
+	h.waitUntil("input focus", func() bool { return h.c.app.GetFocus() == h.c.input })
+	h.submit("/copy")
+	h.waitUntil("the last answer in the clipboard", func() bool { return clip() == answer })
+	h.submit("/mouse")
+	h.waitFor("mouse released")
+	h.waitUntil("the mouse released", func() bool { return h.c.cb.noMouse })
+	h.submit("/mouse")
+	h.waitFor("mouse captured again")
+}
