@@ -25,7 +25,10 @@
 // previews, the Esc Esc picker, the revert / restore / undo dialogs over
 // app/timetravel, the D-Mail undo offer, generation diff and fork), browser.go (session actions and the full-screen
 // browser), follow.go (watching another process's session), scenes.go (the
-// README screenshots).
+// README screenshots), toolpane.go (the tool output pane follows view
+// replacements), history.go (input history from the store, folded pastes),
+// copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty
+// conversation), messages.go (status messages that last a given time).
 //
 // The package does not import package app; app builds Options and calls Run.
 package tui
