@@ -164,10 +164,11 @@ func RevertFilesForDMail(ctx context.Context, env Env, checkpoint int) error {
 	if err != nil {
 		return err
 	}
-	seq, ok := filecp.SeqOfCheckpoint(v, checkpoint)
-	if !ok {
+	at := CheckpointIndex(v, checkpoint)
+	if at < 0 {
 		return fmt.Errorf("checkpoint %d is not in generation %d", checkpoint, before)
 	}
+	seq := v.Records[at].Seq
 	tr, err := env.Tracker()
 	if err != nil {
 		return err

@@ -77,13 +77,7 @@ func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error)
 		return Plan{}, err
 	}
 	p := Plan{Kind: Revert, SessionID: v.SessionID, CurrentGen: v.Generation.Gen, Checkpoint: id, Gen: -1}
-	at := -1
-	for i := len(v.Records) - 1; i >= 0; i-- {
-		if r := v.Records[i]; r.Kind == store.KindCheckpoint && r.CheckpointID == id {
-			at = i
-			break
-		}
-	}
+	at := CheckpointIndex(v, id)
 	if at < 0 {
 		return p, fmt.Errorf("%w: %d", store.ErrCheckpointNotFound, id)
 	}
@@ -104,6 +98,19 @@ func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error)
 		return tr.RevertFiles(ctx, p.seq, o)
 	}, check)
 	return p, nil
+}
+
+// CheckpointIndex is the index in v.Records of checkpoint id's record, -1
+// when the view has none. A repeated id (an imported context.jsonl may
+// repeat one) means its first occurrence, as the store's RevertTo and
+// kimi-cli's revert_to read it.
+func CheckpointIndex(v store.View, id int) int {
+	for i, r := range v.Records {
+		if r.Kind == store.KindCheckpoint && r.CheckpointID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // keeps says what a revert to before step s of turn t leaves.

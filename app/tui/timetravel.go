@@ -382,7 +382,7 @@ func (t *timeTravel) onUIRequestUndo() {
 // checkpointIn reports whether generation gen's view has checkpoint n.
 func (t *timeTravel) checkpointIn(ctx context.Context, id string, gen, n int) bool {
 	v, err := t.c.db.GenerationView(ctx, id, gen)
-	return err == nil && checkpointIndex(v, n) >= 0
+	return err == nil && timetravel.CheckpointIndex(v, n) >= 0
 }
 
 // The dialog's choices; the same keys for every operation.

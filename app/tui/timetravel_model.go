@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"math"
 	"strings"
 	"sync"
@@ -150,20 +151,10 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 	return out
 }
 
-// checkpointIndex is the index in v.Records of checkpoint id's record, or -1.
-func checkpointIndex(v store.View, id int) int {
-	for i := len(v.Records) - 1; i >= 0; i-- {
-		if r := v.Records[i]; r.Kind == store.KindCheckpoint && r.CheckpointID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // viewBefore is v cut before checkpoint id's record (the conversation as it
 // was when the checkpoint was taken); the whole view when id is unknown.
 func viewBefore(v store.View, id int) store.View {
-	if i := checkpointIndex(v, id); i >= 0 {
+	if i := timetravel.CheckpointIndex(v, id); i >= 0 {
 		v.Records = v.Records[:i]
 	}
 	return v

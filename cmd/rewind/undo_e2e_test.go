@@ -103,3 +103,24 @@ func TestRestoreFilesOnlyKeepsTheConversation(t *testing.T) {
 		t.Errorf("restore --files-only moved the conversation: %d generations", len(g))
 	}
 }
+
+// TestDryRunOfDuplicatedCheckpointCountsFromTheFirst: the plan reads a
+// repeated checkpoint id as the store does (its first occurrence), so the
+// dry run's count is what the revert archives.
+func TestDryRunOfDuplicatedCheckpointCountsFromTheFirst(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctxFile := filepath.Join(e.workDir, "context.jsonl")
+	writeFile(t, ctxFile, `{"role":"_checkpoint","id":0}
+{"role":"user","content":"first"}
+{"role":"_checkpoint","id":1}
+{"role":"user","content":"second"}
+{"role":"_checkpoint","id":1}
+{"role":"user","content":"third"}
+`)
+	id := strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
+	expectLines(t, "revert --dry-run", e.mustOK("revert", id, "1", "--dry-run").stdout,
+		"would revert to checkpoint 1: generation 1, 2 messages would be archived in generation 0")
+	expectLines(t, "revert", e.mustOK("revert", id, "1").stdout,
+		"reverted to checkpoint 1: generation 1, 2 messages archived in generation 0")
+}
