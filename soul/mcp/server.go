@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rewind-agent/rewind/soul/tools"
 )
 
 // Shutdown timing: a stdio server gets closeGrace after its stdin closes
@@ -52,6 +54,7 @@ type conn struct {
 	mu      sync.Mutex
 	session *sdk.ClientSession
 	pgid    int           // 0: no process (HTTP, in-memory) or not started yet
+	untrack func()        // forgets pgid in tools' process-group registry
 	killed  bool          // set by kill; a process starting later is killed at once
 	done    chan struct{} // closed when the connection ended
 }
@@ -177,9 +180,13 @@ func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) 
 		return nil, err
 	}
 	c := t.conn
+	pgid := t.inner.Command.Process.Pid
+	// Registered with Shell's groups: a signal that ends rewind at once
+	// (a second Ctrl-C, a hang-up during shutdown) kills it too.
+	untrack, ok := tools.TrackProcessGroup(pgid)
 	c.mu.Lock()
-	c.pgid = t.inner.Command.Process.Pid
-	killed := c.killed
+	c.pgid, c.untrack = pgid, untrack
+	killed := c.killed || !ok
 	c.mu.Unlock()
 	if killed {
 		c.kill()
@@ -296,6 +303,10 @@ func (c *conn) kill() {
 	c.killed = true
 	if c.pgid > 0 {
 		_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+	}
+	if c.untrack != nil {
+		c.untrack()
+		c.untrack = nil
 	}
 }
 

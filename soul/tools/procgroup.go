@@ -31,8 +31,15 @@ func trackGroup(pgid int) (untrack func(), ok bool) {
 	}, true
 }
 
+// TrackProcessGroup records the process group of another child that must
+// not outlive rewind (an MCP server), so that KillProcessGroups kills it
+// too; untrack forgets it. ok is false once KillProcessGroups ran: the
+// caller then kills the group itself.
+func TrackProcessGroup(pgid int) (untrack func(), ok bool) { return trackGroup(pgid) }
+
 // KillProcessGroups sends SIGKILL to the process group of every Shell
-// command still running and refuses new ones from then on. The signal
+// command still running (and every group given to TrackProcessGroup) and
+// refuses new ones from then on. The signal
 // handler calls it before the process exits, whatever the signal (HUP,
 // TERM, INT, QUIT), so no command outlives rewind.
 func KillProcessGroups() {

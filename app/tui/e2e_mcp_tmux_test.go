@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
+)
+
+// TestMCPServersStopWithTheWorkspaceInTmux: the real binary in a real
+// terminal starts the MCP server of $REWIND_HOME/mcp.json (this test
+// binary, re-executed by mcptest), shows it in /mcp, and leaves no server
+// process behind, neither after /exit nor after kill -TERM.
+func TestMCPServersStopWithTheWorkspaceInTmux(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"/exit", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			home := filepath.Join(t.TempDir(), "home")
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			cmd, args, env := mcptest.Command()
+			env[mcptest.PIDFileEnv] = pidFile
+			b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"test": map[string]any{"command": cmd, "args": args, "env": env}}})
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(home, "mcp.json"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tt := startTmux(t, []string{"OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "REWIND_MODEL=test-model"},
+				"--home "+home+" --work-dir "+t.TempDir())
+			tt.waitFor("Ask anything")
+			tt.send("-l", "/mcp")
+			tt.send("Enter")
+			tt.waitFor("test (stdio) ready", "mcp__test__echo [read-only]")
+			pids := readPIDs(t, pidFile)
+			if how == "/exit" {
+				tt.send("Escape")
+				// Keys sent right after Escape would arrive as Alt-keys.
+				for deadline := time.Now().Add(10 * time.Second); strings.Contains(tt.capture(), "MCP servers ·"); time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("Escape did not close /mcp; screen:\n%s", tt.capture())
+					}
+				}
+				tt.send("-l", "/exit")
+				tt.send("Enter")
+			} else {
+				out, err := tt.tmux("display", "-p", "-t", "demo", "#{pane_pid}")
+				pane, _ := strconv.Atoi(strings.TrimSpace(out))
+				if err != nil || pane == 0 {
+					t.Fatalf("pane pid: %v %q", err, out)
+				}
+				// The pane's process group: rewind (and the shell that started it).
+				if err := syscall.Kill(-pane, syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deadline := time.Now().Add(15 * time.Second)
+			for _, pid := range pids {
+				for processRuns(pid) {
+					if time.Now().After(deadline) {
+						t.Fatalf("MCP server process %d still runs after rewind exited (%s); screen:\n%s", pid, how, tt.capture())
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		})
+	}
+}
+
+// readPIDs waits for the test server's pid file: its own pid and its child's.
+func readPIDs(t *testing.T, file string) []int {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
+			var pids []int
+			for _, f := range strings.Fields(string(b)) {
+				n, _ := strconv.Atoi(f)
+				pids = append(pids, n)
+			}
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the MCP server never wrote %s", file)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processRuns: pid exists and is not a zombie awaiting its reaper.
+func processRuns(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) == 0 || fields[0] != "Z"
+}
