@@ -227,19 +227,36 @@ func (b *browser) listOptions(limit int) store.ListOptions {
 }
 
 // onUIOpened runs when the workspace shows a session (at start, and after
-// switching): the lists mark it, and a session of another work dir says
-// plainly that the agent now works there.
-func (b *browser) onUIOpened() {
+// switching): the lists mark it, and the status bar says when the agent now
+// works in another dir. withBanner also puts workDirBanner in the
+// conversation (a switch carries it on its reload instead).
+func (b *browser) onUIOpened(withBanner bool) {
 	c := b.c
 	b.onUIRefresh()
 	o := c.cur()
-	if o == nil || o.sess.WorkDir == "" || c.opts.WorkDir == "" || filepath.Clean(o.sess.WorkDir) == filepath.Clean(c.opts.WorkDir) {
+	if o == nil {
 		return
 	}
-	text := fmt.Sprintf("This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
-		o.sess.WorkDir, o.sess.WorkDir, c.opts.WorkDir)
-	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
+	banner := b.workDirBanner(o.sess)
+	if banner == nil {
+		return
+	}
+	if withBanner {
+		c.conv.Append(*banner)
+	}
 	c.setMessage("working in "+o.sess.WorkDir+" (this session's work dir)", false)
+}
+
+// workDirBanner says plainly that the agent will work in sess's work dir
+// when that is not the workspace's; nil when it is the same.
+func (b *browser) workDirBanner(sess store.Session) *views.Item {
+	here := b.c.opts.WorkDir
+	if sess.WorkDir == "" || here == "" || filepath.Clean(sess.WorkDir) == filepath.Clean(here) {
+		return nil
+	}
+	return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: fmt.Sprintf(
+		"This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
+		sess.WorkDir, sess.WorkDir, here)}
 }
 
 // onUIToggleScope switches both lists between this work dir and all.

@@ -227,7 +227,7 @@ func (c *Controller) Run(ctx context.Context) error {
 // the first poll results can now be shown.
 func (c *Controller) onUIStarted() {
 	c.refreshStatus()
-	c.br.onUIOpened()
+	c.br.onUIOpened(true)
 	c.onUIShowSetup()
 	if o := c.cur(); c.watchPID != 0 && o != nil {
 		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID)

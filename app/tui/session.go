@@ -255,10 +255,10 @@ func (c *Controller) onUIOpenSession(id string) {
 	}
 	c.onUISwitch("open session", func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
-		return sess, nil, err
+		return sess, c.br.workDirBanner(sess), err
 	}, func() {
 		c.app.SetFocus(c.input)
-		c.br.onUIOpened()
+		c.br.onUIOpened(false)
 		if c.watchPID != 0 {
 			c.onUIOfferWatchOrFork(id, c.watchPID)
 		}

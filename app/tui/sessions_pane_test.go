@@ -125,3 +125,22 @@ func TestSessionRowTitlesForks(t *testing.T) {
 		t.Errorf("whole-view fork %+v", r)
 	}
 }
+
+// Switching from the lists to a session of another work dir keeps the
+// banner after the session's view is loaded.
+func TestSwitchToOtherWorkDirSaysSo(t *testing.T) {
+	t.Parallel()
+	var other string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		browserSessions(t, h.db, h.work)
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "work in the other dir")
+		other = s.ID
+	}})
+	h.waitFor("elsewhere task")
+	h.c.onUIThread(func() { h.c.onUIOpenSession(other) })
+	h.waitFor("work in the other dir", "This session belongs to /srv/other/proj2: the agent works there now")
+}

@@ -1,0 +1,79 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// BenchmarkBrowserSearchLastKey types a full-text query into the real
+// browser (controller, simulation screen, search runner, store) and times
+// from the last keystroke to the final hits being on the list: debounce
+// (80 ms) + query + delivery. It needs the 1,000-session / 1,000,000-record
+// database of store/internal/gen (`go run ./store/cmd/gendb -sessions 1000
+// -records 1000000 -o FILE`) in REWIND_BENCH_SEARCH_DB; it is skipped
+// otherwise. Each op is one query; p95 is reported.
+func BenchmarkBrowserSearchLastKey(b *testing.B) {
+	path := os.Getenv("REWIND_BENCH_SEARCH_DB")
+	if path == "" {
+		b.Skip("set REWIND_BENCH_SEARCH_DB to a 1M-record database (store/cmd/gendb)")
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	screen := tcell.NewSimulationScreen("UTF-8")
+	c, err := New(ctx, Options{DB: db, Mode: ModeNew, ReadOnly: true, WorkDir: b.TempDir(), Screen: screen, Home: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	for !c.ui.running.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.onUIThread(func() { screen.SetSize(160, 48) })
+	final := make(chan string, 16)
+	runner := newSearchRunner(c, c.br.list)
+	runner.onFinal = func(q string) { final <- q }
+	c.onUIThread(func() {
+		c.br.list.SetSearchFunc(runner.request)
+		c.br.onUIOpen()
+	})
+	queries := []string{"build fix err", "cancel dea", "the quo", "refactor te", "ret", "lookahead flaky"}
+	var times []time.Duration
+	for i := 0; b.Loop(); i++ {
+		q := queries[i%len(queries)]
+		for _, r := range "/" + q {
+			screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+		}
+		start := time.Now()
+		for got := ""; got != q; {
+			select {
+			case got = <-final:
+			case <-time.After(30 * time.Second):
+				b.Fatalf("no final hits for %q", q)
+			}
+		}
+		times = append(times, time.Since(start))
+		screen.InjectKey(tcell.KeyEsc, 0, tcell.ModNone) // clear the filter
+		var empty bool
+		for !empty {
+			c.onUIThread(func() { empty = c.br.list.Filter() == "" })
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	c.onUIThread(c.onUIQuit)
+	<-done
+}
