@@ -137,3 +137,11 @@ func TestFitWords(t *testing.T) {
 		t.Errorf("wrapParts = %q", got)
 	}
 }
+
+func TestHelpKeepsWrappedRowsInOneColumn(t *testing.T) {
+	rows := []helpRow{{key: "a", desc: "one"}, {key: "b", desc: "two"}, {desc: "two, continued"}, {key: "c", desc: "three"}}
+	got := keepTogether(rows, 2)
+	if len(got) != 5 || got[2].key != "b" || got[1].key != "" || got[1].desc != "" {
+		t.Fatalf("rows %+v: b and its continuation should start the second column", got)
+	}
+}

@@ -112,6 +112,23 @@ func wrapHelpRows(rows []helpRow, keyW, colW int) []helpRow {
 	return out
 }
 
+// keepTogether moves a binding whose wrapped rows would straddle the
+// column break at row perCol to the top of the second column.
+func keepTogether(rows []helpRow, perCol int) []helpRow {
+	if perCol >= len(rows) {
+		return rows
+	}
+	g := perCol
+	for g > 0 && !rows[g].heading && rows[g].key == "" && rows[g].desc != "" {
+		g--
+	}
+	if g == perCol || g == 0 {
+		return rows
+	}
+	pad := make([]helpRow, perCol-g)
+	return append(append(append([]helpRow(nil), rows[:g]...), pad...), rows[g:]...)
+}
+
 // Draw draws the centred overlay (two columns when wide enough).
 func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	th := o.theme
@@ -138,6 +155,9 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 	colW := w / cols
 	rows = wrapHelpRows(rows, keyW, colW)
 	perCol := h
+	if cols == 2 {
+		rows = keepTogether(rows, perCol)
+	}
 	o.height = perCol * cols
 	o.top = max(0, min(o.top, len(rows)-o.height))
 	if o.top+o.height < len(rows) {

@@ -170,7 +170,7 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		cx += drawText(screen, cx, y, x+w-cx, sg.text, sg.style)
 	}
 	if b.msg != "" {
-		m := fitWords(b.msg, msgW-2)
+		m := fitParts(b.msg, msgW-2)
 		mw := strWidth(m)
 		drawText(screen, x+w-mw-1, y, mw, m, msgStyle)
 	}
