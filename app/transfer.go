@@ -144,8 +144,13 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		return ro
 	}
 	if err != nil {
-		if res.Imported+res.Updated > 0 {
-			fmt.Fprintf(rt.Stderr, "%d sessions were imported whole before the error; a re-run skips them\n", res.Imported+res.Updated)
+		var le *kimi.LineError
+		if done := res.Imported + res.Updated; done > 0 && errors.As(err, &le) {
+			return userErrorf(err, "%s:%d: %s; the %d %s before it were imported whole, nothing of this one: fix the line or pass --skip-invalid, and run the import again (it skips what is in)",
+				le.File, le.Line, oneLine(le.Err.Error()), done, plural(done, "session", "sessions"))
+		}
+		if errors.As(err, &le) && len(d.Sources) > 1 {
+			return userErrorf(err, "%s:%d: %s; nothing was imported (--skip-invalid skips bad lines)", le.File, le.Line, oneLine(le.Err.Error()))
 		}
 		return importError(err, path)
 	}
@@ -182,11 +187,11 @@ func warnWorkDirs(rt *Runtime, d kimi.Discovery, fallback string) {
 		return
 	}
 	if d.Metadata == "" {
-		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s imported with work dir %s (--work-dir chooses another)\n",
+		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s get work dir %s (--work-dir chooses another)\n",
 			n, plural(n, "session", "sessions"), fallback)
 		return
 	}
-	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d sessions/ dirs): imported with work dir %s (--work-dir chooses another)\n",
+	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d sessions/ dirs): they get work dir %s (--work-dir chooses another)\n",
 		d.Metadata, n, plural(n, "session", "sessions"), len(d.Unmapped), fallback)
 }
 
