@@ -377,7 +377,8 @@ func (l *SessionList) escape() {
 	}
 }
 
-// FormatAge renders how long ago t was: 45s, 12m, 3h, 5d, or a date.
+// FormatAge renders how long ago t was in at most 5 cells (the AGE
+// column): 45s, 12m, 3h, 5d, 4mo, 2y.
 func FormatAge(t, now time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -392,8 +393,10 @@ func FormatAge(t, now time.Time) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	case d < 30*24*time.Hour:
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d < 365*24*time.Hour:
+		return fmt.Sprintf("%dmo", int(d.Hours()/24/30))
 	}
-	return t.Format("2006-01-02")
+	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
 }
 
 // Draw draws the filter line, the visible rows and the preview.
@@ -537,7 +540,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		drawText(screen, x, y+r, 1, mark, markSt)
 		var tags string
 		switch {
-		case s.Unanswered:
+		case s.Unanswered && !s.Current: // the open one may still be running
 			tags = " ✗ no answer"
 		case s.Imported:
 			tags = " ⇣ kimi"
@@ -546,7 +549,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		if tags != "" && tw > strWidth(tags)+8 {
 			tw -= strWidth(tags)
 			tagSt := dim
-			if s.Unanswered {
+			if s.Unanswered && !s.Current {
 				tagSt = dim.Foreground(th.Error)
 			}
 			n := min(strWidth(title), tw)
