@@ -468,6 +468,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-c", "--session", "abc"},
 		{"-p", ""},
 		{"--max-steps", "many"},
+		{"search"},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
@@ -483,6 +484,9 @@ func TestUsageErrors(t *testing.T) {
 	}
 	expectError(t, e.run("revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "usage: rewind revert ID CHECKPOINT")
 	expectError(t, e.run("--max-steps", "many"), 2, `"--max-steps"`, "want a whole number")
+	// A subcommand's bad arguments point at that subcommand's help.
+	expectError(t, e.run("search"), 2, "`rewind search` needs a QUERY", "usage: rewind search QUERY", "(see `rewind search --help`)")
+	expectError(t, e.run("generations"), 2, "(see `rewind generations --help`)")
 	// --help is not an error.
 	r := e.run("--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "sessions") {

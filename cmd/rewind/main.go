@@ -92,12 +92,12 @@ func given[T any](f interface{ Changed(string) bool }, name string, v *T) *T {
 }
 
 // usageArgs turns an argument-count error into a usage error that shows the
-// command's synopsis.
+// command's synopsis and points at its help.
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
 			if cmd.HasParent() {
-				return app.Usage(fmt.Errorf("%v; usage: %s", err, cmd.UseLine()))
+				return app.UsageIn(cmd.CommandPath(), fmt.Errorf("%v; usage: %s", err, cmd.UseLine()))
 			}
 			return app.Usage(err)
 		}
@@ -161,7 +161,7 @@ func intArgs(n int, names map[int]string) cobra.PositionalArgs {
 		}
 		for i, name := range names {
 			if v, err := strconv.Atoi(args[i]); err != nil || v < 0 {
-				return app.Usage(fmt.Errorf("%s must be a non-negative number, got %q; usage: %s", name, args[i], cmd.UseLine()))
+				return app.UsageIn(cmd.CommandPath(), fmt.Errorf("%s must be a non-negative number, got %q; usage: %s", name, args[i], cmd.UseLine()))
 			}
 		}
 		return nil
@@ -384,7 +384,12 @@ func newCLI() *cli {
 	search := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Full-text search of every session's messages, newest first (word* for a prefix, \"a phrase\", OR)",
-		Args:  usageArgs(cobra.MinimumNArgs(1)),
+		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("`%s` needs a QUERY", cmd.CommandPath())
+			}
+			return nil
+		}),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
 			sa.Query = strings.Join(args, " ")
 			return app.Search(ctx, c.rt, sa)
