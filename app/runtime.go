@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -53,11 +54,23 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
+	rt.announceUpgrade(ctx, cfg.DBPath())
 	db, err := store.Open(ctx, cfg.DBPath())
 	if err != nil {
 		return nil, cfg, openError(err, cfg.DBPath())
 	}
 	return db, cfg, nil
+}
+
+// announceUpgrade says, before Open migrates a database written by an
+// earlier rewind, that it does so: on a big history it takes tens of
+// seconds, and the workspace would otherwise show a blank terminal.
+func (rt *Runtime) announceUpgrade(ctx context.Context, path string) {
+	from, to, err := store.PendingUpgrade(ctx, path)
+	if err != nil || from == 0 || from >= to || rt.Stderr == nil {
+		return
+	}
+	fmt.Fprintf(rt.Stderr, "rewind: upgrading %s from schema %d to %d (once; a large history takes up to a minute)…\n", path, from, to)
 }
 
 // sessionHandle is a session opened by a headless subcommand: the database
