@@ -38,7 +38,10 @@ func TestMCPServersStopWithTheWorkspaceInTmux(t *testing.T) {
 			tt.send("-l", "/mcp")
 			tt.send("Enter")
 			tt.waitFor("test (stdio) ready", "mcp__test__echo [read-only]")
-			pids := readPIDs(t, pidFile)
+			pids, err := mcptest.ReadPIDs(pidFile, 15*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if how == "/exit" {
 				tt.send("Escape")
 				// Keys sent right after Escape would arrive as Alt-keys.
@@ -60,49 +63,9 @@ func TestMCPServersStopWithTheWorkspaceInTmux(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			deadline := time.Now().Add(15 * time.Second)
-			for _, pid := range pids {
-				for processRuns(pid) {
-					if time.Now().After(deadline) {
-						t.Fatalf("MCP server process %d still runs after rewind exited (%s); screen:\n%s", pid, how, tt.capture())
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
+			if pid := mcptest.WaitGone(pids, 15*time.Second); pid != 0 {
+				t.Fatalf("MCP server process %d still runs after rewind exited (%s); screen:\n%s", pid, how, tt.capture())
 			}
 		})
 	}
-}
-
-// readPIDs waits for the test server's pid file: its own pid and its child's.
-func readPIDs(t *testing.T, file string) []int {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
-			var pids []int
-			for _, f := range strings.Fields(string(b)) {
-				n, _ := strconv.Atoi(f)
-				pids = append(pids, n)
-			}
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the MCP server never wrote %s", file)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// processRuns: pid exists and is not a zombie awaiting its reaper.
-func processRuns(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) == 0 || fields[0] != "Z"
 }

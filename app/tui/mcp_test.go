@@ -32,22 +32,10 @@ func mcpServers(t *testing.T, work string) (*mcp.Manager, func(string) int) {
 			if cfg.Name == "broken" {
 				return nil, errors.New("no credentials configured")
 			}
-			client, server := sdk.NewInMemoryTransports()
-			if cfg.Name == "mute" { // reads every request, answers none
-				go func() {
-					conn, err := server.Connect(ctx)
-					if err != nil {
-						return
-					}
-					defer conn.Close()
-					for {
-						if _, err := conn.Read(ctx); err != nil {
-							return
-						}
-					}
-				}()
-				return client, nil
+			if cfg.Name == "mute" {
+				return mcptest.MuteTransport(ctx), nil
 			}
+			client, server := sdk.NewInMemoryTransports()
 			go func() { _ = mcptest.NewServer().Run(ctx, server) }()
 			return client, nil
 		}})

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,34 +41,13 @@ func (e *env) withMCP(extra map[string]any) string {
 // noServerLeft checks that the processes named in pidFile are gone.
 func noServerLeft(t *testing.T, pidFile string) {
 	t.Helper()
-	b, err := os.ReadFile(pidFile)
+	pids, err := mcptest.ReadPIDs(pidFile, 0)
 	if err != nil {
 		t.Fatalf("the MCP server never started: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for _, f := range strings.Fields(string(b)) {
-		pid, _ := strconv.Atoi(f)
-		for running(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("MCP server process %d is still running after rewind exited", pid)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+	if pid := mcptest.WaitGone(pids, 5*time.Second); pid != 0 {
+		t.Fatalf("MCP server process %d is still running after rewind exited", pid)
 	}
-}
-
-// running: the process exists and is not a zombie awaiting its reaper.
-func running(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) == 0 || fields[0] != "Z"
 }
 
 func TestPrintModeCallsMCPTools(t *testing.T) {

@@ -7,10 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -347,51 +345,19 @@ func TestProgressIsLiveOutput(t *testing.T) {
 	}
 }
 
-// gone reports whether pid no longer runs (absent, or a zombie awaiting
-// its reaper).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(fields) > 0 && fields[0] == "Z"
-}
-
-// ServerPIDs reads the pids a test server wrote to file.
 func serverPIDs(t *testing.T, file string) []int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := os.ReadFile(file)
-		if err == nil && strings.HasSuffix(string(b), "\n") {
-			var pids []int
-			for _, f := range strings.Fields(string(b)) {
-				n, _ := strconv.Atoi(f)
-				pids = append(pids, n)
-			}
-			return pids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid file %s: %v", file, err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	pids, err := mcptest.ReadPIDs(file, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return pids
 }
 
 func waitGone(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for !gone(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d (of %v) still runs", pid, pids)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+	if pid := mcptest.WaitGone(pids, 10*time.Second); pid != 0 {
+		t.Fatalf("process %d (of %v) still runs", pid, pids)
 	}
 }
 
@@ -401,7 +367,7 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 	m := started(t, Options{}, stdio("s", map[string]string{mcptest.PIDFileEnv: pidFile}))
 	pids := serverPIDs(t, pidFile)
 	for _, pid := range pids {
-		if gone(pid) {
+		if !mcptest.Running(pid) {
 			t.Fatalf("process %d is not running before Close", pid)
 		}
 	}
@@ -458,23 +424,9 @@ func TestCloseCancelsAStartUnderWay(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	// The server reads every request and answers none: the start would
-	// wait a minute.
+	// The server never answers: the start would wait a minute.
 	m := NewManager([]ServerConfig{{Name: "mute", Timeout: time.Minute}}, Options{Transport: func(ServerConfig) (sdk.Transport, error) {
-		client, server := sdk.NewInMemoryTransports()
-		go func() {
-			conn, err := server.Connect(ctx)
-			if err != nil {
-				return
-			}
-			defer conn.Close()
-			for {
-				if _, err := conn.Read(ctx); err != nil {
-					return
-				}
-			}
-		}()
-		return client, nil
+		return mcptest.MuteTransport(ctx), nil
 	}})
 	m.Start()
 	if st := m.Status()[0]; st.State != StateStarting {

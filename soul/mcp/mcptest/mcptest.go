@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -177,4 +179,76 @@ func NewServer() *mcp.Server {
 
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// ReadPIDs waits up to timeout for the pid file a stdio server writes
+// (PIDFileEnv) and returns its pids: the server's and its child's.
+func ReadPIDs(file string, timeout time.Duration) ([]int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
+			var pids []int
+			for _, f := range strings.Fields(string(b)) {
+				n, err := strconv.Atoi(f)
+				if err != nil {
+					return nil, fmt.Errorf("pid file %s: %v", file, err)
+				}
+				pids = append(pids, n)
+			}
+			return pids, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the MCP test server did not write %s within %s", file, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Running reports whether pid runs: it exists and is not a zombie waiting
+// for its parent.
+func Running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) == 0 || fields[0] != "Z"
+}
+
+// WaitGone waits up to timeout until none of pids runs, and returns the
+// first one still running otherwise (0 when all are gone).
+func WaitGone(pids []int, timeout time.Duration) int {
+	deadline := time.Now().Add(timeout)
+	for _, pid := range pids {
+		for Running(pid) {
+			if time.Now().After(deadline) {
+				return pid
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return 0
+}
+
+// MuteTransport is a client transport to a server that reads every request
+// and answers none, until ctx ends: a start against it never completes.
+func MuteTransport(ctx context.Context) mcp.Transport {
+	client, server := mcp.NewInMemoryTransports()
+	go func() {
+		conn, err := server.Connect(ctx)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		for {
+			if _, err := conn.Read(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	return client
 }
