@@ -22,6 +22,8 @@ var welcomeKeys = []views.KeyHint{
 func (c *Controller) refreshWelcome() {
 	approval := "ask before edits and shell commands (/yolo to stop asking)"
 	switch {
+	case c.opts.Setup != "":
+		approval = "no model configured yet (see the setup screen)"
 	case c.readOnly:
 		approval = "read-only: another process writes this session"
 	case c.statusM.Mode == "YOLO":
