@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -16,14 +17,21 @@ import (
 type clipboard struct {
 	pending []byte // written by the next draw, which holds the screen
 	noMouse bool   // the terminal has the mouse (native selection)
+	// Y walks the code blocks of one message: the item and block last
+	// copied, and when.
+	blockItem, block int
+	blockAt          time.Time
 }
+
+// nextBlockWindow is how soon another Y must come to take the next block.
+const nextBlockWindow = 5 * time.Second
 
 // initClipboard registers y / Y in the conversation and /copy, /mouse.
 func (c *Controller) initClipboard() {
 	inConv := func() bool { return c.app.GetFocus() == c.conv }
 	c.keys = append(c.keys,
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('y')}, Description: "copy the selected message (conversation; OSC 52)", Handler: func() { c.onUICopyItem(false) }, Visible: true}, When: inConv},
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('Y')}, Description: "copy the code blocks of the selected message", Handler: func() { c.onUICopyItem(true) }, Visible: true}, When: inConv},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('y')}, Description: "copy the selected message (conversation; OSC 52)", Handler: c.onUICopyItem, Visible: true}, When: inConv},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('Y')}, Description: "copy a code block of the selected message (again: the next one)", Handler: c.onUICopyBlock, Visible: true}, When: inConv},
 	)
 	c.AddCommand(Command{Name: "/copy", Args: "[code]", Description: "copy the last answer (or its code blocks) to the clipboard", Run: c.cmdCopy})
 	c.AddCommand(Command{Name: "/mouse", Description: "give the mouse to the terminal for native selection; again takes it back", Run: func(string) { c.onUIToggleMouse() }})
@@ -46,18 +54,40 @@ func (c *Controller) onUICopy(what, text string) {
 	c.setMessage(fmt.Sprintf("copied %s (%d %s) · OSC 52: in tmux, set -g set-clipboard on", what, n, plural(n, "line", "lines")), false)
 }
 
-// onUICopyItem copies the selected conversation item, or its code blocks.
-func (c *Controller) onUICopyItem(code bool) {
+// onUICopyItem copies the selected conversation item.
+func (c *Controller) onUICopyItem() {
 	it, ok := c.conv.Item(c.conv.Selected())
 	if !ok {
 		c.setMessage("nothing to copy: the conversation is empty", false)
 		return
 	}
-	if code {
-		c.onUICopy("its code", strings.Join(views.CodeBlocks(itemText(it)), "\n\n"))
+	c.onUICopy("the message", itemText(it))
+}
+
+// onUICopyBlock copies a code block of the selected item: the first, or,
+// when Y comes again soon on the same item, the next one.
+func (c *Controller) onUICopyBlock() {
+	sel := c.conv.Selected()
+	it, ok := c.conv.Item(sel)
+	if !ok {
+		c.setMessage("nothing to copy: the conversation is empty", false)
 		return
 	}
-	c.onUICopy("the message", itemText(it))
+	blocks := views.CodeBlocks(itemText(it))
+	if len(blocks) == 0 {
+		c.setMessage("no code block in the selected message (y copies all of it)", false)
+		return
+	}
+	next := 0
+	if sel == c.cb.blockItem && time.Since(c.cb.blockAt) < nextBlockWindow {
+		next = (c.cb.block + 1) % len(blocks)
+	}
+	c.cb.blockItem, c.cb.block, c.cb.blockAt = sel, next, time.Now()
+	what := "its code block"
+	if len(blocks) > 1 {
+		what = fmt.Sprintf("code block %d of %d (Y again: the next)", next+1, len(blocks))
+	}
+	c.onUICopy(what, blocks[next])
 }
 
 // itemText is what copying an item takes: the markdown of an answer, the

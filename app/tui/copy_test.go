@@ -13,7 +13,7 @@ import (
 // last answer; /mouse gives the mouse to the terminal and takes it back.
 func TestCopyToTheClipboard(t *testing.T) {
 	t.Parallel()
-	answer := "Use this:\n\n```go\nfmt.Println(\"hi\")\n```\n"
+	answer := "Use this:\n\n```go\nfmt.Println(\"hi\")\n```\n\nor this:\n\n```sh\necho hi\n```\n"
 	h := newHarness(t, hopts{w: 120, h: 40}, llmtest.Text(answer))
 	h.submit("show me")
 	h.waitUntil("the run to end", h.idle)
@@ -22,9 +22,12 @@ func TestCopyToTheClipboard(t *testing.T) {
 	h.waitUntil("conversation focus", func() bool { return h.c.app.GetFocus() == h.c.conv })
 	h.typeText("y", false)
 	h.waitUntil("the answer in the clipboard", func() bool { return clip() == answer })
-	h.waitFor("copied the message (5 lines)")
+	h.waitFor("copied the message (11 lines)")
 	h.typeText("Y", false)
-	h.waitUntil("the code in the clipboard", func() bool { return clip() == `fmt.Println("hi")` })
+	h.waitUntil("the first block in the clipboard", func() bool { return clip() == `fmt.Println("hi")` })
+	h.waitFor("copied code block 1 of 2")
+	h.typeText("Y", false)
+	h.waitUntil("the second block in the clipboard", func() bool { return clip() == "echo hi" })
 	h.key(tcell.KeyUp) // the prompt
 	h.typeText("y", false)
 	h.waitUntil("the prompt in the clipboard", func() bool { return clip() == "show me" })
