@@ -510,8 +510,11 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	}
 	if len(l.visible) == 0 {
 		msg := "No sessions."
-		if l.filter.String() != "" {
+		switch {
+		case l.filter.String() != "":
 			msg = "No session matches."
+		case l.scope == "this dir":
+			msg = "No sessions in this work dir (Ctrl-T shows all)."
 		}
 		drawText(screen, x, y, w, msg, base.Foreground(th.Dim))
 		return

@@ -50,3 +50,12 @@ func TestSessionListHeadersAndMarks(t *testing.T) {
 	mustFind(t, s, "…/proj1")
 	mustFind(t, s, "…/proj2")
 }
+
+func TestSessionListEmptyThisDirSaysHowToSeeAll(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetScope("this dir")
+	l.SetSessions(nil)
+	mustFind(t, draw(t, l, 100, 20), "No sessions in this work dir (Ctrl-T shows all).")
+}
