@@ -164,10 +164,13 @@ func TestStdioCrashMidCallAndRestart(t *testing.T) {
 	if st.State != StateFailed || !strings.Contains(st.Err, "exited") {
 		t.Fatalf("status after crash = %+v", st)
 	}
-	// Its tools stay listed and say why they cannot run.
-	res = call(t, m, "mcp__local__echo", `{"text":"two"}`, nil)
-	if !res.IsError || !strings.Contains(res.Output, "is not running") || !strings.Contains(res.Output, "/mcp") {
-		t.Fatalf("echo after crash = %+v", res)
+	// Its tools stay listed and say why they cannot run, without asking
+	// for an approval first.
+	asked := false
+	env := &tools.Env{Approve: func(context.Context, tools.Approval) tools.Decision { asked = true; return tools.Decision{Approved: true} }}
+	res = call(t, m, "mcp__local__touch", `{"path":"x","content":"y"}`, env)
+	if !res.IsError || !strings.Contains(res.Output, "is not running") || !strings.Contains(res.Output, "/mcp") || asked {
+		t.Fatalf("touch after crash = %+v (asked: %v)", res, asked)
 	}
 	if err := m.Restart("local"); err != nil {
 		t.Fatal(err)

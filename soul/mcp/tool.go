@@ -87,6 +87,10 @@ func (t *Tool) Call(ctx context.Context, env *tools.Env, args json.RawMessage) t
 		args = json.RawMessage("{}")
 	}
 	server := t.srv.cfg.Name
+	// A server known to be down fails the call before anyone is asked.
+	if reason := t.srv.failure(); reason != "" {
+		return unavailable(fmt.Errorf("MCP server %s is not running: %s", server, reason))
+	}
 	if t.needsApproval() && env.Approve != nil {
 		d := env.Approve(ctx, tools.Approval{
 			Tool:        t.name,
@@ -109,7 +113,7 @@ func (t *Tool) Call(ctx context.Context, env *tools.Env, args json.RawMessage) t
 	defer cancel()
 	cs, c, err := t.srv.session(callCtx)
 	if err != nil {
-		return errorResult("server unavailable", "%v. Its tools cannot be used until the user restarts it (/mcp in the workspace); carry on without them.", err)
+		return unavailable(err)
 	}
 
 	var after func(context.Context) error
@@ -162,6 +166,11 @@ func (t *Tool) callError(ctx, callCtx context.Context, c *conn, err error, timeo
 		return errorResult("server crashed", "The MCP server %s stopped during the call of %s (%s). Its tools cannot be used until the user restarts it (/mcp in the workspace); carry on without them.", server, t.remote, reason)
 	}
 	return errorResult("call failed", "The call of %s on the MCP server %s failed: %s", t.remote, server, oneLine(err.Error()))
+}
+
+// unavailable is the tool error of a call whose server is not running.
+func unavailable(err error) tools.Result {
+	return errorResult("server unavailable", "%v. Its tools cannot be used until the user restarts it (/mcp in the workspace); carry on without them.", err)
 }
 
 func errorResult(brief, format string, a ...any) tools.Result {
