@@ -167,7 +167,10 @@ func TestStdioCrashMidCallAndRestart(t *testing.T) {
 	// Its tools stay listed and say why they cannot run, without asking
 	// for an approval first.
 	asked := false
-	env := &tools.Env{Approve: func(context.Context, tools.Approval) tools.Decision { asked = true; return tools.Decision{Approved: true} }}
+	env := &tools.Env{Approve: func(context.Context, tools.Approval) tools.Decision {
+		asked = true
+		return tools.Decision{Approved: true}
+	}}
 	res = call(t, m, "mcp__local__touch", `{"path":"x","content":"y"}`, env)
 	if !res.IsError || !strings.Contains(res.Output, "is not running") || !strings.Contains(res.Output, "/mcp") || asked {
 		t.Fatalf("touch after crash = %+v (asked: %v)", res, asked)
