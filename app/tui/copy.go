@@ -26,11 +26,12 @@ type clipboard struct {
 // nextBlockWindow is how soon another Y must come to take the next block.
 const nextBlockWindow = 5 * time.Second
 
-// initClipboard registers y / Y in the conversation and /copy, /mouse.
+// initClipboard registers y / Y in the conversation, F12 and /copy, /mouse.
 func (c *Controller) initClipboard() {
 	inConv := func() bool { return c.app.GetFocus() == c.conv }
 	c.keys = append(c.keys,
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('y')}, Description: "copy the selected message (conversation; OSC 52)", Handler: c.onUICopyItem, Visible: true}, When: inConv},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyF12)}, Description: "give the mouse to the terminal for native selection / take it back", Handler: c.onUIToggleMouse, Visible: true}, Overlays: true},
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('Y')}, Description: "copy a code block of the selected message (again: the next one)", Handler: c.onUICopyBlock, Visible: true}, When: inConv},
 	)
 	c.AddCommand(Command{Name: "/copy", Args: "[code]", Description: "copy the last answer (or its code blocks) to the clipboard", Run: c.cmdCopy})

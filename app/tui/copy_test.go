@@ -41,4 +41,8 @@ func TestCopyToTheClipboard(t *testing.T) {
 	h.waitUntil("the mouse released", func() bool { return h.c.cb.noMouse })
 	h.submit("/mouse")
 	h.waitFor("mouse captured again")
+	h.key(tcell.KeyF12)
+	h.waitUntil("F12 to release the mouse", func() bool { return h.c.cb.noMouse })
+	h.key(tcell.KeyF12)
+	h.waitUntil("F12 to take it back", func() bool { return !h.c.cb.noMouse })
 }
