@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
@@ -154,7 +156,10 @@ func TestSetupScreenWithoutModel(t *testing.T) {
 		h.waitFor("Connect a model", "OPENAI_API_KEY", "rewind demo")
 		h.typeText("b", false)
 		h.waitGone("Connect a model")
+		h.waitUntil("b to open the session browser", func() bool { return h.c.pages.top() == browserPage })
 		h.waitFor("NO MODEL")
+		h.key(tcell.KeyEscape)
+		h.waitUntil("the browser closes", func() bool { return !h.c.pages.has(browserPage) })
 		h.typeText("hello", true) // refused: the text stays in the input
 		h.waitFor("no model configured")
 		if n := len(h.srv.Requests()); n != 0 {

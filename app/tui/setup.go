@@ -24,6 +24,7 @@ func (c *Controller) onUIShowSetup() {
 			return
 		}
 		c.setMessage("read-only until a model is configured: quit, set the variables and run rewind again", false)
+		c.br.onUIOpen() // what the choice says: the browser, not just the closed dialog
 	})
 }
 
