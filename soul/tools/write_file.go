@@ -70,6 +70,10 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 	default:
 		desc = fmt.Sprintf("Overwrite %s with %s", tg.Display, plural(lines, "line"))
 	}
+	unchanged := exists && old == newContent
+	if unchanged {
+		desc += " (no change)"
+	}
 	if action == ActionEditOutside {
 		desc += " (outside the work dir)"
 	}
@@ -142,8 +146,12 @@ func readForEdit(tg target) (content string, exists bool, perm fs.FileMode, res 
 	return string(b), true, info.Mode().Perm(), Result{}, true
 }
 
-// editDiff is the diff shown in an edit approval.
+// editDiff is the diff shown in an edit approval. An unchanged file gets a
+// line saying so: an empty diff would leave the dialog nothing to show.
 func editDiff(display, old, new string, exists bool) string {
+	if exists && old == new {
+		return fmt.Sprintf("(no change: %s already has this content)\n", display)
+	}
 	if len(old) > maxDiffSource || len(new) > maxDiffSource {
 		return fmt.Sprintf("(diff omitted: %s is %s → %s)\n", display, humanBytes(int64(len(old))), humanBytes(int64(len(new))))
 	}
