@@ -85,7 +85,7 @@ func (c *Controller) initBrowser() {
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
 	c.keys = append(c.keys,
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: b.onUIOpen, Visible: true}},
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "undo the last session delete", Handler: b.onUIUndoDelete, Visible: true},
+		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "right after a session delete: undo it", Handler: b.onUIUndoDelete, Visible: true},
 			When: func() bool { return len(b.deleted) > 0 }, Overlays: true},
 	)
 	c.AddCommand(Command{Name: "/sessions", Description: "browse every session full screen (type to filter, / for full-text search, Enter resumes)", Run: func(string) { b.onUIOpen() }})

@@ -26,7 +26,7 @@ func newSuspender(app *tview.Application) *suspender {
 	return &suspender{app: app, stop: func() { _ = syscall.Kill(0, syscall.SIGTSTP) }}
 }
 
-// binding is Ctrl-Z; it comes after "undo the last session delete", which
+// binding is Ctrl-Z; it comes after the undo of a session delete, which
 // keeps Ctrl-Z while a deletion can be undone.
 func (s *suspender) binding() globalBinding {
 	return globalBinding{
