@@ -19,9 +19,9 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/yuin/goldmark v1.8.7
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.47.0
 	golang.org/x/term v0.37.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

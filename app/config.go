@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/soul/shellenv"

@@ -14,7 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // DefaultName is the theme used when none is configured or loading fails.
