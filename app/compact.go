@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm"
 )
@@ -52,6 +53,6 @@ func Compact(ctx context.Context, rt *Runtime, id string) error {
 		how = "compacted by truncation (the summary call failed: " + oneLine(end.Reason) + ")"
 	}
 	_, err = fmt.Fprintf(rt.Stdout, "%s session %s: generation %d (%d %s kept verbatim, %d tokens); generation %d archived\n",
-		how, sess.ID, end.NewGen, end.Kept, plural(end.Kept, "message", "messages"), end.Tokens, end.ArchivedGen)
+		how, sess.ID, end.NewGen, end.Kept, words.Plural(end.Kept, "message", "messages"), end.Tokens, end.ArchivedGen)
 	return err
 }

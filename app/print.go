@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -218,7 +219,6 @@ func soulConfig(cfg Config) soul.Config {
 		MaxContextSize:    cfg.MaxContextSize,
 		ReservedTokens:    cfg.ReservedTokens,
 		MaxStepsPerRun:    cfg.MaxStepsPerRun,
-		MaxRetriesPerStep: cfg.MaxRetriesPerStep,
 		Yolo:              cfg.Yolo,
 		DMailRevertsFiles: cfg.DMailRevertsFiles,
 	}
@@ -347,7 +347,7 @@ func noteFor(e soul.Event) string {
 		}
 		return fmt.Sprintf("context compacted: generation %d, generation %d archived", ev.NewGen, ev.ArchivedGen)
 	case soul.Backtrack:
-		return fmt.Sprintf("D-Mail: backtracked to checkpoint %d, %d %s discarded (kept in generation %d)", ev.CheckpointID, ev.Discarded, plural(ev.Discarded, "message", "messages"), ev.ArchivedGen)
+		return fmt.Sprintf("D-Mail: backtracked to checkpoint %d, %d %s discarded (kept in generation %d)", ev.CheckpointID, ev.Discarded, words.Plural(ev.Discarded, "message", "messages"), ev.ArchivedGen)
 	case soul.LoopWarning:
 		return fmt.Sprintf("the model ran nearly the same command %d times: %s", ev.Count, clip(oneLine(ev.Command), 80))
 	}

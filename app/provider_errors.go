@@ -6,6 +6,7 @@ import (
 	"net"
 	"syscall"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/llm"
 )
 
@@ -72,7 +73,7 @@ func describeProvider(err error, baseURL string) (string, bool) {
 // retries says how many retries a failed call had, as the retry notes
 // counted them.
 func retries(le *llm.Error) string {
-	return fmt.Sprintf("%d %s", le.Retries(), plural(le.Retries(), "retry", "retries"))
+	return fmt.Sprintf("%d %s", le.Retries(), words.Plural(le.Retries(), "retry", "retries"))
 }
 
 // isTemporary reports a provider failure that might pass if tried later.

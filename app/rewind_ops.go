@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -125,7 +126,7 @@ func (rt *Runtime) timeTravel(ctx context.Context, id string, fo FileOptions, wh
 			}
 			if n := len(p.Files.Conflicts); n > 0 && !fo.Force {
 				w.printf("without --force the command would change nothing: %d %s changed since the agent last touched %s\n",
-					n, plural(n, "file was", "files were"), plural(n, "it", "them"))
+					n, words.Plural(n, "file was", "files were"), words.Plural(n, "it", "them"))
 			}
 		}
 		w.printf("dry run: nothing was changed\n")
@@ -170,11 +171,4 @@ func tracker(db *store.DB, s store.Session, cfg Config) (*filecp.Tracker, error)
 		return nil, filesError(err)
 	}
 	return tr, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

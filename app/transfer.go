@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/internal/words"
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
@@ -47,7 +48,7 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	if err != nil {
 		return storeError(err, s.ID, what)
 	}
-	_, err = fmt.Fprintf(rt.Stdout, "exported session %s (%d %s) to %s\n", s.ID, lines, plural(lines, "line", "lines"), out)
+	_, err = fmt.Fprintf(rt.Stdout, "exported session %s (%d %s) to %s\n", s.ID, lines, words.Plural(lines, "line", "lines"), out)
 	return err
 }
 
@@ -147,7 +148,7 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		var le *kimi.LineError
 		if done := res.Imported + res.Updated; done > 0 && errors.As(err, &le) {
 			return userErrorf(err, "%s:%d: %s; the %d %s before it were imported whole, nothing of this one: fix the line or pass --skip-invalid, and run the import again (it skips what is in)",
-				le.File, le.Line, oneLine(le.Err.Error()), done, plural(done, "session", "sessions"))
+				le.File, le.Line, oneLine(le.Err.Error()), done, words.Plural(done, "session", "sessions"))
 		}
 		if errors.As(err, &le) && len(d.Sources) > 1 {
 			return userErrorf(err, "%s:%d: %s; nothing was imported (--skip-invalid skips bad lines)", le.File, le.Line, oneLine(le.Err.Error()))
@@ -171,7 +172,7 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 	elapsed := time.Since(start)
 	rate := float64(res.Records) / max(elapsed.Seconds(), 1e-3)
 	fmt.Fprintf(rt.Stderr, "imported %d %s (%d records, %.1f MB) in %s, %.0f records/s; %d updated, %d unchanged, %d empty skipped\n",
-		res.Imported, plural(res.Imported, "session", "sessions"), res.Records, float64(res.Bytes)/1e6,
+		res.Imported, words.Plural(res.Imported, "session", "sessions"), res.Records, float64(res.Bytes)/1e6,
 		elapsed.Round(time.Millisecond), rate, res.Updated, res.Unchanged, res.Empty)
 	return nil
 }
@@ -188,11 +189,11 @@ func warnWorkDirs(rt *Runtime, d kimi.Discovery, fallback string) {
 	}
 	if d.Metadata == "" {
 		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s get work dir %s (--work-dir chooses another)\n",
-			n, plural(n, "session", "sessions"), fallback)
+			n, words.Plural(n, "session", "sessions"), fallback)
 		return
 	}
 	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d sessions/ dirs): they get work dir %s (--work-dir chooses another)\n",
-		d.Metadata, n, plural(n, "session", "sessions"), len(d.Unmapped), fallback)
+		d.Metadata, n, words.Plural(n, "session", "sessions"), len(d.Unmapped), fallback)
 }
 
 func importError(err error, path string) error {

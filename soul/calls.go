@@ -158,7 +158,6 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 		},
 		Files: s.cfg.Files,
 		DMail: s.sendDMail,
-		Todos: func([]tools.Todo) {}, // the list reaches the UI with the ToolResult
 	}
 	pc.res = s.set.Call(ctx, env, pc.call.Name, pc.args)
 }

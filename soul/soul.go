@@ -28,10 +28,9 @@ var (
 
 // Defaults of Config (kimi-cli's values where it has them).
 const (
-	DefaultMaxContextSize    = 128000
-	DefaultReservedTokens    = 50000
-	DefaultMaxStepsPerRun    = 100
-	DefaultMaxRetriesPerStep = 3
+	DefaultMaxContextSize = 128000
+	DefaultReservedTokens = 50000
+	DefaultMaxStepsPerRun = 100
 )
 
 // compactRatio: auto-compaction also starts once the context holds this
@@ -45,10 +44,7 @@ type Config struct {
 	MaxContextSize int
 	ReservedTokens int
 	MaxStepsPerRun int
-	// MaxRetriesPerStep is kept for the record: the retries themselves are
-	// done by the llm client, so pass the same number as llm.Config.MaxRetries.
-	MaxRetriesPerStep int
-	Yolo              bool
+	Yolo           bool
 	// SystemPrompt replaces the built-in prompts/system.md; ${WORK_DIR} and
 	// ${OS} are expanded in either.
 	SystemPrompt string
@@ -66,10 +62,9 @@ type Config struct {
 // DefaultConfig is Config with every default filled in.
 func DefaultConfig() Config {
 	return Config{
-		MaxContextSize:    DefaultMaxContextSize,
-		ReservedTokens:    DefaultReservedTokens,
-		MaxStepsPerRun:    DefaultMaxStepsPerRun,
-		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
+		MaxContextSize: DefaultMaxContextSize,
+		ReservedTokens: DefaultReservedTokens,
+		MaxStepsPerRun: DefaultMaxStepsPerRun,
 	}
 }
 
@@ -89,9 +84,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxStepsPerRun <= 0 {
 		c.MaxStepsPerRun = DefaultMaxStepsPerRun
-	}
-	if c.MaxRetriesPerStep <= 0 {
-		c.MaxRetriesPerStep = DefaultMaxRetriesPerStep
 	}
 	return c
 }
@@ -240,17 +232,6 @@ func (s *Soul) statusLocked() StatusUpdate {
 		ContextPercent: pct,
 		Generation:     s.gen,
 	}
-}
-
-// Refresh reloads the status numbers from the store and emits a StatusUpdate.
-func (s *Soul) Refresh(ctx context.Context) error {
-	v, err := s.st.View(ctx, s.sessionID)
-	if err != nil {
-		return fmt.Errorf("load context: %w", err)
-	}
-	s.noteView(v)
-	s.emitStatus()
-	return nil
 }
 
 func (s *Soul) emit(e Event) {

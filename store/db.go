@@ -177,21 +177,6 @@ func newWriterConnector(dsn string, c *checkpointer) *writerConnector {
 func (w *writerConnector) Connect(context.Context) (driver.Conn, error) { return w.drv.Open(w.dsn) }
 func (w *writerConnector) Driver() driver.Driver                        { return w.drv }
 
-// DefaultHome is $REWIND_HOME, or ~/.rewind.
-func DefaultHome() string {
-	if h := os.Getenv("REWIND_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		return ".rewind"
-	}
-	return filepath.Join(home, ".rewind")
-}
-
-// DefaultPath is the default database file, $REWIND_HOME/rewind.db.
-func DefaultPath() string { return filepath.Join(DefaultHome(), "rewind.db") }
-
 // dsn is the only place the connection string is built. Writers use
 // _txlock=immediate; readers use deferred transactions so a read snapshot
 // never takes the write lock.

@@ -72,17 +72,6 @@ func TestOpenFresh(t *testing.T) {
 	db2.Close()
 }
 
-func TestDefaultHome(t *testing.T) {
-	t.Setenv("REWIND_HOME", "/tmp/rw-home")
-	if DefaultHome() != "/tmp/rw-home" || DefaultPath() != "/tmp/rw-home/rewind.db" {
-		t.Fatalf("home %s path %s", DefaultHome(), DefaultPath())
-	}
-	t.Setenv("REWIND_HOME", "")
-	if !strings.HasSuffix(DefaultHome(), ".rewind") {
-		t.Fatalf("default home %s", DefaultHome())
-	}
-}
-
 func fileSum(t *testing.T, path string) [32]byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/themes"
 )
 
@@ -345,7 +346,7 @@ func (c *Conversation) layout(it *convItem, first bool) []Line {
 		st := base.Foreground(th.Reasoning).Italic(true)
 		n := strings.Count(strings.TrimRight(it.Text, "\n"), "\n") + 1
 		if !it.Expanded {
-			out = append(out, Line{{"▸ ", base.Foreground(th.Reasoning)}, {fmt.Sprintf("Thinking (%d %s, Enter to unfold)", n, pluralWord(n, "line", "lines")), st}})
+			out = append(out, Line{{"▸ ", base.Foreground(th.Reasoning)}, {fmt.Sprintf("Thinking (%d %s, Enter to unfold)", n, words.Plural(n, "line", "lines")), st}})
 			break
 		}
 		out = append(out, Line{{"▾ ", base.Foreground(th.Reasoning)}, {"Thinking", st}})

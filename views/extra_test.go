@@ -11,29 +11,6 @@ import (
 	"github.com/rewind-agent/rewind/themes"
 )
 
-func TestToolKeyArgAndHints(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		`{"command":"go test ./...","timeout":60}`: "go test ./...",
-		`{"path":"main.go","line_offset":1}`:       "main.go",
-		`{"pattern":"TODO","path":"."}`:            "TODO",
-		`{"checkpoint_id":3,"message":"hi"}`:       "hi",
-		`{"checkpoint_id":3}`:                      "checkpoint 3",
-		`{"todos":[{"title":"a"},{"title":"b"}]}`:  "2 items",
-		`{"zeta":"z","alpha":"a"}`:                 "a",
-		`{"command":"rm\n-rf \u001b[2J/"}`:         "rm -rf /",
-		`{"command":"unterminated`:                 `{"command":"unterminated`,
-	} {
-		if got := ToolKeyArg(in); got != want {
-			t.Errorf("ToolKeyArg(%s) = %q, want %q", in, got, want)
-		}
-	}
-	h := KeyHints(NewTimeline().Bindings(), 60)
-	if !strings.HasPrefix(h, "j/↓ next · k/↑ previous") || strWidth(h) > 60 {
-		t.Fatalf("hints %q", h)
-	}
-}
-
 func TestThemeSwitchRedraws(t *testing.T) {
 	t.Parallel()
 	light, _ := themes.Builtin("light")

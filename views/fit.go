@@ -77,11 +77,3 @@ func wrapParts(s string, w int) []string {
 	}
 	return append(rows, cur)
 }
-
-// pluralWord picks the singular for 1 and the plural otherwise.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

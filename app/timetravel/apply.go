@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -39,7 +40,7 @@ func (e *ConflictError) Text(force string) string {
 	}
 	n := len(names)
 	return fmt.Sprintf("%d %s changed since the agent last touched %s: %s; nothing was changed (%s; the current content is kept and can be restored)",
-		n, plural(n, "file was", "files were"), plural(n, "it", "them"), strings.Join(names, ", "), force)
+		n, words.Plural(n, "file was", "files were"), words.Plural(n, "it", "them"), strings.Join(names, ", "), force)
 }
 
 // ErrNothing: the plan has nothing to do (Plan.Nothing says why).

@@ -5,20 +5,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/filecp"
 )
 
 // The words every front end uses. Paths and prompts are not sanitised here:
 // the CLI and the views do that before anything reaches a terminal.
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func msgs(n int) string { return fmt.Sprintf("%d %s", n, plural(n, "message", "messages")) }
+func msgs(n int) string { return fmt.Sprintf("%d %s", n, words.Plural(n, "message", "messages")) }
 
 // Title names the operation: "Revert to checkpoint 3".
 func (p Plan) Title() string {
@@ -49,7 +43,7 @@ func (p Plan) ConversationLine(newGen int, done bool) string {
 		return fmt.Sprintf("reverted to checkpoint %d: generation %d, %s archived in generation %d", p.Checkpoint, newGen, msgs(p.Messages), p.CurrentGen)
 	case p.Kind == Revert:
 		return fmt.Sprintf("would revert to checkpoint %d: generation %d, %d %s would be archived in generation %d",
-			p.Checkpoint, p.CurrentGen+1, p.Messages, plural(p.Messages, "message", "messages"), p.CurrentGen)
+			p.Checkpoint, p.CurrentGen+1, p.Messages, words.Plural(p.Messages, "message", "messages"), p.CurrentGen)
 	case done:
 		return fmt.Sprintf("restored generation %d as generation %d (%s); generation %d archived", p.Gen, newGen, msgs(p.Messages), p.CurrentGen)
 	}
@@ -119,7 +113,7 @@ func (p Plan) FilesSummary(limit int) string {
 	s := strings.Join(lines, "\n")
 	if n := len(p.Files.Conflicts); n > 0 {
 		s += fmt.Sprintf("\n%d %s changed by someone else since the agent touched %s: left alone unless you force (the current content is kept, so it can be undone).",
-			n, plural(n, "file was", "files were"), plural(n, "it", "them"))
+			n, words.Plural(n, "file was", "files were"), words.Plural(n, "it", "them"))
 	}
 	return s
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 	"github.com/rewind-agent/rewind/views"
@@ -368,7 +369,7 @@ func (b *browser) onUIDelete(r views.SessionRow) {
 		return
 	}
 	msg := fmt.Sprintf("Delete session “%s” (%d %s)?\n\nIt is hidden from the lists, not erased: Ctrl-Z or /undelete brings it back.",
-		oneLine(r.Title, 80), r.Messages, plural(r.Messages, "message", "messages"))
+		oneLine(r.Title, 80), r.Messages, words.Plural(r.Messages, "message", "messages"))
 	c.showConfirm("Delete session", msg, []views.Choice{
 		{Label: "Delete", Key: 'd', Dangerous: true},
 		{Label: "Cancel", Key: 'n'},

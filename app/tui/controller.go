@@ -89,6 +89,9 @@ type Controller struct {
 	// now is the clock of the approval grace; tests advance a fake one
 	// instead of sleeping through the grace.
 	now func() time.Time
+	// branches caches where archived generations leave the live line
+	// (any goroutine: reloads run on workers).
+	branches branchCache
 
 	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go,
 	// toolpane.go, copy.go.
@@ -305,11 +308,12 @@ func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, e
 	if o == nil {
 		return evReload{keepConv: keepConv}, nil
 	}
-	return loadSessionView(ctx, c.db, o.sess.ID, keepConv)
+	return c.loadSessionView(ctx, o.sess.ID, keepConv)
 }
 
 // loadSessionView reads a session's current view and generations.
-func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool) (evReload, error) {
+func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
+	db := c.db
 	v, err := db.View(ctx, id)
 	if err != nil {
 		return evReload{}, err
@@ -318,7 +322,7 @@ func loadSessionView(ctx context.Context, db *store.DB, id string, keepConv bool
 	if err != nil {
 		return evReload{}, err
 	}
-	ev := evReload{keepConv: keepConv, timeline: withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id}
+	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 	}

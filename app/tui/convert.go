@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/internal/words"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -191,9 +192,9 @@ func compactBanner(e soul.CompactionEnd) views.Item {
 // backtrackText is the D-Mail banner.
 func backtrackText(b soul.Backtrack) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Backtracked to checkpoint %d · discarded %d %s (archived in generation %d)", b.CheckpointID, b.Discarded, plural(b.Discarded, "message", "messages"), b.ArchivedGen)
+	fmt.Fprintf(&sb, "Backtracked to checkpoint %d · discarded %d %s (archived in generation %d)", b.CheckpointID, b.Discarded, words.Plural(b.Discarded, "message", "messages"), b.ArchivedGen)
 	if b.Prompts > 0 {
-		fmt.Fprintf(&sb, ", %d of them your %s", b.Prompts, plural(b.Prompts, "prompt", "prompts"))
+		fmt.Fprintf(&sb, ", %d of them your %s", b.Prompts, words.Plural(b.Prompts, "prompt", "prompts"))
 	}
 	if b.ReturnedTo != "" {
 		fmt.Fprintf(&sb, " · returned to: %s", oneLine(b.ReturnedTo, 100))
@@ -218,7 +219,7 @@ func compactionText(e soul.CompactionEnd) string {
 			strings.TrimPrefix(e.Reason, "summary failed: "), e.Kept, e.ArchivedGen, views.FormatTokens(e.Tokens))
 	}
 	return fmt.Sprintf("Context compacted into generation %d · generation %d archived (nothing lost) · kept the last %d %s · now %s tokens",
-		e.NewGen, e.ArchivedGen, e.Kept, plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))
+		e.NewGen, e.ArchivedGen, e.Kept, words.Plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))
 }
 
 // interruptText is the banner after an interrupted step: what became of
@@ -305,11 +306,4 @@ func timelineModel(v store.View, gens []store.Generation) views.TimelineModel {
 	}
 	sort.SliceStable(m.Generations, func(i, j int) bool { return m.Generations[i].Gen < m.Generations[j].Gen })
 	return m
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -52,7 +53,7 @@ func (c *Controller) onUICopy(what, text string) {
 	}
 	c.cb.pending = []byte(text)
 	n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1
-	c.setMessage(fmt.Sprintf("copied %s (%d %s) · OSC 52: in tmux, set -g set-clipboard on", what, n, plural(n, "line", "lines")), false)
+	c.setMessage(fmt.Sprintf("copied %s (%d %s) · OSC 52: in tmux, set -g set-clipboard on", what, n, words.Plural(n, "line", "lines")), false)
 }
 
 // onUICopyItem copies the selected conversation item.

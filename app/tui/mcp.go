@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/mcp"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -41,7 +42,7 @@ func (c *Controller) initMCP() {
 	}
 	c.onUIThreadAsync(func() {
 		if len(mc.problems) > 0 {
-			c.setMessage(fmt.Sprintf("%s (%d MCP configuration %s: /mcp)", mc.problems[0], len(mc.problems), plural(len(mc.problems), "problem", "problems")), true)
+			c.setMessage(fmt.Sprintf("%s (%d MCP configuration %s: /mcp)", mc.problems[0], len(mc.problems), words.Plural(len(mc.problems), "problem", "problems")), true)
 		}
 		mc.onUIRefresh()
 	})

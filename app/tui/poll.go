@@ -49,7 +49,7 @@ func (c *Controller) startPollers() {
 				last, lastID = v, o.sess.ID
 				// A writer's own conversation is live from its events; a
 				// watcher (no soul) follows the other process's writes.
-				ev, err := loadSessionView(c.ctx, c.db, o.sess.ID, o.soul != nil)
+				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil)
 				if err == nil {
 					c.post(ev)
 				}

@@ -49,7 +49,7 @@ func (c *Controller) openInitial(ctx context.Context) error {
 		return err
 	}
 	c.onUIInstall(a)
-	ev, err := loadSessionView(ctx, c.db, sess.ID, false)
+	ev, err := c.loadSessionView(ctx, sess.ID, false)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/mcp"
@@ -203,7 +204,7 @@ func (c *Controller) cmdApprovals(arg string) {
 		what = strings.TrimSpace(what)
 		if verb == "clear" || what == "all" {
 			n := o.soul.RevokeAllApprovals()
-			c.setMessage(fmt.Sprintf("revoked %d session %s: every call that writes or executes asks again", n, plural(n, "approval", "approvals")), false)
+			c.setMessage(fmt.Sprintf("revoked %d session %s: every call that writes or executes asks again", n, words.Plural(n, "approval", "approvals")), false)
 			return
 		}
 		n, err := strconv.Atoi(what)
@@ -301,7 +302,7 @@ func (c *Controller) cmdExport(arg string) {
 				c.setMessage("export: "+oneLine(err.Error(), 140), true)
 				return
 			}
-			c.setMessage(fmt.Sprintf("exported %d %s to %s", n, plural(n, "line", "lines"), path), false)
+			c.setMessage(fmt.Sprintf("exported %d %s to %s", n, words.Plural(n, "line", "lines"), path), false)
 		})
 	})
 }

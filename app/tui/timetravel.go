@@ -12,6 +12,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
@@ -194,7 +195,7 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem) ([]vi
 	if err != nil {
 		return nil, "", fmt.Errorf("checkpoint %d is no longer in the view", cp)
 	}
-	banner := fmt.Sprintf("PREVIEW · before checkpoint %d · %d later %s not shown · Enter revert · Esc back", cp, p.Messages, plural(p.Messages, "message", "messages"))
+	banner := fmt.Sprintf("PREVIEW · before checkpoint %d · %d later %s not shown · Enter revert · Esc back", cp, p.Messages, words.Plural(p.Messages, "message", "messages"))
 	return viewItems(viewBefore(v, cp)), banner, nil
 }
 
@@ -604,7 +605,7 @@ func (t *timeTravel) onUIRunDone() {
 		return
 	}
 	msg := fmt.Sprintf("The model sent a D-Mail back to checkpoint %d: %d %s left the conversation, %d of them your %s (kept in archived generation %d).",
-		ev.CheckpointID, ev.Discarded, plural(ev.Discarded, "message", "messages"), ev.Prompts, plural(ev.Prompts, "prompt", "prompts"), ev.ArchivedGen)
+		ev.CheckpointID, ev.Discarded, words.Plural(ev.Discarded, "message", "messages"), ev.Prompts, words.Plural(ev.Prompts, "prompt", "prompts"), ev.ArchivedGen)
 	if ev.ReturnedTo != "" {
 		msg += "\nFirst prompt discarded: “" + oneLine(ev.ReturnedTo, 100) + "”"
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
@@ -33,8 +34,36 @@ type branchKey struct {
 }
 
 // branchCache remembers fork checkpoints across reloads (watch mode reloads
-// often; loading every archived view each time would not scale).
-var branchCache sync.Map // branchKey → int
+// often; loading every archived view each time would not scale). It holds
+// the entries of one (session, current generation) only: a fork point is
+// valid only while that generation stays current, so switching sessions or
+// making a new generation starts afresh, and the cache never grows past one
+// session's generations.
+type branchCache struct {
+	mu      sync.Mutex
+	session string
+	cur     int
+	forks   map[int]int // archived generation → fork checkpoint
+}
+
+func (b *branchCache) get(k branchKey) (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.forks == nil || b.session != k.session || b.cur != k.cur {
+		return 0, false
+	}
+	fc, ok := b.forks[k.gen]
+	return fc, ok
+}
+
+func (b *branchCache) put(k branchKey, fc int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.forks == nil || b.session != k.session || b.cur != k.cur {
+		b.session, b.cur, b.forks = k.session, k.cur, map[int]int{}
+	}
+	b.forks[k.gen] = fc
+}
 
 // forkCheckpoint computes where archived generation a leaves the live view
 // cur: the first live checkpoint after the records they share; -1 when
@@ -72,7 +101,7 @@ func forkCheckpoint(cur store.View, a store.View) int {
 // branch also says why it was left: generation G was archived when
 // generation G+1 was made (every operation makes the next generation from
 // the current one), so its ArchivedBy is G+1's cause.
-func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.TimelineModel) views.TimelineModel {
+func (b *branchCache) withBranches(ctx context.Context, db *store.DB, cur store.View, m views.TimelineModel) views.TimelineModel {
 	byGen := make(map[int]views.GenerationRow, len(m.Generations))
 	for _, g := range m.Generations {
 		byGen[g.Gen] = g
@@ -85,8 +114,8 @@ func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.Tim
 			m.Generations[i].ArchivedBy, m.Generations[i].ArchivedIn, m.Generations[i].ArchivedNote = next.Cause, next.Gen, next.Note
 		}
 		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
-		if v, ok := branchCache.Load(k); ok {
-			m.Generations[i].ForkCheckpoint = v.(int)
+		if fc, ok := b.get(k); ok {
+			m.Generations[i].ForkCheckpoint = fc
 			continue
 		}
 		av, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
@@ -94,7 +123,7 @@ func withBranches(ctx context.Context, db *store.DB, cur store.View, m views.Tim
 			continue
 		}
 		fc := forkCheckpoint(cur, av)
-		branchCache.Store(k, fc)
+		b.put(k, fc)
 		m.Generations[i].ForkCheckpoint = fc
 	}
 	return m
@@ -319,7 +348,7 @@ func genDiff(old, cur []diffMsg) []views.DiffLine {
 	folded := 0
 	flush := func() {
 		if folded > 0 {
-			out = append(out, views.DiffLine{Op: views.DiffHeader, Text: fmt.Sprintf("… %d shared %s", folded, plural(folded, "message", "messages"))})
+			out = append(out, views.DiffLine{Op: views.DiffHeader, Text: fmt.Sprintf("… %d shared %s", folded, words.Plural(folded, "message", "messages"))})
 			folded = 0
 		}
 	}

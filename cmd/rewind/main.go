@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-agent/rewind/app"
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 func main() {
@@ -112,7 +113,7 @@ func nArgs(min, max int) cobra.PositionalArgs {
 		if len(args) >= min && len(args) <= max {
 			return nil
 		}
-		want := fmt.Sprintf("%d %s", max, plural(max, "argument", "arguments"))
+		want := fmt.Sprintf("%d %s", max, words.Plural(max, "argument", "arguments"))
 		switch {
 		case min == 0 && max > 0:
 			want = "at most " + want
@@ -121,13 +122,6 @@ func nArgs(min, max int) cobra.PositionalArgs {
 		}
 		return fmt.Errorf("`%s` takes %s, got %d", cmd.CommandPath(), want, len(args))
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // flagError phrases a bad flag value without the parser's internals:

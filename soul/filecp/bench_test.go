@@ -60,7 +60,7 @@ func BenchmarkShellSnapshotUnchanged10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	if err := tr.Prime(ctx); err != nil {
+	if err := prime(ctx, tr); err != nil {
 		b.Fatal(err)
 	}
 	firstScan := time.Since(start)
@@ -103,7 +103,7 @@ func BenchmarkStorageLargeFileEdits(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := tr.Prime(ctx); err != nil {
+		if err := prime(ctx, tr); err != nil {
 			b.Fatal(err)
 		}
 		st0, _ := db.FileBlobStats(ctx)

@@ -1,9 +1,6 @@
 package filecp
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -16,16 +13,4 @@ func SeqOfCheckpoint(v store.View, id int) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// CheckpointSeq returns the seq of checkpoint id in the session's current
-// view: the value RevertFiles takes. Look it up before store.RevertTo, which
-// moves the checkpoint out of the current view.
-func CheckpointSeq(ctx context.Context, db *store.DB, sessionID string, id int) (int64, bool, error) {
-	v, err := db.View(ctx, sessionID)
-	if err != nil {
-		return 0, false, fmt.Errorf("filecp: %w", err)
-	}
-	seq, ok := SeqOfCheckpoint(v, id)
-	return seq, ok, nil
 }

@@ -58,9 +58,9 @@
 //
 //   - Checkpoint N: position = the first event with seq ≥ the checkpoint
 //     record's seq (PositionOfSeq). RevertFiles(toSeq) does this; get toSeq
-//     with CheckpointSeq/SeqOfCheckpoint before store.RevertTo moves the
-//     checkpoint out of the current view. "rewind revert ID N --files":
-//     seq := CheckpointSeq(N); db.RevertTo(N); t.RevertFiles(seq).
+//     with SeqOfCheckpoint before store.RevertTo moves the checkpoint out
+//     of the current view. "rewind revert ID N --files":
+//     seq := SeqOfCheckpoint(view, N); db.RevertTo(N); t.RevertFiles(seq).
 //     "--files-only": t.RevertFiles(seq) alone.
 //   - Generation G "with files": the state when G stopped being current =
 //     the first event recorded under a later generation

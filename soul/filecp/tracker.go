@@ -309,20 +309,6 @@ func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(
 	return snap, tree, nil
 }
 
-// Prime scans the work dir and stores whatever the index lacks, without
-// recording changes. The first scan of a work dir reads every file; calling
-// Prime at session start keeps that cost out of the first Shell call.
-func (t *Tracker) Prime(ctx context.Context) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if err := t.load(ctx); err != nil {
-		return err
-	}
-	var info ScanInfo
-	_, _, err := t.scanAndSync(ctx, &info, nil, nil)
-	return err
-}
-
 // AroundShell scans the work dir before a shell command (storing the
 // content of any file whose metadata changed since the last scan) and
 // returns after, which scans again and records every file created, modified

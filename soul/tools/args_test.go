@@ -117,20 +117,19 @@ func TestThink(t *testing.T) {
 
 func TestSetTodoList(t *testing.T) {
 	t.Parallel()
-	var got []Todo
-	env := &Env{Todos: func(td []Todo) { got = td }}
-	res := call(t, &SetTodoList{}, env, `{"todos":[{"title":"read code","status":"done"},{"title":"write tests","status":"in_progress"},{"title":"ship","status":"pending"}]}`)
+	// The list reaches the UI on the result (soul.ToolResult.Todos).
+	res := call(t, &SetTodoList{}, nil, `{"todos":[{"title":"read code","status":"done"},{"title":"write tests","status":"in_progress"},{"title":"ship","status":"pending"}]}`)
 	mustOK(t, res)
 	want := []Todo{{"read code", TodoDone}, {"write tests", TodoInProgress}, {"ship", TodoPending}}
-	if !slices.Equal(got, want) || !slices.Equal(res.Todos, want) {
-		t.Fatalf("todos %v / %v", got, res.Todos)
+	if !slices.Equal(res.Todos, want) {
+		t.Fatalf("todos %v", res.Todos)
 	}
 	if res.Output != "Todo list updated:\n- [x] read code\n- [~] write tests\n- [ ] ship" || res.Brief != "1/3 done" {
 		t.Fatalf("%+v", res)
 	}
-	res = call(t, &SetTodoList{}, env, `{"todos":[]}`)
-	if res.IsError || len(got) != 0 || res.Output != "Todo list cleared." {
-		t.Fatalf("clear: %+v %v", res, got)
+	res = call(t, &SetTodoList{}, nil, `{"todos":[]}`)
+	if res.IsError || len(res.Todos) != 0 || res.Output != "Todo list cleared." {
+		t.Fatalf("clear: %+v", res)
 	}
 }
 

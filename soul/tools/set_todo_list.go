@@ -58,9 +58,6 @@ func (t *SetTodoList) Call(ctx context.Context, env *Env, args json.RawMessage) 
 		}
 		todos = append(todos, *td)
 	}
-	if env.Todos != nil {
-		env.Todos(append([]Todo(nil), todos...))
-	}
 	var b strings.Builder
 	done := 0
 	if len(todos) == 0 {

@@ -52,8 +52,6 @@ type Env struct {
 	// DMail queues a D-Mail to checkpointID; its error (no such checkpoint,
 	// one already pending) becomes a tool error. nil: D-Mail unavailable.
 	DMail func(message string, checkpointID int) error
-	// Todos receives the model's todo list (SetTodoList).
-	Todos func([]Todo)
 }
 
 // Approval is a request to the user to allow a tool call.
