@@ -42,8 +42,8 @@ func TestSessionListHeadersAndMarks(t *testing.T) {
 	mustFind(t, s, "WORK DIR")
 	mustFind(t, s, "MSGS TOKENS GENS")
 	x, y := mustFind(t, s, "open one")
-	if r, _, _, _ := s.GetContent(x-1, y); r != '▶' {
-		t.Errorf("current session marked %q, want ▶", r)
+	if str, _, _ := s.Get(x-1, y); str != "▶" {
+		t.Errorf("current session marked %q, want ▶", str)
 	}
 	mustFind(t, s, "from kimi ⇣ kimi")
 	mustFind(t, s, "failed run ✗ no answer")
