@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	gitignore "github.com/sabhiram/go-gitignore"
+	"github.com/rewind-agent/rewind/internal/ignore"
 )
 
 // Meta is what a metadata scan learns about a file without reading it.
@@ -90,11 +90,6 @@ func (s *Scanner) Root() string { return s.root }
 // MaxFileSize is the effective size cap.
 func (s *Scanner) MaxFileSize() int64 { return s.max }
 
-type ignoreLayer struct {
-	base string // relative dir of the .gitignore ("" for the root)
-	gi   *gitignore.GitIgnore
-}
-
 // Scan walks the tree reading only metadata (lstat); no file content is read
 // except .gitignore files.
 func (s *Scanner) Scan(ctx context.Context) (Tree, error) {
@@ -104,7 +99,7 @@ func (s *Scanner) Scan(ctx context.Context) (Tree, error) {
 	return t, err
 }
 
-func (s *Scanner) walk(ctx context.Context, rel string, layers []ignoreLayer, t *Tree) error {
+func (s *Scanner) walk(ctx context.Context, rel string, layers ignore.Layers, t *Tree) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -118,14 +113,7 @@ func (s *Scanner) walk(ctx context.Context, rel string, layers []ignoreLayer, t 
 		return nil
 	}
 	if !s.opts.NoGitignore {
-		for _, e := range entries {
-			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if gi, err := gitignore.CompileIgnoreFile(filepath.Join(dir, ".gitignore")); err == nil {
-					layers = append(layers[:len(layers):len(layers)], ignoreLayer{base: rel, gi: gi})
-				}
-				break
-			}
-		}
+		layers = layers.Enter(dir, rel)
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -138,7 +126,7 @@ func (s *Scanner) walk(ctx context.Context, rel string, layers []ignoreLayer, t 
 				t.Skipped = append(t.Skipped, Skipped{Path: p + "/", Reason: ReasonSkipDir})
 				continue
 			}
-			if ignored(layers, p, true) {
+			if layers.Ignored(p, true) {
 				t.Skipped = append(t.Skipped, Skipped{Path: p + "/", Reason: ReasonIgnored})
 				continue
 			}
@@ -147,7 +135,7 @@ func (s *Scanner) walk(ctx context.Context, rel string, layers []ignoreLayer, t 
 			}
 			continue
 		}
-		if ignored(layers, p, false) {
+		if layers.Ignored(p, false) {
 			t.Skipped = append(t.Skipped, Skipped{Path: p, Reason: ReasonIgnored})
 			continue
 		}
@@ -172,28 +160,6 @@ func (s *Scanner) walk(ctx context.Context, rel string, layers []ignoreLayer, t 
 		t.Files[p] = m
 	}
 	return nil
-}
-
-// ignored applies the .gitignore layers from the root down; a deeper file's
-// match (or negation) overrides a shallower one.
-func ignored(layers []ignoreLayer, p string, isDir bool) bool {
-	res := false
-	for _, l := range layers {
-		q := p
-		if l.base != "" {
-			q = strings.TrimPrefix(p, l.base+"/")
-		}
-		m, how := l.gi.MatchesPathHow(q)
-		if !m && isDir {
-			m, how = l.gi.MatchesPathHow(q + "/")
-		}
-		if m {
-			res = true
-		} else if how != nil {
-			res = false // matched, then re-included by a "!" pattern
-		}
-	}
-	return res
 }
 
 func metaOf(info fs.FileInfo) Meta {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/ignore"
 )
 
 //go:embed glob.md
@@ -98,9 +100,12 @@ func (t *Glob) Call(ctx context.Context, env *Env, args json.RawMessage) Result 
 }
 
 // walk visits every entry below root (not root itself) in lexical order,
-// skipping .git and not following symlinks. rel uses forward slashes.
+// skipping .git, what the .gitignore files at and below root ignore (the
+// matcher the file checkpoints use), and not following symlinks. rel uses
+// forward slashes.
 func walk(ctx context.Context, root string, fn func(rel string, d fs.DirEntry) error) error {
 	n := 0
+	layers := map[string]ignore.Layers{"": ignore.Layers(nil).Enter(root, "")}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -117,11 +122,25 @@ func walk(ctx context.Context, root string, fn func(rel string, d fs.DirEntry) e
 		if d.IsDir() && skipDir(d.Name()) {
 			return fs.SkipDir
 		}
+		rel := relSlash(root, p)
+		parent := ""
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			parent = rel[:i]
+		}
+		if layers[parent].Ignored(rel, d.IsDir()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			layers[rel] = layers[parent].Enter(p, rel)
+		}
 		n++
 		if n > walkMaxEntries {
 			return errWalkLimit
 		}
-		return fn(relSlash(root, p), d)
+		return fn(rel, d)
 	})
 }
 

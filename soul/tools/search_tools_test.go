@@ -188,3 +188,32 @@ func TestSearchInterrupted(t *testing.T) {
 	mustErr(t, (&Grep{}).Call(ctx, env, []byte(`{"pattern":"x"}`)), "interrupted")
 	mustErr(t, (&Glob{}).Call(ctx, env, []byte(`{"pattern":"**"}`)), "interrupted")
 }
+
+// TestGlobGrepHonourGitignore: Glob and Grep skip what .gitignore files
+// ignore, with the matcher the file checkpoints use (internal/ignore).
+func TestGlobGrepHonourGitignore(t *testing.T) {
+	t.Parallel()
+	env, _ := newEnv(t)
+	writeFile(t, filepath.Join(env.WorkDir, ".gitignore"), "*.log\nbuild/\n")
+	writeFile(t, filepath.Join(env.WorkDir, "main.go"), "needle\n")
+	writeFile(t, filepath.Join(env.WorkDir, "app.log"), "needle\n")
+	writeFile(t, filepath.Join(env.WorkDir, "build", "out.go"), "needle\n")
+	writeFile(t, filepath.Join(env.WorkDir, "sub", ".gitignore"), "local.go\n")
+	writeFile(t, filepath.Join(env.WorkDir, "sub", "local.go"), "needle\n")
+	writeFile(t, filepath.Join(env.WorkDir, "sub", "kept.go"), "needle\n")
+	res := call(t, &Glob{}, env, map[string]any{"pattern": "**/*"})
+	mustOK(t, res)
+	if got := strings.Fields(res.Output); strings.Join(got, " ") != ".gitignore main.go sub/ sub/.gitignore sub/kept.go" {
+		t.Fatalf("Glob listed %q", got)
+	}
+	res = call(t, &Grep{}, env, map[string]any{"pattern": "needle", "output_mode": "files_with_matches"})
+	mustOK(t, res)
+	for _, ignored := range []string{"app.log", "build/out.go", "sub/local.go"} {
+		if strings.Contains(res.Output, ignored) {
+			t.Fatalf("Grep searched ignored %s:\n%s", ignored, res.Output)
+		}
+	}
+	if !strings.Contains(res.Output, "main.go") || !strings.Contains(res.Output, "sub/kept.go") {
+		t.Fatalf("Grep missed tracked files:\n%s", res.Output)
+	}
+}
