@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/soul/tools"
 )
@@ -482,5 +483,16 @@ func setStr(dst *string, v *string) {
 func setInt(dst *int, v *int) {
 	if v != nil {
 		*dst = *v
+	}
+}
+
+// soulConfig maps the configuration onto the loop's.
+func soulConfig(cfg Config) soul.Config {
+	return soul.Config{
+		MaxContextSize:    cfg.MaxContextSize,
+		ReservedTokens:    cfg.ReservedTokens,
+		MaxStepsPerRun:    cfg.MaxStepsPerRun,
+		Yolo:              cfg.Yolo,
+		DMailRevertsFiles: cfg.DMailRevertsFiles,
 	}
 }

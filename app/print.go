@@ -5,17 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/term"
 
-	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
-	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
@@ -34,10 +31,6 @@ type PrintOptions struct {
 // approvalFeedback is what a tool call that needs approval is told in print
 // mode without --yolo: nobody is there to answer.
 const approvalFeedback = "approval needed: rerun with --yolo"
-
-// BackoffEnv, when set to a number of milliseconds, replaces the retry
-// backoff (initial wait; the cap is four times it). Tests use it to stay fast.
-const BackoffEnv = "REWIND_RETRY_BACKOFF_MS"
 
 // Print runs one prompt headlessly: it prints the final answer (text) or
 // every event as one JSON line (jsonl, starting with SessionStart).
@@ -170,110 +163,6 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions)
 		return s, fmt.Errorf("create session: %w", err)
 	}
 	return s, nil
-}
-
-// sessionFiles records file checkpoints for the tools and lets a D-Mail move
-// the files back (soul.FileReverter) when dmail_reverts_files is set.
-type sessionFiles struct {
-	tr  *filecp.Tracker
-	env timetravel.Env
-}
-
-var (
-	_ tools.FileTracker = (*sessionFiles)(nil)
-	_ soul.FileReverter = (*sessionFiles)(nil)
-)
-
-func fileTracker(db *store.DB, s store.Session, cfg Config) (*sessionFiles, error) {
-	if s.WorkDir == "" {
-		s.WorkDir = cfg.WorkDir
-	}
-	tr, err := tracker(db, s, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &sessionFiles{tr: tr, env: timeTravelEnv(db, s, cfg)}, nil
-}
-
-func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
-	return f.tr.BeforeWrite(ctx, paths)
-}
-
-// Flush records the after state of the files written since the last call;
-// the soul calls it when a step's tools are done.
-func (f *sessionFiles) Flush(ctx context.Context) error { return f.tr.Flush(ctx) }
-
-func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) error, error) {
-	return f.tr.AroundShell(ctx)
-}
-
-// RevertFiles is the files half of a D-Mail, done by app/timetravel (the
-// one implementation of rewinds), which logs it so it can be undone.
-func (f *sessionFiles) RevertFiles(ctx context.Context, sessionID string, checkpointID int) error {
-	return timetravel.RevertFilesForDMail(ctx, f.env, checkpointID)
-}
-
-// soulConfig maps the configuration onto the loop's.
-func soulConfig(cfg Config) soul.Config {
-	return soul.Config{
-		MaxContextSize:    cfg.MaxContextSize,
-		ReservedTokens:    cfg.ReservedTokens,
-		MaxStepsPerRun:    cfg.MaxStepsPerRun,
-		Yolo:              cfg.Yolo,
-		DMailRevertsFiles: cfg.DMailRevertsFiles,
-	}
-}
-
-// modelClient loads the configuration and builds the model client from it.
-func (rt *Runtime) modelClient() (Config, llm.Client, error) {
-	cfg, err := rt.Config()
-	if err != nil {
-		return cfg, nil, err
-	}
-	client, err := newProvider(rt, cfg)
-	return cfg, client, err
-}
-
-// newProvider builds the model client, or says which setting is missing.
-func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
-	where := "$REWIND_HOME/config.toml"
-	if cfg.File != "" {
-		where = cfg.File
-	}
-	if cfg.APIKey == "" {
-		return nil, userErrorf(nil, "no API key: set OPENAI_API_KEY (or KIMI_API_KEY) or api_key in %s", where)
-	}
-	if cfg.Model == "" {
-		return nil, userErrorf(nil, "no model: set REWIND_MODEL (or KIMI_MODEL_NAME), model in %s, or pass --model", where)
-	}
-	lc := llm.Config{
-		BaseURL:     cfg.BaseURL,
-		APIKey:      cfg.APIKey,
-		Model:       cfg.Model,
-		Stream:      cfg.Stream,
-		MaxRetries:  cfg.MaxRetriesPerStep,
-		CallTimeout: cfg.ModelCallTimeout,
-	}
-	if lc.MaxRetries == 0 {
-		lc.MaxRetries = -1 // llm: 0 means its default, negative means none
-	}
-	if v := rt.getenv(BackoffEnv); v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms < 0 {
-			return nil, userErrorf(err, "%s must be a number of milliseconds, got %q", BackoffEnv, v)
-		}
-		lc.InitialBackoff = time.Duration(ms) * time.Millisecond
-		lc.MaxBackoff = 4 * lc.InitialBackoff
-		if ms == 0 {
-			lc.MaxBackoff = time.Millisecond
-			lc.InitialBackoff = time.Microsecond
-		}
-	}
-	p, err := llm.New(lc)
-	if err != nil {
-		return nil, userErrorf(err, "cannot use the model server %s: %s", cfg.BaseURL, oneLine(err.Error()))
-	}
-	return p, nil
 }
 
 // printSink turns events into print-mode output. In jsonl mode every event
