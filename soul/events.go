@@ -2,6 +2,10 @@ package soul
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync/atomic"
 	"time"
 )
 
@@ -158,7 +162,8 @@ type ApprovalRequest struct {
 	// command's prefixes ("go test …"), else empty (the whole Action).
 	SessionScopes []string `json:"session_scopes,omitempty"`
 
-	reply chan approvalReply
+	reply    chan approvalReply
+	answered atomic.Bool
 }
 
 type approvalReply struct {
@@ -167,11 +172,17 @@ type approvalReply struct {
 }
 
 // Respond answers the request; only the first answer counts.
-func (r *ApprovalRequest) Respond(d ApprovalDecision, feedback string) {
-	select {
-	case r.reply <- approvalReply{d, feedback}:
-	default:
+func (r *ApprovalRequest) Respond(d ApprovalDecision, feedback string) { r.Answer(d, feedback) }
+
+// Answer answers the request and reports whether this answer is the one
+// that counts (the first; the UI and a remote watcher may race). A request
+// read back from the wire cannot be answered.
+func (r *ApprovalRequest) Answer(d ApprovalDecision, feedback string) bool {
+	if r.reply == nil || !r.answered.CompareAndSwap(false, true) {
+		return false
 	}
+	r.reply <- approvalReply{d, feedback} // buffered: the first and only send
+	return true
 }
 
 // Backtrack is sent after a D-Mail moved the session back to a checkpoint.
@@ -232,3 +243,54 @@ func MarshalEvent(e Event) ([]byte, error) {
 		Payload Event  `json:"payload"`
 	}{e.EventType(), e})
 }
+
+// eventTypes makes an empty event of each type MarshalEvent writes, so the
+// wire can be read back (watchers of another process, tests).
+var eventTypes = map[string]func() Event{
+	"SessionStart":    func() Event { return &SessionStart{} },
+	"StepBegin":       func() Event { return &StepBegin{} },
+	"StepRetry":       func() Event { return &StepRetry{} },
+	"StepInterrupted": func() Event { return &StepInterrupted{} },
+	"CompactionBegin": func() Event { return &CompactionBegin{} },
+	"CompactionEnd":   func() Event { return &CompactionEnd{} },
+	"StatusUpdate":    func() Event { return &StatusUpdate{} },
+	"ContentPart":     func() Event { return &ContentPart{} },
+	"ReasoningPart":   func() Event { return &ReasoningPart{} },
+	"ToolCall":        func() Event { return &ToolCall{} },
+	"ToolCallPart":    func() Event { return &ToolCallPart{} },
+	"ToolOutput":      func() Event { return &ToolOutput{} },
+	"ToolResult":      func() Event { return &ToolResult{} },
+	"ApprovalRequest": func() Event { return &ApprovalRequest{} },
+	"Backtrack":       func() Event { return &Backtrack{} },
+	"Error":           func() Event { return &Error{} },
+	"RunEnd":          func() Event { return &RunEnd{} },
+	"LoopWarning":     func() Event { return &LoopWarning{} },
+}
+
+// UnmarshalEvent decodes one MarshalEvent line into the same value type the
+// Soul emits (an ApprovalRequest read back cannot be answered: Respond does
+// nothing). An unknown type is an error wrapping ErrUnknownEvent.
+func UnmarshalEvent(line []byte) (Event, error) {
+	var w struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		return nil, fmt.Errorf("soul: decode event: %w", err)
+	}
+	mk, ok := eventTypes[w.Type]
+	if !ok {
+		return nil, fmt.Errorf("soul: decode event %q: %w", w.Type, ErrUnknownEvent)
+	}
+	p := mk()
+	if err := json.Unmarshal(w.Payload, p); err != nil {
+		return nil, fmt.Errorf("soul: decode %s event: %w", w.Type, err)
+	}
+	if r, ok := p.(*ApprovalRequest); ok {
+		return r, nil
+	}
+	return reflect.ValueOf(p).Elem().Interface().(Event), nil
+}
+
+// ErrUnknownEvent is returned by UnmarshalEvent for a type it does not know.
+var ErrUnknownEvent = errors.New("unknown event type")

@@ -1,0 +1,135 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// ErrNoWriter means no live process publishes the session (it is idle, or
+// its writer died): the database is all there is.
+var ErrNoWriter = errors.New("live: no writer is publishing this session")
+
+// Conn is a watcher's connection to a session's writer.
+type Conn struct {
+	Hello Hello // as the writer said it on connect
+
+	conn    net.Conn
+	events  chan soul.Event
+	writeMu sync.Mutex
+	errMu   sync.Mutex
+	err     error
+	once    sync.Once
+}
+
+// Dial connects to the writer of sessionID and reads its Hello. The events
+// that follow (the replay of the step in flight, then everything live)
+// arrive on Events. A session without a live writer gives ErrNoWriter.
+func Dial(ctx context.Context, home, sessionID string) (*Conn, error) {
+	path, err := SocketPath(home, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return dialPath(ctx, path)
+}
+
+func dialPath(ctx context.Context, path string) (*Conn, error) {
+	d := net.Dialer{Timeout: readTimeout}
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		if isRefused(err) {
+			return nil, fmt.Errorf("%w (%s): %w", ErrNoWriter, path, err)
+		}
+		return nil, fmt.Errorf("live: connect to %s: %w", path, err)
+	}
+	c := &Conn{conn: nc, events: make(chan soul.Event, 1024)}
+	sc := bufio.NewScanner(nc)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	nc.SetReadDeadline(time.Now().Add(readTimeout))
+	if !sc.Scan() {
+		nc.Close()
+		return nil, fmt.Errorf("%w: %s closed before saying hello (%v)", ErrNoWriter, path, sc.Err())
+	}
+	e, err := decode(sc.Bytes())
+	h, ok := e.(Hello)
+	if err != nil || !ok {
+		nc.Close()
+		return nil, fmt.Errorf("live: %s: not a rewind writer", path)
+	}
+	c.Hello = h
+	go c.read(sc)
+	return c, nil
+}
+
+// read delivers events until the writer goes away (or stays silent longer
+// than readTimeout: a live writer pings), then closes Events.
+func (c *Conn) read(sc *bufio.Scanner) {
+	defer close(c.events)
+	for {
+		c.conn.SetReadDeadline(time.Now().Add(readTimeout))
+		if !sc.Scan() {
+			err := sc.Err()
+			if err == nil {
+				err = errors.New("the writer closed the connection")
+			}
+			c.setErr(err)
+			c.conn.Close()
+			return
+		}
+		e, err := decode(sc.Bytes())
+		if err != nil {
+			continue // a newer writer's message we do not know
+		}
+		if _, ping := e.(Ping); ping {
+			continue
+		}
+		c.events <- e
+	}
+}
+
+// Events delivers the writer's events in order; it is closed when the
+// writer is gone (Err says why) or Close was called.
+func (c *Conn) Events() <-chan soul.Event { return c.events }
+
+// Err is why Events was closed.
+func (c *Conn) Err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
+}
+
+func (c *Conn) setErr(err error) {
+	c.errMu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.errMu.Unlock()
+}
+
+// Answer sends an answer to the pending approval toolCallID; the
+// AnswerResult arrives on Events.
+func (c *Conn) Answer(toolCallID string, d soul.ApprovalDecision, feedback string) error {
+	line := encode(Answer{ToolCallID: toolCallID, Decision: d, Feedback: feedback, PID: os.Getpid()})
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := c.conn.Write(line); err != nil {
+		return fmt.Errorf("live: send answer: %w", err)
+	}
+	return nil
+}
+
+// Close disconnects; Events is closed soon after.
+func (c *Conn) Close() error {
+	c.setErr(errors.New("closed"))
+	var err error
+	c.once.Do(func() { err = c.conn.Close() })
+	return err
+}

@@ -1,0 +1,358 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// home is a short private REWIND_HOME (socket paths must stay under 108
+// bytes, which a long t.TempDir() name may not).
+func home(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "rwl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func listen(t *testing.T, h, id string, allow bool) *Publisher {
+	t.Helper()
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: id, Title: "t", WorkDir: "/w"}, AllowRemoteApproval: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func dial(t *testing.T, h, id string) *Conn {
+	t.Helper()
+	c, err := Dial(context.Background(), h, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// next reads the next event, failing after a few seconds.
+func next(t *testing.T, c *Conn) soul.Event {
+	t.Helper()
+	select {
+	case e, ok := <-c.Events():
+		if !ok {
+			t.Fatalf("events closed: %v", c.Err())
+		}
+		return e
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event")
+	}
+	return nil
+}
+
+// TestWatcherConnectsMidStep: a watcher that connects while a step streams
+// gets the step so far (deltas merged), then the rest live, in order.
+func TestWatcherConnectsMidStep(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s1", false)
+	p.Publish(soul.StepBegin{N: 1, Checkpoint: 0})
+	p.Publish(soul.StepBegin{N: 2, Checkpoint: 1}) // a new step drops the old one
+	p.Publish(soul.ReasoningPart{Text: "let me "})
+	p.Publish(soul.ReasoningPart{Text: "think"})
+	p.Publish(soul.ContentPart{Text: "hel"})
+	p.Publish(soul.ContentPart{Text: "lo"})
+	p.Publish(soul.StatusUpdate{Step: 2, Tokens: 6800, MaxContext: 128000})
+	c := dial(t, h, "s1")
+	if c.Hello.SessionID != "s1" || c.Hello.Run.State != StateStreaming || c.Hello.Run.Step != 2 || c.Hello.Run.Tokens != 6800 || c.Hello.PID != os.Getpid() {
+		t.Fatalf("hello %+v", c.Hello)
+	}
+	want := []soul.Event{
+		soul.StepBegin{N: 2, Checkpoint: 1},
+		soul.ReasoningPart{Text: "let me think"},
+		soul.ContentPart{Text: "hello"},
+		soul.StatusUpdate{Step: 2, Tokens: 6800, MaxContext: 128000},
+	}
+	for _, w := range want {
+		if got := next(t, c); got != w {
+			t.Fatalf("replay: got %#v, want %#v", got, w)
+		}
+	}
+	p.Publish(soul.ContentPart{Text: " world"})
+	if got := next(t, c); got != (soul.ContentPart{Text: " world"}) {
+		t.Fatalf("live: %#v", got)
+	}
+	p.Publish(soul.RunEnd{Reason: "done", Steps: 2})
+	if got := next(t, c); got != (soul.RunEnd{Reason: "done", Steps: 2}) {
+		t.Fatalf("end: %#v", got)
+	}
+	// After the run nothing is replayed.
+	c2 := dial(t, h, "s1")
+	if c2.Hello.Run.State != StateIdle || c2.Hello.Run.LastEnd != "done" {
+		t.Fatalf("hello after the run: %+v", c2.Hello.Run)
+	}
+	p.Publish(soul.StatusUpdate{Step: 3})
+	if got := next(t, c2); got != (soul.StatusUpdate{Step: 3}) {
+		t.Fatalf("after the run: %#v", got)
+	}
+}
+
+// TestTwoWatchersAtOnce: both get every event, in order.
+func TestTwoWatchersAtOnce(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s2", false)
+	a, b := dial(t, h, "s2"), dial(t, h, "s2")
+	p.Publish(soul.StepBegin{N: 1})
+	for i := range 100 {
+		p.Publish(soul.ToolOutput{ID: "c", Text: string(rune('a' + i%26))})
+	}
+	for _, c := range []*Conn{a, b} {
+		if got := next(t, c); got != (soul.StepBegin{N: 1}) {
+			t.Fatalf("%#v", got)
+		}
+		var text strings.Builder
+		for text.Len() < 100 {
+			text.WriteString(next(t, c).(soul.ToolOutput).Text)
+		}
+		if !strings.HasPrefix(text.String(), "abcdefghijklmnopqrstuvwxyzabc") {
+			t.Fatalf("out of order: %q", text.String())
+		}
+	}
+}
+
+// TestSocketPermissionsAndCleanup: only the user can reach the socket; it
+// is gone after Close; one left by a dead writer is replaced and listed as
+// nothing.
+func TestSocketPermissionsAndCleanup(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s3", false)
+	st, err := os.Stat(Dir(h))
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("run dir mode %v, %v", st.Mode().Perm(), err)
+	}
+	st, err = os.Stat(p.Path())
+	if err != nil || st.Mode().Perm() != 0o600 || st.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket mode %v, %v", st.Mode(), err)
+	}
+	if _, err := Listen(Options{Home: h, Hello: Hello{SessionID: "s3"}}); err == nil {
+		t.Fatal("a second publisher of a live session was allowed")
+	}
+	p.Close()
+	if _, err := os.Stat(p.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left after Close: %v", err)
+	}
+	// A socket whose writer died: still on disk, nobody accepts.
+	stale := filepath.Join(Dir(h), "dead.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := Dial(context.Background(), h, "dead"); !errors.Is(err, ErrNoWriter) {
+		t.Fatalf("dial a dead writer: %v", err)
+	}
+	runs, err := List(context.Background(), h)
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("List left the stale socket")
+	}
+	p2 := listen(t, h, "dead", false) // a new writer of that session
+	if runs, _ := List(context.Background(), h); len(runs) != 1 || runs[0].SessionID != "dead" {
+		t.Fatalf("runs %+v", runs)
+	}
+	p2.Close()
+}
+
+// approvalRun runs a real Soul that asks to run a Shell command, publishing
+// its events, and returns the request as a watcher sees it.
+func approvalRun(t *testing.T, p *Publisher, c *Conn) (*soul.ApprovalRequest, chan error) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Calls(llmtest.Call("c1", "Shell", map[string]any{"command": "echo hi > out.txt"})), llmtest.Text("done"))
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := soul.New(soul.Config{}, db, sess.ID, client, tools.Default(), dir, p.Publish)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, "make out.txt") }()
+	for {
+		if req, ok := next(t, c).(*soul.ApprovalRequest); ok {
+			return req, done
+		}
+	}
+}
+
+// TestRemoteApproval: a watcher's answer runs the tool when the writer
+// allows it; the first answer wins; every watcher hears who answered.
+func TestRemoteApproval(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s4", true)
+	c, other := dial(t, h, "s4"), dial(t, h, "s4")
+	req, done := approvalRun(t, p, c)
+	if req.Tool != "Shell" || !strings.Contains(req.Command, "echo hi") {
+		t.Fatalf("request %+v", req)
+	}
+	if err := c.Answer(req.ToolCallID, soul.ApproveOnce, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Answer(req.ToolCallID, soul.Reject, "too late"); err != nil {
+		t.Fatal(err)
+	}
+	var results []AnswerResult
+	var answered Answered
+	for len(results) < 2 || answered.By == "" {
+		switch e := next(t, c).(type) {
+		case AnswerResult:
+			results = append(results, e)
+		case Answered:
+			answered = e
+		}
+	}
+	if !results[0].Accepted || results[1].Accepted || !strings.Contains(results[1].Reason, "already answered") {
+		t.Fatalf("results %+v", results)
+	}
+	if !strings.HasPrefix(answered.By, "watcher pid ") || answered.Decision != soul.ApproveOnce {
+		t.Fatalf("answered %+v", answered)
+	}
+	for {
+		if a, ok := next(t, other).(Answered); ok && a.ToolCallID == req.ToolCallID {
+			break
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// TestRemoteApprovalNotAllowed: without the writer's permission a watcher's
+// answer is refused with the reason, and the request stays pending.
+func TestRemoteApprovalNotAllowed(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s5", false)
+	c := dial(t, h, "s5")
+	req, done := approvalRun(t, p, c)
+	if c.Hello.RemoteApproval {
+		t.Fatal("hello says remote approval is allowed")
+	}
+	if err := c.Answer(req.ToolCallID, soul.ApproveOnce, ""); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if r, ok := next(t, c).(AnswerResult); ok {
+			if r.Accepted || !strings.Contains(r.Reason, "--allow-remote-approval") {
+				t.Fatalf("result %+v", r)
+			}
+			break
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the run went on without an answer: %v", err)
+	default:
+	}
+	p.mu.Lock()
+	pending := p.pending[req.ToolCallID]
+	p.mu.Unlock()
+	pending.Respond(soul.Reject, "no")
+	if err := <-done; !errors.Is(err, soul.ErrRejected) {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// TestWriterKilled: a writer killed with -9 closes every watcher's stream at
+// once (within readTimeout at worst); its socket is then found stale.
+func TestWriterKilled(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("LIVE_TEST_WRITER") != "" {
+		return
+	}
+	h := home(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
+	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	var c *Conn
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		if c, err = Dial(context.Background(), h, "killed"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the helper writer never listened: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer c.Close()
+	if got := next(t, c); got != (soul.StepBegin{N: 1}) {
+		t.Fatalf("%#v", got)
+	}
+	if got := next(t, c); got != (soul.ContentPart{Text: "partial"}) {
+		t.Fatalf("%#v", got)
+	}
+	killed := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for range c.Events() {
+	}
+	if gone := time.Since(killed); gone > readTimeout+500*time.Millisecond {
+		t.Fatalf("the watcher noticed the writer was gone after %v", gone)
+	}
+	if _, err := Dial(context.Background(), h, "killed"); !errors.Is(err, ErrNoWriter) {
+		t.Fatalf("dial after kill: %v", err)
+	}
+}
+
+// TestHelperWriter is the writer process TestWriterKilled kills.
+func TestHelperWriter(t *testing.T) {
+	h := os.Getenv("LIVE_TEST_WRITER")
+	if h == "" {
+		t.Skip("helper process of TestWriterKilled")
+	}
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "killed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Publish(soul.StepBegin{N: 1})
+	p.Publish(soul.ContentPart{Text: "partial"})
+	time.Sleep(time.Minute) // until killed
+}

@@ -1,0 +1,347 @@
+package live
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// Timing of the channel; variables so tests can shorten them.
+var (
+	pingEvery    = 300 * time.Millisecond // a writer with nothing to say pings this often
+	readTimeout  = time.Second            // a watcher that hears nothing this long falls back
+	writeTimeout = 2 * time.Second        // a watcher that cannot take a line this long is dropped
+)
+
+// watcherQueue bounds the lines queued for one watcher beyond the replay: a
+// watcher that falls this far behind is dropped (it reconnects, or falls
+// back to the database), never slowing the writer.
+const watcherQueue = 8192
+
+// Options configure a writer's Publisher.
+type Options struct {
+	Home  string // REWIND_HOME
+	Hello Hello  // the session and writer; Run is kept by the Publisher
+	// AllowRemoteApproval lets watchers answer approval requests.
+	AllowRemoteApproval bool
+	// OnRemoteAnswer, if set, is told when a watcher's answer counted, so
+	// the writer's screen can say so and close its approval prompt. It runs
+	// on the connection's goroutine.
+	OnRemoteAnswer func(req *soul.ApprovalRequest, a Answer)
+}
+
+// Publisher is the writer side of a session's live channel. Publish is safe
+// from any goroutine and never blocks on a watcher.
+type Publisher struct {
+	opts Options
+	path string
+	ln   *net.UnixListener
+
+	mu       sync.Mutex
+	hello    Hello
+	step     []soul.Event // the in-flight step since its StepBegin, deltas merged
+	pending  map[string]*soul.ApprovalRequest
+	watchers map[*peer]struct{}
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// peer is one connected watcher.
+type peer struct {
+	conn net.Conn
+	out  chan []byte
+	once sync.Once
+}
+
+func (w *peer) close() { w.once.Do(func() { w.conn.Close() }) }
+
+// Listen creates the session's socket (removing one left by a dead writer)
+// and starts accepting watchers. It fails if another live process already
+// listens for the session.
+func Listen(o Options) (*Publisher, error) {
+	path, err := SocketPath(o.Home, o.Hello.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureDir(o.Home); err != nil {
+		return nil, err
+	}
+	if err := removeStale(path); err != nil {
+		return nil, err
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("live: listen on %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("live: chmod %s: %w", path, err)
+	}
+	h := o.Hello
+	if h.PID == 0 {
+		h.PID = os.Getpid()
+	}
+	h.RemoteApproval = o.AllowRemoteApproval
+	h.Run.State = StateIdle
+	p := &Publisher{opts: o, path: path, ln: ln, hello: h, pending: map[string]*soul.ApprovalRequest{}, watchers: map[*peer]struct{}{}}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// removeStale removes a socket nobody accepts on (its writer died); a live
+// one means another process writes the session.
+func removeStale(path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	c, err := net.DialTimeout("unix", path, 300*time.Millisecond)
+	if err == nil {
+		c.Close()
+		return fmt.Errorf("live: %s: another process is already publishing this session", path)
+	}
+	if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		return fmt.Errorf("live: remove stale %s: %w", path, rerr)
+	}
+	return nil
+}
+
+// Path is the socket's path.
+func (p *Publisher) Path() string { return p.path }
+
+// SetTitle updates the title watchers and `rewind runs` see.
+func (p *Publisher) SetTitle(title string) {
+	p.mu.Lock()
+	p.hello.Title = title
+	p.mu.Unlock()
+}
+
+// Publish sends e to every watcher and keeps it for the replay of the step
+// in flight.
+func (p *Publisher) Publish(e soul.Event) {
+	line := encode(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.hello.Run.note(e, time.Now())
+	switch ev := e.(type) {
+	case soul.StepBegin:
+		p.step = p.step[:0]
+	case soul.RunEnd:
+		p.step = nil
+		clear(p.pending)
+	case *soul.ApprovalRequest:
+		p.pending[ev.ToolCallID] = ev
+	case soul.ToolResult:
+		delete(p.pending, ev.ID)
+	}
+	if _, end := e.(soul.RunEnd); !end {
+		p.step = appendMerged(p.step, e)
+	}
+	for w := range p.watchers {
+		p.sendLocked(w, line)
+	}
+}
+
+// appendMerged appends e, folding a text delta into the previous one of the
+// same kind, so a replay is short however long the step streamed.
+func appendMerged(step []soul.Event, e soul.Event) []soul.Event {
+	if n := len(step); n > 0 {
+		switch cur := e.(type) {
+		case soul.ContentPart:
+			if prev, ok := step[n-1].(soul.ContentPart); ok {
+				step[n-1] = soul.ContentPart{Text: prev.Text + cur.Text}
+				return step
+			}
+		case soul.ReasoningPart:
+			if prev, ok := step[n-1].(soul.ReasoningPart); ok {
+				step[n-1] = soul.ReasoningPart{Text: prev.Text + cur.Text}
+				return step
+			}
+		case soul.ToolOutput:
+			if prev, ok := step[n-1].(soul.ToolOutput); ok && prev.ID == cur.ID {
+				step[n-1] = soul.ToolOutput{ID: cur.ID, Text: prev.Text + cur.Text}
+				return step
+			}
+		case soul.StatusUpdate:
+			if _, ok := step[n-1].(soul.StatusUpdate); ok {
+				step[n-1] = cur
+				return step
+			}
+		}
+	}
+	return append(step, e)
+}
+
+// sendLocked queues line for w, dropping a watcher that fell too far behind.
+func (p *Publisher) sendLocked(w *peer, line []byte) {
+	select {
+	case w.out <- line:
+	default:
+		delete(p.watchers, w)
+		w.close()
+	}
+}
+
+// Close stops accepting, disconnects the watchers and removes the socket.
+func (p *Publisher) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	for w := range p.watchers {
+		w.close()
+	}
+	p.watchers = nil
+	p.mu.Unlock()
+	err := p.ln.Close()
+	p.wg.Wait()
+	return err
+}
+
+func (p *Publisher) accept() {
+	defer p.wg.Done()
+	for {
+		conn, err := p.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		p.join(conn)
+	}
+}
+
+// join sends the hello and the replay of the step in flight, then registers
+// the watcher for what follows: under one lock, so nothing is lost or sent
+// twice.
+func (p *Publisher) join(conn net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		conn.Close()
+		return
+	}
+	w := &peer{conn: conn, out: make(chan []byte, watcherQueue+len(p.step)+1)}
+	w.out <- encode(p.hello)
+	for _, e := range p.step {
+		w.out <- encode(e)
+	}
+	p.watchers[w] = struct{}{}
+	p.wg.Add(2)
+	go p.write(w)
+	go p.read(w)
+}
+
+// write sends w's queue, pinging when there is nothing to say.
+func (p *Publisher) write(w *peer) {
+	defer p.wg.Done()
+	defer p.drop(w)
+	ping := encode(Ping{})
+	bw := bufio.NewWriter(w.conn)
+	t := time.NewTimer(pingEvery)
+	defer t.Stop()
+	for {
+		var line []byte
+		select {
+		case line = <-w.out:
+		case <-t.C:
+			line = ping
+		}
+		w.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := bw.Write(line); err != nil {
+			return
+		}
+		// Write what else is queued in the same syscall.
+		for more := true; more; {
+			select {
+			case l := <-w.out:
+				if _, err := bw.Write(l); err != nil {
+					return
+				}
+			default:
+				more = false
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return
+		}
+		t.Reset(pingEvery)
+	}
+}
+
+// read takes a watcher's answers to approval requests.
+func (p *Publisher) read(w *peer) {
+	defer p.wg.Done()
+	defer p.drop(w)
+	sc := bufio.NewScanner(w.conn)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		e, err := decode(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		if a, ok := e.(Answer); ok {
+			res := p.answer(a)
+			p.mu.Lock()
+			if _, live := p.watchers[w]; live {
+				p.sendLocked(w, encode(res))
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *Publisher) drop(w *peer) {
+	p.mu.Lock()
+	delete(p.watchers, w)
+	p.mu.Unlock()
+	w.close()
+}
+
+// answer applies a watcher's answer when the writer allows it; the first
+// answer (the writer's or any watcher's) wins.
+func (p *Publisher) answer(a Answer) AnswerResult {
+	res := AnswerResult{ToolCallID: a.ToolCallID}
+	if !p.opts.AllowRemoteApproval {
+		res.Reason = "the writer does not take approvals from watchers (start it with --allow-remote-approval, or set allow_remote_approval = true)"
+		return res
+	}
+	p.mu.Lock()
+	req := p.pending[a.ToolCallID]
+	p.mu.Unlock()
+	if req == nil || !req.Answer(a.Decision, a.Feedback) {
+		res.Reason = "this approval was already answered"
+		return res
+	}
+	res.Accepted = true
+	p.AnnounceAnswer(a.ToolCallID, a.Decision, fmt.Sprintf("watcher pid %d", a.PID))
+	if p.opts.OnRemoteAnswer != nil {
+		p.opts.OnRemoteAnswer(req, a)
+	}
+	return res
+}
+
+// AnnounceAnswer tells the watchers a pending approval was answered (the
+// writer calls it for answers given on its own screen).
+func (p *Publisher) AnnounceAnswer(toolCallID string, d soul.ApprovalDecision, by string) {
+	p.mu.Lock()
+	delete(p.pending, toolCallID)
+	p.mu.Unlock()
+	p.Publish(Answered{ToolCallID: toolCallID, Decision: d, By: by})
+}
+
+// isRefused reports a dial error meaning nobody listens on the socket.
+func isRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOENT)
+}

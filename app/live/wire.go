@@ -1,0 +1,95 @@
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// Hello is the first message a watcher reads: who writes the session and
+// what its run is doing now. `rewind runs` reads only this.
+type Hello struct {
+	SessionID      string `json:"session_id"`
+	PID            int    `json:"pid"`
+	Title          string `json:"title"`
+	WorkDir        string `json:"work_dir"`
+	Model          string `json:"model"`
+	RemoteApproval bool   `json:"remote_approval"` // the writer takes approval answers from watchers
+	Run            Run    `json:"run"`
+}
+
+// Ping keeps an idle connection alive: a watcher that hears nothing for
+// readTimeout takes the writer for gone.
+type Ping struct{}
+
+// Answer is a watcher's answer to a pending approval request.
+type Answer struct {
+	ToolCallID string                `json:"tool_call_id"`
+	Decision   soul.ApprovalDecision `json:"decision"`
+	Feedback   string                `json:"feedback,omitempty"`
+	PID        int                   `json:"pid"` // the watcher's, shown by the writer
+}
+
+// AnswerResult tells the watcher that sent an Answer whether it counted.
+type AnswerResult struct {
+	ToolCallID string `json:"tool_call_id"`
+	Accepted   bool   `json:"accepted"`
+	Reason     string `json:"reason,omitempty"` // why not
+}
+
+// Answered tells every watcher that a pending approval got its answer (from
+// the writer's screen or a watcher), so they stop offering it.
+type Answered struct {
+	ToolCallID string                `json:"tool_call_id"`
+	Decision   soul.ApprovalDecision `json:"decision"`
+	By         string                `json:"by"` // "the writer" or "watcher pid N"
+}
+
+func (Hello) EventType() string        { return "live.Hello" }
+func (Ping) EventType() string         { return "live.Ping" }
+func (Answer) EventType() string       { return "live.Answer" }
+func (AnswerResult) EventType() string { return "live.AnswerResult" }
+func (Answered) EventType() string     { return "live.Answered" }
+
+// encode is one wire line (with its newline).
+func encode(e soul.Event) []byte {
+	b, err := soul.MarshalEvent(e)
+	if err != nil {
+		b, _ = soul.MarshalEvent(soul.Error{Message: "cannot encode " + e.EventType() + " event: " + err.Error()})
+	}
+	return append(b, '\n')
+}
+
+// decode reads one wire line: a control message of this package or a soul
+// event.
+func decode(line []byte) (soul.Event, error) {
+	var w struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		return nil, fmt.Errorf("live: decode: %w", err)
+	}
+	switch w.Type {
+	case "live.Hello":
+		return decodeAs[Hello](w.Payload)
+	case "live.Ping":
+		return Ping{}, nil
+	case "live.Answer":
+		return decodeAs[Answer](w.Payload)
+	case "live.AnswerResult":
+		return decodeAs[AnswerResult](w.Payload)
+	case "live.Answered":
+		return decodeAs[Answered](w.Payload)
+	}
+	return soul.UnmarshalEvent(line)
+}
+
+func decodeAs[T soul.Event](payload []byte) (soul.Event, error) {
+	var v T
+	if err := json.Unmarshal(payload, &v); err != nil {
+		return nil, fmt.Errorf("live: decode %s: %w", v.EventType(), err)
+	}
+	return v, nil
+}
