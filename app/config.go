@@ -32,6 +32,7 @@ const (
 	DefaultTheme             = "dark"
 	DefaultFileSizeCap       = 5 << 20 // filecp.DefaultMaxFileSize
 	DefaultModelCallTimeout  = 10 * time.Minute
+	DefaultNotify            = "bell"
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -59,6 +60,12 @@ type Config struct {
 	// ModelCallTimeout bounds one model call, retries included, besides the
 	// stream's idle timer.
 	ModelCallTimeout time.Duration
+	// AllowRemoteApproval lets watchers of this process's session answer
+	// its approval requests (same user only: the socket is 0600).
+	AllowRemoteApproval bool
+	// Notify is how finished, failed and waiting runs are announced:
+	// "bell", "osc" (OSC 9 and OSC 777 desktop notifications) or "off".
+	Notify string
 	// ShellEnv is the environment policy of Shell commands (and MCP
 	// servers); the API key and its variables are dropped whatever it says.
 	ShellEnv shellenv.Policy
@@ -107,24 +114,28 @@ type Overrides struct {
 	ReservedTokens *int
 	// MCPConfigFiles are the --mcp-config-file flags, in order.
 	MCPConfigFiles []string
+	// AllowRemoteApproval is --allow-remote-approval.
+	AllowRemoteApproval *bool
 }
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".
 type fileConfig struct {
-	BaseURL           *string                   `toml:"base_url" yaml:"base_url"`
-	Model             *string                   `toml:"model" yaml:"model"`
-	APIKey            *string                   `toml:"api_key" yaml:"api_key"`
-	Stream            *bool                     `toml:"stream" yaml:"stream"`
-	MaxContextSize    *int                      `toml:"max_context_size" yaml:"max_context_size"`
-	ReservedTokens    *int                      `toml:"reserved_tokens" yaml:"reserved_tokens"`
-	MaxStepsPerRun    *int                      `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
-	MaxRetriesPerStep *int                      `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
-	Theme             *string                   `toml:"theme" yaml:"theme"`
-	DMailRevertsFiles *bool                     `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
-	FileSizeCap       *int64                    `toml:"file_size_cap" yaml:"file_size_cap"`
-	ShellEnv          *shellEnvConfig           `toml:"shell_env" yaml:"shell_env"`
-	ModelCallTimeout  *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
-	Providers         map[string]providerConfig `toml:"providers" yaml:"providers"`
+	BaseURL             *string                   `toml:"base_url" yaml:"base_url"`
+	Model               *string                   `toml:"model" yaml:"model"`
+	APIKey              *string                   `toml:"api_key" yaml:"api_key"`
+	Stream              *bool                     `toml:"stream" yaml:"stream"`
+	MaxContextSize      *int                      `toml:"max_context_size" yaml:"max_context_size"`
+	ReservedTokens      *int                      `toml:"reserved_tokens" yaml:"reserved_tokens"`
+	MaxStepsPerRun      *int                      `toml:"max_steps_per_run" yaml:"max_steps_per_run"`
+	MaxRetriesPerStep   *int                      `toml:"max_retries_per_step" yaml:"max_retries_per_step"`
+	Theme               *string                   `toml:"theme" yaml:"theme"`
+	DMailRevertsFiles   *bool                     `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
+	FileSizeCap         *int64                    `toml:"file_size_cap" yaml:"file_size_cap"`
+	ShellEnv            *shellEnvConfig           `toml:"shell_env" yaml:"shell_env"`
+	ModelCallTimeout    *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
+	AllowRemoteApproval *bool                     `toml:"allow_remote_approval" yaml:"allow_remote_approval"`
+	Notify              *string                   `toml:"notify" yaml:"notify"`
+	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
 }
 
 // providerConfig is one [providers.NAME] table: another OpenAI-compatible
@@ -206,6 +217,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		Theme:             DefaultTheme,
 		FileSizeCap:       DefaultFileSizeCap,
 		ModelCallTimeout:  DefaultModelCallTimeout,
+		Notify:            DefaultNotify,
 	}
 
 	fc, file, err := readConfigFile(home)
@@ -217,6 +229,10 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	setStr(&c.Model, fc.Model)
 	setStr(&c.APIKey, fc.APIKey)
 	setStr(&c.Theme, fc.Theme)
+	setStr(&c.Notify, fc.Notify)
+	if fc.AllowRemoteApproval != nil {
+		c.AllowRemoteApproval = *fc.AllowRemoteApproval
+	}
 	if fc.Stream != nil {
 		c.Stream = *fc.Stream
 	}
@@ -267,6 +283,9 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	}
 	if o.Yolo != nil {
 		c.Yolo = *o.Yolo
+	}
+	if o.AllowRemoteApproval != nil && *o.AllowRemoteApproval {
+		c.AllowRemoteApproval = true
 	}
 
 	wd := ""
@@ -333,6 +352,8 @@ func (c Config) validate() error {
 		where = c.File
 	}
 	switch {
+	case c.Notify != "bell" && c.Notify != "osc" && c.Notify != "off":
+		return userErrorf(nil, "notify must be \"bell\", \"osc\" or \"off\", got %q (check %s)", c.Notify, where)
 	case c.MaxContextSize <= 0:
 		return userErrorf(nil, "max_context_size must be positive, got %d (check %s or --max-context-size)", c.MaxContextSize, where)
 	case c.ReservedTokens < 0:

@@ -57,6 +57,8 @@ max_retries_per_step = 5
 theme = "light"
 dmail_reverts_files = true
 file_size_cap = 2048
+allow_remote_approval = true
+notify = "osc"
 `
 	cases := []struct {
 		name  string
@@ -68,21 +70,21 @@ file_size_cap = 2048
 			name: "file only",
 			want: Config{BaseURL: "http://file/v1", Model: "file-model", APIKey: "file-key", Stream: false,
 				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
-				DMailRevertsFiles: true, FileSizeCap: 2048},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc"},
 		},
 		{
 			name: "env beats file",
 			env:  map[string]string{"OPENAI_API_KEY": "env-key", "OPENAI_BASE_URL": "http://env/v1", "REWIND_MODEL": "env-model"},
 			want: Config{BaseURL: "http://env/v1", Model: "env-model", APIKey: "env-key", Stream: false,
 				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
-				DMailRevertsFiles: true, FileSizeCap: 2048},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc"},
 		},
 		{
 			name: "kimi env names are accepted",
 			env:  map[string]string{"KIMI_API_KEY": "kimi-key", "KIMI_BASE_URL": "http://kimi/v1", "KIMI_MODEL_NAME": "kimi-model"},
 			want: Config{BaseURL: "http://kimi/v1", Model: "kimi-model", APIKey: "kimi-key", Stream: false,
 				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
-				DMailRevertsFiles: true, FileSizeCap: 2048},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc"},
 		},
 		{
 			name: "openai env names win over kimi ones",
@@ -90,7 +92,7 @@ file_size_cap = 2048
 				"KIMI_MODEL_NAME": "kimi-model", "REWIND_MODEL": "rewind-model"},
 			want: Config{BaseURL: "http://file/v1", Model: "rewind-model", APIKey: "openai-key", Stream: false,
 				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
-				DMailRevertsFiles: true, FileSizeCap: 2048},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc"},
 		},
 		{
 			name: "flags beat env and file",
@@ -99,7 +101,7 @@ file_size_cap = 2048
 				MaxSteps: ptr(3), MaxContextSize: ptr(5000), ReservedTokens: ptr(100), NoStream: ptr(true), Yolo: ptr(true)},
 			want: Config{BaseURL: "http://flag/v1", Model: "flag-model", APIKey: "file-key", Stream: false,
 				MaxContextSize: 5000, ReservedTokens: 100, MaxStepsPerRun: 3, MaxRetriesPerStep: 5, Theme: "high-contrast",
-				DMailRevertsFiles: true, FileSizeCap: 2048, Yolo: true},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc", Yolo: true},
 		},
 	}
 	for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -94,6 +95,14 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 
 	out := newPrintSink(rt, o.Output == "jsonl")
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
+	pub, perr := live.Listen(live.Options{Home: cfg.Home, AllowRemoteApproval: cfg.AllowRemoteApproval,
+		Hello: live.Hello{SessionID: sess.ID, Title: sess.Title, WorkDir: workDir, Model: cfg.Model}})
+	if perr != nil {
+		out.note("watching this run live is off: " + perr.Error())
+	} else {
+		defer pub.Close()
+		out.live = pub
+	}
 
 	set, stopMCP := rt.printMCP(ctx, cfg, workDir)
 	defer stopMCP()
@@ -171,7 +180,8 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions)
 type printSink struct {
 	rt    *Runtime
 	jsonl bool
-	notes bool // stderr is a terminal: progress notes are shown there
+	notes bool            // stderr is a terminal: progress notes are shown there
+	live  *live.Publisher // watchers of this run (nil: none possible)
 
 	mu       sync.Mutex
 	answer   strings.Builder // ContentParts of the current step
@@ -185,7 +195,16 @@ func newPrintSink(rt *Runtime, jsonl bool) *printSink {
 }
 
 func (p *printSink) sink(e soul.Event) {
+	if p.live != nil {
+		p.live.Publish(e)
+	}
 	if req, ok := e.(*soul.ApprovalRequest); ok {
+		if p.live != nil && p.live.RemoteApproval() {
+			// A watcher answers (rewind watch); Ctrl-C gives up.
+			p.emit(e)
+			p.note(fmt.Sprintf("waiting for a watcher to approve %s (rewind watch %s)", req.Tool, p.live.SessionID()))
+			return
+		}
 		// Nobody can answer: reject, and say how to allow it next time.
 		p.emit(e)
 		p.mu.Lock()
@@ -222,6 +241,13 @@ func (p *printSink) emit(e soul.Event) {
 	}
 	if note := noteFor(e); note != "" && p.notes {
 		fmt.Fprintln(p.rt.Stderr, "rewind: "+note)
+	}
+}
+
+// note writes a progress note on stderr when it is a terminal.
+func (p *printSink) note(text string) {
+	if p.notes {
+		fmt.Fprintln(p.rt.Stderr, "rewind: "+text)
 	}
 }
 

@@ -345,3 +345,9 @@ func (p *Publisher) AnnounceAnswer(toolCallID string, d soul.ApprovalDecision, b
 func isRefused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOENT)
 }
+
+// RemoteApproval reports whether watchers may answer approval requests.
+func (p *Publisher) RemoteApproval() bool { return p.opts.AllowRemoteApproval }
+
+// SessionID is the session published.
+func (p *Publisher) SessionID() string { return p.opts.Hello.SessionID }

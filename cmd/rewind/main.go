@@ -51,7 +51,7 @@ type cli struct {
 
 	// common flags
 	home, workDir, model, baseURL, theme     string
-	yolo, noStream                           bool
+	yolo, noStream, allowRemote              bool
 	maxSteps, maxContextSize, reservedTokens int
 	mcpConfigFiles                           []string
 }
@@ -69,17 +69,18 @@ func (c *cli) action(body func(ctx context.Context, cmd *cobra.Command, args []s
 func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 	f := cmd.Flags()
 	return app.Overrides{
-		Home:           given(f, "home", &c.home),
-		WorkDir:        given(f, "work-dir", &c.workDir),
-		Model:          given(f, "model", &c.model),
-		BaseURL:        given(f, "base-url", &c.baseURL),
-		Theme:          given(f, "theme", &c.theme),
-		Yolo:           given(f, "yolo", &c.yolo),
-		NoStream:       given(f, "no-stream", &c.noStream),
-		MaxSteps:       given(f, "max-steps", &c.maxSteps),
-		MaxContextSize: given(f, "max-context-size", &c.maxContextSize),
-		ReservedTokens: given(f, "reserved-tokens", &c.reservedTokens),
-		MCPConfigFiles: c.mcpConfigFiles,
+		Home:                given(f, "home", &c.home),
+		WorkDir:             given(f, "work-dir", &c.workDir),
+		Model:               given(f, "model", &c.model),
+		BaseURL:             given(f, "base-url", &c.baseURL),
+		Theme:               given(f, "theme", &c.theme),
+		Yolo:                given(f, "yolo", &c.yolo),
+		NoStream:            given(f, "no-stream", &c.noStream),
+		MaxSteps:            given(f, "max-steps", &c.maxSteps),
+		MaxContextSize:      given(f, "max-context-size", &c.maxContextSize),
+		ReservedTokens:      given(f, "reserved-tokens", &c.reservedTokens),
+		MCPConfigFiles:      c.mcpConfigFiles,
+		AllowRemoteApproval: given(f, "allow-remote-approval", &c.allowRemote),
 	}
 }
 
@@ -183,6 +184,7 @@ func (c *cli) modelFlags(cmd *cobra.Command) {
 func (c *cli) agentFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
+	f.BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of this run (rewind watch, same user) answer its approval requests")
 	f.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
 }
 
