@@ -71,6 +71,8 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			client, choice, err := rt.SwitchModel(cfg, name)
 			return client, choice.String(), err
 		},
+		AllowRemoteApproval: cfg.AllowRemoteApproval,
+		Notify:              cfg.Notify,
 	}
 	switch opts.Mode {
 	case TUIDemo:

@@ -95,6 +95,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
 	case soul.RunEnd:
 		c.statusM.RunningTool = ""
+		c.onUIRunEnded(ev)
 		c.refreshStatus()
 	case evReload:
 		c.onUIReload(ev)
@@ -194,23 +195,23 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 		return
 	}
 	c.curApp = req
-	c.approval.SetRequest(views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
-		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes})
+	c.notify(notifyApproval, req.Tool+": "+req.Description)
+	c.approval.SetRequest(approvalView(req))
 	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
 		if c.curApp != req {
 			return
 		}
 		switch d {
 		case views.ApproveOnce:
-			req.Respond(soul.ApproveOnce, "")
+			c.answerApproval(req, soul.ApproveOnce, "")
 		case views.ApproveForSession:
-			req.Respond(soul.ApproveForSession, "")
+			c.answerApproval(req, soul.ApproveForSession, "")
 			c.setMessage("approved "+scopeText(req)+" for the rest of this session (/approvals lists and revokes them)", false)
 		case views.Reject:
 			if feedback != "" {
-				req.Respond(soul.RejectWithFeedback, feedback)
+				c.answerApproval(req, soul.RejectWithFeedback, feedback)
 			} else {
-				req.Respond(soul.Reject, "")
+				c.answerApproval(req, soul.Reject, "")
 			}
 		}
 		c.curApp = nil
@@ -223,6 +224,12 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 	})
 	c.pages.push(Page{Name: "approval", Primitive: c.approval})
 	c.approvalShown = c.now()
+}
+
+// approvalView is the modal's model of a request.
+func approvalView(req *soul.ApprovalRequest) views.ApprovalRequest {
+	return views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
+		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes}
 }
 
 // answerPendingApprovals closes the approval modal after an interrupt (the

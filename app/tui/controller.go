@@ -11,6 +11,7 @@ import (
 
 	"github.com/rivo/tview"
 
+	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/tools"
@@ -94,13 +95,15 @@ type Controller struct {
 	branches branchCache
 
 	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go,
-	// toolpane.go, copy.go.
-	tt  *timeTravel
-	br  *browser
-	fw  follow
-	mcp *mcpController
-	tp  toolPane
-	cb  clipboard
+	// toolpane.go, copy.go, watch.go, notify.go.
+	tt    *timeTravel
+	br    *browser
+	fw    follow
+	mcp   *mcpController
+	tp    toolPane
+	cb    clipboard
+	wl    watchLive
+	notes []string // notifications written after the next draw
 }
 
 // openSession is one session opened in the workspace.
@@ -109,6 +112,7 @@ type openSession struct {
 	instructions []instructions.File // the AGENTS.md files its soul follows
 	soul         *soul.Soul          // nil when read-only
 	lease        *store.Lease        // nil when read-only
+	pub          *live.Publisher     // nil when read-only (or publishing failed)
 }
 
 // cur is the open session or nil (any goroutine).
@@ -313,11 +317,16 @@ func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, e
 
 // loadSessionView reads a session's current view and generations.
 func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
-	db := c.db
-	v, err := db.View(ctx, id)
+	v, err := c.db.View(ctx, id)
 	if err != nil {
 		return evReload{}, err
 	}
+	return c.reloadOf(ctx, id, v, keepConv)
+}
+
+// reloadOf is loadSessionView for a view already read.
+func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error) {
+	db := c.db
 	gens, err := db.Generations(ctx, id)
 	if err != nil {
 		return evReload{}, err
@@ -349,6 +358,8 @@ func (c *Controller) refreshStatus() {
 	s := c.statusM
 	if c.busy != "" && !c.runStart.IsZero() {
 		s.Elapsed = time.Since(c.runStart)
+	} else if !c.wl.started.IsZero() {
+		s.Elapsed = time.Since(c.wl.started) // a watched writer's run
 	}
 	if o := c.cur(); o != nil && s.SessionTitle == "" {
 		s.SessionTitle = o.sess.Title

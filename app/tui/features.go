@@ -13,4 +13,6 @@ func (c *Controller) initFeatures() {
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()
 	c.initSessionCommands()
+	c.initWatchLive()
+	c.initNotify()
 }

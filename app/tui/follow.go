@@ -90,7 +90,9 @@ func (c *Controller) onWorkerFollowWriter() {
 	for {
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
 			pid, alive, err := c.db.LiveLease(c.ctx, o.sess.ID)
-			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && (ver != lastVer || o.sess.ID != lastID) {
+			// With the live channel up (watch.go) the run state comes from
+			// the writer's events: no view to read here.
+			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && !c.wl.connected.Load() && (ver != lastVer || o.sess.ID != lastID) {
 				if v, err := c.db.View(c.ctx, o.sess.ID); err == nil {
 					rs, lastVer, lastID = runOf(v), ver, o.sess.ID
 				}
@@ -128,8 +130,15 @@ func (c *Controller) onUIWatchStatus(id, label string, running bool, rs runState
 	if o == nil || o.sess.ID != id || o.soul != nil {
 		return
 	}
+	if c.wl.connected.Load() {
+		label = c.fw.label // the live channel's: it knows better
+	}
 	c.fw.watching, c.fw.label = true, label
 	c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
+	if c.wl.connected.Load() {
+		c.refreshStatus()
+		return
+	}
 	c.statusM.Elapsed, c.statusM.Step = 0, 0
 	if running {
 		c.statusM.Elapsed = time.Since(rs.started)

@@ -75,6 +75,12 @@ type Options struct {
 	// ConfigFile is the config file's path, shown by /status and the setup
 	// screen.
 	ConfigFile string
+	// AllowRemoteApproval lets watchers of the session this workspace
+	// writes answer its approval requests (the live channel, app/live).
+	AllowRemoteApproval bool
+	// Notify announces runs that finish, fail or wait for approval: "bell",
+	// "osc" (OSC 9 + OSC 777) or "off" ("" = "bell").
+	Notify string
 
 	// ReadOnly opens the session without writing (watch); implied by ModeWatch.
 	ReadOnly bool

@@ -49,7 +49,9 @@ func (c *Controller) startPollers() {
 				last, lastID = v, o.sess.ID
 				// A writer's own conversation is live from its events; a
 				// watcher (no soul) follows the other process's writes.
-				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil)
+				// Mid-run, a watcher's conversation follows the writer's
+				// live channel (watch.go), which reloads at step boundaries.
+				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil || c.wl.inRun.Load())
 				if err == nil {
 					c.post(ev)
 				}

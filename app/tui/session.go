@@ -87,8 +87,10 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			return attachment{}, fmt.Errorf("lease session %s: %w", sess.ID, err)
 		default:
 			cfg, note := c.soulConfig(cfg, sess)
-			a.o.lease, a.note, a.o.instructions = lease, note, cfg.Instructions
-			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, workDirOf(sess, c.opts.WorkDir), c.onWorkerSink)
+			dir := workDirOf(sess, c.opts.WorkDir)
+			pub, pnote := c.onWorkerPublish(sess, dir)
+			a.o.lease, a.o.pub, a.note, a.o.instructions = lease, pub, joinNotes(note, pnote), cfg.Instructions
+			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, dir, c.publishingSink(pub))
 		}
 	}
 	a.readOnly = readOnly
@@ -100,7 +102,10 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 // worker.
 func (c *Controller) onUIInstall(a attachment) {
 	if old := c.open.Swap(a.o); old != nil && old.lease != nil {
-		c.onWorker(func() { _ = old.lease.Release(context.WithoutCancel(c.ctx)) })
+		c.onWorker(func() {
+			closePublisher(old)
+			_ = old.lease.Release(context.WithoutCancel(c.ctx))
+		})
 	}
 	sess := a.o.sess
 	c.watchPID = a.watchPID
@@ -144,6 +149,17 @@ func (c *Controller) onUILeaseLost(o *openSession, err error) {
 	c.refreshStatus()
 }
 
+// joinNotes joins status-bar notes, skipping empty ones.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " · " + b
+}
+
 // workDirOf is the directory the agent works in for sess.
 func workDirOf(sess store.Session, fallback string) string {
 	if sess.WorkDir != "" {
@@ -158,6 +174,7 @@ func (c *Controller) releaseLease() {
 	if o == nil || o.lease == nil {
 		return
 	}
+	closePublisher(o)
 	_ = o.lease.Release(context.Background())
 }
 

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// Notifications: a run this workspace writes or watches finished, failed or
+// waits for approval. Options.Notify picks the terminal bell (default),
+// OSC 9 + OSC 777 desktop notifications, or nothing. They are written
+// after a draw, on the UI goroutine, so they never land inside tcell's
+// output.
+
+type notifyKind int
+
+const (
+	notifyFinished notifyKind = iota
+	notifyFailed
+	notifyApproval
+)
+
+func (k notifyKind) String() string {
+	switch k {
+	case notifyFinished:
+		return "run finished"
+	case notifyFailed:
+		return "run failed"
+	}
+	return "waiting for approval"
+}
+
+// initNotify installs the writer of queued notifications (New).
+func (c *Controller) initNotify() {
+	c.app.SetAfterDrawFunc(c.onUIAfterDraw)
+}
+
+// notify queues a notification for the next draw (UI).
+func (c *Controller) notify(kind notifyKind, detail string) {
+	if c.opts.Notify == "off" {
+		return
+	}
+	c.notes = append(c.notes, kind.String()+": "+detail)
+}
+
+// onUIRunEnded announces the end of a run (UI).
+func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
+	switch ev.Reason {
+	case "done":
+		c.notify(notifyFinished, c.statusM.SessionTitle)
+	case "interrupted":
+	default:
+		c.notify(notifyFailed, ev.Reason+" · "+c.statusM.SessionTitle)
+	}
+}
+
+// onUIAfterDraw writes the queued notifications (tview's after-draw hook).
+func (c *Controller) onUIAfterDraw(s tcell.Screen) {
+	if len(c.notes) == 0 {
+		return
+	}
+	notes := c.notes
+	c.notes = nil
+	if c.opts.Notify != "osc" {
+		s.Beep()
+		return
+	}
+	tty, ok := s.Tty()
+	if !ok {
+		s.Beep()
+		return
+	}
+	for _, n := range notes {
+		tty.Write(oscNotification(n))
+	}
+}
+
+// oscNotification is a desktop notification as OSC 9 (iTerm2, WezTerm,
+// Windows Terminal, kitty) followed by OSC 777 (rxvt, foot, Ghostty…);
+// terminals ignore the one they do not know. Control characters are
+// dropped so the text cannot end the sequence early.
+func oscNotification(text string) []byte {
+	text = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, text)
+	if len(text) > 200 {
+		text = text[:200]
+	}
+	return []byte("\x1b]9;rewind: " + text + "\x07\x1b]777;notify;rewind;" + text + "\x07")
+}

@@ -1,0 +1,296 @@
+package tui
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// Watching live: when the open session is written by another process
+// (rewind watch, or a session whose lease is held elsewhere), this feature
+// connects to the writer's live channel (app/live) and feeds its soul
+// events through the same pipeline as the workspace's own Soul, so the
+// watcher shows what the writer shows as it happens: streaming text, folded
+// thinking, live tool output and the same status numbers.
+//
+// The database stays the truth: at every step boundary (StepBegin, RunEnd)
+// the committed view is read from SQLite and the live events only add the
+// step in flight. A step the database already holds when its StepBegin is
+// read (a watcher behind, or one that connected just as it committed) is
+// not shown twice. When the writer goes away, the committed view is
+// reloaded and the watcher says so; it reconnects if a writer comes back.
+// Without a writer the version poll (poll.go, follow.go) is all there is.
+
+// liveRetry is how often a watcher looks for the writer's socket, and how
+// soon it notices the open session changed.
+const liveRetry = 500 * time.Millisecond
+
+// watchLive is the watcher's live-channel state.
+type watchLive struct {
+	connected atomic.Bool // (any) the writer's events feed the conversation
+	inRun     atomic.Bool // (any) the writer is mid-run: polls keep the conversation
+
+	pid     int        // (UI) the writer's pid while connected
+	started time.Time  // (UI) when the writer's run started; zero while idle
+	remote  bool       // (UI) the writer takes approval answers from watchers
+	conn    *live.Conn // (UI) for answers
+	asking  string     // (UI) tool call id of the approval this watcher shows
+}
+
+// initWatchLive starts the loop that follows writers (New).
+func (c *Controller) initWatchLive() {
+	if c.opts.Home == "" {
+		return
+	}
+	c.onWorker(c.onWorkerWatchLive)
+}
+
+// onWorkerWatchLive connects to the writer of the open session whenever
+// there is one and this workspace does not write it.
+func (c *Controller) onWorkerWatchLive() {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
+			if conn, err := live.Dial(c.ctx, c.opts.Home, o.sess.ID); err == nil {
+				c.onWorkerFollowLive(o, conn)
+			}
+		}
+		t.Reset(liveRetry)
+	}
+}
+
+// onWorkerFollowLive applies the writer's events until it goes away, the
+// open session changes or the workspace quits.
+func (c *Controller) onWorkerFollowLive(o *openSession, conn *live.Conn) {
+	defer conn.Close()
+	h := conn.Hello
+	c.wl.inRun.Store(!h.Run.Started.IsZero())
+	c.wl.connected.Store(true)
+	c.onUIThreadAsync(func() { c.onUILiveConnected(o, conn, h) })
+	check := time.NewTicker(liveRetry)
+	defer check.Stop()
+	skip := false
+	for open := true; open; {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-check.C:
+			if c.cur() != o {
+				conn.Close()
+			}
+		case e, ok := <-conn.Events():
+			if !ok {
+				open = false
+				break
+			}
+			skip = c.onWorkerLiveEvent(o, e, skip)
+		}
+	}
+	c.wl.connected.Store(false)
+	c.wl.inRun.Store(false)
+	if c.cur() != o || c.ctx.Err() != nil {
+		return
+	}
+	// The writer is gone: what it committed is all there is.
+	if ev, err := c.loadSessionView(c.ctx, o.sess.ID, false); err == nil {
+		c.post(ev)
+	}
+	c.onUIThreadAsync(func() { c.onUILiveGone(o, h.PID) })
+}
+
+// onWorkerLiveEvent applies one event of the writer. skip says the step in
+// flight is already committed (shown from the database); it returns the
+// new skip.
+func (c *Controller) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) bool {
+	switch ev := e.(type) {
+	case soul.StepBegin:
+		c.wl.inRun.Store(true)
+		skip = c.onWorkerShowCommitted(o, ev.Checkpoint)
+		c.onUIThreadAsync(c.onUILiveRunStarted)
+		if !skip {
+			c.post(ev)
+		}
+		return skip
+	case soul.RunEnd:
+		c.wl.inRun.Store(false)
+		c.onWorkerShowCommitted(o, -1)
+		c.post(ev)
+		c.onUIThreadAsync(c.onUILiveRunEnded)
+		return false
+	case *soul.ApprovalRequest:
+		if !skip {
+			c.onUIThreadAsync(func() { c.onUILiveApproval(ev) })
+		}
+		return skip
+	case live.Answered:
+		c.onUIThreadAsync(func() { c.onUILiveAnswered(ev) })
+		return skip
+	case live.AnswerResult:
+		c.onUIThreadAsync(func() { c.onUILiveAnswerResult(ev) })
+		return skip
+	case soul.CompactionBegin:
+		c.wl.inRun.Store(true)
+		c.onUIThreadAsync(c.onUILiveRunStarted)
+	case soul.StatusUpdate, soul.CompactionEnd, soul.Backtrack:
+		// Numbers and generation changes are never stale.
+	default:
+		if skip {
+			return true
+		}
+	}
+	c.onWorkerSink(e) // as for this workspace's own Soul (reloads after a backtrack or compaction)
+	return skip
+}
+
+// onWorkerShowCommitted replaces the conversation with the committed view
+// and reports whether the step that began at checkpoint cp is already in
+// it (cp < 0: no step).
+func (c *Controller) onWorkerShowCommitted(o *openSession, cp int) bool {
+	v, err := c.db.View(c.ctx, o.sess.ID)
+	if err != nil {
+		c.post(evNote{text: "cannot read the session: " + err.Error(), isErr: true})
+		return false
+	}
+	if ev, err := c.reloadOf(c.ctx, o.sess.ID, v, false); err == nil {
+		c.post(ev)
+	}
+	return cp >= 0 && stepCommitted(v, cp)
+}
+
+// stepCommitted reports whether the step that began at checkpoint cp is in
+// v: an assistant message follows the checkpoint (or the checkpoint is not
+// in the view at all, so the step cannot be placed).
+func stepCommitted(v store.View, cp int) bool {
+	at := -1
+	for i := len(v.Records) - 1; i >= 0; i-- {
+		if r := v.Records[i]; r.Kind == store.KindCheckpoint && r.CheckpointID == cp {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return true
+	}
+	for _, r := range v.Records[at+1:] {
+		if r.Kind == store.KindMessage && r.Role == "assistant" {
+			return true
+		}
+	}
+	return false
+}
+
+// onUILiveConnected shows the writer's numbers at once.
+func (c *Controller) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hello) {
+	if c.cur() != o {
+		return
+	}
+	c.wl.pid, c.wl.started, c.wl.remote, c.wl.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
+	if h.Run.MaxContext > 0 {
+		c.statusM.Step, c.statusM.Tokens = h.Run.Step, h.Run.Tokens
+		c.statusM.MaxContext, c.statusM.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
+	}
+	if h.Model != "" {
+		c.statusM.Model = h.Model
+	}
+	c.fw.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
+	c.setMessage(fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label()), false)
+	c.refreshStatus()
+}
+
+// onUILiveRunStarted starts the elapsed clock at the writer's first step.
+func (c *Controller) onUILiveRunStarted() {
+	if c.wl.started.IsZero() {
+		c.wl.started = time.Now()
+	}
+}
+
+// onUILiveRunEnded stops the clock and closes an approval the run dropped.
+func (c *Controller) onUILiveRunEnded() {
+	c.wl.started = time.Time{}
+	c.closeRemoteApproval()
+	c.refreshStatus()
+}
+
+// onUILiveGone says the writer left and what is shown now.
+func (c *Controller) onUILiveGone(o *openSession, pid int) {
+	c.wl.conn, c.wl.started = nil, time.Time{}
+	c.closeRemoteApproval()
+	if c.cur() != o {
+		return
+	}
+	c.fw.label = "WATCH · writer gone"
+	c.statusM.RunningTool = ""
+	c.setMessage(fmt.Sprintf("the writer (pid %d) is gone: showing what it committed, from the database", pid), true)
+	c.refreshStatus()
+}
+
+// onUILiveApproval shows the writer's approval request: answerable when
+// the writer allows it, else as a note saying where to answer.
+func (c *Controller) onUILiveApproval(req *soul.ApprovalRequest) {
+	c.notify(notifyApproval, req.Tool+": "+req.Description)
+	if !c.wl.remote || c.wl.conn == nil {
+		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
+			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
+		c.setMessage("the writer waits for approval of "+req.Tool, false)
+		return
+	}
+	c.closeRemoteApproval()
+	conn, id := c.wl.conn, req.ToolCallID
+	c.wl.asking = id
+	c.approval.SetRequest(approvalView(req))
+	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
+		if c.wl.asking != id {
+			return
+		}
+		c.closeRemoteApproval()
+		sd := soul.Reject
+		switch {
+		case d == views.ApproveOnce:
+			sd = soul.ApproveOnce
+		case d == views.ApproveForSession:
+			sd = soul.ApproveForSession
+		case feedback != "":
+			sd = soul.RejectWithFeedback
+		}
+		c.onWorker(func() {
+			if err := conn.Answer(id, sd, feedback); err != nil {
+				c.post(evNote{text: "the answer did not reach the writer: " + err.Error(), isErr: true})
+			}
+		})
+	})
+	c.pages.push(Page{Name: "approval", Primitive: c.approval})
+	c.approvalShown = c.now()
+}
+
+// closeRemoteApproval closes the approval prompt of a watched run.
+func (c *Controller) closeRemoteApproval() {
+	if c.wl.asking == "" {
+		return
+	}
+	c.wl.asking = ""
+	c.pages.pop("approval")
+}
+
+func (c *Controller) onUILiveAnswered(a live.Answered) {
+	if c.wl.asking == a.ToolCallID {
+		c.closeRemoteApproval()
+	}
+	c.setMessage(fmt.Sprintf("approval %s by %s", decisionText(a.Decision), a.By), false)
+}
+
+func (c *Controller) onUILiveAnswerResult(r live.AnswerResult) {
+	if !r.Accepted {
+		c.setMessage("your answer did not count: "+r.Reason, true)
+	}
+}

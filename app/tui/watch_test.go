@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// liveWriter is another rewind writing a session: lease, Soul and live
+// channel, in this process (the watcher only sees the socket and the
+// database, as across processes).
+type liveWriter struct {
+	pub   *live.Publisher
+	soul  *soul.Soul
+	lease *store.Lease
+	done  chan error
+	stop  context.CancelFunc
+}
+
+func startLiveWriter(t *testing.T, db *store.DB, home, id, work string, allowRemote bool, prompt string, replies ...llmtest.Reply) *liveWriter {
+	t.Helper()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(replies...)
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "writer-model", Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, err := db.AcquireLease(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := live.Listen(live.Options{Home: home, Hello: live.Hello{SessionID: id, WorkDir: work}, AllowRemoteApproval: allowRemote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &liveWriter{pub: pub, lease: lease, done: make(chan error, 1)}
+	w.soul = soul.New(soul.Config{}, db, id, client, tools.Default(), work, pub.Publish)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.stop = cancel
+	go func() { w.done <- w.soul.Run(ctx, prompt) }()
+	t.Cleanup(func() {
+		cancel()
+		<-w.done
+		pub.Close()
+		lease.Release(context.Background())
+	})
+	return w
+}
+
+// numberedWords is a long answer: "w000 w001 …".
+func numberedWords(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%03d ", i)
+	}
+	return b.String()
+}
+
+// watchHarness opens a watch workspace on a fresh session whose writer
+// starts answering before the watcher connects.
+func watchHarness(t *testing.T, allowRemote bool, replies ...llmtest.Reply) (*harness, *liveWriter, string) {
+	t.Helper()
+	home, err := os.MkdirTemp("", "rwt") // short: socket paths must fit in 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var w *liveWriter
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched live", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "an earlier prompt"))
+			w = startLiveWriter(t, h.db, home, id, h.work, allowRemote, "write a long answer", replies...)
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client, o.Home = ModeWatch, id, nil, home },
+	})
+	return h, w, id
+}
+
+// TestWatchShowsStreamingTextBeforeCommit: a watcher that connects while
+// the writer streams shows the text so far and what follows, before the
+// step is in the database, with the writer's status numbers; when the
+// writer dies it falls back to the committed state and says so.
+func TestWatchShowsStreamingTextBeforeCommit(t *testing.T) {
+	t.Parallel()
+	reply := llmtest.Text(numberedWords(400)).WithReasoning("thinking it over").WithRate(100)
+	h, w, id := watchHarness(t, false, reply)
+	h.waitFor("w005")
+	h.waitFor("w030") // still arriving, live
+	v, err := h.db.View(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range v.Messages() {
+		if m.Role == "assistant" {
+			t.Fatal("the step committed before the watcher showed it: the test proves nothing")
+		}
+	}
+	// The writer's numbers, not the database's last usage.
+	st := w.soul.Status()
+	h.waitFor("WATCH · live", views.FormatTokens(st.Tokens), "step 1")
+
+	// The writer dies mid-step: the watcher shows the committed state.
+	w.pub.Close()
+	w.stop()
+	h.waitFor("is gone: showing what it committed")
+	h.waitGone("w030")
+	h.waitFor("write a long answer")
+}
+
+// TestWatchAnswersApprovalWhenAllowed: the writer allows remote approval;
+// the watcher's modal answers it and the tool runs in the writer.
+func TestWatchAnswersApprovalWhenAllowed(t *testing.T) {
+	t.Parallel()
+	h, w, _ := watchHarness(t, true,
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "remote.txt", "content": "from a watcher\n"})),
+		llmtest.Text("Wrote remote.txt."))
+	h.waitFor("Approve WriteFile", "[y] approve")
+	time.Sleep(approvalGrace) // keys typed as the modal appears are ignored
+	h.typeText("y", false)
+	if err := <-w.done; err != nil {
+		t.Fatalf("writer run: %v", err)
+	}
+	w.done <- nil // for the cleanup
+	h.waitGone("[y] approve")
+	h.waitFor("Wrote remote.txt.")
+	if b, err := os.ReadFile(filepath.Join(h.work, "remote.txt")); err != nil || string(b) != "from a watcher\n" {
+		t.Fatalf("file = %q, %v", b, err)
+	}
+}
+
+// TestWatchCannotAnswerApprovalUnlessAllowed: without the writer's leave
+// the watcher only says where to answer.
+func TestWatchCannotAnswerApprovalUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	h, w, _ := watchHarness(t, false,
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "nope.txt", "content": "x"})))
+	h.waitFor("The writer waits for approval", "--allow-remote-approval")
+	if strings.Contains(h.text(), "[y] approve") {
+		t.Fatal("a watcher without leave got an approval prompt")
+	}
+	select {
+	case err := <-w.done:
+		t.Fatalf("the run went on: %v", err)
+	default:
+	}
+}
