@@ -273,6 +273,17 @@ func newCLI() *cli {
 	}
 	sessions.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 
+	var runsJSON bool
+	runs := &cobra.Command{
+		Use:   "runs",
+		Short: "List the sessions live rewind processes are writing on this machine, with what each run is doing",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(ctx context.Context, _ *cobra.Command, _ []string) error {
+			return app.Runs(ctx, c.rt, runsJSON)
+		}),
+	}
+	runs.Flags().BoolVar(&runsJSON, "json", false, "print JSON")
+
 	var showJSON bool
 	var showGen int
 	show := &cobra.Command{
@@ -426,7 +437,7 @@ func newCLI() *cli {
 	c.themeFlag(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 
-	root.AddCommand(sessions, show, gens, revert, restore, undo, compact, export, imp, search, watch, demo)
+	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, compact, export, imp, search, watch, demo)
 	for _, sub := range root.Commands() {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}
