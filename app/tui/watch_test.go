@@ -134,12 +134,17 @@ func TestWatchAnswersApprovalWhenAllowed(t *testing.T) {
 		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "remote.txt", "content": "from a watcher\n"})),
 		llmtest.Text("Wrote remote.txt."))
 	h.waitFor("Approve WriteFile", "[y] approve")
-	time.Sleep(approvalGrace) // keys typed as the modal appears are ignored
+	h.clock.advance(approvalGrace) // keys typed as the modal appears are ignored
 	h.typeText("y", false)
-	if err := <-w.done; err != nil {
-		t.Fatalf("writer run: %v", err)
+	select {
+	case err := <-w.done:
+		if err != nil {
+			t.Fatalf("writer run: %v", err)
+		}
+		w.done <- nil // for the cleanup
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer's run did not end after the watcher approved")
 	}
-	w.done <- nil // for the cleanup
 	h.waitGone("[y] approve")
 	h.waitFor("Wrote remote.txt.")
 	if b, err := os.ReadFile(filepath.Join(h.work, "remote.txt")); err != nil || string(b) != "from a watcher\n" {
