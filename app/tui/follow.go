@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
@@ -130,7 +131,7 @@ func (c *Controller) onUIWatchStatus(id, label string, running bool, rs runState
 	if o == nil || o.sess.ID != id || o.soul != nil {
 		return
 	}
-	if c.wl.connected.Load() {
+	if c.wl.connected.Load() && strings.HasPrefix(c.fw.label, "WATCH · live") {
 		label = c.fw.label // the live channel's: it knows better
 	}
 	c.fw.watching, c.fw.label = true, label
