@@ -23,6 +23,7 @@ type Conn struct {
 
 	conn    net.Conn
 	events  chan soul.Event
+	done    chan struct{} // closed by Close: read stops delivering
 	writeMu sync.Mutex
 	errMu   sync.Mutex
 	err     error
@@ -49,7 +50,7 @@ func dialPath(ctx context.Context, path string) (*Conn, error) {
 		}
 		return nil, fmt.Errorf("live: connect to %s: %w", path, err)
 	}
-	c := &Conn{conn: nc, events: make(chan soul.Event, 1024)}
+	c := &Conn{conn: nc, events: make(chan soul.Event, 1024), done: make(chan struct{})}
 	sc := bufio.NewScanner(nc)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	nc.SetReadDeadline(time.Now().Add(readTimeout))
@@ -90,7 +91,11 @@ func (c *Conn) read(sc *bufio.Scanner) {
 		if _, ping := e.(Ping); ping {
 			continue
 		}
-		c.events <- e
+		select {
+		case c.events <- e:
+		case <-c.done:
+			return
+		}
 	}
 }
 
@@ -130,6 +135,9 @@ func (c *Conn) Answer(toolCallID string, d soul.ApprovalDecision, feedback strin
 func (c *Conn) Close() error {
 	c.setErr(errors.New("closed"))
 	var err error
-	c.once.Do(func() { err = c.conn.Close() })
+	c.once.Do(func() {
+		close(c.done)
+		err = c.conn.Close()
+	})
 	return err
 }

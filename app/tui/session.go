@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -86,6 +87,7 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 		case err != nil:
 			return attachment{}, fmt.Errorf("lease session %s: %w", sess.ID, err)
 		default:
+			c.unclaimed.add(a.o)
 			cfg, note := c.soulConfig(cfg, sess)
 			dir := workDirOf(sess, c.opts.WorkDir)
 			pub, pnote := c.onWorkerPublish(sess, dir)
@@ -97,16 +99,61 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 	return a, nil
 }
 
+// releaseLater gives up a session the workspace left (its lease and live
+// channel) on a worker; shutdown does it if the worker never runs.
+func (c *Controller) releaseLater(old *openSession) {
+	if old == nil || old.lease == nil {
+		return
+	}
+	c.unclaimed.add(old)
+	c.onWorker(func() {
+		c.unclaimed.claim(old)
+		closePublisher(old)
+		_ = old.lease.Release(context.WithoutCancel(c.ctx))
+	})
+}
+
+// unclaimed holds the sessions leased on a worker whose installation on
+// the UI goroutine has not run yet, and replaced ones whose release has not
+// run yet: if the workspace quits first, shutdown releases them (lease and
+// live channel) instead of leaking them.
+type unclaimed struct {
+	mu  sync.Mutex
+	set map[*openSession]bool
+}
+
+func (u *unclaimed) add(o *openSession) {
+	u.mu.Lock()
+	if u.set == nil {
+		u.set = map[*openSession]bool{}
+	}
+	u.set[o] = true
+	u.mu.Unlock()
+}
+
+func (u *unclaimed) claim(o *openSession) {
+	u.mu.Lock()
+	delete(u.set, o)
+	u.mu.Unlock()
+}
+
+func (u *unclaimed) drain() []*openSession {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make([]*openSession, 0, len(u.set))
+	for o := range u.set {
+		out = append(out, o)
+	}
+	clear(u.set)
+	return out
+}
+
 // onUIInstall makes a prepared session the open one (UI goroutine, or
 // before the UI starts). The previous session's lease is released on a
 // worker.
 func (c *Controller) onUIInstall(a attachment) {
-	if old := c.open.Swap(a.o); old != nil && old.lease != nil {
-		c.onWorker(func() {
-			closePublisher(old)
-			_ = old.lease.Release(context.WithoutCancel(c.ctx))
-		})
-	}
+	c.unclaimed.claim(a.o)
+	c.releaseLater(c.open.Swap(a.o))
 	sess := a.o.sess
 	c.watchPID = a.watchPID
 	c.readOnly = a.readOnly
@@ -171,11 +218,13 @@ func workDirOf(sess store.Session, fallback string) string {
 // releaseLease gives up the open session's lease (any goroutine; idempotent).
 func (c *Controller) releaseLease() {
 	o := c.cur()
-	if o == nil || o.lease == nil {
-		return
+	for _, o := range append(c.unclaimed.drain(), o) {
+		if o == nil || o.lease == nil {
+			continue
+		}
+		closePublisher(o)
+		_ = o.lease.Release(context.Background())
 	}
-	closePublisher(o)
-	_ = o.lease.Release(context.Background())
 }
 
 // onWorkerCreateSession creates the new session of a first prompt and

@@ -226,9 +226,7 @@ func (c *Controller) cmdNew(string) {
 		c.setMessage("this is already a new session: type a prompt to start it", false)
 		return
 	}
-	if old := c.open.Swap(nil); old != nil && old.lease != nil {
-		c.onWorker(func() { _ = old.lease.Release(context.WithoutCancel(c.ctx)) })
-	}
+	c.releaseLater(c.open.Swap(nil))
 	c.readOnly, c.watchPID = false, 0
 	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
 	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
