@@ -21,7 +21,7 @@ import (
 
 // home is a short private REWIND_HOME (socket paths must stay under 108
 // bytes, which a long t.TempDir() name may not).
-func home(t *testing.T) string {
+func home(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp("", "rwl")
 	if err != nil {

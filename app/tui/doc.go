@@ -24,7 +24,10 @@
 // and timetravel_model.go (the time-travel feature controller: timeline
 // previews, the Esc Esc picker, the revert / restore / undo dialogs over
 // app/timetravel, the D-Mail undo offer, generation diff and fork), browser.go (session actions and the full-screen
-// browser), follow.go (watching another process's session), scenes.go (the
+// browser), follow.go (watching another process's session), watch.go (its
+// live channel: the writer's events as they happen), live_writer.go
+// (publishing the session this workspace writes), notify.go (bell / OSC
+// notifications), scenes.go (the
 // README screenshots), toolpane.go (the tool output pane follows view
 // replacements), history.go (input history from the store, folded pastes),
 // copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty

@@ -21,7 +21,8 @@ type tmuxTerm struct {
 }
 
 // startTmux builds rewind and runs `rewind args…` in a 120x50 tmux
-// session; it skips the test under -short or without tmux.
+// session ("" builds only: start it later); it skips the test under -short
+// or without tmux.
 func startTmux(t *testing.T, env []string, args string) *tmuxTerm {
 	t.Helper()
 	if testing.Short() {
@@ -39,12 +40,20 @@ func startTmux(t *testing.T, env []string, args string) *tmuxTerm {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
-		tt.bin+" "+args+" 2>"+filepath.Join(dir, "stderr.txt")); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	if args != "" {
+		tt.start(args)
 	}
-	t.Cleanup(func() { tt.tmux("kill-server") })
 	return tt
+}
+
+// start runs `rewind args…` in the tmux session.
+func (tt *tmuxTerm) start(args string) {
+	tt.t.Helper()
+	if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
+		tt.bin+" "+args+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
+		tt.t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	tt.t.Cleanup(func() { tt.tmux("kill-server") })
 }
 
 func (tt *tmuxTerm) tmux(args ...string) (string, error) {

@@ -32,9 +32,16 @@ func (k notifyKind) String() string {
 	return "waiting for approval"
 }
 
-// initNotify installs the writer of queued notifications (New).
+// initNotify installs the writer of queued notifications (New), after
+// the after-draw hook another feature set (copy.go's clipboard).
 func (c *Controller) initNotify() {
-	c.app.SetAfterDrawFunc(c.onUIAfterDraw)
+	prev := c.app.GetAfterDrawFunc()
+	c.app.SetAfterDrawFunc(func(s tcell.Screen) {
+		if prev != nil {
+			prev(s)
+		}
+		c.onUIAfterDraw(s)
+	})
 }
 
 // notify queues a notification for the next draw (UI).

@@ -1,0 +1,81 @@
+package live
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// BenchmarkWriterToWatcher2000 publishes 2,000 ContentPart deltas per second
+// for two seconds to one watcher over the unix socket and reports the
+// writer-to-watcher latency (each delta carries its send time) and the
+// process CPU share (writer and watcher, so an upper bound of either).
+// Run: go test -run '^$' -bench WriterToWatcher -benchtime 1x ./app/live/
+func BenchmarkWriterToWatcher2000(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		benchLatency(b, 2000, 2*time.Second)
+	}
+}
+
+func benchLatency(b *testing.B, tokPerSec int, d time.Duration) {
+	h := home(b)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "bench"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	c, err := Dial(context.Background(), h, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	total := int(float64(tokPerSec) * d.Seconds())
+	lat := make([]time.Duration, 0, total)
+	got := make(chan struct{})
+	go func() {
+		defer close(got)
+		for e := range c.Events() {
+			cp, ok := e.(soul.ContentPart)
+			if !ok {
+				continue
+			}
+			sent, _ := strconv.ParseInt(cp.Text, 10, 64)
+			lat = append(lat, time.Since(time.Unix(0, sent)))
+			if len(lat) == total {
+				return
+			}
+		}
+	}()
+	interval := time.Second / time.Duration(tokPerSec)
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	start := time.Now()
+	b.ResetTimer()
+	p.Publish(soul.StepBegin{N: 1})
+	for i := range total {
+		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
+			time.Sleep(wait)
+		}
+		p.Publish(soul.ContentPart{Text: strconv.FormatInt(time.Now().UnixNano(), 10)})
+	}
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		b.Fatalf("the watcher got %d of %d deltas", len(lat), total)
+	}
+	wall := time.Since(start)
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano()-ru0.Utime.Nano()) + time.Duration(ru1.Stime.Nano()-ru0.Stime.Nano())
+	slices.Sort(lat)
+	q := func(f float64) float64 { return float64(lat[int(f*float64(len(lat)-1))]) / 1e6 }
+	b.ReportMetric(q(0.5), "p50-ms")
+	b.ReportMetric(q(0.95), "p95-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu%")
+}
