@@ -26,7 +26,7 @@ func TestWatchLiveInTmux(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.Text(words(800)).WithRate(100)) // 8 s of streaming
+	srv.Enqueue(llmtest.Text(numberedWords(800)).WithRate(100)) // 8 s of streaming
 	writer := exec.Command(tt.bin, "-p", "write a long answer", "--home", home, "--work-dir", home,
 		"--base-url", srv.URL(), "--model", "slow-model")
 	writer.Env = append(os.Environ(), "OPENAI_API_KEY=k")
