@@ -101,7 +101,7 @@ func watchHarness(t *testing.T, allowRemote bool, replies ...llmtest.Reply) (*ha
 // writer dies it falls back to the committed state and says so.
 func TestWatchShowsStreamingTextBeforeCommit(t *testing.T) {
 	t.Parallel()
-	reply := llmtest.Text(numberedWords(400)).WithReasoning("thinking it over").WithRate(100)
+	reply := llmtest.Text(numberedWords(3000)).WithReasoning("thinking it over").WithRate(100) // 30 s: the writer is stopped long before
 	h, w, id := watchHarness(t, false, reply)
 	h.waitFor("w005")
 	h.waitFor("w030") // still arriving, live
