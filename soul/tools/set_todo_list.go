@@ -32,8 +32,7 @@ func (*SetTodoList) Name() string            { return "SetTodoList" }
 func (*SetTodoList) Description() string     { return setTodoListDescription }
 func (*SetTodoList) Schema() json.RawMessage { return schemaOf(setTodoListParams) }
 
-func (t *SetTodoList) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
-	env = envOrEmpty(env)
+func (t *SetTodoList) Call(ctx context.Context, _ *Env, args json.RawMessage) Result {
 	var a struct {
 		Todos []*Todo `json:"todos"`
 	}
