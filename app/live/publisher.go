@@ -117,13 +117,6 @@ func removeStale(path string) error {
 // Path is the socket's path.
 func (p *Publisher) Path() string { return p.path }
 
-// SetTitle updates the title watchers and `rewind runs` see.
-func (p *Publisher) SetTitle(title string) {
-	p.mu.Lock()
-	p.hello.Title = title
-	p.mu.Unlock()
-}
-
 // Publish sends e to every watcher and keeps it for the replay of the step
 // in flight.
 func (p *Publisher) Publish(e soul.Event) {
