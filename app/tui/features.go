@@ -14,5 +14,6 @@ func (c *Controller) initFeatures() {
 	c.initMCP()
 	c.initSessionCommands()
 	c.initWatchLive()
+	c.initRuns()
 	c.initNotify()
 }
