@@ -414,7 +414,7 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 	}
 	n := drawText(screen, x, y, w, prompt, base.Foreground(th.Accent).Bold(true))
 	if l.filter.String() == "" {
-		drawText(screen, x+n, y, w-n, "type to filter · / searches messages", base.Foreground(th.Dim))
+		drawText(screen, x+n, y, w-n, fitParts("type to filter · / searches messages", w-n), base.Foreground(th.Dim))
 		if l.HasFocus() {
 			screen.ShowCursor(x+n, y)
 		}

@@ -54,3 +54,18 @@ func TestSessionListCurrentSessionIsNotMarkedUnanswered(t *testing.T) {
 	}
 	mustFind(t, s, "failed run ✗ no answer")
 }
+
+// In the narrow Sessions tab (80 columns) the filter hint loses whole parts,
+// never half a word ("/ sea").
+func TestSessionListFilterHintFitsNarrowPane(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions([]SessionRow{{ID: "a", Title: "one", WorkDir: "/w", Updated: time.Now()}})
+	s := draw(t, l, 32, 8)
+	_, y := mustFind(t, s, "filter:")
+	got := strings.TrimRight(row(s, y), " │")
+	if !strings.HasSuffix(got, "type to filter …") {
+		t.Errorf("filter hint row %q: want whole parts ending in \"type to filter …\"", got)
+	}
+}
