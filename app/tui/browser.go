@@ -255,9 +255,14 @@ func (b *browser) workDirBanner(sess store.Session) *views.Item {
 	if sess.WorkDir == "" || here == "" || filepath.Clean(sess.WorkDir) == filepath.Clean(here) {
 		return nil
 	}
-	return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: fmt.Sprintf(
-		"This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
-		sess.WorkDir, sess.WorkDir, here)}
+	text := fmt.Sprintf("This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
+		sess.WorkDir, sess.WorkDir, here)
+	// A history from another machine or an import may name a dir that is
+	// not here; the tools' failures there would not say why.
+	if _, err := os.Stat(sess.WorkDir); errors.Is(err, fs.ErrNotExist) {
+		text += " That directory does not exist on this machine: create it, or the tools will fail."
+	}
+	return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text}
 }
 
 // onUIToggleScope switches both lists between this work dir and all.

@@ -1,0 +1,61 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Resuming a session whose work dir is gone (another machine's history, an
+// import) says so: the agent's tools would otherwise fail there without a
+// word of why. A work dir that exists gets no such warning.
+func TestResumeSessionWhoseWorkDirIsGone(t *testing.T) {
+	t.Parallel()
+	var gone, there string
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before: func(h *harness) {
+			for _, s := range []struct {
+				id  *string
+				dir string
+			}{{&gone, filepath.Join(h.dir, "no-such-dir")}, {&there, h.dir}} {
+				sess, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere", WorkDir: s.dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				seedTurns(t, h.db, sess.ID, "a prompt over there")
+				*s.id = sess.ID
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, gone },
+	})
+	waitForSentence(h, "That directory does not exist on this machine")
+	h.c.onUIThread(func() { h.c.onUIOpenSession(there) })
+	h.waitFor("a prompt over there")
+	waitForSentence(h, "This session belongs to "+h.dir+":")
+	if txt := flatText(h.text()); strings.Contains(txt, "does not exist") {
+		t.Errorf("the existing work dir was also called missing:\n%s", h.text())
+	}
+}
+
+// waitForSentence polls the screen for a sentence that may wrap.
+func waitForSentence(h *harness, sentence string) {
+	h.t.Helper()
+	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(15 * time.Millisecond) {
+		if strings.Contains(flatText(h.text()), sentence) {
+			return
+		}
+	}
+	h.t.Fatalf("screen never showed %q:\n%s", sentence, h.text())
+}
+
+// flatText is the screen's words in reading order with frames and line
+// breaks gone, so a check for a sentence does not depend on where it wraps.
+func flatText(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\n' || strings.ContainsRune("│║▎┌┐└┘─╔╗╚╝═ℹ", r)
+	}), " ")
+}
