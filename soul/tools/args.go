@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// param describes one argument. A tool's params are the single source of
-// both its JSON schema and the checks its arguments go through.
+// param describes one argument, as read from a field of a tool's argument
+// struct (see argsOf); the params drive both the JSON schema and the checks
+// the arguments go through.
 type param struct {
 	Name        string
-	Type        string // JSON schema type: string, integer, boolean, array
+	Type        string // JSON schema type: string, integer, number, boolean, array, object
 	Description string
 	Required    bool
 	Enum        []string
@@ -23,14 +25,116 @@ type param struct {
 	Items       map[string]any // schema of array items
 }
 
-func minimum(n int) *int { return &n }
+// argSpec is a tool's arguments: the params and the schema built from them.
+type argSpec struct {
+	params []param
+	schema json.RawMessage
+}
 
-// schemaOf builds the JSON schema object for params.
-func schemaOf(params []param) json.RawMessage {
+// argsOf reads a tool's argument struct, its one declaration of arguments:
+// the `json` tag names each argument (omitempty: optional), `desc` describes
+// it, `enum` lists its allowed values (comma-separated), `default` is the
+// value of an absent optional argument, `minimum` bounds an integer. Arrays
+// of structs describe their items the same way. A malformed tag panics at
+// package init, so a test of any tool catches it.
+func argsOf(v any) argSpec {
+	params := paramsOf(reflect.TypeOf(v))
+	return argSpec{params: params, schema: schemaOf(params)}
+}
+
+func paramsOf(t reflect.Type) []param {
+	var params []param
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			panic(fmt.Sprintf("tools: argument field %s.%s needs a json name", t, f.Name))
+		}
+		p := param{
+			Name:        name,
+			Type:        schemaType(f.Type),
+			Description: f.Tag.Get("desc"),
+			Required:    !slices.Contains(strings.Split(opts, ","), "omitempty"),
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			p.Enum = strings.Split(e, ",")
+		}
+		if m := f.Tag.Get("minimum"); m != "" {
+			n, err := strconv.Atoi(m)
+			if err != nil {
+				panic(fmt.Sprintf("tools: %s.%s: minimum %q: %v", t, f.Name, m, err))
+			}
+			p.Minimum = &n
+		}
+		if d, ok := f.Tag.Lookup("default"); ok {
+			p.Default = parseDefault(t, f, d)
+		}
+		if f.Type.Kind() == reflect.Slice {
+			p.Items = itemSchema(f.Type.Elem())
+		}
+		params = append(params, p)
+	}
+	return params
+}
+
+// schemaType names a Go type the way JSON schema does.
+func schemaType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int64:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	case reflect.Slice:
+		return "array"
+	case reflect.Struct:
+		return "object"
+	}
+	panic(fmt.Sprintf("tools: no schema type for %s", t))
+}
+
+func parseDefault(t reflect.Type, f reflect.StructField, d string) any {
+	var v any
+	var err error
+	switch f.Type.Kind() {
+	case reflect.String:
+		v = d
+	case reflect.Int, reflect.Int64:
+		v, err = strconv.Atoi(d)
+	case reflect.Bool:
+		v, err = strconv.ParseBool(d)
+	case reflect.Float64:
+		v, err = strconv.ParseFloat(d, 64)
+	default:
+		err = errors.New("only scalars have defaults")
+	}
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s.%s: default %q: %v", t, f.Name, d, err))
+	}
+	return v
+}
+
+// itemSchema is the schema of an array's items.
+func itemSchema(t reflect.Type) map[string]any {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return map[string]any{"type": schemaType(t)}
+	}
+	params := paramsOf(t)
+	return map[string]any{"type": "object", "properties": propertiesOf(params), "required": requiredOf(params)}
+}
+
+func propertiesOf(params []param) map[string]any {
 	props := map[string]any{}
-	required := []string{}
 	for _, p := range params {
-		s := map[string]any{"type": p.Type, "description": p.Description}
+		s := map[string]any{"type": p.Type}
+		if p.Description != "" {
+			s["description"] = p.Description
+		}
 		if len(p.Enum) > 0 {
 			s["enum"] = p.Enum
 		}
@@ -44,17 +148,29 @@ func schemaOf(params []param) json.RawMessage {
 			s["items"] = p.Items
 		}
 		props[p.Name] = s
+	}
+	return props
+}
+
+func requiredOf(params []param) []string {
+	required := []string{}
+	for _, p := range params {
 		if p.Required {
 			required = append(required, p.Name)
 		}
 	}
+	return required
+}
+
+// schemaOf builds the JSON schema object for params.
+func schemaOf(params []param) json.RawMessage {
 	b, err := json.Marshal(map[string]any{
 		"type":       "object",
-		"properties": props,
-		"required":   required,
+		"properties": propertiesOf(params),
+		"required":   requiredOf(params),
 	})
-	if err != nil { // only literals above; cannot happen
-		return json.RawMessage(`{"type":"object","properties":{},"required":[]}`)
+	if err != nil { // only strings, numbers and booleans; cannot happen
+		panic(fmt.Sprintf("tools: schema: %v", err))
 	}
 	return b
 }
@@ -65,12 +181,14 @@ func invalidArgs(tool, format string, a ...any) Result {
 	return errorResult("invalid arguments", "Invalid arguments for %s: %s", tool, fmt.Sprintf(format, a...))
 }
 
-// decodeArgs checks args against params and decodes them into dst, which
-// holds the defaults. Null optional arguments keep their default; unknown
+// decodeArgs checks args against spec and decodes them into dst, filling
+// absent optional arguments with their defaults. Null optional arguments
+// get their default too; unknown
 // arguments are ignored (models add them; they do no harm). When ok is
 // false, res is the tool error, naming the problem in words the model can
 // act on.
-func decodeArgs(tool string, args json.RawMessage, params []param, dst any) (res Result, ok bool) {
+func decodeArgs(tool string, args json.RawMessage, spec argSpec, dst any) (res Result, ok bool) {
+	params := spec.params
 	fail := func(format string, a ...any) (Result, bool) {
 		return invalidArgs(tool, format, a...), false
 	}
@@ -96,6 +214,9 @@ func decodeArgs(tool string, args json.RawMessage, params []param, dst any) (res
 		if !ok {
 			if p.Required {
 				return fail("missing required argument %q (%s).", p.Name, p.Type)
+			}
+			if p.Default != nil {
+				obj[p.Name], _ = json.Marshal(p.Default) // a scalar: cannot fail
 			}
 			continue
 		}

@@ -23,28 +23,28 @@ const (
 	walkMaxEntries = 200_000
 )
 
-var globParams = []param{
-	{Name: "pattern", Type: "string", Required: true, Description: "The glob, e.g. **/*.go ( ** matches any number of directories)."},
-	{Name: "directory", Type: "string", Default: ".", Description: "The directory to search in (default: the work dir)."},
+// globArgs are Glob's arguments, the one declaration of its schema.
+type globArgs struct {
+	Pattern   string `json:"pattern" desc:"The glob, e.g. **/*.go ( ** matches any number of directories)."`
+	Directory string `json:"directory,omitempty" default:"." desc:"The directory to search in (default: the work dir)."`
 }
+
+var globArgsSpec = argsOf(globArgs{})
 
 // Glob finds paths matching a pattern with ** support.
 type Glob struct{}
 
 func (*Glob) Name() string            { return "Glob" }
 func (*Glob) Description() string     { return globDescription }
-func (*Glob) Schema() json.RawMessage { return schemaOf(globParams) }
+func (*Glob) Schema() json.RawMessage { return globArgsSpec.schema }
 func (*Glob) ReadOnly() bool          { return true }
 
 var errWalkLimit = errors.New("walk limit reached")
 
 func (t *Glob) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Pattern   string `json:"pattern"`
-		Directory string `json:"directory"`
-	}{Directory: "."}
-	if res, ok := decodeArgs(t.Name(), args, globParams, &a); !ok {
+	var a globArgs
+	if res, ok := decodeArgs(t.Name(), args, globArgsSpec, &a); !ok {
 		return res
 	}
 	pattern := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(a.Pattern)), "./")

@@ -29,30 +29,28 @@ const (
 	grepMaxScanLine  = 64 << 10
 )
 
-var grepParams = []param{
-	{Name: "pattern", Type: "string", Required: true, Description: "The regular expression (Go RE2 syntax)."},
-	{Name: "path", Type: "string", Default: ".", Description: "The file or directory to search (default: the work dir)."},
-	{Name: "glob", Type: "string", Description: "Only search files matching this glob (e.g. *.go, src/**/*.ts)."},
-	{Name: "ignore_case", Type: "boolean", Default: false, Description: "Case-insensitive search."},
+// grepArgs are Grep's arguments, the one declaration of its schema.
+type grepArgs struct {
+	Pattern    string `json:"pattern" desc:"The regular expression (Go RE2 syntax)."`
+	Path       string `json:"path,omitempty" default:"." desc:"The file or directory to search (default: the work dir)."`
+	Glob       string `json:"glob,omitempty" desc:"Only search files matching this glob (e.g. *.go, src/**/*.ts)."`
+	IgnoreCase bool   `json:"ignore_case,omitempty" default:"false" desc:"Case-insensitive search."`
 }
+
+var grepArgsSpec = argsOf(grepArgs{})
 
 // Grep searches file contents with a Go regexp.
 type Grep struct{}
 
 func (*Grep) Name() string            { return "Grep" }
 func (*Grep) Description() string     { return grepDescription }
-func (*Grep) Schema() json.RawMessage { return schemaOf(grepParams) }
+func (*Grep) Schema() json.RawMessage { return grepArgsSpec.schema }
 func (*Grep) ReadOnly() bool          { return true }
 
 func (t *Grep) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Pattern    string `json:"pattern"`
-		Path       string `json:"path"`
-		Glob       string `json:"glob"`
-		IgnoreCase bool   `json:"ignore_case"`
-	}{Path: "."}
-	if res, ok := decodeArgs(t.Name(), args, grepParams, &a); !ok {
+	var a grepArgs
+	if res, ok := decodeArgs(t.Name(), args, grepArgsSpec, &a); !ok {
 		return res
 	}
 	if a.Pattern == "" {

@@ -16,24 +16,25 @@ var listDirDescription string
 
 const listMaxEntries = 1000
 
-var listDirParams = []param{
-	{Name: "path", Type: "string", Default: ".", Description: "The directory to list (default: the work dir)."},
+// listDirArgs are ListDir's arguments, the one declaration of its schema.
+type listDirArgs struct {
+	Path string `json:"path,omitempty" default:"." desc:"The directory to list (default: the work dir)."`
 }
+
+var listDirArgsSpec = argsOf(listDirArgs{})
 
 // ListDir lists one directory.
 type ListDir struct{}
 
 func (*ListDir) Name() string            { return "ListDir" }
 func (*ListDir) Description() string     { return listDirDescription }
-func (*ListDir) Schema() json.RawMessage { return schemaOf(listDirParams) }
+func (*ListDir) Schema() json.RawMessage { return listDirArgsSpec.schema }
 func (*ListDir) ReadOnly() bool          { return true }
 
 func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Path string `json:"path"`
-	}{Path: "."}
-	if res, ok := decodeArgs(t.Name(), args, listDirParams, &a); !ok {
+	var a listDirArgs
+	if res, ok := decodeArgs(t.Name(), args, listDirArgsSpec, &a); !ok {
 		return res
 	}
 	tg, res, ok := resolveForRead(ctx, env, t.Name(), a.Path, "List")

@@ -25,28 +25,28 @@ const (
 	readMaxBytes     = 100 << 10
 )
 
-var readFileParams = []param{
-	{Name: "path", Type: "string", Required: true, Description: "The file to read (relative to the work dir, or absolute)."},
-	{Name: "line_offset", Type: "integer", Default: 1, Minimum: minimum(1), Description: "The 1-based line number to start reading at."},
-	{Name: "n_lines", Type: "integer", Default: readMaxLines, Minimum: minimum(1), Description: fmt.Sprintf("The number of lines to read (at most %d).", readMaxLines)},
+// readFileArgs are ReadFile's arguments, the one declaration of its schema.
+type readFileArgs struct {
+	Path       string `json:"path" desc:"The file to read (relative to the work dir, or absolute)."`
+	LineOffset int    `json:"line_offset,omitempty" default:"1" minimum:"1" desc:"The 1-based line number to start reading at."`
+	// n_lines: default and bound are readMaxLines (TestSchemasMatchGolden pins them).
+	NLines int `json:"n_lines,omitempty" default:"1000" minimum:"1" desc:"The number of lines to read (at most 1000)."`
 }
+
+var readFileArgsSpec = argsOf(readFileArgs{})
 
 // ReadFile returns numbered lines of a text file.
 type ReadFile struct{}
 
 func (*ReadFile) Name() string            { return "ReadFile" }
 func (*ReadFile) Description() string     { return readFileDescription }
-func (*ReadFile) Schema() json.RawMessage { return schemaOf(readFileParams) }
+func (*ReadFile) Schema() json.RawMessage { return readFileArgsSpec.schema }
 func (*ReadFile) ReadOnly() bool          { return true }
 
 func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Path       string `json:"path"`
-		LineOffset int    `json:"line_offset"`
-		NLines     int    `json:"n_lines"`
-	}{LineOffset: 1, NLines: readMaxLines}
-	if res, ok := decodeArgs(t.Name(), args, readFileParams, &a); !ok {
+	var a readFileArgs
+	if res, ok := decodeArgs(t.Name(), args, readFileArgsSpec, &a); !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {

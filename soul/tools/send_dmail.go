@@ -11,17 +11,20 @@ import (
 //go:embed send_dmail.md
 var sendDMailDescription string
 
-var sendDMailParams = []param{
-	{Name: "message", Type: "string", Required: true, Description: "The message to your past self. Make it self-contained."},
-	{Name: "checkpoint_id", Type: "integer", Required: true, Minimum: minimum(0), Description: "The checkpoint to send the D-Mail to (N of <system>CHECKPOINT N</system>)."},
+// sendDMailArgs are SendDMail's arguments, the one declaration of its schema.
+type sendDMailArgs struct {
+	Message      string `json:"message" desc:"The message to your past self. Make it self-contained."`
+	CheckpointID int    `json:"checkpoint_id" minimum:"0" desc:"The checkpoint to send the D-Mail to (N of <system>CHECKPOINT N</system>)."`
 }
+
+var sendDMailArgsSpec = argsOf(sendDMailArgs{})
 
 // SendDMail queues a D-Mail; the soul backtracks after the step.
 type SendDMail struct{}
 
 func (*SendDMail) Name() string            { return "SendDMail" }
 func (*SendDMail) Description() string     { return sendDMailDescription }
-func (*SendDMail) Schema() json.RawMessage { return schemaOf(sendDMailParams) }
+func (*SendDMail) Schema() json.RawMessage { return sendDMailArgsSpec.schema }
 
 // DMailNotDelivered is the output of a successful call: on success the
 // context is rewound, so the model only ever sees it when the backtrack did
@@ -30,11 +33,8 @@ const DMailNotDelivered = "If you see this message, the D-Mail was not delivered
 
 func (t *SendDMail) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a struct {
-		Message      string `json:"message"`
-		CheckpointID int    `json:"checkpoint_id"`
-	}
-	if res, ok := decodeArgs(t.Name(), args, sendDMailParams, &a); !ok {
+	var a sendDMailArgs
+	if res, ok := decodeArgs(t.Name(), args, sendDMailArgsSpec, &a); !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Message) == "" {

@@ -11,32 +11,23 @@ import (
 //go:embed set_todo_list.md
 var setTodoListDescription string
 
-var todoStatuses = []string{TodoPending, TodoInProgress, TodoDone}
-
-var setTodoListParams = []param{
-	{Name: "todos", Type: "array", Required: true, Description: "The complete todo list.",
-		Items: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"title":  map[string]any{"type": "string", "description": "What to do."},
-				"status": map[string]any{"type": "string", "enum": todoStatuses},
-			},
-			"required": []string{"title", "status"},
-		}},
+// setTodoListArgs are SetTodoList's arguments, the one declaration of its schema.
+type setTodoListArgs struct {
+	Todos []*Todo `json:"todos" desc:"The complete todo list."`
 }
+
+var setTodoListArgsSpec = argsOf(setTodoListArgs{})
 
 // SetTodoList replaces the model's todo list.
 type SetTodoList struct{}
 
 func (*SetTodoList) Name() string            { return "SetTodoList" }
 func (*SetTodoList) Description() string     { return setTodoListDescription }
-func (*SetTodoList) Schema() json.RawMessage { return schemaOf(setTodoListParams) }
+func (*SetTodoList) Schema() json.RawMessage { return setTodoListArgsSpec.schema }
 
 func (t *SetTodoList) Call(ctx context.Context, _ *Env, args json.RawMessage) Result {
-	var a struct {
-		Todos []*Todo `json:"todos"`
-	}
-	if res, ok := decodeArgs(t.Name(), args, setTodoListParams, &a); !ok {
+	var a setTodoListArgs
+	if res, ok := decodeArgs(t.Name(), args, setTodoListArgsSpec, &a); !ok {
 		return res
 	}
 	todos := make([]Todo, 0, len(a.Todos))

@@ -33,10 +33,14 @@ const (
 	shellKillGrace = 1 * time.Second
 )
 
-var shellParams = []param{
-	{Name: "command", Type: "string", Required: true, Description: "The shell command to run (bash -c)."},
-	{Name: "timeout", Type: "integer", Default: shellDefaultTimeout, Minimum: minimum(1), Description: fmt.Sprintf("Seconds before the command is killed (at most %d).", shellMaxTimeout)},
+// shellArgs are Shell's arguments, the one declaration of its schema.
+type shellArgs struct {
+	Command string `json:"command" desc:"The shell command to run (bash -c)."`
+	// timeout: default shellDefaultTimeout, bound shellMaxTimeout (TestSchemasMatchGolden pins them).
+	Timeout int `json:"timeout,omitempty" default:"60" minimum:"1" desc:"Seconds before the command is killed (at most 600)."`
 }
+
+var shellArgsSpec = argsOf(shellArgs{})
 
 // Shell runs a command with bash -c in the work dir.
 type Shell struct {
@@ -53,15 +57,12 @@ type Shell struct {
 
 func (*Shell) Name() string            { return "Shell" }
 func (*Shell) Description() string     { return shellDescription }
-func (*Shell) Schema() json.RawMessage { return schemaOf(shellParams) }
+func (*Shell) Schema() json.RawMessage { return shellArgsSpec.schema }
 
 func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Command string `json:"command"`
-		Timeout int    `json:"timeout"`
-	}{Timeout: shellDefaultTimeout}
-	if res, ok := decodeArgs(t.Name(), args, shellParams, &a); !ok {
+	var a shellArgs
+	if res, ok := decodeArgs(t.Name(), args, shellArgsSpec, &a); !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Command) == "" {

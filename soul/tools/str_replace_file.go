@@ -12,29 +12,27 @@ import (
 //go:embed str_replace_file.md
 var strReplaceFileDescription string
 
-var strReplaceFileParams = []param{
-	{Name: "path", Type: "string", Required: true, Description: "The file to edit (relative to the work dir, or absolute)."},
-	{Name: "old", Type: "string", Required: true, Description: "The exact text to replace."},
-	{Name: "new", Type: "string", Required: true, Description: "The replacement text."},
-	{Name: "replace_all", Type: "boolean", Default: false, Description: "Replace every occurrence instead of requiring exactly one."},
+// strReplaceFileArgs are StrReplaceFile's arguments, the one declaration of its schema.
+type strReplaceFileArgs struct {
+	Path       string `json:"path" desc:"The file to edit (relative to the work dir, or absolute)."`
+	Old        string `json:"old" desc:"The exact text to replace."`
+	New        string `json:"new" desc:"The replacement text."`
+	ReplaceAll bool   `json:"replace_all,omitempty" default:"false" desc:"Replace every occurrence instead of requiring exactly one."`
 }
+
+var strReplaceFileArgsSpec = argsOf(strReplaceFileArgs{})
 
 // StrReplaceFile replaces an exact string in a file after approval.
 type StrReplaceFile struct{}
 
 func (*StrReplaceFile) Name() string            { return "StrReplaceFile" }
 func (*StrReplaceFile) Description() string     { return strReplaceFileDescription }
-func (*StrReplaceFile) Schema() json.RawMessage { return schemaOf(strReplaceFileParams) }
+func (*StrReplaceFile) Schema() json.RawMessage { return strReplaceFileArgsSpec.schema }
 
 func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a struct {
-		Path       string `json:"path"`
-		Old        string `json:"old"`
-		New        string `json:"new"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
-	if res, ok := decodeArgs(t.Name(), args, strReplaceFileParams, &a); !ok {
+	var a strReplaceFileArgs
+	if res, ok := decodeArgs(t.Name(), args, strReplaceFileArgsSpec, &a); !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {

@@ -10,23 +10,24 @@ import (
 //go:embed think.md
 var thinkDescription string
 
-var thinkParams = []param{
-	{Name: "thought", Type: "string", Required: true, Description: "Your thought."},
+// thinkArgs are Think's arguments, the one declaration of its schema.
+type thinkArgs struct {
+	Thought string `json:"thought" desc:"Your thought."`
 }
+
+var thinkArgsSpec = argsOf(thinkArgs{})
 
 // Think lets the model think out loud; it has no side effect.
 type Think struct{}
 
 func (*Think) Name() string            { return "Think" }
 func (*Think) Description() string     { return thinkDescription }
-func (*Think) Schema() json.RawMessage { return schemaOf(thinkParams) }
+func (*Think) Schema() json.RawMessage { return thinkArgsSpec.schema }
 func (*Think) ReadOnly() bool          { return true }
 
 func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
-	var a struct {
-		Thought string `json:"thought"`
-	}
-	if res, ok := decodeArgs(t.Name(), args, thinkParams, &a); !ok {
+	var a thinkArgs
+	if res, ok := decodeArgs(t.Name(), args, thinkArgsSpec, &a); !ok {
 		return res
 	}
 	return Result{Output: "Thought logged.", Brief: clip(firstLine(a.Thought), 60)}

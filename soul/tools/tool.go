@@ -97,8 +97,8 @@ type FileTracker interface {
 
 // Todo is one entry of the model's todo list.
 type Todo struct {
-	Title  string `json:"title"`
-	Status string `json:"status"` // TodoPending, TodoInProgress or TodoDone
+	Title  string `json:"title" desc:"What to do."`
+	Status string `json:"status" enum:"pending,in_progress,done"` // TodoPending, TodoInProgress or TodoDone
 }
 
 // Todo statuses.

@@ -17,11 +17,14 @@ import (
 //go:embed write_file.md
 var writeFileDescription string
 
-var writeFileParams = []param{
-	{Name: "path", Type: "string", Required: true, Description: "The file to write (relative to the work dir, or absolute)."},
-	{Name: "content", Type: "string", Required: true, Description: "The content to write."},
-	{Name: "mode", Type: "string", Enum: []string{"overwrite", "append"}, Default: "overwrite", Description: "overwrite replaces the file; append adds to its end."},
+// writeFileArgs are WriteFile's arguments, the one declaration of its schema.
+type writeFileArgs struct {
+	Path    string `json:"path" desc:"The file to write (relative to the work dir, or absolute)."`
+	Content string `json:"content" desc:"The content to write."`
+	Mode    string `json:"mode,omitempty" enum:"overwrite,append" default:"overwrite" desc:"overwrite replaces the file; append adds to its end."`
 }
+
+var writeFileArgsSpec = argsOf(writeFileArgs{})
 
 // maxDiffSource: files larger than this get no diff in the approval.
 const maxDiffSource = 4 << 20
@@ -31,16 +34,12 @@ type WriteFile struct{}
 
 func (*WriteFile) Name() string            { return "WriteFile" }
 func (*WriteFile) Description() string     { return writeFileDescription }
-func (*WriteFile) Schema() json.RawMessage { return schemaOf(writeFileParams) }
+func (*WriteFile) Schema() json.RawMessage { return writeFileArgsSpec.schema }
 
 func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	a := struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-		Mode    string `json:"mode"`
-	}{Mode: "overwrite"}
-	if res, ok := decodeArgs(t.Name(), args, writeFileParams, &a); !ok {
+	var a writeFileArgs
+	if res, ok := decodeArgs(t.Name(), args, writeFileArgsSpec, &a); !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
