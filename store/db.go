@@ -49,6 +49,8 @@ type DB struct {
 	held sync.Map
 	// check is the PRAGMA quick_check verdict; writes wait for it.
 	check *integrity
+	// dv is the connection DataVersion polls.
+	dv changeWatch
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -421,6 +423,7 @@ func (db *DB) Close() error {
 	}
 	db.ckpt.close()
 	db.stmts.close()
+	db.dv.close()
 	err := db.reader.Close()
 	if werr := db.writer.Close(); err == nil {
 		err = werr

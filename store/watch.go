@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -37,4 +38,45 @@ func (db *DB) SessionVersion(ctx context.Context, sessionID string) (Version, er
 	v.Generations = v.CurrentGen + 1
 	v.UpdatedAt = fromMS(updated)
 	return v, nil
+}
+
+// changeWatch holds the one reader connection DataVersion asks: SQLite's
+// data_version is per connection, so it must be the same one every time.
+type changeWatch struct {
+	mu   sync.Mutex
+	conn *sql.Conn
+}
+
+// DataVersion returns a number that changes whenever anything was committed
+// to the database since the previous call — by this DB's writer or by
+// another process — and stays put otherwise. It touches no table (PRAGMA
+// data_version), so an idle poller can ask it often and skip every real
+// query while nothing changed.
+func (db *DB) DataVersion(ctx context.Context) (int64, error) {
+	db.dv.mu.Lock()
+	defer db.dv.mu.Unlock()
+	if db.dv.conn == nil {
+		conn, err := db.reader.Conn(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("store: data version: %w", err)
+		}
+		db.dv.conn = conn
+	}
+	var v int64
+	if err := db.dv.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		db.dv.conn.Close()
+		db.dv.conn = nil
+		return 0, fmt.Errorf("store: data version: %w", err)
+	}
+	return v, nil
+}
+
+// close gives the held connection back before the reader pool closes.
+func (w *changeWatch) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn != nil {
+		w.conn.Close()
+		w.conn = nil
+	}
 }

@@ -105,6 +105,12 @@ type Controller struct {
 	cb    clipboard
 	wl    watchLive
 	notes []string // notifications written after the next draw
+
+	// Polling (poll.go): periods, whether the clock ticks (a run is being
+	// timed; set by refreshStatus), and how often the list was polled/read.
+	polls     pollPeriods
+	ticking   atomic.Bool
+	pollStats pollStats
 }
 
 // openSession is one session opened in the workspace.
@@ -156,6 +162,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		readOnly: o.ReadOnly,
 		outputs:  map[string]*callOutput{},
 		now:      time.Now,
+		polls:    defaultPolls,
 	}
 	c.ui.stopped = make(chan struct{})
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -362,6 +369,7 @@ func (c *Controller) refreshStatus() {
 	} else if !c.wl.started.IsZero() {
 		s.Elapsed = time.Since(c.wl.started) // a watched writer's run
 	}
+	c.ticking.Store(s.Elapsed > 0 || !c.msgUntil.IsZero())
 	if o := c.cur(); o != nil && s.SessionTitle == "" {
 		s.SessionTitle = o.sess.Title
 	}

@@ -1,32 +1,72 @@
 package tui
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
 )
 
-// Poll periods: the open session's version (one primary-key lookup), the
-// session list, and the clock.
+// Poll periods: the open session's version, the session list, and the
+// clock. Each poll first asks the database's data version (a PRAGMA on a
+// held connection, no table read) and queries only when something was
+// committed since, so an idle workspace reads nothing; the list is also
+// re-read every idleListRefresh for its relative ages. The clock ticks every
+// second only while a run is timed (the status bar's elapsed time).
 const (
-	versionPoll  = 100 * time.Millisecond
-	sessionsPoll = 2 * time.Second
-	tickPeriod   = time.Second
-	sessionLimit = 500
+	versionPoll     = 100 * time.Millisecond
+	sessionsPoll    = 2 * time.Second
+	tickPeriod      = time.Second
+	idleListRefresh = time.Minute
+	sessionLimit    = 500
 )
+
+// pollPeriods are the poll loop's periods; tests shorten them.
+type pollPeriods struct {
+	version, sessions, tick, listRefresh time.Duration
+}
+
+var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh}
+
+// pollStats counts the session-list polls and the reads they made, so the
+// idle cost is visible (tests).
+type pollStats struct {
+	listPolls, listLoads atomic.Int64
+}
+
+// changeGate remembers the last data version a poll acted on.
+type changeGate struct {
+	last  int64
+	known bool
+}
+
+// changed reports whether v differs from the last version seen (always true
+// the first time, and when the version could not be read: err != nil).
+func (g *changeGate) changed(v int64, err error) bool {
+	if err != nil {
+		return true
+	}
+	ch := !g.known || v != g.last
+	g.last, g.known = v, true
+	return ch
+}
 
 // startPollers starts the background loops; they stop with c.ctx.
 func (c *Controller) startPollers() {
+	p := c.polls
 	c.onWorker(func() {
-		ver := time.NewTicker(versionPoll)
-		list := time.NewTicker(sessionsPoll)
-		tick := time.NewTicker(tickPeriod)
+		ver := time.NewTicker(p.version)
+		list := time.NewTicker(p.sessions)
+		tick := time.NewTicker(p.tick)
 		defer ver.Stop()
 		defer list.Stop()
 		defer tick.Stop()
 		var last store.Version
 		var lastID string
 		var lost *openSession
+		var verGate, listGate changeGate
+		var listOpen string
+		var listAt time.Time
 		for {
 			select {
 			case <-c.ctx.Done():
@@ -42,6 +82,9 @@ func (c *Controller) startPollers() {
 						c.onUIThreadAsync(func() { c.onUILeaseLost(o, err) })
 					}
 				}
+				if !verGate.changed(c.db.DataVersion(c.ctx)) && o.sess.ID == lastID {
+					continue
+				}
 				v, err := c.db.SessionVersion(c.ctx, o.sess.ID)
 				if err != nil || (v == last && o.sess.ID == lastID) {
 					continue
@@ -56,9 +99,19 @@ func (c *Controller) startPollers() {
 					c.post(ev)
 				}
 			case <-list.C:
+				c.pollStats.listPolls.Add(1)
+				changed := listGate.changed(c.db.DataVersion(c.ctx))
+				open := c.SessionID()
+				if !changed && open == listOpen && time.Since(listAt) < p.listRefresh {
+					continue
+				}
+				listOpen, listAt = open, time.Now()
+				c.pollStats.listLoads.Add(1)
 				c.br.onWorkerListPane()
 			case <-tick.C:
-				c.post(evTick{})
+				if c.ticking.Load() {
+					c.post(evTick{})
+				}
 			}
 		}
 	})
