@@ -2,7 +2,10 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,6 +66,10 @@ func (c *Controller) cmdStatus(string) {
 		} else {
 			files, loadErr = instructions.Load(c.opts.Home, workDir)
 		}
+		configFile := c.opts.ConfigFile
+		if _, err := os.Stat(configFile); configFile != "" && errors.Is(err, fs.ErrNotExist) {
+			configFile += " (not created yet)"
+		}
 		var servers []mcp.Status
 		if c.opts.MCP != nil {
 			servers = c.opts.MCP.Status()
@@ -70,7 +77,7 @@ func (c *Controller) cmdStatus(string) {
 		text := statusText(statusInfo{
 			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.readOnly, approved: approved, files: files, loadErr: loadErr, mcp: servers,
-			configFile: c.opts.ConfigFile,
+			configFile: configFile,
 		})
 		c.onUIThreadAsync(func() { c.info(text) })
 	})
