@@ -132,7 +132,7 @@ func (t *timeTravel) onUIRewindPicker() {
 	if it, ok := c.timeline.SelectedItem(); ok {
 		t.onUITimelineSelect(it) // SelectCheckpoint does not fire when already selected
 	}
-	c.setMessage("rewind: ↑/↓ choose a turn (the conversation shows it) · → its steps · Enter reverts · Esc cancels", false)
+	c.setMessage("↑/↓ pick a turn · → steps · Enter reverts · Esc cancels", false) // the preview banner shows the conversation
 }
 
 // onUITimelineSelect previews the selected checkpoint or generation.

@@ -179,7 +179,7 @@ func TestEscEscPicksATurn(t *testing.T) {
 	h.waitFor("answer to third task")
 	h.key(tcell.KeyEsc)
 	h.key(tcell.KeyEsc)
-	h.waitFor("rewind: ↑/↓ choose a turn", "PREVIEW · before checkpoint 2")
+	h.waitFor("↑/↓ pick a turn", "PREVIEW · before checkpoint 2")
 	if n := h.c.timeline.Len(); n != 3 {
 		t.Fatalf("the picker lists %d rows, want the 3 turns", n)
 	}
