@@ -34,10 +34,11 @@ const quitWindow = 2 * time.Second
 // event pipeline and the registries. Fields marked (UI) are touched only on
 // the UI goroutine; the rest say how they are guarded.
 type Controller struct {
-	opts Options
-	db   *store.DB
-	app  *tview.Application
-	ui   uiState
+	opts  Options
+	db    *store.DB
+	app   *tview.Application
+	ui    uiState
+	posts *poster // the one goroutine that queues UI updates and stops the app
 
 	ctx     context.Context // cancelled when the controller shuts down
 	cancel  context.CancelFunc
@@ -165,6 +166,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		polls:    defaultPolls,
 	}
 	c.ui.stopped = make(chan struct{})
+	c.posts = newPoster()
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.events = newBatcher(FlushInterval, c.onWorkerDeliver)
 	c.buildWidgets()
@@ -216,7 +218,7 @@ func (c *Controller) Run(ctx context.Context) error {
 
 	// The first draw happens after Run starts; mark the UI running from
 	// inside the loop so workers never queue before it.
-	go c.app.QueueUpdateDraw(func() {
+	go c.runPoster(func() {
 		c.ui.running.Store(true)
 		c.onUIStarted()
 	})
@@ -230,6 +232,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	c.startPollers()
 	err := c.app.Run()
 	c.ui.running.Store(false)
+	if err == nil {
+		// The loop ran, so only the poster stopped it. (When the screen
+		// failed to start, the poster stays blocked in its first update.)
+		<-c.posts.exited
+	}
 	close(c.ui.stopped)
 	c.shutdownWorkers()
 	if err != nil {
@@ -249,8 +256,9 @@ func (c *Controller) onUIStarted() {
 	}
 }
 
-// onUIQuit starts an orderly shutdown: cancel what runs, wait for it on a
-// worker, then stop the application.
+// onUIQuit starts an orderly shutdown: cancel what runs, wait for it off the
+// UI goroutine, then let the poster stop the application once its last
+// update ran (calling app.Stop here could strand a queued update).
 func (c *Controller) onUIQuit() {
 	if c.quitting {
 		return
@@ -263,7 +271,7 @@ func (c *Controller) onUIQuit() {
 	c.setMessage("quitting…", false)
 	go func() {
 		c.shutdownWorkers()
-		c.app.Stop()
+		c.posts.close()
 	}()
 }
 

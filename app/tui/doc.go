@@ -10,8 +10,9 @@
 // Threads: functions named onWorker… run off the UI goroutine and never touch
 // a widget; functions named onUI… (and tview handlers) run on the UI
 // goroutine. The only way from a worker to the UI is Controller.onUIThread,
-// the one wrapper around Application.QueueUpdateDraw, which refuses once the
-// application has stopped.
+// which hands f to the one poster goroutine that calls
+// Application.QueueUpdateDraw (and, at quit, Application.Stop); it refuses
+// once the application is stopping.
 //
 // Files: options.go (Options, Run), controller.go (Controller, New, Run,
 // shutdown), thread.go (onUIThread, onWorker), sink.go (batching sink and

@@ -14,24 +14,98 @@ type uiState struct {
 	closing bool // shutdown began: no new workers (WaitGroup.Add must not race Wait)
 }
 
-// onUIThread runs f on the UI goroutine and redraws: the one wrapper around
-// Application.QueueUpdateDraw. It returns false without running f when the
-// application is not running (QueueUpdateDraw would block forever once Run
-// has returned). It must not be called from the UI goroutine (handlers,
-// onUI… functions): that deadlocks.
+// uiUpdate is one onUIThread call waiting for the poster.
+type uiUpdate struct {
+	f    func()
+	done chan struct{} // closed once f ran (or was skipped because the UI stopped)
+}
+
+// poster is the one goroutine that calls Application.QueueUpdateDraw.
+// tview's QueueUpdate blocks until the loop ran the update, and forever once
+// Run has returned; so only the poster queues updates, and only the poster
+// stops the application, after its last QueueUpdateDraw returned.
+type poster struct {
+	mu      sync.Mutex
+	queue   []uiUpdate
+	closing bool          // no new updates; stop the application after the last batch
+	wake    chan struct{} // buffered(1): the queue or closing changed
+	exited  chan struct{} // closed when the poster goroutine returns
+}
+
+func newPoster() *poster {
+	return &poster{wake: make(chan struct{}, 1), exited: make(chan struct{})}
+}
+
+func (p *poster) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// enqueue adds f unless shutdown began.
+func (p *poster) enqueue(f func()) (chan struct{}, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing {
+		return nil, false
+	}
+	u := uiUpdate{f: f, done: make(chan struct{})}
+	p.queue = append(p.queue, u)
+	p.signal()
+	return u.done, true
+}
+
+// close asks the poster to run what is queued, stop the application and exit.
+func (p *poster) close() {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	p.signal()
+}
+
+// runPoster is the poster goroutine. started runs inside the loop's first
+// update (it marks the UI running). Each wake drains the queue into one
+// QueueUpdateDraw.
+func (c *Controller) runPoster(started func()) {
+	defer close(c.posts.exited)
+	c.app.QueueUpdateDraw(started)
+	for range c.posts.wake {
+		c.posts.mu.Lock()
+		batch, closing := c.posts.queue, c.posts.closing
+		c.posts.queue = nil
+		c.posts.mu.Unlock()
+		if len(batch) > 0 {
+			c.app.QueueUpdateDraw(func() {
+				for _, u := range batch {
+					if c.ui.running.Load() {
+						u.f()
+					}
+					close(u.done)
+				}
+			})
+		}
+		if closing {
+			c.ui.running.Store(false)
+			c.app.Stop()
+			return
+		}
+	}
+}
+
+// onUIThread runs f on the UI goroutine and redraws: the one way to reach
+// Application.QueueUpdateDraw, through the poster. It returns false without
+// running f when the application is not running or is shutting down. It must
+// not be called from the UI goroutine (handlers, onUI… functions): that
+// deadlocks.
 func (c *Controller) onUIThread(f func()) bool {
 	if !c.ui.running.Load() {
 		return false
 	}
-	done := make(chan struct{})
-	go func() {
-		c.app.QueueUpdateDraw(func() {
-			if c.ui.running.Load() {
-				f()
-			}
-		})
-		close(done)
-	}()
+	done, ok := c.posts.enqueue(f)
+	if !ok {
+		return false
+	}
 	select {
 	case <-done:
 		return true
