@@ -165,7 +165,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		now:      time.Now,
 		polls:    defaultPolls,
 	}
-	c.ui.stopped = make(chan struct{})
+	c.ui.started, c.ui.stopped = make(chan struct{}), make(chan struct{})
 	c.posts = newPoster()
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.events = newBatcher(FlushInterval, c.onWorkerDeliver)
@@ -220,6 +220,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	// inside the loop so workers never queue before it.
 	go c.runPoster(func() {
 		c.ui.running.Store(true)
+		close(c.ui.started)
 		c.onUIStarted()
 	})
 	go func() {
@@ -359,6 +360,18 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 
 // onWorkerDeliver runs on the batcher's goroutine: one UI update per batch.
 func (c *Controller) onWorkerDeliver(batch []soul.Event) {
+	// Events posted before the loop started (New's, the first polls', an
+	// MCP server failing at once) wait for it instead of being dropped;
+	// shutdown (c.ctx) releases the wait.
+	select {
+	case <-c.ui.started:
+	default:
+		select {
+		case <-c.ui.started:
+		case <-c.ctx.Done():
+			return
+		}
+	}
 	c.onUIThread(func() {
 		for _, e := range batch {
 			c.onUIApply(e)

@@ -8,6 +8,7 @@ import (
 // uiState tells workers whether the UI loop can still take updates.
 type uiState struct {
 	running atomic.Bool
+	started chan struct{} // closed when the loop ran its first update (running is set)
 	stopped chan struct{} // closed when the application has stopped
 
 	workMu  sync.Mutex

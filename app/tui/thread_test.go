@@ -65,3 +65,28 @@ func TestOnUIThreadReturnsWhileTheAppQuits(t *testing.T) {
 		t.Fatal("onUIThread returned true after the app stopped")
 	}
 }
+
+// TestEventsPostedBeforeTheLoopStartsAreApplied: an event the batcher
+// flushes before Run's loop is up (an MCP server failing at once, under
+// load) waits for the loop instead of being dropped.
+func TestEventsPostedBeforeTheLoopStartsAreApplied(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Bool
+	h := newHarness(t, hopts{beforeRun: func(h *harness) {
+		h.c.onUIThreadAsync(func() { ran.Store(true) })
+		deadline := time.Now().Add(waitLimit)
+		for { // until the batcher has taken the event to deliver it
+			h.c.events.mu.Lock()
+			n := len(h.c.events.pending)
+			h.c.events.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the batcher never flushed")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}})
+	h.waitUntil("the early event applied", ran.Load)
+}
