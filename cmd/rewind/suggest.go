@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 // Mistyped commands and flags get a "did you mean". Cobra suggests
@@ -38,7 +40,7 @@ func unknownFlag(cmd *cobra.Command, err error) error {
 		if f.Hidden {
 			return
 		}
-		if levenshtein(name, f.Name) <= suggestDistance || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+		if words.Levenshtein([]rune(name), []rune(f.Name)) <= suggestDistance || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
 			near = append(near, "--"+f.Name)
 		}
 	}
@@ -85,25 +87,4 @@ func orList(ss []string) string {
 		return strings.Join(ss, "")
 	}
 	return strings.Join(ss[:len(ss)-1], ", ") + " or " + ss[len(ss)-1]
-}
-
-// levenshtein is the edit distance between two short ASCII strings.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -1,5 +1,5 @@
-// Package words holds the small English helpers every front end shares
-// (the CLI, the TUI, time travel), so each is written once.
+// Package words holds the small text helpers several packages share (the
+// CLI, the TUI, time travel, the tools), so each is written once.
 package words
 
 // Plural is one when n is 1, else many: Plural(n, "message", "messages").
@@ -8,4 +8,30 @@ func Plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Levenshtein is the edit distance between a and b, in runes (two-row
+// dynamic programming). The CLI's "did you mean" and the tools' loop
+// detector both use it; one small function is not worth a dependency.
+func Levenshtein(a, b []rune) int {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -10,3 +10,20 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestLevenshtein(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"abc", "", 3}, {"", "abc", 3}, {"kitten", "sitting", 3},
+		{"--work-dir", "--wrok-dir", 2}, {"héllo", "hello", 1}, {"flaw", "lawn", 2},
+	} {
+		if got := Levenshtein([]rune(c.a), []rune(c.b)); got != c.want {
+			t.Errorf("Levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := Levenshtein([]rune(c.b), []rune(c.a)); got != c.want {
+			t.Errorf("Levenshtein(%q, %q) = %d, want %d (not symmetric)", c.b, c.a, got, c.want)
+		}
+	}
+}

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 // LoopDetector watches the shell commands of one run and warns when the
 // model keeps running the same or a nearly identical command.
 //
 // Similarity is 1 − Levenshtein(a, b) / max(len a, len b) over runes of the
-// whitespace-normalised commands. It is implemented here (two-row dynamic
-// programming, ~30 lines) rather than imported: the well-kept Go packages
-// (e.g. agnivade/levenshtein) are not in go.mod, and one small function is
-// not worth a new dependency shared by the whole module.
+// whitespace-normalised commands (internal/words.Levenshtein, shared with
+// the CLI's "did you mean").
 type LoopDetector struct {
 	// Threshold is how many similar commands (this one included) trigger a
 	// warning; 0 means 3.
@@ -95,30 +95,7 @@ func similarity(a, b []rune, floor float64) float64 {
 	if bound := 1 - float64(abs(la-lb))/float64(longest); bound < floor {
 		return bound
 	}
-	return 1 - float64(levenshtein(a, b))/float64(longest)
-}
-
-func levenshtein(a, b []rune) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return 1 - float64(words.Levenshtein(a, b))/float64(longest)
 }
 
 func abs(n int) int {
