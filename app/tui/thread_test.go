@@ -75,13 +75,20 @@ func TestEventsPostedBeforeTheLoopStartsAreApplied(t *testing.T) {
 	h := newHarness(t, hopts{beforeRun: func(h *harness) {
 		h.c.onUIThreadAsync(func() { ran.Store(true) })
 		deadline := time.Now().Add(waitLimit)
-		for { // until the batcher has taken the event to deliver it
+		// Until the batcher has taken the event to deliver it, or a flush
+		// (of New's own events) is under way: that one holds flushMu, and
+		// the event then follows it.
+		for {
 			h.c.events.mu.Lock()
 			n := len(h.c.events.pending)
 			h.c.events.mu.Unlock()
 			if n == 0 {
 				break
 			}
+			if !h.c.events.flushMu.TryLock() {
+				break
+			}
+			h.c.events.flushMu.Unlock()
 			if time.Now().After(deadline) {
 				t.Fatal("the batcher never flushed")
 			}
