@@ -214,16 +214,22 @@ func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
 				c.answerApproval(req, soul.Reject, "")
 			}
 		}
-		c.curApp = nil
-		c.pages.pop("approval")
-		if len(c.pendingApp) > 0 {
-			next := c.pendingApp[0]
-			c.pendingApp = c.pendingApp[1:]
-			c.onUIApproval(next)
-		}
+		c.onUINextApproval()
 	})
 	c.pages.push(Page{Name: "approval", Primitive: c.approval})
 	c.approvalShown = c.now()
+}
+
+// onUINextApproval closes the answered approval prompt and shows the next
+// queued one, if any.
+func (c *Controller) onUINextApproval() {
+	c.curApp = nil
+	c.pages.pop("approval")
+	if len(c.pendingApp) > 0 {
+		next := c.pendingApp[0]
+		c.pendingApp = c.pendingApp[1:]
+		c.onUIApproval(next)
+	}
 }
 
 // approvalView is the modal's model of a request.

@@ -65,15 +65,8 @@ func (c *Controller) onUIRemoteAnswered(req *soul.ApprovalRequest, a live.Answer
 			return
 		}
 	}
-	if c.curApp != req {
-		return
-	}
-	c.curApp = nil
-	c.pages.pop("approval")
-	if len(c.pendingApp) > 0 {
-		next := c.pendingApp[0]
-		c.pendingApp = c.pendingApp[1:]
-		c.onUIApproval(next)
+	if c.curApp == req {
+		c.onUINextApproval()
 	}
 }
 

@@ -424,15 +424,7 @@ func TestReadOnlyHomeIsNamed(t *testing.T) {
 func TestRevertToDuplicatedCheckpointTakesTheFirst(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ctxFile := filepath.Join(e.workDir, "context.jsonl")
-	writeFile(t, ctxFile, `{"role":"_checkpoint","id":0}
-{"role":"user","content":"first"}
-{"role":"_checkpoint","id":1}
-{"role":"user","content":"second"}
-{"role":"_checkpoint","id":1}
-{"role":"user","content":"third"}
-`)
-	id := strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
+	id := importDuplicatedCheckpoint(t, e)
 	e.mustOK("revert", id, "1")
 	if got := e.view(id).texts(t); len(got) != 1 || got[0] != "user: first" {
 		t.Errorf("after revert to the duplicated checkpoint 1: %v, want [user: first]", got)

@@ -110,6 +110,17 @@ func TestRestoreFilesOnlyKeepsTheConversation(t *testing.T) {
 func TestDryRunOfDuplicatedCheckpointCountsFromTheFirst(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	id := importDuplicatedCheckpoint(t, e)
+	expectLines(t, "revert --dry-run", e.mustOK("revert", id, "1", "--dry-run").stdout,
+		"would revert to checkpoint 1: generation 1, 2 messages would be archived in generation 0")
+	expectLines(t, "revert", e.mustOK("revert", id, "1").stdout,
+		"reverted to checkpoint 1: generation 1, 2 messages archived in generation 0")
+}
+
+// importDuplicatedCheckpoint imports a kimi-cli context whose checkpoint 1
+// appears twice (first before "second", then before "third").
+func importDuplicatedCheckpoint(t *testing.T, e *env) string {
+	t.Helper()
 	ctxFile := filepath.Join(e.workDir, "context.jsonl")
 	writeFile(t, ctxFile, `{"role":"_checkpoint","id":0}
 {"role":"user","content":"first"}
@@ -118,9 +129,5 @@ func TestDryRunOfDuplicatedCheckpointCountsFromTheFirst(t *testing.T) {
 {"role":"_checkpoint","id":1}
 {"role":"user","content":"third"}
 `)
-	id := strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
-	expectLines(t, "revert --dry-run", e.mustOK("revert", id, "1", "--dry-run").stdout,
-		"would revert to checkpoint 1: generation 1, 2 messages would be archived in generation 0")
-	expectLines(t, "revert", e.mustOK("revert", id, "1").stdout,
-		"reverted to checkpoint 1: generation 1, 2 messages archived in generation 0")
+	return strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
 }

@@ -26,9 +26,9 @@ func convertResult(r *sdk.CallToolResult) tools.Result {
 		}
 	}
 	text := strings.Join(parts, "\n")
-	brief := "ok · " + size(len(text))
+	brief := "ok · " + tools.HumanBytes(int64(len(text)))
 	if r.IsError {
-		brief = "error · " + size(len(text))
+		brief = "error · " + tools.HumanBytes(int64(len(text)))
 		if strings.TrimSpace(text) == "" {
 			text = "The tool reported an error without a message."
 		}
@@ -41,9 +41,9 @@ func contentText(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image: %s, %s; not shown]", orUnknown(c.MIMEType), size(len(c.Data)))
+		return fmt.Sprintf("[image: %s, %s; not shown]", orUnknown(c.MIMEType), tools.HumanBytes(int64(len(c.Data))))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio: %s, %s; not shown]", orUnknown(c.MIMEType), size(len(c.Data)))
+		return fmt.Sprintf("[audio: %s, %s; not shown]", orUnknown(c.MIMEType), tools.HumanBytes(int64(len(c.Data))))
 	case *sdk.ResourceLink:
 		s := "[resource link: " + c.URI
 		if c.Name != "" {
@@ -64,7 +64,7 @@ func contentText(c sdk.Content) string {
 		if r.Text != "" {
 			return "[resource " + r.URI + "]\n" + r.Text
 		}
-		return fmt.Sprintf("[resource %s: %s, %s of binary data; not shown]", r.URI, orUnknown(r.MIMEType), size(len(r.Blob)))
+		return fmt.Sprintf("[resource %s: %s, %s of binary data; not shown]", r.URI, orUnknown(r.MIMEType), tools.HumanBytes(int64(len(r.Blob))))
 	}
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -97,14 +97,4 @@ func orUnknown(mime string) string {
 		return "unknown type"
 	}
 	return mime
-}
-
-func size(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
 }

@@ -46,7 +46,7 @@ func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Resu
 		return statErr(tg.Display, err)
 	}
 	if !info.IsDir() {
-		return errorResult("not a directory", "%s is a file (%s), not a directory; use ReadFile to read it.", tg.Display, humanBytes(info.Size()))
+		return errorResult("not a directory", "%s is a file (%s), not a directory; use ReadFile to read it.", tg.Display, HumanBytes(info.Size()))
 	}
 	entries, err := os.ReadDir(tg.Real) // sorted by name
 	if err != nil {
@@ -86,7 +86,7 @@ func formatEntry(dir string, e fs.DirEntry) string {
 	size := "?"
 	kind := "file"
 	if info, err := e.Info(); err == nil {
-		size = humanBytes(info.Size())
+		size = HumanBytes(info.Size())
 		if !info.Mode().IsRegular() {
 			kind, size = "other", "-"
 		}

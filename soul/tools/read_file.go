@@ -77,7 +77,7 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(binarySniffLen)
 	if isBinary(head) {
-		return errorResult("binary file", "%s looks like a binary file (%s); ReadFile reads text files only.", tg.Display, humanBytes(info.Size()))
+		return errorResult("binary file", "%s looks like a binary file (%s); ReadFile reads text files only.", tg.Display, HumanBytes(info.Size()))
 	}
 
 	var out strings.Builder
@@ -128,7 +128,7 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 	case "lines":
 		text += fmt.Sprintf("\n[Showing lines %d-%d of %s; more follow. Continue with line_offset=%d.]", a.LineOffset, lastShown, tg.Display, lastShown+1)
 	case "bytes":
-		text += fmt.Sprintf("\n[Output truncated at %s: showing lines %d-%d of %s. Continue with line_offset=%d.]", humanBytes(readMaxBytes), a.LineOffset, lastShown, tg.Display, lastShown+1)
+		text += fmt.Sprintf("\n[Output truncated at %s: showing lines %d-%d of %s. Continue with line_offset=%d.]", HumanBytes(readMaxBytes), a.LineOffset, lastShown, tg.Display, lastShown+1)
 	}
 	if cutLines > 0 {
 		text += fmt.Sprintf("\n[%s longer than %d characters truncated.]", plural(cutLines, "line"), readMaxLineChars)

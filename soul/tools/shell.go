@@ -222,7 +222,7 @@ func (r shellRun) result(timeout int) Result {
 		b.WriteString(strings.TrimRight(text, "\n"))
 	}
 	b.WriteString("\n\n")
-	size := humanBytes(r.out.total)
+	size := HumanBytes(r.out.total)
 	var brief string
 	isErr := true
 	switch {

@@ -168,8 +168,8 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// humanBytes formats a size as "512 B", "3.2 KB", "1.5 MB".
-func humanBytes(n int64) string {
+// HumanBytes formats a size as "512 B", "3.2 KB", "1.5 MB".
+func HumanBytes(n int64) string {
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%d B", n)

@@ -104,7 +104,7 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 		verb = "Appended"
 	}
 	return Result{
-		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), humanBytes(int64(len(a.Content))), tg.Display),
+		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), HumanBytes(int64(len(a.Content))), tg.Display),
 		Brief:  fmt.Sprintf("%s %s to %s", strings.ToLower(verb), plural(lines, "line"), tg.Display),
 	}
 }
@@ -152,10 +152,10 @@ func editDiff(display, old, new string, exists bool) string {
 		return fmt.Sprintf("(no change: %s already has this content)\n", display)
 	}
 	if len(old) > maxDiffSource || len(new) > maxDiffSource {
-		return fmt.Sprintf("(diff omitted: %s is %s → %s)\n", display, humanBytes(int64(len(old))), humanBytes(int64(len(new))))
+		return fmt.Sprintf("(diff omitted: %s is %s → %s)\n", display, HumanBytes(int64(len(old))), HumanBytes(int64(len(new))))
 	}
 	if isBinaryText(old) || isBinaryText(new) {
-		return fmt.Sprintf("(binary content, diff omitted: %s → %s)\n", humanBytes(int64(len(old))), humanBytes(int64(len(new))))
+		return fmt.Sprintf("(binary content, diff omitted: %s → %s)\n", HumanBytes(int64(len(old))), HumanBytes(int64(len(new))))
 	}
 	var before []byte
 	if exists {
