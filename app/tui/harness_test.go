@@ -245,6 +245,20 @@ func (h *harness) typeText(s string, enter bool) {
 
 func (h *harness) key(k tcell.Key) { h.screen.InjectKey(k, 0, tcell.ModNone) }
 
+// paste marks the start or end of a bracketed paste. The simulation
+// screen's PostEvent drops the event when its queue of ten is full
+// (InjectKey waits instead), so it is retried until the queue takes it.
+func (h *harness) paste(start bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for h.screen.PostEvent(tcell.NewEventPaste(start)) != nil {
+		if time.Now().After(deadline) {
+			h.t.Fatal("the event queue stayed full")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // submit types a line, sends it and waits for the run it starts to end.
 func (h *harness) submit(s string) {
 	h.t.Helper()

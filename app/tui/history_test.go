@@ -56,14 +56,14 @@ func TestLongPasteInTheWorkspace(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{w: 120, h: 40}, llmtest.Text("got all of it"))
 	h.typeText("check: ", false)
-	h.screen.PostEvent(tcell.NewEventPaste(true))
+	h.paste(true)
 	for i := range 30 {
 		h.typeText(fmt.Sprintf("pasted row %d", i), false)
 		if i < 29 {
 			h.key(tcell.KeyEnter)
 		}
 	}
-	h.screen.PostEvent(tcell.NewEventPaste(false))
+	h.paste(false)
 	h.waitUntil("the folded paste", func() bool { return h.c.input.Text() == "check: [pasted 30 lines]" })
 	h.key(tcell.KeyEnter)
 	h.waitFor("got all of it", "check: [pasted 30 lines]")
