@@ -96,15 +96,14 @@ type Controller struct {
 	// (any goroutine: reloads run on workers).
 	branches branchCache
 
-	// Feature state (UI): timetravel.go, browser.go, follow.go, mcp.go,
-	// toolpane.go, copy.go, watch.go, notify.go.
+	// Feature state (UI): timetravel.go, browser.go, watch.go (with
+	// follow.go), mcp.go, toolpane.go, copy.go, notify.go.
 	tt    *timeTravel
 	br    *browser
-	fw    follow
+	watch *watcher
 	mcp   *mcpController
 	tp    toolPane
 	cb    clipboard
-	wl    watchLive
 	notes []string // notifications written after the next draw
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
@@ -387,8 +386,8 @@ func (c *Controller) refreshStatus() {
 	s := c.statusM
 	if c.busy != "" && !c.runStart.IsZero() {
 		s.Elapsed = time.Since(c.runStart)
-	} else if !c.wl.started.IsZero() {
-		s.Elapsed = time.Since(c.wl.started) // a watched writer's run
+	} else if !c.watch.started.IsZero() {
+		s.Elapsed = time.Since(c.watch.started) // a watched writer's run
 	}
 	c.ticking.Store(s.Elapsed > 0 || !c.msgUntil.IsZero())
 	if o := c.cur(); o != nil && s.SessionTitle == "" {
@@ -398,7 +397,7 @@ func (c *Controller) refreshStatus() {
 	case c.readOnly && c.opts.Setup != "" && c.cur() == nil:
 		s.Mode = "NO MODEL"
 	case c.readOnly:
-		s.Mode = c.watchLabel()
+		s.Mode = c.watch.modeLabel()
 	}
 	c.status.SetStatus(s)
 	c.refreshWelcome()

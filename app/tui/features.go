@@ -6,14 +6,13 @@ package tui
 func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initBrowser()
-	c.initFollow()
 	c.initInputHistory()
 	c.initClipboard()
 	c.suspend = newSuspender(c.app)
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()
 	c.initSessionCommands()
-	c.initWatchLive()
+	c.initWatcher()
 	c.initRuns()
 	c.initNotify()
 }

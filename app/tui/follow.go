@@ -23,12 +23,6 @@ import (
 // writerPoll is how often a watcher checks the writer's lease.
 const writerPoll = time.Second
 
-// follow is the watcher state (UI goroutine).
-type follow struct {
-	watching bool   // the input shows the watch label
-	label    string // the status bar's mode label while watching
-}
-
 // runState is what a watcher shows about the writer's current run.
 type runState struct {
 	running bool
@@ -74,15 +68,11 @@ func runOf(v store.View) runState {
 	return rs
 }
 
-// initFollow starts the writer watch loop (New).
-func (c *Controller) initFollow() {
-	c.onWorker(c.onWorkerFollowWriter)
-}
-
 // onWorkerFollowWriter checks the writer of a watched session every
 // writerPoll (and the view when its version changed) and posts the label,
 // step and elapsed time.
-func (c *Controller) onWorkerFollowWriter() {
+func (w *watcher) onWorkerFollowWriter() {
+	c := w.c
 	next := time.NewTimer(versionPoll) // quickly at first, then every writerPoll
 	defer next.Stop()
 	var lastVer store.Version
@@ -93,7 +83,7 @@ func (c *Controller) onWorkerFollowWriter() {
 			pid, alive, err := c.db.LiveLease(c.ctx, o.sess.ID)
 			// With the live channel up (watch.go) the run state comes from
 			// the writer's events: no view to read here.
-			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && !c.wl.connected.Load() && (ver != lastVer || o.sess.ID != lastID) {
+			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && !w.connected.Load() && (ver != lastVer || o.sess.ID != lastID) {
 				if v, err := c.db.View(c.ctx, o.sess.ID); err == nil {
 					rs, lastVer, lastID = runOf(v), ver, o.sess.ID
 				}
@@ -108,9 +98,9 @@ func (c *Controller) onWorkerFollowWriter() {
 			running := alive && rs.running
 			st := rs
 			id := o.sess.ID
-			c.onUIThreadAsync(func() { c.onUIWatchStatus(id, label, running, st) })
+			c.onUIThreadAsync(func() { w.onUIWatchStatus(id, label, running, st) })
 		} else if o != nil && o.soul != nil {
-			c.onUIThreadAsync(c.onUIStopWatching)
+			c.onUIThreadAsync(w.onUIStopWatching)
 		}
 		wait := writerPoll
 		if lastID == "" {
@@ -126,17 +116,18 @@ func (c *Controller) onWorkerFollowWriter() {
 }
 
 // onUIWatchStatus shows the writer's state in the status bar and the input.
-func (c *Controller) onUIWatchStatus(id, label string, running bool, rs runState) {
+func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
+	c := w.c
 	o := c.cur()
 	if o == nil || o.sess.ID != id || o.soul != nil {
 		return
 	}
-	if c.wl.connected.Load() && strings.HasPrefix(c.fw.label, "WATCH · live") {
-		label = c.fw.label // the live channel's: it knows better
+	if w.connected.Load() && strings.HasPrefix(w.label, "WATCH · live") {
+		label = w.label // the live channel's: it knows better
 	}
-	c.fw.watching, c.fw.label = true, label
+	w.watching, w.label = true, label
 	c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
-	if c.wl.connected.Load() {
+	if w.connected.Load() {
 		c.refreshStatus()
 		return
 	}
@@ -150,19 +141,19 @@ func (c *Controller) onUIWatchStatus(id, label string, running bool, rs runState
 
 // onUIStopWatching drops the watch label once the workspace writes again
 // (after a fork or a switch to another session).
-func (c *Controller) onUIStopWatching() {
-	if !c.fw.watching {
+func (w *watcher) onUIStopWatching() {
+	if !w.watching {
 		return
 	}
-	c.fw.watching, c.fw.label = false, ""
-	c.statusM.Elapsed = 0
-	c.refreshStatus()
+	w.watching, w.label = false, ""
+	w.c.statusM.Elapsed = 0
+	w.c.refreshStatus()
 }
 
-// watchLabel is the status bar's mode while read-only.
-func (c *Controller) watchLabel() string {
-	if c.fw.label != "" {
-		return c.fw.label
+// modeLabel is the status bar's mode while read-only.
+func (w *watcher) modeLabel() string {
+	if w.label != "" {
+		return w.label
 	}
 	return "WATCH"
 }

@@ -94,7 +94,7 @@ func (c *Controller) startPollers() {
 				// watcher (no soul) follows the other process's writes.
 				// Mid-run, a watcher's conversation follows the writer's
 				// live channel (watch.go), which reloads at step boundaries.
-				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil || c.wl.inRun.Load())
+				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil || c.watch.inRun.Load())
 				if err == nil {
 					c.post(ev)
 				}

@@ -62,7 +62,7 @@ func (c *Controller) onUIShowRuns(runs []live.Hello) {
 	choices = append(choices, views.Choice{Label: "Close", Key: 'q'})
 	c.showConfirm("Live runs", fmt.Sprintf("%d %s on this machine. Choose one to watch it here.", len(runs), words.Plural(len(runs), "session is", "sessions are")), choices, 0, func(i int) {
 		if i < len(runs) {
-			c.onUIOpenSession(runs[i].SessionID)
+			c.watch.onUIWatch(runs[i].SessionID)
 		}
 	})
 }

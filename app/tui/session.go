@@ -336,6 +336,12 @@ func (c *Controller) onUIOpenSession(id string) {
 // worker, then the session is installed, its view loaded and then run (UI).
 // The workspace is busy meanwhile, so nothing else starts.
 func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
+	c.onUISwitchTo(what, false, load, then)
+}
+
+// onUISwitchTo is onUISwitch that opens the session read-only when asked
+// (watching: no lease is taken).
+func (c *Controller) onUISwitchTo(what string, readOnly bool, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
 	c.busy = what
 	c.refreshStatus()
 	cfg := c.opts.Soul
@@ -343,7 +349,7 @@ func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (sto
 		sess, banner, err := load(c.ctx)
 		var a attachment
 		if err == nil {
-			a, err = c.onWorkerAttach(c.ctx, cfg, sess, false)
+			a, err = c.onWorkerAttach(c.ctx, cfg, sess, readOnly)
 		}
 		c.onUIThreadAsync(func() {
 			c.busy = ""

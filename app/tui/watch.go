@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -30,8 +31,17 @@ import (
 // soon it notices the open session changed.
 const liveRetry = 500 * time.Millisecond
 
-// watchLive is the watcher's live-channel state.
-type watchLive struct {
+// watcher is the follow/watch feature controller: it owns the state of
+// following a session another process writes (the writer's lease and run,
+// follow.go; its live channel, here), the loops that follow it and the
+// entry point that starts watching a session (onUIWatch). The Controller
+// keeps only a pointer to it.
+type watcher struct {
+	c *Controller
+
+	watching bool   // (UI) the input shows the watch label
+	label    string // (UI) the status bar's mode label while watching
+
 	connected atomic.Bool // (any) the writer's events feed the conversation
 	inRun     atomic.Bool // (any) the writer is mid-run: polls keep the conversation
 
@@ -42,17 +52,49 @@ type watchLive struct {
 	asking  string     // (UI) tool call id of the approval this watcher shows
 }
 
-// initWatchLive starts the loop that follows writers (New).
-func (c *Controller) initWatchLive() {
-	if c.opts.Home == "" {
+// initWatcher builds the watcher and starts its loops: the writer's lease
+// and run (follow.go) and its live channel (New).
+func (c *Controller) initWatcher() {
+	w := &watcher{c: c}
+	c.watch = w
+	c.onWorker(w.onWorkerFollowWriter)
+	if c.opts.Home != "" {
+		c.onWorker(w.onWorkerWatchLive)
+	}
+}
+
+// onUIWatch opens session id in the workspace read-only and follows its
+// writer (the runs view's Enter; UI goroutine). The session is read on a
+// worker; the workspace never takes the session's lease, so the writer is
+// undisturbed. Opening the session already open read-only only focuses the
+// input.
+func (w *watcher) onUIWatch(id string) {
+	c := w.c
+	if o := c.cur(); o != nil && o.sess.ID == id {
+		if o.soul != nil {
+			c.setMessage("this workspace writes that session: there is nothing to watch", false)
+		}
+		c.app.SetFocus(c.input)
 		return
 	}
-	c.onWorker(c.onWorkerWatchLive)
+	if c.busy != "" {
+		c.setMessage("a run is active: press Esc to stop it before watching another session", true)
+		return
+	}
+	c.onUISwitchTo("watch", true, func(ctx context.Context) (store.Session, *views.Item, error) {
+		sess, err := c.db.GetSession(ctx, id)
+		return sess, nil, err
+	}, func() {
+		c.app.SetFocus(c.input)
+		c.br.onUIOpened(false)
+		c.setMessage("watching "+shortID(id)+" read-only: the other process is the writer", false)
+	})
 }
 
 // onWorkerWatchLive connects to the writer of the open session whenever
 // there is one and this workspace does not write it.
-func (c *Controller) onWorkerWatchLive() {
+func (w *watcher) onWorkerWatchLive() {
+	c := w.c
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -63,7 +105,7 @@ func (c *Controller) onWorkerWatchLive() {
 		}
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
 			if conn, err := live.Dial(c.ctx, c.opts.Home, o.sess.ID); err == nil {
-				c.onWorkerFollowLive(o, conn)
+				w.onWorkerFollowLive(o, conn)
 			}
 		}
 		t.Reset(liveRetry)
@@ -72,12 +114,13 @@ func (c *Controller) onWorkerWatchLive() {
 
 // onWorkerFollowLive applies the writer's events until it goes away, the
 // open session changes or the workspace quits.
-func (c *Controller) onWorkerFollowLive(o *openSession, conn *live.Conn) {
+func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
+	c := w.c
 	defer conn.Close()
 	h := conn.Hello
-	c.wl.inRun.Store(!h.Run.Started.IsZero())
-	c.wl.connected.Store(true)
-	c.onUIThreadAsync(func() { c.onUILiveConnected(o, conn, h) })
+	w.inRun.Store(!h.Run.Started.IsZero())
+	w.connected.Store(true)
+	c.onUIThreadAsync(func() { w.onUILiveConnected(o, conn, h) })
 	check := time.NewTicker(liveRetry)
 	defer check.Stop()
 	skip := false
@@ -94,11 +137,11 @@ func (c *Controller) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 				open = false
 				break
 			}
-			skip = c.onWorkerLiveEvent(o, e, skip)
+			skip = w.onWorkerLiveEvent(o, e, skip)
 		}
 	}
-	c.wl.connected.Store(false)
-	c.wl.inRun.Store(false)
+	w.connected.Store(false)
+	w.inRun.Store(false)
 	if c.cur() != o || c.ctx.Err() != nil {
 		return
 	}
@@ -106,42 +149,43 @@ func (c *Controller) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	if ev, err := c.loadSessionView(c.ctx, o.sess.ID, false); err == nil {
 		c.post(ev)
 	}
-	c.onUIThreadAsync(func() { c.onUILiveGone(o, h.PID) })
+	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID) })
 }
 
 // onWorkerLiveEvent applies one event of the writer. skip says the step in
 // flight is already committed (shown from the database); it returns the
 // new skip.
-func (c *Controller) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) bool {
+func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) bool {
+	c := w.c
 	switch ev := e.(type) {
 	case soul.StepBegin:
-		c.wl.inRun.Store(true)
-		skip = c.onWorkerShowCommitted(o, ev.Checkpoint)
-		c.onUIThreadAsync(c.onUILiveRunStarted)
+		w.inRun.Store(true)
+		skip = w.onWorkerShowCommitted(o, ev.Checkpoint)
+		c.onUIThreadAsync(w.onUILiveRunStarted)
 		if !skip {
 			c.post(ev)
 		}
 		return skip
 	case soul.RunEnd:
-		c.wl.inRun.Store(false)
-		c.onWorkerShowCommitted(o, -1)
+		w.inRun.Store(false)
+		w.onWorkerShowCommitted(o, -1)
 		c.post(ev)
-		c.onUIThreadAsync(c.onUILiveRunEnded)
+		c.onUIThreadAsync(w.onUILiveRunEnded)
 		return false
 	case *soul.ApprovalRequest:
 		if !skip {
-			c.onUIThreadAsync(func() { c.onUILiveApproval(ev) })
+			c.onUIThreadAsync(func() { w.onUILiveApproval(ev) })
 		}
 		return skip
 	case live.Answered:
-		c.onUIThreadAsync(func() { c.onUILiveAnswered(ev) })
+		c.onUIThreadAsync(func() { w.onUILiveAnswered(ev) })
 		return skip
 	case live.AnswerResult:
-		c.onUIThreadAsync(func() { c.onUILiveAnswerResult(ev) })
+		c.onUIThreadAsync(func() { w.onUILiveAnswerResult(ev) })
 		return skip
 	case soul.CompactionBegin:
-		c.wl.inRun.Store(true)
-		c.onUIThreadAsync(c.onUILiveRunStarted)
+		w.inRun.Store(true)
+		c.onUIThreadAsync(w.onUILiveRunStarted)
 	case soul.StatusUpdate, soul.CompactionEnd, soul.Backtrack:
 		// Numbers and generation changes are never stale.
 	default:
@@ -156,7 +200,8 @@ func (c *Controller) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) 
 // onWorkerShowCommitted replaces the conversation with the committed view
 // and reports whether the step that began at checkpoint cp is already in
 // it (cp < 0: no step).
-func (c *Controller) onWorkerShowCommitted(o *openSession, cp int) bool {
+func (w *watcher) onWorkerShowCommitted(o *openSession, cp int) bool {
+	c := w.c
 	v, err := c.db.View(c.ctx, o.sess.ID)
 	if err != nil {
 		c.post(evNote{text: "cannot read the session: " + err.Error(), isErr: true})
@@ -191,11 +236,12 @@ func stepCommitted(v store.View, cp int) bool {
 }
 
 // onUILiveConnected shows the writer's numbers at once.
-func (c *Controller) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hello) {
+func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hello) {
+	c := w.c
 	if c.cur() != o {
 		return
 	}
-	c.wl.pid, c.wl.started, c.wl.remote, c.wl.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
+	w.pid, w.started, w.remote, w.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
 	if h.Run.MaxContext > 0 {
 		c.statusM.Step, c.statusM.Tokens = h.Run.Step, h.Run.Tokens
 		c.statusM.MaxContext, c.statusM.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
@@ -203,33 +249,35 @@ func (c *Controller) onUILiveConnected(o *openSession, conn *live.Conn, h live.H
 	if h.Model != "" {
 		c.statusM.Model = h.Model
 	}
-	c.fw.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
+	w.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
 	c.setMessage(fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label()), false)
 	c.refreshStatus()
 }
 
 // onUILiveRunStarted starts the elapsed clock at the writer's first step.
-func (c *Controller) onUILiveRunStarted() {
-	if c.wl.started.IsZero() {
-		c.wl.started = time.Now()
+func (w *watcher) onUILiveRunStarted() {
+	if w.started.IsZero() {
+		w.started = time.Now()
 	}
 }
 
 // onUILiveRunEnded stops the clock and closes an approval the run dropped.
-func (c *Controller) onUILiveRunEnded() {
-	c.wl.started = time.Time{}
-	c.closeRemoteApproval()
+func (w *watcher) onUILiveRunEnded() {
+	c := w.c
+	w.started = time.Time{}
+	w.closeRemoteApproval()
 	c.refreshStatus()
 }
 
 // onUILiveGone says the writer left and what is shown now.
-func (c *Controller) onUILiveGone(o *openSession, pid int) {
-	c.wl.conn, c.wl.started = nil, time.Time{}
-	c.closeRemoteApproval()
+func (w *watcher) onUILiveGone(o *openSession, pid int) {
+	c := w.c
+	w.conn, w.started = nil, time.Time{}
+	w.closeRemoteApproval()
 	if c.cur() != o {
 		return
 	}
-	c.fw.label = "WATCH · writer gone"
+	w.label = "WATCH · writer gone"
 	c.statusM.RunningTool = ""
 	c.setMessage(fmt.Sprintf("the writer (pid %d) is gone: showing what it committed, from the database", pid), true)
 	c.refreshStatus()
@@ -237,23 +285,24 @@ func (c *Controller) onUILiveGone(o *openSession, pid int) {
 
 // onUILiveApproval shows the writer's approval request: answerable when
 // the writer allows it, else as a note saying where to answer.
-func (c *Controller) onUILiveApproval(req *soul.ApprovalRequest) {
+func (w *watcher) onUILiveApproval(req *soul.ApprovalRequest) {
+	c := w.c
 	c.notify(notifyApproval, req.Tool+": "+req.Description)
-	if !c.wl.remote || c.wl.conn == nil {
+	if !w.remote || w.conn == nil {
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
 		c.setMessage("the writer waits for approval of "+req.Tool, false)
 		return
 	}
-	c.closeRemoteApproval()
-	conn, id := c.wl.conn, req.ToolCallID
-	c.wl.asking = id
+	w.closeRemoteApproval()
+	conn, id := w.conn, req.ToolCallID
+	w.asking = id
 	c.approval.SetRequest(approvalView(req))
 	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
-		if c.wl.asking != id {
+		if w.asking != id {
 			return
 		}
-		c.closeRemoteApproval()
+		w.closeRemoteApproval()
 		sd := soul.Reject
 		switch {
 		case d == views.ApproveOnce:
@@ -274,22 +323,25 @@ func (c *Controller) onUILiveApproval(req *soul.ApprovalRequest) {
 }
 
 // closeRemoteApproval closes the approval prompt of a watched run.
-func (c *Controller) closeRemoteApproval() {
-	if c.wl.asking == "" {
+func (w *watcher) closeRemoteApproval() {
+	c := w.c
+	if w.asking == "" {
 		return
 	}
-	c.wl.asking = ""
+	w.asking = ""
 	c.pages.pop("approval")
 }
 
-func (c *Controller) onUILiveAnswered(a live.Answered) {
-	if c.wl.asking == a.ToolCallID {
-		c.closeRemoteApproval()
+func (w *watcher) onUILiveAnswered(a live.Answered) {
+	c := w.c
+	if w.asking == a.ToolCallID {
+		w.closeRemoteApproval()
 	}
 	c.setMessage(fmt.Sprintf("approval %s by %s", decisionText(a.Decision), a.By), false)
 }
 
-func (c *Controller) onUILiveAnswerResult(r live.AnswerResult) {
+func (w *watcher) onUILiveAnswerResult(r live.AnswerResult) {
+	c := w.c
 	if !r.Accepted {
 		c.setMessage("your answer did not count: "+r.Reason, true)
 	}

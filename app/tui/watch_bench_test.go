@@ -64,7 +64,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	for !c.wl.connected.Load() {
+	for !c.watch.connected.Load() {
 		time.Sleep(time.Millisecond)
 	}
 	var draws atomic.Int64

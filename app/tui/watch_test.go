@@ -170,7 +170,8 @@ func TestWatchCannotAnswerApprovalUnlessAllowed(t *testing.T) {
 }
 
 // TestRunsCommandListsAndOpensALiveRun: /runs lists the writer's run with
-// its state, and choosing it opens the session here.
+// its state, and choosing it watches the session here at once (no offer to
+// watch or fork: the runs view is for watching), live from its writer.
 func TestRunsCommandListsAndOpensALiveRun(t *testing.T) {
 	t.Parallel()
 	home, err := os.MkdirTemp("", "rwr")
@@ -195,4 +196,8 @@ func TestRunsCommandListsAndOpensALiveRun(t *testing.T) {
 	h.waitFor("Live runs", "busy elsewhere · streaming · step 1")
 	h.typeText("1", false)
 	h.waitUntil("the run's session to be open", func() bool { return h.c.SessionID() == id })
+	h.waitFor("WATCH · live", "stream something")
+	if strings.Contains(h.text(), "Session in use") {
+		t.Fatal("choosing a run to watch asked whether to watch or fork")
+	}
 }
