@@ -80,7 +80,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case soul.ToolResult:
 		c.onUIToolResult(ev)
 	case *soul.ApprovalRequest:
-		c.onUIApproval(ev)
+		c.ap.onUIAsk(ev)
 	case soul.Backtrack:
 		// The reload posted by onWorkerSink replaces the conversation and
 		// shows the banner.
@@ -188,68 +188,6 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 	c.refreshStatus()
 }
 
-// onUIApproval shows the approval modal (one request at a time).
-func (c *Controller) onUIApproval(req *soul.ApprovalRequest) {
-	if c.curApp != nil {
-		c.pendingApp = append(c.pendingApp, req)
-		return
-	}
-	c.curApp = req
-	c.notify(notifyApproval, req.Tool+": "+req.Description)
-	c.approval.SetRequest(approvalView(req))
-	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
-		if c.curApp != req {
-			return
-		}
-		switch d {
-		case views.ApproveOnce:
-			c.answerApproval(req, soul.ApproveOnce, "")
-		case views.ApproveForSession:
-			c.answerApproval(req, soul.ApproveForSession, "")
-			c.setMessage("approved "+scopeText(req)+" for the rest of this session (/approvals lists and revokes them)", false)
-		case views.Reject:
-			if feedback != "" {
-				c.answerApproval(req, soul.RejectWithFeedback, feedback)
-			} else {
-				c.answerApproval(req, soul.Reject, "")
-			}
-		}
-		c.onUINextApproval()
-	})
-	c.pages.push(Page{Name: "approval", Primitive: c.approval})
-	c.approvalShown = c.now()
-}
-
-// onUINextApproval closes the answered approval prompt and shows the next
-// queued one, if any.
-func (c *Controller) onUINextApproval() {
-	c.curApp = nil
-	c.pages.pop("approval")
-	if len(c.pendingApp) > 0 {
-		next := c.pendingApp[0]
-		c.pendingApp = c.pendingApp[1:]
-		c.onUIApproval(next)
-	}
-}
-
-// approvalView is the modal's model of a request.
-func approvalView(req *soul.ApprovalRequest) views.ApprovalRequest {
-	return views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
-		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes}
-}
-
-// answerPendingApprovals closes the approval modal after an interrupt (the
-// soul stops waiting on its own once its context is cancelled).
-func (c *Controller) answerPendingApprovals() {
-	for _, r := range append([]*soul.ApprovalRequest{c.curApp}, c.pendingApp...) {
-		if r != nil {
-			r.Respond(soul.Reject, "interrupted")
-		}
-	}
-	c.curApp, c.pendingApp = nil, nil
-	c.pages.pop("approval")
-}
-
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
 	ev = c.tt.holdDuringPreview(ev)
@@ -285,7 +223,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 	c.runCancel = nil
 	c.runStart = time.Time{}
 	c.statusM.RunningTool = ""
-	c.answerPendingApprovals()
+	c.ap.onUIRejectPending()
 	c.input.SetDisabled("")
 	switch {
 	case ev.err == nil:

@@ -1,10 +1,223 @@
 package tui
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/views"
 )
+
+// Approvals in the workspace, one feature controller: the approval modal
+// and the queue behind it, the grace that keeps keys typed for the input
+// from answering it, and every way an approval is answered — on this
+// screen, by a watcher over the live channel (the writer's side), and on a
+// watcher's own screen for the writer it watches (app/live carries the
+// answer). /yolo and /approvals are its commands.
+//
+// The soul asks with a *soul.ApprovalRequest event and takes the first
+// answer (ApprovalRequest.Answer); the modal shows one request at a time,
+// in the order they came. When a run ends or is interrupted, what is still
+// pending is rejected.
+
+const approvalPage = "approval"
+
+// approvalGrace is how long after the approval modal appears its answer
+// keys are ignored (the user may still be typing a prompt).
+const approvalGrace = 300 * time.Millisecond
+
+// approvals owns the approval feature (UI goroutine only).
+type approvals struct {
+	c     *Controller
+	modal *views.ApprovalModal
+
+	cur   *soul.ApprovalRequest   // the request the modal shows (this workspace's soul)
+	queue []*soul.ApprovalRequest // asked while cur was shown, in order
+
+	// watched is the tool call id of the watched writer's request the modal
+	// shows ("" none).
+	watched string
+
+	// shown is when the modal appeared: keys typed within approvalGrace
+	// were meant for the input, not an answer.
+	shown time.Time
+	// now is the grace's clock; tests advance a fake one instead of
+	// sleeping through the grace.
+	now func() time.Time
+}
+
+// initApprovals builds the modal and registers /yolo and /approvals (New).
+func (c *Controller) initApprovals() {
+	a := &approvals{c: c, modal: views.NewApprovalModal(), now: time.Now}
+	c.ap = a
+	c.commands.add(Command{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: a.cmdYolo})
+	c.commands.add(Command{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: a.cmdApprovals})
+}
+
+// onUIAsk shows req, or queues it behind the request on screen.
+func (a *approvals) onUIAsk(req *soul.ApprovalRequest) {
+	if a.cur != nil {
+		a.queue = append(a.queue, req)
+		return
+	}
+	a.cur = req
+	a.c.notify(notifyApproval, req.Tool+": "+req.Description)
+	a.show(req, func(d views.ApprovalDecision, feedback string) {
+		if a.cur != req {
+			return
+		}
+		sd := soulDecision(d, feedback)
+		a.answer(req, sd, feedback)
+		if sd == soul.ApproveForSession {
+			a.c.setMessage("approved "+scopeText(req)+" for the rest of this session (/approvals lists and revokes them)", false)
+		}
+		a.onUINext()
+	})
+}
+
+// show puts req in the modal, on top of the page stack, and starts the
+// grace.
+func (a *approvals) show(req *soul.ApprovalRequest, decide func(views.ApprovalDecision, string)) {
+	a.modal.SetRequest(approvalView(req))
+	a.modal.SetOnDecision(decide)
+	a.c.pages.push(Page{Name: approvalPage, Primitive: a.modal})
+	a.shown = a.now()
+}
+
+// soulDecision is the soul's decision for the modal's.
+func soulDecision(d views.ApprovalDecision, feedback string) soul.ApprovalDecision {
+	switch {
+	case d == views.ApproveOnce:
+		return soul.ApproveOnce
+	case d == views.ApproveForSession:
+		return soul.ApproveForSession
+	case feedback != "":
+		return soul.RejectWithFeedback
+	}
+	return soul.Reject
+}
+
+// onUINext closes the answered request and shows the next queued one, if
+// any.
+func (a *approvals) onUINext() {
+	a.cur = nil
+	a.c.pages.pop(approvalPage)
+	if len(a.queue) > 0 {
+		next := a.queue[0]
+		a.queue = a.queue[1:]
+		a.onUIAsk(next)
+	}
+}
+
+// onUIRejectPending rejects the shown and the queued requests and closes
+// the modal: the run ended or was interrupted (the soul stops waiting on
+// its own once its context is cancelled).
+func (a *approvals) onUIRejectPending() {
+	for _, r := range append([]*soul.ApprovalRequest{a.cur}, a.queue...) {
+		if r != nil {
+			r.Respond(soul.Reject, "interrupted")
+		}
+	}
+	a.cur, a.queue = nil, nil
+	a.c.pages.pop(approvalPage)
+}
+
+// swallows reports whether ev, typed within the grace of the modal
+// appearing, is dropped (Ctrl-C always gets through).
+func (a *approvals) swallows(ev *tcell.EventKey) bool {
+	return a.c.pages.top() == approvalPage && ev.Key() != tcell.KeyCtrlC && a.now().Sub(a.shown) < approvalGrace
+}
+
+// answer answers req from this screen and tells the watchers.
+func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, feedback string) {
+	if !req.Answer(d, feedback) {
+		return // a watcher answered first
+	}
+	if o := a.c.cur(); o != nil && o.pub != nil {
+		o.pub.AnnounceAnswer(req.ToolCallID, d, "the writer")
+	}
+}
+
+// onUIRemoteAnswered closes or unqueues the request a watcher answered
+// (the writer's side).
+func (a *approvals) onUIRemoteAnswered(req *soul.ApprovalRequest, ans live.Answer) {
+	a.c.setMessage(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, req.Tool, ans.PID, decisionText(ans.Decision)), false)
+	for i, p := range a.queue {
+		if p == req {
+			a.queue = append(a.queue[:i], a.queue[i+1:]...)
+			return
+		}
+	}
+	if a.cur == req {
+		a.onUINext()
+	}
+}
+
+// onUIWatched shows the watched writer's request (the watcher's side):
+// answerable through conn when the writer takes answers from watchers
+// (remote), else as a note saying where to answer.
+func (a *approvals) onUIWatched(req *soul.ApprovalRequest, conn *live.Conn, remote bool) {
+	c := a.c
+	c.notify(notifyApproval, req.Tool+": "+req.Description)
+	if !remote || conn == nil {
+		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
+			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
+		c.setMessage("the writer waits for approval of "+req.Tool, false)
+		return
+	}
+	a.closeWatched()
+	id := req.ToolCallID
+	a.watched = id
+	a.show(req, func(d views.ApprovalDecision, feedback string) {
+		if a.watched != id {
+			return
+		}
+		a.closeWatched()
+		sd := soulDecision(d, feedback)
+		c.onWorker(func() {
+			if err := conn.Answer(id, sd, feedback); err != nil {
+				c.post(evNote{text: "the answer did not reach the writer: " + err.Error(), isErr: true})
+			}
+		})
+	})
+}
+
+// closeWatched closes the modal of a watched writer's request.
+func (a *approvals) closeWatched() {
+	if a.watched == "" {
+		return
+	}
+	a.watched = ""
+	a.c.pages.pop(approvalPage)
+}
+
+// onUIWatchedAnswered says how the watched writer's request was answered,
+// and by whom, and closes its modal.
+func (a *approvals) onUIWatchedAnswered(ans live.Answered) {
+	if a.watched == ans.ToolCallID {
+		a.closeWatched()
+	}
+	a.c.setMessage(fmt.Sprintf("approval %s by %s", decisionText(ans.Decision), ans.By), false)
+}
+
+// onUIWatchedResult says when this watcher's answer did not count.
+func (a *approvals) onUIWatchedResult(r live.AnswerResult) {
+	if !r.Accepted {
+		a.c.setMessage("your answer did not count: "+r.Reason, true)
+	}
+}
+
+// approvalView is the modal's model of a request.
+func approvalView(req *soul.ApprovalRequest) views.ApprovalRequest {
+	return views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
+		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes}
+}
 
 // scopeText says what "approve for session" on req covers, as the approval
 // modal shows it: "`go test …`", or "every “edit file”".
@@ -17,4 +230,77 @@ func scopeText(req *soul.ApprovalRequest) string {
 		q[i] = "`" + sc + "`"
 	}
 	return strings.Join(q, ", ")
+}
+
+func decisionText(d soul.ApprovalDecision) string {
+	switch d {
+	case soul.ApproveOnce:
+		return "approved once"
+	case soul.ApproveForSession:
+		return "approved for the session"
+	case soul.RejectWithFeedback:
+		return "rejected with feedback"
+	}
+	return "rejected"
+}
+
+// cmdYolo toggles approving every tool call without asking, for the open
+// soul and the ones opened later.
+func (a *approvals) cmdYolo(string) {
+	c := a.c
+	on := c.statusM.Mode != "YOLO"
+	if o := c.cur(); o != nil && o.soul != nil {
+		on = !o.soul.Yolo()
+		o.soul.SetYolo(on)
+	}
+	c.opts.Soul.Yolo = on
+	if on {
+		c.statusM.Mode = "YOLO"
+		c.setMessage("yolo on: every tool call runs without asking (/yolo again to turn it off)", false)
+	} else {
+		c.statusM.Mode = ""
+		c.setMessage("yolo off: tool calls that write or execute ask first", false)
+	}
+	c.refreshStatus()
+}
+
+// cmdApprovals lists the session approvals, or revokes one or all.
+func (a *approvals) cmdApprovals(arg string) {
+	c := a.c
+	o := c.cur()
+	if o == nil || o.soul == nil {
+		c.setMessage("nothing approved for this session yet", false)
+		return
+	}
+	list := o.soul.ApprovedForSession()
+	verb, what, _ := strings.Cut(arg, " ")
+	switch strings.ToLower(verb) {
+	case "":
+		if len(list) == 0 {
+			c.setMessage("nothing approved for this session yet: tool calls that write or execute ask first", false)
+			return
+		}
+		var b strings.Builder
+		b.WriteString("Approved for this session (/approvals revoke N, or all)")
+		for i, s := range list {
+			fmt.Fprintf(&b, "\n%d. %s", i+1, s)
+		}
+		c.info(b.String())
+	case "revoke", "clear":
+		what = strings.TrimSpace(what)
+		if verb == "clear" || what == "all" {
+			n := o.soul.RevokeAllApprovals()
+			c.setMessage(fmt.Sprintf("revoked %d session %s: every call that writes or executes asks again", n, words.Plural(n, "approval", "approvals")), false)
+			return
+		}
+		n, err := strconv.Atoi(what)
+		if err != nil || n < 1 || n > len(list) {
+			c.setMessage(fmt.Sprintf("usage: /approvals revoke N (1 to %d) or /approvals revoke all", len(list)), true)
+			return
+		}
+		o.soul.RevokeApproval(list[n-1])
+		c.setMessage("revoked: "+list[n-1]+" asks again", false)
+	default:
+		c.setMessage("usage: /approvals, /approvals revoke N, /approvals revoke all", true)
+	}
 }

@@ -76,7 +76,6 @@ func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
 		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", ChangesContext: true, Writes: true, Run: c.cmdCompact},
 		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", ChangesContext: true, Writes: true, Run: c.cmdClear},
-		{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: c.cmdYolo},
 		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
 		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
 		{Name: "/exit", Description: "quit rewind (a running step is cancelled first)", Run: func(string) { c.onUIQuit() }},
@@ -224,23 +223,6 @@ func (c *Controller) cmdClear(string) {
 		func(g store.Generation, prev int) string {
 			return fmt.Sprintf("Context cleared: generation %d starts empty · generation %d is archived (/restore %d brings it back)", g.Gen, prev, prev)
 		})
-}
-
-func (c *Controller) cmdYolo(string) {
-	on := c.statusM.Mode != "YOLO"
-	if o := c.cur(); o != nil && o.soul != nil {
-		on = !o.soul.Yolo()
-		o.soul.SetYolo(on)
-	}
-	c.opts.Soul.Yolo = on
-	if on {
-		c.statusM.Mode = "YOLO"
-		c.setMessage("yolo on: every tool call runs without asking (/yolo again to turn it off)", false)
-	} else {
-		c.statusM.Mode = ""
-		c.setMessage("yolo off: tool calls that write or execute ask first", false)
-	}
-	c.refreshStatus()
 }
 
 func (c *Controller) cmdTheme(arg string) {

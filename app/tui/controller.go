@@ -23,10 +23,6 @@ import (
 // messageTTL is how long a transient status-bar message stays.
 const messageTTL = 6 * time.Second
 
-// approvalGrace is how long after the approval modal appears its answer
-// keys are ignored (the user may still be typing a prompt).
-const approvalGrace = 300 * time.Millisecond
-
 // quitWindow is how long after the first Ctrl-C a second one quits.
 const quitWindow = 2 * time.Second
 
@@ -52,7 +48,6 @@ type Controller struct {
 	sessions *views.SessionList
 	input    *views.Input
 	status   *views.StatusBar
-	approval *views.ApprovalModal
 	help     *views.HelpOverlay
 	confirm  *views.ConfirmDialog
 	prompt   *views.PromptDialog
@@ -72,32 +67,25 @@ type Controller struct {
 	watchPID  int       // (UI) pid holding the lease when the workspace opened
 
 	// Run state (UI).
-	busy       string // "" idle, else the running operation ("run", "compact"…)
-	runCancel  context.CancelFunc
-	runStart   time.Time
-	stepStart  int // first conversation item of the current step attempt
-	statusM    views.Status
-	msgUntil   time.Time
-	msgSeq     int // bumped by every message; a timer clears only its own
-	quitArmed  time.Time
-	quitting   bool
-	theme      themes.Theme
-	outputs    map[string]*callOutput // tool call id → output, for the tool pane
-	outOrder   []string
-	pendingApp []*soul.ApprovalRequest
-	curApp     *soul.ApprovalRequest
-	// approvalShown is when the approval modal appeared: keys typed within
-	// approvalGrace were meant for the input, not an answer.
-	approvalShown time.Time
-	// now is the clock of the approval grace; tests advance a fake one
-	// instead of sleeping through the grace.
-	now func() time.Time
+	busy      string // "" idle, else the running operation ("run", "compact"…)
+	runCancel context.CancelFunc
+	runStart  time.Time
+	stepStart int // first conversation item of the current step attempt
+	statusM   views.Status
+	msgUntil  time.Time
+	msgSeq    int // bumped by every message; a timer clears only its own
+	quitArmed time.Time
+	quitting  bool
+	theme     themes.Theme
+	outputs   map[string]*callOutput // tool call id → output, for the tool pane
+	outOrder  []string
 	// branches caches where archived generations leave the live line
 	// (any goroutine: reloads run on workers).
 	branches branchCache
 
-	// Feature state (UI): timetravel.go, browser.go, watch.go (with
-	// follow.go), mcp.go, toolpane.go, copy.go, notify.go.
+	// Feature state (UI): approvals.go, timetravel.go, browser.go,
+	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, notify.go.
+	ap    *approvals
 	tt    *timeTravel
 	br    *browser
 	watch *watcher
@@ -161,7 +149,6 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		app:      tview.NewApplication(),
 		readOnly: o.ReadOnly,
 		outputs:  map[string]*callOutput{},
-		now:      time.Now,
 		polls:    defaultPolls,
 	}
 	c.ui.started, c.ui.stopped = make(chan struct{}), make(chan struct{})
@@ -267,7 +254,7 @@ func (c *Controller) onUIQuit() {
 	if c.runCancel != nil {
 		c.runCancel()
 	}
-	c.answerPendingApprovals()
+	c.ap.onUIRejectPending()
 	c.setMessage("quitting…", false)
 	go func() {
 		c.shutdownWorkers()

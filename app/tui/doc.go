@@ -21,7 +21,10 @@
 // (global key bindings), pages.go (overlay stack), widgets.go
 // (views.Workspace, overlays, theme broadcast), session.go
 // (open/create/lease/fork), poll.go (session list, previews, search and
-// version polling), features.go (wires the feature files), timetravel.go
+// version polling), features.go (wires the feature files), approvals.go
+// (the approvals feature controller: the modal and its queue, the grace,
+// answers from this screen, from a watcher and to a watched writer, /yolo,
+// /approvals), timetravel.go
 // and timetravel_model.go (the time-travel feature controller: timeline
 // previews, the Esc Esc picker, the revert / restore / undo dialogs over
 // app/timetravel, the D-Mail undo offer, generation diff and fork), browser.go (session actions and the full-screen

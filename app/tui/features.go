@@ -4,6 +4,7 @@ package tui
 // following, MCP servers) into the controller; New calls it once the
 // registries exist.
 func (c *Controller) initFeatures() {
+	c.initApprovals()
 	c.initTimeTravel()
 	c.initBrowser()
 	c.initInputHistory()

@@ -89,7 +89,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	}
 	h.c = c
 	h.clock = &fakeClock{}
-	c.now = h.clock.now
+	c.ap.now = h.clock.now
 	if o.beforeRun != nil {
 		o.beforeRun(h)
 	}

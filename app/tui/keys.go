@@ -48,7 +48,7 @@ func (c *Controller) visibleGlobalBindings() []views.KeyBinding {
 // the focused widget.
 func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	overlay := c.pages.top() != ""
-	if c.pages.top() == "approval" && ev.Key() != tcell.KeyCtrlC && c.now().Sub(c.approvalShown) < approvalGrace {
+	if c.ap.swallows(ev) {
 		return nil // typed before the question appeared
 	}
 	for _, b := range c.keys {
@@ -97,7 +97,7 @@ func (c *Controller) onUIInterrupt() {
 		return
 	}
 	c.runCancel()
-	c.answerPendingApprovals()
+	c.ap.onUIRejectPending()
 	c.setMessage("interrupting…", false)
 }
 

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
@@ -25,7 +23,7 @@ func (c *Controller) onWorkerPublish(sess store.Session, workDir string) (*live.
 		Hello:               live.Hello{SessionID: sess.ID, Title: sess.Title, WorkDir: workDir, Model: c.opts.Model},
 		AllowRemoteApproval: c.opts.AllowRemoteApproval,
 		OnRemoteAnswer: func(req *soul.ApprovalRequest, a live.Answer) {
-			c.onUIThreadAsync(func() { c.onUIRemoteAnswered(req, a) })
+			c.onUIThreadAsync(func() { c.ap.onUIRemoteAnswered(req, a) })
 		},
 	})
 	if err != nil {
@@ -44,42 +42,6 @@ func (c *Controller) publishingSink(pub *live.Publisher) soul.Sink {
 		pub.Publish(e)
 		c.onWorkerSink(e)
 	}
-}
-
-// answerApproval answers req from this screen and tells the watchers (UI).
-func (c *Controller) answerApproval(req *soul.ApprovalRequest, d soul.ApprovalDecision, feedback string) {
-	if !req.Answer(d, feedback) {
-		return // a watcher answered first
-	}
-	if o := c.cur(); o != nil && o.pub != nil {
-		o.pub.AnnounceAnswer(req.ToolCallID, d, "the writer")
-	}
-}
-
-// onUIRemoteAnswered closes the approval prompt a watcher answered.
-func (c *Controller) onUIRemoteAnswered(req *soul.ApprovalRequest, a live.Answer) {
-	c.setMessage(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, req.Tool, a.PID, decisionText(a.Decision)), false)
-	for i, p := range c.pendingApp {
-		if p == req {
-			c.pendingApp = append(c.pendingApp[:i], c.pendingApp[i+1:]...)
-			return
-		}
-	}
-	if c.curApp == req {
-		c.onUINextApproval()
-	}
-}
-
-func decisionText(d soul.ApprovalDecision) string {
-	switch d {
-	case soul.ApproveOnce:
-		return "approved once"
-	case soul.ApproveForSession:
-		return "approved for the session"
-	case soul.RejectWithFeedback:
-		return "rejected with feedback"
-	}
-	return "rejected"
 }
 
 // closePublisher stops publishing o (any goroutine).

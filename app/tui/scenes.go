@@ -97,7 +97,7 @@ func Scenes(ctx context.Context, dir string, w, h int, shot func(name string, s 
 		return err
 	}
 	sc.do(func() {
-		c.answerPendingApprovals()
+		c.ap.onUIRejectPending()
 		c.post(soul.ToolResult{ID: "call_run", Name: "Shell", Output: "ok  \tparser\t0.412s"})
 		c.post(evOpDone{op: "run"})
 	})

@@ -25,7 +25,6 @@ import (
 func (c *Controller) initSessionCommands() {
 	for _, cmd := range []Command{
 		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files and MCP servers", Run: c.cmdStatus},
-		{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: c.cmdApprovals},
 		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", ChangesContext: true, Run: c.cmdNew},
 		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", ChangesContext: true, Run: c.cmdFork},
 		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", Writes: true, Run: c.cmdRename},
@@ -184,46 +183,6 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// cmdApprovals lists the session approvals, or revokes one or all.
-func (c *Controller) cmdApprovals(arg string) {
-	o := c.cur()
-	if o == nil || o.soul == nil {
-		c.setMessage("nothing approved for this session yet", false)
-		return
-	}
-	list := o.soul.ApprovedForSession()
-	verb, what, _ := strings.Cut(arg, " ")
-	switch strings.ToLower(verb) {
-	case "":
-		if len(list) == 0 {
-			c.setMessage("nothing approved for this session yet: tool calls that write or execute ask first", false)
-			return
-		}
-		var b strings.Builder
-		b.WriteString("Approved for this session (/approvals revoke N, or all)")
-		for i, a := range list {
-			fmt.Fprintf(&b, "\n%d. %s", i+1, a)
-		}
-		c.info(b.String())
-	case "revoke", "clear":
-		what = strings.TrimSpace(what)
-		if verb == "clear" || what == "all" {
-			n := o.soul.RevokeAllApprovals()
-			c.setMessage(fmt.Sprintf("revoked %d session %s: every call that writes or executes asks again", n, words.Plural(n, "approval", "approvals")), false)
-			return
-		}
-		n, err := strconv.Atoi(what)
-		if err != nil || n < 1 || n > len(list) {
-			c.setMessage(fmt.Sprintf("usage: /approvals revoke N (1 to %d) or /approvals revoke all", len(list)), true)
-			return
-		}
-		o.soul.RevokeApproval(list[n-1])
-		c.setMessage("revoked: "+list[n-1]+" asks again", false)
-	default:
-		c.setMessage("usage: /approvals, /approvals revoke N, /approvals revoke all", true)
-	}
 }
 
 // cmdNew leaves the open session (it stays in the list) for a new one,

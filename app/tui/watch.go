@@ -49,7 +49,6 @@ type watcher struct {
 	started time.Time  // (UI) when the writer's run started; zero while idle
 	remote  bool       // (UI) the writer takes approval answers from watchers
 	conn    *live.Conn // (UI) for answers
-	asking  string     // (UI) tool call id of the approval this watcher shows
 }
 
 // initWatcher builds the watcher and starts its loops: the writer's lease
@@ -174,14 +173,14 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 		return false
 	case *soul.ApprovalRequest:
 		if !skip {
-			c.onUIThreadAsync(func() { w.onUILiveApproval(ev) })
+			c.onUIThreadAsync(func() { c.ap.onUIWatched(ev, w.conn, w.remote) })
 		}
 		return skip
 	case live.Answered:
-		c.onUIThreadAsync(func() { w.onUILiveAnswered(ev) })
+		c.onUIThreadAsync(func() { c.ap.onUIWatchedAnswered(ev) })
 		return skip
 	case live.AnswerResult:
-		c.onUIThreadAsync(func() { w.onUILiveAnswerResult(ev) })
+		c.onUIThreadAsync(func() { c.ap.onUIWatchedResult(ev) })
 		return skip
 	case soul.CompactionBegin:
 		w.inRun.Store(true)
@@ -265,7 +264,7 @@ func (w *watcher) onUILiveRunStarted() {
 func (w *watcher) onUILiveRunEnded() {
 	c := w.c
 	w.started = time.Time{}
-	w.closeRemoteApproval()
+	c.ap.closeWatched()
 	c.refreshStatus()
 }
 
@@ -273,7 +272,7 @@ func (w *watcher) onUILiveRunEnded() {
 func (w *watcher) onUILiveGone(o *openSession, pid int) {
 	c := w.c
 	w.conn, w.started = nil, time.Time{}
-	w.closeRemoteApproval()
+	c.ap.closeWatched()
 	if c.cur() != o {
 		return
 	}
@@ -281,68 +280,4 @@ func (w *watcher) onUILiveGone(o *openSession, pid int) {
 	c.statusM.RunningTool = ""
 	c.setMessage(fmt.Sprintf("the writer (pid %d) is gone: showing what it committed, from the database", pid), true)
 	c.refreshStatus()
-}
-
-// onUILiveApproval shows the writer's approval request: answerable when
-// the writer allows it, else as a note saying where to answer.
-func (w *watcher) onUILiveApproval(req *soul.ApprovalRequest) {
-	c := w.c
-	c.notify(notifyApproval, req.Tool+": "+req.Description)
-	if !w.remote || w.conn == nil {
-		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
-			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
-		c.setMessage("the writer waits for approval of "+req.Tool, false)
-		return
-	}
-	w.closeRemoteApproval()
-	conn, id := w.conn, req.ToolCallID
-	w.asking = id
-	c.approval.SetRequest(approvalView(req))
-	c.approval.SetOnDecision(func(d views.ApprovalDecision, feedback string) {
-		if w.asking != id {
-			return
-		}
-		w.closeRemoteApproval()
-		sd := soul.Reject
-		switch {
-		case d == views.ApproveOnce:
-			sd = soul.ApproveOnce
-		case d == views.ApproveForSession:
-			sd = soul.ApproveForSession
-		case feedback != "":
-			sd = soul.RejectWithFeedback
-		}
-		c.onWorker(func() {
-			if err := conn.Answer(id, sd, feedback); err != nil {
-				c.post(evNote{text: "the answer did not reach the writer: " + err.Error(), isErr: true})
-			}
-		})
-	})
-	c.pages.push(Page{Name: "approval", Primitive: c.approval})
-	c.approvalShown = c.now()
-}
-
-// closeRemoteApproval closes the approval prompt of a watched run.
-func (w *watcher) closeRemoteApproval() {
-	c := w.c
-	if w.asking == "" {
-		return
-	}
-	w.asking = ""
-	c.pages.pop("approval")
-}
-
-func (w *watcher) onUILiveAnswered(a live.Answered) {
-	c := w.c
-	if w.asking == a.ToolCallID {
-		w.closeRemoteApproval()
-	}
-	c.setMessage(fmt.Sprintf("approval %s by %s", decisionText(a.Decision), a.By), false)
-}
-
-func (w *watcher) onUILiveAnswerResult(r live.AnswerResult) {
-	c := w.c
-	if !r.Accepted {
-		c.setMessage("your answer did not count: "+r.Reason, true)
-	}
 }

@@ -17,7 +17,6 @@ func (c *Controller) buildWidgets() {
 	c.sessions = c.ws.Sessions
 	c.input = c.ws.Input
 	c.status = c.ws.Status
-	c.approval = views.NewApprovalModal()
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()
@@ -35,7 +34,7 @@ func (c *Controller) buildWidgets() {
 
 // themedWidgets are every widget a theme change is broadcast to.
 func (c *Controller) themedWidgets() []views.Themed {
-	ws := []views.Themed{c.ws, c.approval, c.help, c.confirm, c.prompt}
+	ws := []views.Themed{c.ws, c.ap.modal, c.help, c.confirm, c.prompt}
 	if c.mcp != nil {
 		ws = append(ws, c.mcp.panel)
 	}
@@ -70,7 +69,7 @@ func (c *Controller) showHelp() {
 		b     views.Bound
 	}{
 		{"Input", c.input}, {"Conversation", c.conv}, {"Tool output", c.toolOut},
-		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.approval},
+		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.ap.modal},
 	} {
 		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
 	}
