@@ -156,3 +156,32 @@ func BenchmarkView(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkViewSince reads what a followed session gained (one message)
+// after the view a watcher holds, for histories of 1k, 10k and 100k
+// records: the cost is that of the new record, flat in the history's size
+// (BenchmarkView reads the whole view instead).
+func BenchmarkViewSince(b *testing.B) {
+	for _, n := range historySizes {
+		b.Run(fmt.Sprint("records=", n), func(b *testing.B) {
+			db := openBench(b)
+			s := history(b, db, n)
+			v, err := db.View(ctx, s.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := db.AppendMessage(ctx, s.ID, message.NewText("assistant", "the new answer")); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				d, err := db.ViewSince(ctx, s.ID, v.Generation.Gen, v.Cursor())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d.Reset || len(d.Records) != 1 {
+					b.Fatalf("reset %v, %d records", d.Reset, len(d.Records))
+				}
+			}
+		})
+	}
+}

@@ -561,13 +561,18 @@ func buildView(ctx context.Context, q querier, sessionID string, gen int) (View,
 }
 
 func appendSegment(ctx context.Context, q querier, out []Record, s segment) ([]Record, error) {
-	rows, err := q.QueryContext(ctx, segmentQuery, s.session, s.gen, s.bound)
+	return appendRecords(ctx, q, out, s.session, segmentQuery, s.session, s.gen, s.bound)
+}
+
+// appendRecords appends the records query reads (segmentQuery's columns).
+func appendRecords(ctx context.Context, q querier, out []Record, session, query string, args ...any) ([]Record, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		r := Record{SessionID: s.session}
+		r := Record{SessionID: session}
 		var body sql.NullString
 		var created int64
 		if err := rows.Scan(&r.Seq, &r.Gen, &r.Kind, &r.Role, &r.CheckpointID, &r.TokenCount, &body, &created); err != nil {

@@ -80,3 +80,62 @@ func (w *changeWatch) close() {
 		w.conn = nil
 	}
 }
+
+// sinceQuery reads a session's records after a seq (a primary-key range)
+// that belong to a generation.
+const sinceQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
+	coalesce(token_count, 0), body, created_at FROM context
+	WHERE session_id = ? AND seq > ? AND gen = ? ORDER BY seq`
+
+// ViewDelta is what a session's current view gained after a seq
+// (ViewSince).
+type ViewDelta struct {
+	SessionID  string
+	Generation Generation // the current generation, with its counters
+	// Reset says the current generation is no longer the one asked about:
+	// a revert, restore, compaction, clear or interrupt started another
+	// since. Records is then empty and the caller reads the whole view.
+	Reset   bool
+	Records []Record // the records after the seq, in order
+}
+
+// ViewSince returns the records the current view of sessionID gained after
+// seq afterSeq (View.Cursor of the view the caller has), when gen is still
+// the current generation; otherwise Reset is set. Only the generation's own
+// new records are read (an index range), so following a session costs what
+// changed, not the whole view. An append only ever adds records to the
+// current generation, after every record its view holds.
+func (db *DB) ViewSince(ctx context.Context, sessionID string, gen int, afterSeq int64) (ViewDelta, error) {
+	var d ViewDelta
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		g, err := loadGen(ctx, tx, st.id, st.currentGen)
+		if err != nil {
+			return err
+		}
+		d = ViewDelta{SessionID: st.id, Generation: g.public(), Reset: st.currentGen != gen}
+		if d.Reset || st.lastSeq <= afterSeq {
+			return nil
+		}
+		d.Records, err = appendRecords(ctx, tx, nil, st.id, sinceQuery, st.id, afterSeq, gen)
+		return err
+	})
+	if err != nil {
+		return ViewDelta{}, fmt.Errorf("store: view of %s after seq %d: %w", sessionID, afterSeq, err)
+	}
+	return d, nil
+}
+
+// Cursor is the seq to pass to ViewSince for what the view gains: the seq
+// of its last record when the session itself wrote it, else 0 (an empty
+// view, or one that so far holds only a forked parent's records, whose
+// seqs count in the parent session).
+func (v View) Cursor() int64 {
+	if n := len(v.Records); n > 0 && v.Records[n-1].SessionID == v.SessionID {
+		return v.Records[n-1].Seq
+	}
+	return 0
+}

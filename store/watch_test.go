@@ -1,6 +1,8 @@
 package store
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -37,5 +39,89 @@ func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
 	newSession(t, other, "from another process", "/w")
 	if v := must[int64](t)(db.DataVersion(bg)); v == v1 {
 		t.Fatal("data version did not move after another connection's commit")
+	}
+}
+
+// TestViewSinceReturnsOnlyNewRecords: after a view is read, ViewSince from
+// its cursor returns exactly the records appended since, in order, with the
+// generation's counters; nothing when nothing was appended; and the whole
+// view equals the old view plus the delta.
+func TestViewSinceReturnsOnlyNewRecords(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "followed", "/w")
+	must[int](t)(db.Checkpoint(bg, s.ID, true))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "first")))
+	v := must[View](t)(db.View(bg, s.ID))
+
+	d := must[ViewDelta](t)(db.ViewSince(bg, s.ID, v.Generation.Gen, v.Cursor()))
+	if d.Reset || len(d.Records) != 0 {
+		t.Fatalf("nothing appended, delta %+v", d)
+	}
+	must[int](t)(db.Checkpoint(bg, s.ID, false))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("assistant", "second")))
+	must[Record](t)(db.AppendUsage(bg, s.ID, 42))
+	d = must[ViewDelta](t)(db.ViewSince(bg, s.ID, v.Generation.Gen, v.Cursor()))
+	if d.Reset || len(d.Records) != 3 {
+		t.Fatalf("delta after 3 appends: reset %v, %d records", d.Reset, len(d.Records))
+	}
+	if d.Records[0].Kind != KindCheckpoint || d.Records[1].Role != "assistant" || d.Records[2].TokenCount != 42 {
+		t.Fatalf("delta records %+v", d.Records)
+	}
+	if d.Generation.Tokens != 42 || d.Generation.NextCheckpointID != 2 {
+		t.Fatalf("delta counters: tokens %d, next checkpoint %d", d.Generation.Tokens, d.Generation.NextCheckpointID)
+	}
+	now := must[View](t)(db.View(bg, s.ID))
+	if want := append(v.Records, d.Records...); !reflect.DeepEqual(now.Records, want) {
+		t.Fatalf("view != old view + delta:\n%+v\n%+v", now.Records, want)
+	}
+	if now.Cursor() != d.Records[2].Seq {
+		t.Fatalf("cursor %d, last seq %d", now.Cursor(), d.Records[2].Seq)
+	}
+}
+
+// TestViewSinceResetsWhenTheGenerationChanged: a revert (or any operation
+// that starts a generation) makes the delta a Reset: the caller must read
+// the whole view, which no longer holds what it had.
+func TestViewSinceResetsWhenTheGenerationChanged(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "reverted", "/w")
+	cp := must[int](t)(db.Checkpoint(bg, s.ID, true))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "undone")))
+	v := must[View](t)(db.View(bg, s.ID))
+	g := must[Generation](t)(db.RevertTo(bg, s.ID, cp, CauseRevert, ""))
+	d := must[ViewDelta](t)(db.ViewSince(bg, s.ID, v.Generation.Gen, v.Cursor()))
+	if !d.Reset || len(d.Records) != 0 || d.Generation.Gen != g.Gen {
+		t.Fatalf("after a revert: reset %v, %d records, gen %d (want %d)", d.Reset, len(d.Records), d.Generation.Gen, g.Gen)
+	}
+	// The new generation's records follow its (parent's) view.
+	v = must[View](t)(db.View(bg, s.ID))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "again")))
+	d = must[ViewDelta](t)(db.ViewSince(bg, s.ID, v.Generation.Gen, v.Cursor()))
+	if d.Reset || len(d.Records) != 1 || d.Records[0].Gen != g.Gen {
+		t.Fatalf("after an append to the new generation: %+v", d)
+	}
+}
+
+// TestViewSinceOnAForkCountsItsOwnSeqs: a fork's view starts with the
+// source session's records (another seq space); its cursor is 0 until it
+// writes, so its first records are never mistaken for old ones.
+func TestViewSinceOnAForkCountsItsOwnSeqs(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	src := newSession(t, db, "source", "/w")
+	for i := range 5 {
+		must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", fmt.Sprint("source ", i))))
+	}
+	fork := must[Session](t)(db.ForkSession(bg, src.ID, 0, -1))
+	v := must[View](t)(db.View(bg, fork.ID))
+	if len(v.Records) != 5 || v.Cursor() != 0 {
+		t.Fatalf("fork view: %d records, cursor %d", len(v.Records), v.Cursor())
+	}
+	r := must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "in the fork")))
+	d := must[ViewDelta](t)(db.ViewSince(bg, fork.ID, v.Generation.Gen, v.Cursor()))
+	if d.Reset || len(d.Records) != 1 || d.Records[0].Seq != r.Seq || d.Records[0].SessionID != fork.ID {
+		t.Fatalf("fork delta %+v", d)
 	}
 }
