@@ -215,10 +215,12 @@ func (l *SessionList) SetHits(query string, hits []SearchHit) {
 }
 
 // SetPreview delivers the preview text of a session (ignored unless it is
-// still the highlighted one).
+// the one last asked for). It is kept even when nothing is highlighted
+// right now (a full-text query typed before the answer came, its hits not
+// in yet): the hits select that session again without asking twice.
 func (l *SessionList) SetPreview(sessionID, text string) {
-	if id, ok := l.selectedID(); ok && id == sessionID {
-		l.previewID, l.previewText = sessionID, Sanitize(text)
+	if sessionID == l.previewID {
+		l.previewText = Sanitize(text)
 	}
 }
 

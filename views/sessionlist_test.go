@@ -165,3 +165,20 @@ func manySessions(n int) []SessionRow {
 	}
 	return rows
 }
+
+// A preview that arrives while a full-text search has no hits yet (the
+// query typed before the preview came back) is shown once the hits select
+// that session; it was dropped and never asked for again ("…" for good).
+func TestSessionListPreviewArrivingBeforeTheHitsIsShown(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSearchFunc(func(string) {})
+	l.SetPreviewFunc(func(string) {})
+	l.SetSessions(sampleSessions()) // s1 selected: its preview is asked for
+	send(l, runes("/deadlock")...)
+	l.SetPreview("s1", "assistant: the pool holds its lock")
+	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a deadlock in the pool"}})
+	s := draw(t, l, 200, 60)
+	mustFind(t, s, "the pool holds its lock")
+}
