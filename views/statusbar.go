@@ -118,8 +118,8 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	if s.Step > 0 {
 		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80})
 	}
-	if s.Elapsed > 0 {
-		segs = append(segs, statusSeg{" · " + formatDuration(s.Elapsed.Truncate(time.Second)), base, 50})
+	if e := s.Elapsed.Truncate(time.Second); e > 0 {
+		segs = append(segs, statusSeg{" · " + formatDuration(e), base, 50})
 	}
 	if s.Tokens > 0 || s.MaxContext > 0 {
 		// the token count outlives everything but the labels and the model

@@ -45,6 +45,17 @@ func TestStatusBar(t *testing.T) {
 	}
 }
 
+// In a run's first second the elapsed time (shown in whole seconds) is
+// left out; it was an empty segment: "step 1 ·  · 23.1k tok".
+func TestStatusBarLeavesOutAnElapsedTimeUnderASecond(t *testing.T) {
+	t.Parallel()
+	b := NewStatusBar()
+	b.SetTheme(dark)
+	b.SetStatus(Status{Model: "kimi-k2", Step: 1, Elapsed: 400 * time.Millisecond, Tokens: 23100, MaxContext: 128000})
+	s := draw(t, b, 200, 1)
+	mustFind(t, s, "step 1 · 23.1k tok")
+}
+
 func TestToolOutput(t *testing.T) {
 	t.Parallel()
 	o := NewToolOutput()
