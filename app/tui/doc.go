@@ -31,8 +31,7 @@
 // browser), follow.go (watching another process's session), watch.go (its
 // live channel: the writer's events as they happen), live_writer.go
 // (publishing the session this workspace writes), notify.go (bell / OSC
-// notifications), scenes.go (the
-// README screenshots), toolpane.go (the tool output pane follows view
+// notifications), toolpane.go (the tool output pane follows view
 // replacements), history.go (input history from the store, folded pastes),
 // copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty
 // conversation), messages.go (status messages that last a given time).

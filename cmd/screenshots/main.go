@@ -9,9 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gdamore/tcell/v2"
-
-	"github.com/rewind-agent/rewind/app/tui"
 	"github.com/rewind-agent/rewind/themes"
 )
 
@@ -48,8 +45,8 @@ func render(ctx context.Context, dir string, w, h int) ([]string, error) {
 	th := themes.Default()
 	pal := Palette{Foreground: rgba(th.Text, color.RGBA{0xdd, 0xdd, 0xdd, 0xff}), Background: rgba(th.Background, color.RGBA{0x1e, 0x1e, 0x2e, 0xff})}
 	var files []string
-	err = tui.Scenes(ctx, tmp, w, h, func(name string, s tcell.SimulationScreen) error {
-		img, err := RenderScreen(s, pal)
+	err = playScenes(ctx, tmp, w, h, func(name string, fr frame) error {
+		img, err := RenderScreen(fr, pal)
 		if err != nil {
 			return err
 		}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/rewind-agent/rewind/app/tui"
 )
 
 // TestRenderWritesDistinctImages runs the command's render function and
@@ -22,14 +20,14 @@ func TestRenderWritesDistinctImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != len(tui.SceneNames) {
-		t.Fatalf("wrote %v, want one file per scene %v", files, tui.SceneNames)
+	if len(files) != len(sceneNames) {
+		t.Fatalf("wrote %v, want one file per scene %v", files, sceneNames)
 	}
 	fc, err := loadFaces()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range tui.SceneNames {
+	for _, name := range sceneNames {
 		path := filepath.Join(dir, name+".png")
 		f, err := os.Open(path)
 		if err != nil {

@@ -81,17 +81,17 @@ func dimmed(c, bg color.RGBA) color.RGBA {
 	return color.RGBA{uint8((int(c.R) + int(bg.R)) / 2), uint8((int(c.G) + int(bg.G)) / 2), uint8((int(c.B) + int(bg.B)) / 2), 0xff}
 }
 
-// RenderScreen draws a simulation screen's cells into an image: each cell's
+// RenderScreen draws a frame's cells into an image: each cell's
 // background, then its rune in its foreground colour with Go Mono (bold
 // for bold cells). Box-drawing and block characters are drawn as lines and
 // rectangles so borders join seamlessly; a few symbols the font lacks are
 // drawn as shapes.
-func RenderScreen(s tcell.SimulationScreen, pal Palette) (*image.RGBA, error) {
+func RenderScreen(f frame, pal Palette) (*image.RGBA, error) {
 	fc, err := loadFaces()
 	if err != nil {
 		return nil, err
 	}
-	cells, w, h := s.GetContents()
+	cells, w, h := f.cells, f.w, f.h
 	img := image.NewRGBA(image.Rect(0, 0, w*fc.cellW, h*fc.cellH))
 	draw.Draw(img, img.Bounds(), &image.Uniform{pal.Background}, image.Point{}, draw.Src)
 	for y := 0; y < h; y++ {
