@@ -1,7 +1,7 @@
 // Package views owns rewind's tview primitives and the plain view models
 // they render: Conversation, ToolOutput, Timeline, SessionList, Input,
 // StatusBar, ApprovalModal, HelpOverlay, ConfirmDialog, PromptDialog,
-// DiffView and the Workspace layout, plus the helpers they share (text
+// DiffView, RunList (the live runs view) and the Workspace layout, plus the helpers they share (text
 // sanitising, styled spans and wrapping, markdown and chroma rendering,
 // key-binding registries, the redraw Coalescer).
 //

@@ -37,6 +37,7 @@ var (
 	_ boundView = (*PromptDialog)(nil)
 	_ boundView = (*DiffView)(nil)
 	_ boundView = (*Workspace)(nil)
+	_ boundView = (*RunList)(nil)
 
 	_ tview.Primitive = (*StatusBar)(nil)
 	_ Themed          = (*StatusBar)(nil)

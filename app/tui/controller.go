@@ -84,7 +84,8 @@ type Controller struct {
 	branches branchCache
 
 	// Feature state (UI): approvals.go, timetravel.go, browser.go,
-	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, notify.go.
+	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, runs.go,
+	// notify.go.
 	ap    *approvals
 	tt    *timeTravel
 	br    *browser
@@ -92,6 +93,7 @@ type Controller struct {
 	mcp   *mcpController
 	tp    toolPane
 	cb    clipboard
+	runs  *runsView
 	notes []string // notifications written after the next draw
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being

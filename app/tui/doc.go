@@ -30,9 +30,9 @@
 // app/timetravel, the D-Mail undo offer, generation diff and fork), browser.go (session actions and the full-screen
 // browser), follow.go (watching another process's session), watch.go (its
 // live channel: the writer's events as they happen), live_writer.go
-// (publishing the session this workspace writes), notify.go (bell / OSC
-// notifications), toolpane.go (the tool output pane follows view
-// replacements), history.go (input history from the store, folded pastes),
+// (publishing the session this workspace writes), runs.go (the live runs
+// view: Ctrl-L, /runs), notify.go (bell / OSC notifications), toolpane.go
+// (the tool output pane follows view replacements), history.go (input history from the store, folded pastes),
 // copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty
 // conversation), messages.go (status messages that last a given time).
 //

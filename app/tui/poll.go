@@ -21,17 +21,18 @@ const (
 	sessionLimit    = 500
 )
 
-// pollPeriods are the poll loop's periods; tests shorten them.
+// pollPeriods are the poll loop's periods (and the open runs view's,
+// runs.go); tests shorten them.
 type pollPeriods struct {
-	version, sessions, tick, listRefresh time.Duration
+	version, sessions, tick, listRefresh, runs time.Duration
 }
 
-var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh}
+var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll}
 
 // pollStats counts the session-list polls and the reads they made, so the
-// idle cost is visible (tests).
+// idle cost is visible, and the runs-view pollers running (tests).
 type pollStats struct {
-	listPolls, listLoads atomic.Int64
+	listPolls, listLoads, runsPollers atomic.Int64
 }
 
 // changeGate remembers the last data version a poll acted on.

@@ -1,68 +1,163 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
 	"github.com/rewind-agent/rewind/app/live"
-	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/views"
 )
 
-// The runs feature: /runs lists every session a live rewind writes on this
-// machine (app/live's sockets, as `rewind runs` does) with what its run is
-// doing; choosing one opens it here, read-only while its writer lives.
+// The runs feature: Ctrl-L or /runs shows every session a live rewind
+// writes on this machine (app/live's sockets, as `rewind runs` does) with
+// what its run is doing, full screen. While the view is open a worker
+// re-reads the writers' hellos every runsPoll and the list follows (the
+// selection stays on its session); closing the view stops it. Enter
+// watches the selected run here, read-only; on the workspace's own session
+// it just closes the view.
 
-// maxRunChoices bounds the runs offered (digits 1–9 choose).
-const maxRunChoices = 9
+// runsPoll is how often the open runs view asks the writers what they do.
+const runsPoll = time.Second
 
-// initRuns registers /runs (New).
-func (c *Controller) initRuns() {
-	c.AddCommand(Command{Name: "/runs", Description: "live runs on this machine: state, step, elapsed, tokens; choose one to watch it", Run: func(string) { c.onUIRuns() }})
+// runsPage names the runs view on the page stack.
+const runsPage = "runs"
+
+// runsView is the runs feature controller. Its fields are UI state.
+type runsView struct {
+	c    *Controller
+	list *views.RunList
+	page *tview.Flex // the list above the status bar
 }
 
-// onUIRuns lists the live runs on a worker and shows them.
-func (c *Controller) onUIRuns() {
+// initRuns registers Ctrl-L and /runs (New).
+func (c *Controller) initRuns() {
+	r := &runsView{c: c, list: views.NewRunList()}
+	c.runs = r
+	r.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(r.list, 0, 1, true).AddItem(c.status, 1, 0, false)
+	r.list.SetOnWatch(r.onUIWatch)
+	r.list.SetOnClose(func() { c.pages.pop(runsPage) })
+	c.keys = append(c.keys, globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlL)},
+		Description: "live runs on this machine (updates live; Enter watches one)", Handler: r.onUIOpen, Visible: true}})
+	c.AddCommand(Command{Name: "/runs", Description: "live runs on this machine: state, step, elapsed, tokens; Enter watches one", Run: func(string) { r.onUIOpen() }})
+}
+
+// onUIOpen shows the runs view and starts its poller; closing the view
+// stops it.
+func (r *runsView) onUIOpen() {
+	c := r.c
 	if c.opts.Home == "" {
 		c.setMessage("no rewind home: live runs cannot be listed", true)
 		return
 	}
-	c.onWorker(func() {
-		runs, err := live.List(c.ctx, c.opts.Home)
-		if err != nil {
-			c.post(evNote{text: "runs: " + err.Error(), isErr: true})
-			return
-		}
-		for i, h := range runs {
-			if s, err := c.db.GetSession(c.ctx, h.SessionID); err == nil && s.Title != "" {
-				runs[i].Title = s.Title
-			}
-		}
-		c.onUIThreadAsync(func() { c.onUIShowRuns(runs) })
+	if c.pages.has(runsPage) {
+		return
+	}
+	r.list.Reset()
+	r.page.SetBackgroundColor(c.theme.Background)
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.pages.push(Page{Name: runsPage, Primitive: r.page,
+		Start: func() { c.onWorker(func() { r.onWorkerPoll(ctx) }) },
+		Stop:  cancel,
 	})
 }
 
-// onUIShowRuns offers the runs; the chosen one opens in the workspace.
-func (c *Controller) onUIShowRuns(runs []live.Hello) {
-	if len(runs) == 0 {
-		c.setMessage("no live runs: a running `rewind` or `rewind -p` shows up here", false)
+// onWorkerPoll lists the live runs now and every polls.runs until ctx ends
+// (the view closes), handing a changed list to the view.
+func (r *runsView) onWorkerPoll(ctx context.Context) {
+	c := r.c
+	c.pollStats.runsPollers.Add(1)
+	defer c.pollStats.runsPollers.Add(-1)
+	tick := time.NewTicker(c.polls.runs)
+	defer tick.Stop()
+	sig, shown := "", false
+	for {
+		rows, err := r.onWorkerList(ctx)
+		if s := runsSignature(rows, err); (s != sig || !shown) && ctx.Err() == nil {
+			sig, shown = s, true
+			c.onUIThreadAsync(func() {
+				if ctx.Err() == nil {
+					r.onUISetRuns(rows, err)
+				}
+			})
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// onWorkerList asks every live writer what it does, with the session's
+// title from the database (a rename shows at once).
+func (r *runsView) onWorkerList(ctx context.Context) ([]views.RunRow, error) {
+	c := r.c
+	hellos, err := live.List(ctx, c.opts.Home)
+	if err != nil {
+		return nil, fmt.Errorf("list live runs: %w", err)
+	}
+	own := c.SessionID()
+	now := time.Now()
+	rows := make([]views.RunRow, len(hellos))
+	for i, h := range hellos {
+		title := h.Title
+		if s, err := c.db.GetSession(ctx, h.SessionID); err == nil && s.Title != "" {
+			title = s.Title
+		}
+		rows[i] = views.RunRow{SessionID: h.SessionID, Title: title, WorkDir: h.WorkDir, State: h.Run.Label(),
+			Activity: runActivity(h.Run.State), Step: h.Run.Step, Elapsed: h.Run.Elapsed(now), Tokens: h.Run.Tokens,
+			Current: h.SessionID == own}
+	}
+	return rows, nil
+}
+
+// runActivity is the colour class of a run's state.
+func runActivity(state string) views.RunActivity {
+	switch state {
+	case live.StateIdle, "":
+		return views.RunIdle
+	case live.StateApproval:
+		return views.RunWaiting
+	case live.StateRetrying:
+		return views.RunRetrying
+	}
+	return views.RunBusy
+}
+
+// runsSignature changes when anything the view shows changes (the elapsed
+// time to the second).
+func runsSignature(rows []views.RunRow, err error) string {
+	var b strings.Builder
+	if err != nil {
+		b.WriteString(err.Error())
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%d|%d|%d|%t;", r.SessionID, r.Title, r.WorkDir, r.State, r.Step,
+			r.Elapsed/time.Second, r.Tokens, r.Current)
+	}
+	return b.String()
+}
+
+// onUISetRuns shows a listing (UI).
+func (r *runsView) onUISetRuns(rows []views.RunRow, err error) {
+	if err != nil {
+		r.c.setMessage("runs: "+err.Error(), true)
+	}
+	r.list.SetRuns(rows)
+}
+
+// onUIWatch closes the view and watches the chosen run here; the
+// workspace's own session is already shown.
+func (r *runsView) onUIWatch(row views.RunRow) {
+	c := r.c
+	c.pages.pop(runsPage)
+	if row.SessionID == c.SessionID() {
 		return
 	}
-	runs = runs[:min(len(runs), maxRunChoices)]
-	now := time.Now()
-	choices := make([]views.Choice, 0, len(runs)+1)
-	for i, h := range runs {
-		title := h.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		choices = append(choices, views.Choice{Key: rune('1' + i), Label: fmt.Sprintf("%s · %s · step %d · %s · %s tok · %s",
-			oneLine(title, 40), h.Run.Label(), h.Run.Step, h.Run.Elapsed(now).Round(time.Second), views.FormatTokens(h.Run.Tokens), oneLine(h.WorkDir, 40))})
-	}
-	choices = append(choices, views.Choice{Label: "Close", Key: 'q'})
-	c.showConfirm("Live runs", fmt.Sprintf("%d %s on this machine. Choose one to watch it here.", len(runs), words.Plural(len(runs), "session is", "sessions are")), choices, 0, func(i int) {
-		if i < len(runs) {
-			c.watch.onUIWatch(runs[i].SessionID)
-		}
-	})
+	c.watch.onUIWatch(row.SessionID)
 }

@@ -168,36 +168,3 @@ func TestWatchCannotAnswerApprovalUnlessAllowed(t *testing.T) {
 	default:
 	}
 }
-
-// TestRunsCommandListsAndOpensALiveRun: /runs lists the writer's run with
-// its state, and choosing it watches the session here at once (no offer to
-// watch or fork: the runs view is for watching), live from its writer.
-func TestRunsCommandListsAndOpensALiveRun(t *testing.T) {
-	t.Parallel()
-	home, err := os.MkdirTemp("", "rwr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
-	var id string
-	h := newHarness(t, hopts{
-		before: func(h *harness) {
-			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "busy elsewhere", WorkDir: h.work})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id = s.ID
-			startLiveWriter(t, h.db, home, id, h.work, false, "stream something", llmtest.Text(numberedWords(3000)).WithRate(100))
-		},
-		mutate: func(o *Options) { o.Home = home },
-	})
-	h.waitFor("fake-model")
-	h.submit("/runs")
-	h.waitFor("Live runs", "busy elsewhere · streaming · step 1")
-	h.typeText("1", false)
-	h.waitUntil("the run's session to be open", func() bool { return h.c.SessionID() == id })
-	h.waitFor("WATCH · live", "stream something")
-	if strings.Contains(h.text(), "Session in use") {
-		t.Fatal("choosing a run to watch asked whether to watch or fork")
-	}
-}

@@ -38,6 +38,9 @@ func (c *Controller) themedWidgets() []views.Themed {
 	if c.mcp != nil {
 		ws = append(ws, c.mcp.panel)
 	}
+	if c.runs != nil {
+		ws = append(ws, c.runs.list)
+	}
 	return ws
 }
 
@@ -70,6 +73,7 @@ func (c *Controller) showHelp() {
 	}{
 		{"Input", c.input}, {"Conversation", c.conv}, {"Tool output", c.toolOut},
 		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.ap.modal},
+		{"Live runs (Ctrl-L)", c.runs.list},
 	} {
 		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
 	}
