@@ -74,7 +74,10 @@
 // text parts, tool call names and arguments; not checkpoint markers, not
 // metadata roles such as an imported "_system_prompt"), docid = context.id,
 // written in the record's transaction. User queries are turned into quoted
-// phrases, so no input is an FTS syntax error.
+// phrases, so no input is an FTS syntax error. The index has 2- and
+// 3-letter prefix indexes and keeps its doclists newest first (order=DESC):
+// Search reads ORDER BY docid DESC LIMIT n, which FTS4 can then answer by
+// reading doclists incrementally and stopping at the limit.
 //
 // # WAL checkpoints
 //

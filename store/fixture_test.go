@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,12 @@ func TestMigrateSchemaV2Fixture(t *testing.T) {
 	}
 	if len(byTitle["parser rewrite"]) != 2 || len(byTitle["imported"]) != 1 || !byTitle["deleted one"][0].Deleted {
 		t.Fatalf("sessions after migration: %+v", list)
+	}
+	// The index keeps its doclists newest first (0006), so a newest-first
+	// search reads only as far as its LIMIT.
+	var ddl string
+	if err := db.Reader().QueryRow("SELECT sql FROM sqlite_master WHERE name = 'context_fts'").Scan(&ddl); err != nil || !strings.Contains(ddl, "order=DESC") {
+		t.Errorf("context_fts is %q (%v), want order=DESC", ddl, err)
 	}
 	// The rebuilt index answers words and the new prefix index.
 	for q, want := range map[string]int{"quokka": 3, "quo*": 3, "lookahead": 2, "wombat": 1, "zebra": 0, "ch*": 2} {
