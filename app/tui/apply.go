@@ -67,16 +67,11 @@ func (c *Controller) onUIApply(e soul.Event) {
 		}
 	case soul.ToolCall:
 		c.conv.Append(toolItem(ev.ID, ev.Name, ev.Arguments))
-		info := views.ToolCallInfo{ID: ev.ID, Name: ev.Name, Args: keyArg(ev.Name, ev.Arguments), Status: views.ToolRunning}
-		c.recordOutput(ev.ID, &info, "")
-		c.toolOut.SetTool(info)
+		c.tp.onUICall(ev)
 		c.statusM.RunningTool = ev.Name
 		c.refreshStatus()
 	case soul.ToolOutput:
-		c.recordOutput(ev.ID, nil, ev.Text)
-		if c.toolOut.Tool().ID == ev.ID {
-			c.toolOut.AppendOutput(ev.Text)
-		}
+		c.tp.onUIOutput(ev)
 	case soul.ToolResult:
 		c.onUIToolResult(ev)
 	case *soul.ApprovalRequest:
@@ -160,17 +155,7 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 		it.Duration = ev.Duration
 		it.Result = excerpt(res)
 	})
-	out := c.recordOutput(ev.ID, nil, "")
-	out.info.Status, out.info.Duration = st, ev.Duration
-	if len(out.text) == 0 {
-		c.recordOutput(ev.ID, nil, ev.Output)
-	}
-	if c.toolOut.Tool().ID == ev.ID {
-		c.toolOut.SetStatus(st, ev.Duration)
-		if lines, _ := c.toolOut.Lines(); len(lines) == 0 {
-			c.toolOut.SetOutput(ev.Output)
-		}
-	}
+	c.tp.onUIResult(ev, st)
 	if len(ev.Todos) > 0 {
 		item := views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, ID: "todos", Text: todosText(ev.Todos)}
 		if !c.conv.UpdateItem("todos", func(it *views.Item) { *it = item }) {
@@ -193,7 +178,7 @@ func (c *Controller) onUIReload(ev evReload) {
 	ev = c.tt.holdDuringPreview(ev)
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
-		c.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})
+		c.tp.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})
 		c.stepStart = c.conv.Len()
 		if len(ev.items) == 0 {
 			c.showWelcome()

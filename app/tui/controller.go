@@ -77,8 +77,6 @@ type Controller struct {
 	quitArmed time.Time
 	quitting  bool
 	theme     themes.Theme
-	outputs   map[string]*callOutput // tool call id → output, for the tool pane
-	outOrder  []string
 	// branches caches where archived generations leave the live line
 	// (any goroutine: reloads run on workers).
 	branches branchCache
@@ -91,7 +89,7 @@ type Controller struct {
 	br    *browser
 	watch *watcher
 	mcp   *mcpController
-	tp    toolPane
+	tp    *toolPane
 	cb    clipboard
 	runs  *runsView
 	notes []string // notifications written after the next draw
@@ -114,18 +112,6 @@ type openSession struct {
 
 // cur is the open session or nil (any goroutine).
 func (c *Controller) cur() *openSession { return c.open.Load() }
-
-// callOutput is what the tool output pane shows for one call.
-type callOutput struct {
-	info views.ToolCallInfo
-	text []byte
-}
-
-// maxCallOutput bounds the output kept per tool call (the pane keeps less).
-const maxCallOutput = 256 << 10
-
-// maxKeptCalls bounds how many calls keep their output.
-const maxKeptCalls = 200
 
 // New builds the controller and its widgets and opens the session named by
 // o. It does not start the terminal; Run does.
@@ -150,7 +136,6 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		db:       o.DB,
 		app:      tview.NewApplication(),
 		readOnly: o.ReadOnly,
-		outputs:  map[string]*callOutput{},
 		polls:    defaultPolls,
 	}
 	c.ui.started, c.ui.stopped = make(chan struct{}), make(chan struct{})

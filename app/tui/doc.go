@@ -32,7 +32,7 @@
 // live channel: the writer's events as they happen), live_writer.go
 // (publishing the session this workspace writes), runs.go (the live runs
 // view: Ctrl-L, /runs), notify.go (bell / OSC notifications), toolpane.go
-// (the tool output pane follows view replacements), history.go (input history from the store, folded pastes),
+// (the tool output pane: live output, kept outputs, follows view replacements), history.go (input history from the store, folded pastes),
 // copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty
 // conversation), messages.go (status messages that last a given time).
 //

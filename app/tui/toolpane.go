@@ -1,13 +1,40 @@
 package tui
 
-import "github.com/rewind-agent/rewind/views"
+import (
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/views"
+)
 
-// toolPane keeps the tool output pane in step with the conversation: when
-// the view is replaced (/clear, a revert, a restore, a compaction, a
-// D-Mail backtrack, another session) a call that is no longer in it stops
-// showing, and selecting a call of a loaded view shows its stored result.
+// The tool output pane, one feature: it streams the running call's output,
+// keeps the output of the calls this process ran (bounded) so selecting one
+// in the conversation shows it again, and stays in step with the
+// conversation: when the view is replaced (/clear, a revert, a restore, a
+// compaction, a D-Mail backtrack, another session) a call that is no
+// longer in it stops showing, and selecting a call of a loaded view shows
+// its stored result.
+
+// maxCallOutput bounds the output kept per tool call (the pane keeps less).
+const maxCallOutput = 256 << 10
+
+// maxKeptCalls bounds how many calls keep their output.
+const maxKeptCalls = 200
+
+// toolPane owns the pane's state (UI goroutine only).
 type toolPane struct {
-	session string // the session whose calls c.outputs holds
+	pane    *views.ToolOutput
+	session string                 // the session whose calls outputs holds
+	outputs map[string]*callOutput // tool call id → output
+	order   []string               // outputs' ids, oldest first
+}
+
+// callOutput is what the pane shows for one call.
+type callOutput struct {
+	info views.ToolCallInfo
+	text []byte
+}
+
+func newToolPane(pane *views.ToolOutput) *toolPane {
+	return &toolPane{pane: pane, outputs: map[string]*callOutput{}}
 }
 
 // viewReplaced is the typed notice that the conversation now shows another
@@ -18,15 +45,46 @@ type viewReplaced struct {
 	items   []views.Item
 }
 
-// onUIViewReplaced drops what belonged to the old view (UI).
-func (c *Controller) onUIViewReplaced(ev viewReplaced) {
-	if ev.session != c.tp.session {
-		if c.tp.session != "" { // call ids are only unique within a session
-			c.outputs, c.outOrder = map[string]*callOutput{}, nil
-		}
-		c.tp.session = ev.session
+// onUICall shows a call that starts running.
+func (tp *toolPane) onUICall(ev soul.ToolCall) {
+	info := views.ToolCallInfo{ID: ev.ID, Name: ev.Name, Args: keyArg(ev.Name, ev.Arguments), Status: views.ToolRunning}
+	tp.record(ev.ID, &info, "")
+	tp.pane.SetTool(info)
+}
+
+// onUIOutput adds a chunk of a call's live output.
+func (tp *toolPane) onUIOutput(ev soul.ToolOutput) {
+	tp.record(ev.ID, nil, ev.Text)
+	if tp.pane.Tool().ID == ev.ID {
+		tp.pane.AppendOutput(ev.Text)
 	}
-	id := c.toolOut.Tool().ID
+}
+
+// onUIResult ends a call with its status; a call that streamed nothing
+// shows its result.
+func (tp *toolPane) onUIResult(ev soul.ToolResult, st views.ToolStatus) {
+	out := tp.record(ev.ID, nil, "")
+	out.info.Status, out.info.Duration = st, ev.Duration
+	if len(out.text) == 0 {
+		tp.record(ev.ID, nil, ev.Output)
+	}
+	if tp.pane.Tool().ID == ev.ID {
+		tp.pane.SetStatus(st, ev.Duration)
+		if lines, _ := tp.pane.Lines(); len(lines) == 0 {
+			tp.pane.SetOutput(ev.Output)
+		}
+	}
+}
+
+// onUIViewReplaced drops what belonged to the old view.
+func (tp *toolPane) onUIViewReplaced(ev viewReplaced) {
+	if ev.session != tp.session {
+		if tp.session != "" { // call ids are only unique within a session
+			tp.outputs, tp.order = map[string]*callOutput{}, nil
+		}
+		tp.session = ev.session
+	}
+	id := tp.pane.Tool().ID
 	if id == "" {
 		return
 	}
@@ -35,16 +93,38 @@ func (c *Controller) onUIViewReplaced(ev viewReplaced) {
 			return
 		}
 	}
-	c.toolOut.SetTool(views.ToolCallInfo{})
+	tp.pane.SetTool(views.ToolCallInfo{})
 }
 
-// onUISelectTool shows the selected call in the tool output pane: its live
-// output when this process ran it, else the result stored in the view.
-func (c *Controller) onUISelectTool(it views.Item) {
-	if _, ok := c.outputs[it.ID]; ok {
-		c.showToolOutput(it.ID)
+// onUISelect shows the selected call: its live output when this process
+// ran it, else the result stored in the view.
+func (tp *toolPane) onUISelect(it views.Item) {
+	if out, ok := tp.outputs[it.ID]; ok {
+		tp.pane.SetTool(out.info)
+		tp.pane.SetOutput(string(out.text))
 		return
 	}
-	c.toolOut.SetTool(views.ToolCallInfo{ID: it.ID, Name: it.ToolName, Args: it.KeyArg, Status: it.Status, Duration: it.Duration})
-	c.toolOut.SetOutput(it.Result)
+	tp.pane.SetTool(views.ToolCallInfo{ID: it.ID, Name: it.ToolName, Args: it.KeyArg, Status: it.Status, Duration: it.Duration})
+	tp.pane.SetOutput(it.Result)
+}
+
+// record keeps a call's output for later selection.
+func (tp *toolPane) record(id string, info *views.ToolCallInfo, text string) *callOutput {
+	out, ok := tp.outputs[id]
+	if !ok {
+		out = &callOutput{}
+		tp.outputs[id] = out
+		tp.order = append(tp.order, id)
+		if len(tp.order) > maxKeptCalls {
+			delete(tp.outputs, tp.order[0])
+			tp.order = tp.order[1:]
+		}
+	}
+	if info != nil {
+		out.info = *info
+	}
+	if text != "" && len(out.text) < maxCallOutput {
+		out.text = append(out.text, text[:min(len(text), maxCallOutput-len(out.text))]...)
+	}
+	return out
 }

@@ -17,6 +17,7 @@ func (c *Controller) buildWidgets() {
 	c.sessions = c.ws.Sessions
 	c.input = c.ws.Input
 	c.status = c.ws.Status
+	c.tp = newToolPane(c.toolOut)
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()
@@ -26,7 +27,7 @@ func (c *Controller) buildWidgets() {
 	c.input.SetOnSend(c.onUISend)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
-			c.onUISelectTool(it)
+			c.tp.onUISelect(it)
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
@@ -79,37 +80,6 @@ func (c *Controller) showHelp() {
 	}
 	c.help.SetContent(sections, c.commands.slashCommands())
 	c.pages.push(Page{Name: "help", Primitive: c.help})
-}
-
-// showToolOutput shows a call's output in the tool output pane (UI).
-func (c *Controller) showToolOutput(id string) {
-	out, ok := c.outputs[id]
-	if !ok {
-		return
-	}
-	c.toolOut.SetTool(out.info)
-	c.toolOut.SetOutput(string(out.text))
-}
-
-// recordOutput keeps a call's output for later selection (UI).
-func (c *Controller) recordOutput(id string, info *views.ToolCallInfo, text string) *callOutput {
-	out, ok := c.outputs[id]
-	if !ok {
-		out = &callOutput{}
-		c.outputs[id] = out
-		c.outOrder = append(c.outOrder, id)
-		if len(c.outOrder) > maxKeptCalls {
-			delete(c.outputs, c.outOrder[0])
-			c.outOrder = c.outOrder[1:]
-		}
-	}
-	if info != nil {
-		out.info = *info
-	}
-	if text != "" && len(out.text) < maxCallOutput {
-		out.text = append(out.text, text[:min(len(text), maxCallOutput-len(out.text))]...)
-	}
-	return out
 }
 
 // isTyping reports whether keys go to a text field right now (UI).
