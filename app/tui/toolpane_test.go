@@ -1,15 +1,19 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // The tool output pane never shows a call of a view that was replaced:
@@ -65,4 +69,35 @@ func TestToolPaneFollowsTheView(t *testing.T) {
 	h.waitFor("something else entirely")
 	h.waitGone("alpha-contents")
 	h.waitFor("No tool call selected.")
+}
+
+// TestToolPaneKeepsBoundedOutputs: the pane keeps the output of the last
+// maxKeptCalls calls, each up to maxCallOutput bytes; selecting a call whose
+// output was dropped shows the result stored in the view instead.
+func TestToolPaneKeepsBoundedOutputs(t *testing.T) {
+	t.Parallel()
+	tp := newToolPane(views.NewToolOutput())
+	id := func(i int) string { return fmt.Sprintf("c%d", i) }
+	for i := range maxKeptCalls + 1 {
+		tp.onUICall(soul.ToolCall{ID: id(i), Name: "Shell", Arguments: `{"command":"true"}`})
+		tp.onUIOutput(soul.ToolOutput{ID: id(i), Text: "live output of " + id(i) + "\n"})
+		tp.onUIResult(soul.ToolResult{ID: id(i), Name: "Shell", Output: "stored"}, views.ToolOK)
+	}
+	big := strings.Repeat("x", maxCallOutput)
+	tp.onUIOutput(soul.ToolOutput{ID: id(maxKeptCalls), Text: big})
+	if n := len(tp.outputs[id(maxKeptCalls)].text); n != maxCallOutput {
+		t.Fatalf("kept %d bytes of output, want the bound %d", n, maxCallOutput)
+	}
+	if len(tp.outputs) != maxKeptCalls {
+		t.Fatalf("kept the output of %d calls, want %d", len(tp.outputs), maxKeptCalls)
+	}
+
+	tp.onUISelect(views.Item{Kind: views.ItemTool, ID: id(1), ToolName: "Shell", Result: "the stored result"})
+	if lines, _ := tp.pane.Lines(); len(lines) == 0 || lines[0] != "live output of c1" {
+		t.Fatalf("a kept call shows %q, want its live output", lines)
+	}
+	tp.onUISelect(views.Item{Kind: views.ItemTool, ID: id(0), ToolName: "Shell", Result: "the stored result"})
+	if lines, _ := tp.pane.Lines(); len(lines) == 0 || lines[0] != "the stored result" {
+		t.Fatalf("the dropped call shows %q, want the view's result", lines)
+	}
 }
