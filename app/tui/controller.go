@@ -90,7 +90,7 @@ type Controller struct {
 	watch *watcher
 	mcp   *mcpController
 	tp    *toolPane
-	cb    clipboard
+	cb    *clipboard
 	runs  *runsView
 	notes []string // notifications written after the next draw
 
