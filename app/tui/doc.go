@@ -14,6 +14,18 @@
 // Application.QueueUpdateDraw (and, at quit, Application.Stop); it refuses
 // once the application is stopping.
 //
+// Feature controllers: a feature is a struct that owns its state, widgets,
+// keys and slash commands (as in lazygit); the Controller keeps a pointer
+// to each, set up in features.go, and calls a small API. approvals (c.ap):
+// onUIAsk for a request, onUIRejectPending when a run ends, is interrupted
+// or the workspace quits, swallows for the grace, and the remote answers of
+// both sides of the live channel. timeTravel (c.tt), browser (c.br),
+// watcher (c.watch), mcpController (c.mcp), runsView (c.runs), toolPane
+// (c.tp: onUICall, onUIOutput, onUIResult, onUIViewReplaced) and clipboard
+// (c.cb). The Controller itself keeps what they share: the widgets and the
+// page stack, the registries, the open session and its lease, the run
+// state and status model, the event pipeline, messages and notifications.
+//
 // Files: options.go (Options, Run), controller.go (Controller, New, Run,
 // shutdown), thread.go (onUIThread, onWorker), sink.go (batching sink and
 // synthetic events), apply.go (soul events → widgets), convert.go (store

@@ -1,8 +1,8 @@
 package tui
 
-// initFeatures wires the feature files (time travel, session browser,
-// following, MCP servers) into the controller; New calls it once the
-// registries exist.
+// initFeatures wires the feature files (approvals, time travel, session
+// browser, clipboard, MCP servers, watching, live runs) into the
+// controller; New calls it once the registries exist.
 func (c *Controller) initFeatures() {
 	c.initApprovals()
 	c.initTimeTravel()
