@@ -75,6 +75,7 @@ func (w *watcher) onWorkerFollowWriter() {
 	c := w.c
 	next := time.NewTimer(versionPoll) // quickly at first, then every writerPoll
 	defer next.Stop()
+	shown := false // a watch status was posted: the UI shows the watch label
 	var lastVer store.Version
 	var lastID string
 	var rs runState
@@ -99,8 +100,11 @@ func (w *watcher) onWorkerFollowWriter() {
 			st := rs
 			id := o.sess.ID
 			c.onUIThreadAsync(func() { w.onUIWatchStatus(id, label, running, st) })
-		} else if o != nil && o.soul != nil {
+			shown = true
+		} else if o != nil && o.soul != nil && shown {
+			// Once, not every lap: each post redraws the screen.
 			c.onUIThreadAsync(w.onUIStopWatching)
+			shown = false
 		}
 		wait := writerPoll
 		if lastID == "" {
