@@ -102,7 +102,7 @@ func (b *browser) onUIOpen() {
 	b.list.SetTheme(c.theme)
 	b.page.SetBackgroundColor(c.theme.Background)
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.pages.push(Page{Name: browserPage, Primitive: b.page,
+	c.pages.push(Page{Name: browserPage, Primitive: b.page, Opaque: true,
 		Start: func() {
 			b.stop = cancel
 			c.onWorker(func() { b.onWorkerPoll(ctx) })

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"github.com/rivo/tview"
 )
 
@@ -12,6 +14,10 @@ type Page struct {
 	Primitive tview.Primitive
 	Start     func()
 	Stop      func()
+	// Opaque: the page covers the whole screen, so the pages under it
+	// (the workspace too) are hidden rather than drawn and overdrawn on
+	// every frame.
+	Opaque bool
 }
 
 // pageStack keeps overlays above the workspace, k9s-style: the top page has
@@ -41,6 +47,7 @@ func (p *pageStack) push(pg Page) {
 	p.remove(pg.Name)
 	p.stack = append(p.stack, stackEntry{page: pg, prevFocus: p.app.GetFocus()})
 	p.root.AddPage(pg.Name, pg.Primitive, true, true)
+	p.showVisible()
 	p.app.SetFocus(pg.Primitive)
 	if pg.Start != nil {
 		pg.Start()
@@ -57,6 +64,7 @@ func (p *pageStack) pop(name string) {
 		top := i == len(p.stack)-1
 		p.stack = append(p.stack[:i], p.stack[i+1:]...)
 		p.root.RemovePage(name)
+		p.showVisible()
 		if e.page.Stop != nil {
 			e.page.Stop()
 		}
@@ -64,6 +72,30 @@ func (p *pageStack) pop(name string) {
 			p.app.SetFocus(e.prevFocus)
 		}
 		return
+	}
+}
+
+// showVisible shows the pages from the topmost opaque one up and hides
+// those under it.
+func (p *pageStack) showVisible() {
+	covered := false
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		p.setVisible(p.stack[i].page.Name, !covered)
+		covered = covered || p.stack[i].page.Opaque
+	}
+	p.setVisible(workspacePage, !covered)
+}
+
+// setVisible changes a page's visibility only when it differs: tview moves
+// the focus on every show and hide.
+func (p *pageStack) setVisible(name string, visible bool) {
+	if slices.Contains(p.root.GetPageNames(true), name) == visible {
+		return
+	}
+	if visible {
+		p.root.ShowPage(name)
+	} else {
+		p.root.HidePage(name)
 	}
 }
 
