@@ -169,12 +169,41 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 			return err
 		}
 	}
-	elapsed := time.Since(start)
+	_, err = fmt.Fprintln(rt.Stderr, importSummary(res, time.Since(start)))
+	return err
+}
+
+// importSummary is the one line an import ends with. A run that found
+// nothing new says so plainly, rather than "imported 0 sessions".
+func importSummary(res kimi.BulkResult, elapsed time.Duration) string {
+	sessions := func(n int) string { return words.Thousands(n) + " " + words.Plural(n, "session", "sessions") }
+	var rest []string
+	if res.Unchanged > 0 {
+		rest = append(rest, sessions(res.Unchanged)+" already imported")
+	}
+	if res.Empty > 0 {
+		rest = append(rest, fmt.Sprintf("%s skipped (empty)", sessions(res.Empty)))
+	}
+	if res.Imported == 0 && res.Updated == 0 {
+		if len(rest) == 0 {
+			return "nothing new: no kimi-cli session found"
+		}
+		return "nothing new: " + strings.Join(rest, ", ")
+	}
+	var done []string
+	if res.Imported > 0 {
+		done = append(done, "imported "+sessions(res.Imported))
+	}
+	if res.Updated > 0 {
+		done = append(done, "updated "+sessions(res.Updated)+" that grew")
+	}
 	rate := float64(res.Records) / max(elapsed.Seconds(), 1e-3)
-	fmt.Fprintf(rt.Stderr, "imported %d %s (%d records, %.1f MB) in %s, %.0f records/s; %d updated, %d unchanged, %d empty skipped\n",
-		res.Imported, words.Plural(res.Imported, "session", "sessions"), res.Records, float64(res.Bytes)/1e6,
-		elapsed.Round(time.Millisecond), rate, res.Updated, res.Unchanged, res.Empty)
-	return nil
+	line := fmt.Sprintf("%s (%s records, %.1f MB) in %s, %s records/s", strings.Join(done, ", "), words.Thousands(res.Records),
+		float64(res.Bytes)/1e6, elapsed.Round(time.Millisecond), words.Thousands(int(rate)))
+	if len(rest) > 0 {
+		line += "; " + strings.Join(rest, ", ")
+	}
+	return line
 }
 
 // warnWorkDirs says which sessions have no work dir in kimi-cli's metadata

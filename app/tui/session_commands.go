@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rewind-agent/rewind/internal/words"
@@ -113,7 +112,7 @@ func statusText(s statusInfo) string {
 	if s.maxContext > 0 {
 		pct = float64(s.tokens) * 100 / float64(s.maxContext)
 	}
-	row("context", fmt.Sprintf("%s of %s tokens (%.0f%%)", thousands(s.tokens), thousands(s.maxContext), pct))
+	row("context", fmt.Sprintf("%s of %s tokens (%.0f%%)", words.Thousands(s.tokens), words.Thousands(s.maxContext), pct))
 	switch {
 	case s.readOnly:
 		row("approvals", "read-only: this workspace runs nothing")
@@ -172,15 +171,6 @@ func statusText(s statusInfo) string {
 func orDash(s string) string {
 	if s == "" {
 		return "—"
-	}
-	return s
-}
-
-// thousands formats 128000 as 128,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
 	}
 	return s
 }

@@ -2,12 +2,23 @@
 // CLI, the TUI, time travel, the tools), so each is written once.
 package words
 
+import "strconv"
+
 // Plural is one when n is 1, else many: Plural(n, "message", "messages").
 func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
+}
+
+// Thousands formats 128000 as "128,000".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Levenshtein is the edit distance between a and b, in runes (two-row

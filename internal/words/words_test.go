@@ -27,3 +27,12 @@ func TestLevenshtein(t *testing.T) {
 		}
 	}
 }
+
+func TestThousands(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 128000: "128,000", 1234567: "1,234,567", -45000: "-45,000"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

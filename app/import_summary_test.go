@@ -1,0 +1,28 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store/kimi"
+)
+
+// A re-run that finds nothing new says so plainly (it said "imported 0
+// sessions … 0 updated, 1000 unchanged").
+func TestImportSummary(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		res  kimi.BulkResult
+		want string
+	}{
+		{kimi.BulkResult{Unchanged: 1000, Empty: 20}, "nothing new: 1,000 sessions already imported, 20 sessions skipped (empty)"},
+		{kimi.BulkResult{Unchanged: 1}, "nothing new: 1 session already imported"},
+		{kimi.BulkResult{Imported: 2, Records: 2000, Bytes: 1_500_000}, "imported 2 sessions (2,000 records, 1.5 MB) in 1s, 2,000 records/s"},
+		{kimi.BulkResult{Imported: 1, Updated: 3, Unchanged: 996, Records: 50, Bytes: 1000},
+			"imported 1 session, updated 3 sessions that grew (50 records, 0.0 MB) in 1s, 50 records/s; 996 sessions already imported"},
+	} {
+		if got := importSummary(c.res, time.Second); got != c.want {
+			t.Errorf("importSummary(%+v)\n got %q\nwant %q", c.res, got, c.want)
+		}
+	}
+}
