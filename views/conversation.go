@@ -108,6 +108,11 @@ type Conversation struct {
 	keys     Keymap
 	hl       hlCache
 	code     CodeLayout // code blocks wrap, or scroll sideways (w toggles)
+
+	// embedded: drawn inside another view (the session list's preview),
+	// without a border, keys or the "more below" hint; the selected item
+	// (a search hit) is marked in the accent colour.
+	embedded bool
 }
 
 // NewConversation returns an empty conversation that follows the bottom.
@@ -126,6 +131,25 @@ func NewConversation() *Conversation {
 		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll code right", Handler: func() { c.ShiftCode(codeShiftStep) }},
 	}
 	return c
+}
+
+// newPreviewConversation returns a borderless conversation for showing
+// items inside another view (showAt places them).
+func newPreviewConversation() *Conversation {
+	c := NewConversation()
+	c.ShowBorder(false)
+	c.embedded = true
+	return c
+}
+
+// showAt shows item i at the top and marks it; i < 0 shows the newest
+// items with nothing marked.
+func (c *Conversation) showAt(i int) {
+	if i < 0 || i >= len(c.items) {
+		c.selected, c.follow = -1, true
+		return
+	}
+	c.selected, c.topItem, c.topLine, c.follow = i, i, 0, false
 }
 
 // SetTheme applies a theme and drops cached layouts.
@@ -625,8 +649,20 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 		ti, tl = c.bottomAnchor()
 	}
 	ti = min(ti, len(c.items)-1)
+	if c.embedded && !c.follow && ti == c.selected && ti > 0 {
+		// the item before the marked one too (the question of an answer),
+		// when both fit
+		if n := len(c.lines(ti-1)) - 1; n <= h/3 && n+len(c.lines(ti)) <= h {
+			ti, tl = ti-1, 0
+		}
+	}
+	if c.embedded && !c.follow && tl == 0 && ti > 0 {
+		if ls := c.lines(ti); len(ls) > 1 && len(ls[0]) == 0 {
+			tl = 1 // the marked item starts the preview, without its gap
+		}
+	}
 	gutter := c.base().Foreground(c.theme.Accent)
-	if !c.HasFocus() {
+	if !c.HasFocus() && !c.embedded {
 		gutter = c.base().Foreground(c.theme.Dim)
 	}
 	row := 0
@@ -648,7 +684,7 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 			row++
 		}
 	}
-	if !c.follow {
+	if !c.follow && !c.embedded {
 		// a hint that more output is below
 		st := c.base().Foreground(c.theme.Background).Background(c.theme.Accent)
 		msg := " ↓ more below (G) "

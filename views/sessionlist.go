@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 	"github.com/sahilm/fuzzy"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/themes"
 )
 
@@ -40,12 +42,31 @@ type SearchHit struct {
 	AlsoIn    int // forks that share this record (shown once, under its source)
 }
 
+// PreviewKey names what the preview shows: a session (its newest
+// messages) or, with Hit, the record a full-text hit found (Gen, Seq).
+type PreviewKey struct {
+	SessionID string
+	Hit       bool
+	Gen       int
+	Seq       int64
+}
+
+// Preview is what the preview pane shows: conversation items, drawn the way
+// the conversation pane draws them (markdown rendered). Focus >= 0 is the
+// item shown first and marked (the record of a search hit); otherwise the
+// preview shows the newest items.
+type Preview struct {
+	Items []Item
+	Focus int
+}
+
 // SessionList lists sessions with a fuzzy filter on title and work dir
 // (matched characters highlighted). Typing edits the filter; a leading
 // "/" switches to full-text search, answered asynchronously: the list
 // calls the SearchFunc with the query and the app calls SetHits with the
 // results. The highlighted session's preview is fetched the same way
-// (PreviewFunc → SetPreview).
+// (PreviewFunc → SetPreview): for a session its newest messages, for a
+// search hit the messages from the hit on.
 type SessionList struct {
 	pane
 	sessions []SessionRow
@@ -60,6 +81,7 @@ type SessionList struct {
 	// full-text mode
 	hits      []SearchHit
 	hitsQuery string
+	hitsMore  bool // there are more hits than the list holds
 
 	selected int
 	top      int
@@ -67,11 +89,12 @@ type SessionList struct {
 	listRows int // rows of the list area (height plus the headers)
 	now      func() time.Time
 
-	previewID   string
-	previewText string
+	previewKey PreviewKey
+	previewSet bool          // the preview of previewKey arrived
+	previewCV  *Conversation // lays out and draws the preview's items
 
 	search    func(query string)
-	preview   func(sessionID string)
+	preview   func(PreviewKey)
 	onResume  func(sessionID string)
 	onRename  func(SessionRow)
 	onDelete  func(SessionRow)
@@ -86,7 +109,7 @@ type SessionList struct {
 
 // NewSessionList returns an empty list.
 func NewSessionList() *SessionList {
-	l := &SessionList{pane: newPane("Sessions"), height: 10, now: time.Now}
+	l := &SessionList{pane: newPane("Sessions"), height: 10, now: time.Now, previewCV: newPreviewConversation()}
 	l.keys = Keymap{
 		bind("next", func() { l.Select(l.selected + 1) }, K(tcell.KeyDown), K(tcell.KeyCtrlN)),
 		bind("previous", func() { l.Select(l.selected - 1) }, K(tcell.KeyUp), K(tcell.KeyCtrlP)),
@@ -109,7 +132,10 @@ func NewSessionList() *SessionList {
 }
 
 // SetTheme applies a theme.
-func (l *SessionList) SetTheme(t themes.Theme) { l.setTheme(t) }
+func (l *SessionList) SetTheme(t themes.Theme) {
+	l.setTheme(t)
+	l.previewCV.SetTheme(t)
+}
 
 // Bindings lists the list's keys (typing edits the filter).
 func (l *SessionList) Bindings() []KeyBinding { return l.keys }
@@ -119,9 +145,10 @@ func (l *SessionList) Bindings() []KeyBinding { return l.keys }
 // SetHits (through QueueUpdateDraw) with the results.
 func (l *SessionList) SetSearchFunc(f func(query string)) { l.search = f }
 
-// SetPreviewFunc sets the preview request callback, called with the
-// highlighted session's ID; answer with SetPreview.
-func (l *SessionList) SetPreviewFunc(f func(sessionID string)) { l.preview = f }
+// SetPreviewFunc sets the preview request callback, called with what the
+// highlighted row shows (a session, or a hit's record); answer with
+// SetPreview.
+func (l *SessionList) SetPreviewFunc(f func(PreviewKey)) { l.preview = f }
 
 // SetOnResume is called on Enter with the session's ID.
 func (l *SessionList) SetOnResume(f func(sessionID string)) { l.onResume = f }
@@ -193,7 +220,8 @@ func (l *SessionList) FullText() bool { return strings.HasPrefix(l.filter.String
 // SetHits delivers full-text results for query; results for a query that
 // is no longer the filter are ignored. Hits may arrive in several calls for
 // one query (a first page, then all): the selection is kept between them.
-func (l *SessionList) SetHits(query string, hits []SearchHit) {
+// more says there are more hits than these (the count shows "200+").
+func (l *SessionList) SetHits(query string, hits []SearchHit, more bool) {
 	if !l.FullText() || query != strings.TrimSpace(l.filter.String()[1:]) {
 		return
 	}
@@ -210,18 +238,21 @@ func (l *SessionList) SetHits(query string, hits []SearchHit) {
 		l.selected, l.top = 0, 0
 	}
 	l.hitsQuery = query
+	l.hitsMore = more
 	l.selected = min(l.selected, max(0, len(l.hits)-1))
 	l.askPreview()
 }
 
-// SetPreview delivers the preview text of a session (ignored unless it is
-// the one last asked for). It is kept even when nothing is highlighted
-// right now (a full-text query typed before the answer came, its hits not
-// in yet): the hits select that session again without asking twice.
-func (l *SessionList) SetPreview(sessionID, text string) {
-	if sessionID == l.previewID {
-		l.previewText = Sanitize(text)
+// SetPreview delivers the preview of k (ignored unless k is the one last
+// asked for). It is kept even when nothing is highlighted right now (a
+// full-text query typed before the answer came, its hits not in yet).
+func (l *SessionList) SetPreview(k PreviewKey, p Preview) {
+	if k != l.previewKey {
+		return
 	}
+	l.previewKey, l.previewSet = k, true
+	l.previewCV.SetItems(p.Items)
+	l.previewCV.showAt(p.Focus)
 }
 
 // Visible returns the sessions shown in fuzzy mode, best match first.
@@ -346,14 +377,27 @@ func (l *SessionList) Select(i int) {
 	l.askPreview()
 }
 
-func (l *SessionList) askPreview() {
+// selectedPreviewKey is what the highlighted row's preview shows.
+func (l *SessionList) selectedPreviewKey() (PreviewKey, bool) {
+	if l.FullText() {
+		if l.selected < 0 || l.selected >= len(l.hits) {
+			return PreviewKey{}, false
+		}
+		h := l.hits[l.selected]
+		return PreviewKey{SessionID: h.SessionID, Hit: true, Gen: h.Gen, Seq: h.Seq}, true
+	}
 	id, ok := l.selectedID()
-	if !ok || id == l.previewID {
+	return PreviewKey{SessionID: id}, ok
+}
+
+func (l *SessionList) askPreview() {
+	k, ok := l.selectedPreviewKey()
+	if !ok || k == l.previewKey {
 		return
 	}
-	l.previewID, l.previewText = id, ""
+	l.previewKey, l.previewSet = k, false
 	if l.preview != nil {
-		l.preview(id)
+		l.preview(k)
 	}
 }
 
@@ -425,7 +469,11 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 		if !l.FullText() {
 			count = fmt.Sprintf(" %d/%d", len(l.visible), len(l.sessions))
 		} else if l.hitsQuery != "" {
-			count = fmt.Sprintf(" %d hits", len(l.hits))
+			more := ""
+			if l.hitsMore {
+				more = "+"
+			}
+			count = fmt.Sprintf(" %d%s %s", len(l.hits), more, words.Plural(len(l.hits), "hit", "hits"))
 		}
 		cw := strWidth(count)
 		if w-n-cw < 8 {
@@ -662,7 +710,6 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		return
 	}
 	l.scrollTo(len(l.hits), h)
-	words := strings.Fields(strings.ToLower(q))
 	for r := 0; r < h && l.top+r < len(l.hits); r++ {
 		i := l.top + r
 		hit := l.hits[i]
@@ -673,37 +720,76 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 			cx += drawText(screen, cx, y+r, x+w-cx, fmt.Sprintf(" +%d fork(s)", hit.AlsoIn), dim)
 		}
 		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
-		drawHighlighted(screen, cx, y+r, x+w-cx, hit.Snippet, 0, wordOffsets(hit.Snippet, words), st, hl)
+		text, marks := snippetWindow(hit.Snippet, x+w-cx)
+		drawHighlighted(screen, cx, y+r, x+w-cx, text, 0, marks, st, hl)
 	}
 }
 
-// wordOffsets returns the byte offsets of every occurrence of words in s
-// (case-insensitive, ASCII folding), sorted.
-func wordOffsets(s string, words []string) []int {
-	low := strings.ToLower(s)
-	if len(low) != len(s) {
-		return nil
+// snippetWindow strips the « » match markers of a store snippet and, when
+// the first match would not fit in w cells, cuts the text before it (to
+// "…" and some words of context), so the matched words are always shown.
+// It returns the text and the byte offsets of the matched bytes in it.
+func snippetWindow(snippet string, w int) (string, []int) {
+	var b strings.Builder
+	var marks []int
+	in := false
+	for _, r := range snippet {
+		switch r {
+		case '«':
+			in = true
+			continue
+		case '»':
+			in = false
+			continue
+		}
+		if in {
+			for k := range utf8.RuneLen(r) {
+				marks = append(marks, b.Len()+k)
+			}
+		}
+		b.WriteRune(r)
 	}
-	mark := make([]bool, len(s))
-	for _, w := range words {
-		for i := 0; w != "" && i < len(low); {
-			j := strings.Index(low[i:], w)
-			if j < 0 {
-				break
-			}
-			for k := i + j; k < i+j+len(w); k++ {
-				mark[k] = true
-			}
-			i += j + len(w)
+	text := b.String()
+	if len(marks) == 0 || w <= 0 {
+		return text, marks
+	}
+	// the end of the first matched word, in cells
+	first := marks[0]
+	end := first
+	for _, m := range marks {
+		if m > end+1 {
+			break
+		}
+		end = m
+	}
+	if strWidth(text[:end+1]) <= w-1 {
+		return text, marks
+	}
+	// keep words before the match, leaving a third of the width for the
+	// match and what follows it
+	keep := max(w/4, w-w/3-strWidth(text[first:end+1]))
+	start := first
+	for start > 0 {
+		_, size := utf8.DecodeLastRuneInString(text[:start])
+		if strWidth(text[start-size:first]) > keep {
+			break
+		}
+		start -= size
+	}
+	if start > 0 && text[start-1] != ' ' { // mid-word: start at the next word
+		if i := strings.IndexByte(text[start:first], ' '); i >= 0 {
+			start += i + 1
 		}
 	}
-	var out []int
-	for i, m := range mark {
-		if m {
-			out = append(out, i)
+	const ell = "…"
+	out := ell + text[start:]
+	shifted := make([]int, 0, len(marks))
+	for _, m := range marks {
+		if m >= start {
+			shifted = append(shifted, m-start+len(ell))
 		}
 	}
-	return out
+	return out, shifted
 }
 
 func (l *SessionList) drawPreview(screen tcell.Screen, x, y, w, h int, side bool) {
@@ -728,13 +814,18 @@ func (l *SessionList) drawPreview(screen tcell.Screen, x, y, w, h int, side bool
 		return
 	}
 	drawText(screen, x, y+1, w, truncate(r.WorkDir, w), base.Foreground(th.Dim))
-	text := l.previewText
-	if l.previewID != r.ID || text == "" {
-		text = "…"
+	if h < 3 {
+		return
 	}
-	rows := wrapSpans([]Span{{text, base.Foreground(th.Text)}}, w, nil, nil)
-	for j := 0; j+2 < h && j < len(rows); j++ {
-		drawLine(screen, x, y+2+j, w, rows[j])
+	k, _ := l.selectedPreviewKey()
+	switch {
+	case !l.previewSet || l.previewKey != k:
+		drawText(screen, x, y+2, w, "…", base.Foreground(th.Dim))
+	case l.previewCV.Len() == 0:
+		drawText(screen, x, y+2, w, "(no messages)", base.Foreground(th.Dim))
+	default:
+		l.previewCV.SetRect(x, y+2, w, h-2)
+		l.previewCV.Draw(screen)
 	}
 }
 

@@ -72,13 +72,14 @@ func TestSessionListFullTextAsync(t *testing.T) {
 	l.SetTheme(dark)
 	var asked []string
 	l.SetSearchFunc(func(q string) { asked = append(asked, q) })
-	var previews []string
-	l.SetPreviewFunc(func(id string) { previews = append(previews, id) })
+	var previews []PreviewKey
+	l.SetPreviewFunc(func(k PreviewKey) { previews = append(previews, k) })
 	l.SetSessions(sampleSessions())
-	if len(previews) != 1 || previews[0] != "s1" {
+	if len(previews) != 1 || previews[0] != (PreviewKey{SessionID: "s1"}) {
 		t.Fatalf("preview asked for %v", previews)
 	}
-	l.SetPreview("s1", "user: hello\nassistant: hi \x1b[2J")
+	l.SetPreview(PreviewKey{SessionID: "s1"}, Preview{Focus: -1, Items: []Item{
+		{Kind: ItemUser, Text: "hello"}, {Kind: ItemAssistant, Text: "assistant: **hi** \x1b[2J"}}})
 	s := draw(t, l, 200, 60)
 	mustFind(t, s, "assistant: hi")
 	assertNoControls(t, s)
@@ -91,13 +92,16 @@ func TestSessionListFullTextAsync(t *testing.T) {
 	mustFind(t, s, "search:")
 	mustFind(t, s, "Searching…")
 	// a stale answer is ignored
-	l.SetHits("deadl", []SearchHit{{SessionID: "s2", Title: "stale"}})
+	l.SetHits("deadl", []SearchHit{{SessionID: "s2", Title: "stale"}}, false)
 	if len(l.Hits()) != 0 {
 		t.Fatal("stale hits accepted")
 	}
-	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a Deadlock in the pool"}})
+	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a «Deadlock» in the pool", Gen: 2, Seq: 7}}, false)
 	redraw(s, l)
 	wantFg(t, s, "Deadlock in the pool", dark.MatchHighlight)
+	if want := (PreviewKey{SessionID: "s1", Hit: true, Gen: 2, Seq: 7}); previews[len(previews)-1] != want {
+		t.Fatalf("preview asked for %v, want the hit's record %v", previews[len(previews)-1], want)
+	}
 	var resumed string
 	l.SetOnResume(func(id string) { resumed = id })
 	send(l, key(tcell.KeyEnter, 0, 0))
@@ -167,18 +171,25 @@ func manySessions(n int) []SessionRow {
 }
 
 // A preview that arrives while a full-text search has no hits yet (the
-// query typed before the preview came back) is shown once the hits select
-// that session; it was dropped and never asked for again ("…" for good).
+// query typed before the preview came back) is kept, and the hits ask for
+// their own preview (the hit's record), which is shown; the late one once
+// left "…" for good.
 func TestSessionListPreviewArrivingBeforeTheHitsIsShown(t *testing.T) {
 	t.Parallel()
 	l := NewSessionList()
 	l.SetTheme(dark)
 	l.SetSearchFunc(func(string) {})
-	l.SetPreviewFunc(func(string) {})
+	var asked []PreviewKey
+	l.SetPreviewFunc(func(k PreviewKey) { asked = append(asked, k) })
 	l.SetSessions(sampleSessions()) // s1 selected: its preview is asked for
 	send(l, runes("/deadlock")...)
-	l.SetPreview("s1", "assistant: the pool holds its lock")
-	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a deadlock in the pool"}})
+	l.SetPreview(PreviewKey{SessionID: "s1"}, Preview{Focus: -1, Items: []Item{{Kind: ItemAssistant, Text: "the pool holds its lock"}}})
+	l.SetHits("deadlock", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "found a «deadlock» in the pool", Seq: 3}}, false)
+	hit := PreviewKey{SessionID: "s1", Hit: true, Seq: 3}
+	if len(asked) != 2 || asked[1] != hit {
+		t.Fatalf("previews asked for %v, want the session's and then the hit's %v", asked, hit)
+	}
+	l.SetPreview(hit, Preview{Focus: 0, Items: []Item{{Kind: ItemAssistant, Text: "found a deadlock in the pool"}}})
 	s := draw(t, l, 200, 60)
-	mustFind(t, s, "the pool holds its lock")
+	mustFind(t, s, "● found a deadlock in the pool")
 }

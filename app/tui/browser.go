@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,11 +68,7 @@ func (c *Controller) initBrowser() {
 		l.SetOnDelete(b.onUIDelete)
 		l.SetOnFork(b.onUIFork)
 		l.SetOnExport(b.onUIExport)
-		previewLines := 6
-		if l == b.list {
-			previewLines = 8
-		}
-		l.SetPreviewFunc(func(id string) { c.onWorker(func() { b.onWorkerPreview(l, id, previewLines) }) })
+		l.SetPreviewFunc(func(k views.PreviewKey) { c.onWorker(func() { b.onWorkerPreview(l, k) }) })
 		l.SetSearchFunc(newSearchRunner(c, l).request)
 		l.SetOnScope(b.onUIToggleScope)
 	}
@@ -141,16 +138,76 @@ func (b *browser) storePaneSig(s string) {
 	b.sigMu.Unlock()
 }
 
-// onWorkerPreview loads the last n messages of a session for a session
-// list (the pane or the browser) and hands them back to it.
-func (b *browser) onWorkerPreview(list *views.SessionList, id string, n int) {
+// onWorkerPreview loads what a session list (the pane or the browser)
+// previews and hands it back: a session's newest messages, or the
+// messages from a search hit's record on.
+func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	c := b.c
-	v, err := c.db.View(c.ctx, id)
+	var v store.View
+	var err error
+	if k.Hit {
+		v, err = c.db.GenerationView(c.ctx, k.SessionID, k.Gen)
+	} else {
+		v, err = c.db.View(c.ctx, k.SessionID)
+	}
 	if err != nil {
 		return
 	}
-	text := previewText(v, n)
-	c.onUIThreadAsync(func() { list.SetPreview(id, text) })
+	p := previewOf(v, k)
+	c.onUIThreadAsync(func() { list.SetPreview(k, p) })
+}
+
+// previewItems bounds the items a preview holds (it shows a screenful),
+// and previewRecords the records decoded for it: a session of thousands of
+// records is not decoded whole to show a dozen items.
+const (
+	previewItems   = 16
+	previewRecords = 48
+	previewBefore  = 8 // records before a hit's, for the items just above it
+)
+
+// previewOf is the preview of a view: its newest items, or for a search
+// hit the items from the one showing the hit's record (k.Seq) on, with a
+// few before it for context.
+func previewOf(v store.View, k views.PreviewKey) views.Preview {
+	recs := v.Records
+	if k.Hit {
+		if i := slices.IndexFunc(recs, func(r store.Record) bool { return r.Seq == k.Seq }); i >= 0 {
+			start := max(0, i-previewBefore)
+			win := recs[start:min(len(recs), i+previewRecords)]
+			i -= start
+			items := viewItems(store.View{Records: win})
+			if at := hitItem(win, i, items); at >= 0 {
+				from := max(0, at-3)
+				return views.Preview{Items: items[from:min(len(items), at+previewItems)], Focus: at - from}
+			}
+		}
+	}
+	items := viewItems(store.View{Records: recs[max(0, len(recs)-previewRecords):]})
+	return views.Preview{Items: items[max(0, len(items)-previewItems):], Focus: -1}
+}
+
+// hitItem is the index in items (viewItems of recs) of the item showing
+// recs[i]: its first item (reasoning is skipped: it is folded), or for a
+// tool result the item of its call; -1 when there is no such item.
+func hitItem(recs []store.Record, i int, items []views.Item) int {
+	before := viewItems(store.View{Records: recs[:i]})
+	if m, err := recs[i].Message(); err == nil && m.Role == "tool" {
+		for j, it := range before {
+			if it.Kind == views.ItemTool && it.ID == m.ToolCallID {
+				return j
+			}
+		}
+		return -1
+	}
+	at := len(before)
+	if at+1 < len(items) && items[at].Kind == views.ItemReasoning {
+		at++
+	}
+	if at >= len(items) {
+		return -1
+	}
+	return at
 }
 
 // onWorkerBrowserPoll lists every session now and again whenever they
@@ -288,33 +345,6 @@ func (b *browser) onUISetRows(l *views.SessionList, rows []views.SessionRow) {
 		rows[i].Current = rows[i].ID == cur
 	}
 	l.SetSessions(rows)
-}
-
-// previewText is the last n messages of a view, one line each (reasoning
-// left out, as the conversation folds it).
-func previewText(v store.View, n int) string {
-	items := viewItems(v)
-	if len(items) > n {
-		items = items[len(items)-n:]
-	}
-	var b strings.Builder
-	for _, it := range items {
-		switch it.Kind {
-		case views.ItemUser:
-			b.WriteString("> " + oneLine(it.Text, 200))
-		case views.ItemTool:
-			b.WriteString("⚙ " + it.ToolName + " " + it.KeyArg)
-		case views.ItemReasoning:
-			continue
-		default:
-			b.WriteString(oneLine(it.Text, 200))
-		}
-		b.WriteString("\n")
-	}
-	if b.Len() == 0 {
-		return "(no messages)"
-	}
-	return b.String()
 }
 
 // onUIRefresh re-lists the pane and (when open) the browser after this

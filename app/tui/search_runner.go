@@ -18,9 +18,18 @@ const searchDebounce = 80 * time.Millisecond
 // searchLimit is how many hits a full-text search shows.
 const searchLimit = 200
 
-// searchFirstPage is how many hits are shown before the rest arrive: the
-// first screenful lands as soon as it is read.
-const searchFirstPage = 40
+// searchFirstPage is how many hits a slow query shows before the rest
+// arrive, once it has run for searchFirstPageAfter: the first screenful
+// lands as soon as it is read. A query done sooner posts its hits once, so
+// the list is redrawn once per query.
+const (
+	searchFirstPage      = 40
+	searchFirstPageAfter = 30 * time.Millisecond
+)
+
+// snippetRunes bounds a hit's snippet as the list shows it: the store's
+// snippet (16 words around the match) as plain text, markdown syntax gone.
+const snippetRunes = 400
 
 // searchRunner runs the full-text searches of one session list as the user
 // types. A query waits searchDebounce for the next key; a new query cancels
@@ -62,13 +71,15 @@ func (r *searchRunner) request(query string) {
 	})
 }
 
-// onWorkerRun runs one query and posts its hits unless it was superseded.
+// onWorkerRun runs one query and posts its hits unless it was superseded:
+// once at the end, and a first page before that when the query is slow.
+// It asks for one hit more than it shows, to know whether there are more.
 func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
 	if ctx.Err() != nil {
 		return
 	}
 	var hits []views.SearchHit
-	post := func(final bool) {
+	post := func(more, final bool) {
 		out := hits
 		// Straight to the UI, not through the event batcher: its 33 ms
 		// coalescing would sit between the query and the screen.
@@ -76,17 +87,25 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
 			if ctx.Err() != nil {
 				return // superseded while queued
 			}
-			r.list.SetHits(query, out)
+			r.list.SetHits(query, out, more)
 			if final && r.onFinal != nil {
 				r.onFinal(query)
 			}
 		})
 	}
-	err := r.search(ctx, store.SearchOptions{Query: asYouType(query), Limit: searchLimit}, func(h store.SearchHit) error {
+	start := time.Now()
+	posted := false
+	more := false
+	err := r.search(ctx, store.SearchOptions{Query: asYouType(query), Limit: searchLimit + 1}, func(h store.SearchHit) error {
+		if len(hits) == searchLimit { // the one more asked for
+			more = true
+			return nil
+		}
 		hits = append(hits, views.SearchHit{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq,
-			Role: h.Role, Snippet: h.Snippet, Time: h.CreatedAt, AlsoIn: len(h.AlsoIn)})
-		if len(hits) == searchFirstPage {
-			post(false)
+			Role: h.Role, Snippet: views.MarkdownText(h.Snippet, snippetRunes), Time: h.CreatedAt, AlsoIn: len(h.AlsoIn)})
+		if !posted && len(hits) >= searchFirstPage && time.Since(start) >= searchFirstPageAfter {
+			posted = true
+			post(true, false)
 			hits = append([]views.SearchHit(nil), hits...)
 		}
 		return nil
@@ -98,7 +117,7 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
 		r.c.post(evNote{text: "search: " + err.Error(), isErr: true})
 		return
 	}
-	post(true)
+	post(more, true)
 }
 
 // asYouType makes the word being typed a prefix: "lookahead fla" finds

@@ -66,7 +66,7 @@ func TestSearchSupersededQueryIsCancelled(t *testing.T) {
 	h.waitUntil("the slow query to start", func() bool { mu.Lock(); defer mu.Unlock(); return started["quokka*"] })
 	h.typeText(" gram", false)
 	h.waitUntil("the first query to be cancelled", func() bool { mu.Lock(); defer mu.Unlock(); return cancelled["quokka*"] })
-	h.waitFor("«grammar»")
+	h.waitFor("quokka grammar")
 	h.waitUntil("the last query's hits", func() bool {
 		return len(h.c.br.list.Hits()) > 0 && h.c.br.list.Filter() == "/quokka gram"
 	})
