@@ -98,15 +98,16 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	default:
 		if setup := setupText(cfg); setup != "" {
 			// Nothing to talk to yet: open the workspace anyway, with a
-			// screen saying what to set (past sessions can be browsed).
+			// screen saying what to set; the session asked for (or past
+			// ones, from the list) can still be read.
 			o.Setup, o.ReadOnly = setup, true
-			break
+		} else {
+			client, err := newProvider(rt, cfg)
+			if err != nil {
+				return err
+			}
+			o.Client = client
 		}
-		client, err := newProvider(rt, cfg)
-		if err != nil {
-			return err
-		}
-		o.Client = client
 		switch opts.Mode {
 		case TUIContinue:
 			o.Mode = tui.ModeContinue

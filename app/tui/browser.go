@@ -292,8 +292,8 @@ func (b *browser) onUIOpened(withBanner bool) {
 	c := b.c
 	b.onUIRefresh()
 	o := c.cur()
-	if o == nil {
-		return
+	if o == nil || o.soul == nil {
+		return // read-only (watching, no model): the agent works nowhere
 	}
 	banner := b.workDirBanner(o.sess)
 	if banner == nil {

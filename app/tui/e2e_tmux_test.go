@@ -2,11 +2,13 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -31,19 +33,44 @@ func startTmux(t *testing.T, env []string, args string) *tmuxTerm {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (.ci/run installs it with apt-get): skipping the end-to-end terminal test")
 	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	dir := t.TempDir()
-	tt := &tmuxTerm{t: t, bin: filepath.Join(dir, "rewind"), dir: dir, sock: filepath.Join(dir, "tmux.sock"), env: env}
-	build := exec.Command("go", "build", "-o", tt.bin, "./cmd/rewind")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := rewindBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
+	dir := t.TempDir()
+	tt := &tmuxTerm{t: t, bin: bin, dir: dir, sock: filepath.Join(dir, "tmux.sock"), env: env}
 	if args != "" {
 		tt.start(args)
 	}
 	return tt
+}
+
+// The rewind binary is built once per package run, by the first tmux test
+// that needs it, into binDir (TestMain removes it).
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	binErr    error
+)
+
+func rewindBinary() (string, error) {
+	buildOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "rewind-tui-e2e-")
+		if binErr != nil {
+			return
+		}
+		_, file, _, _ := runtime.Caller(0)
+		bin := filepath.Join(binDir, "rewind")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
+		build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+		if out, err := build.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	return binPath, binErr
 }
 
 // start runs `rewind args…` in the tmux session.
@@ -90,6 +117,20 @@ func (tt *tmuxTerm) waitFor(subs ...string) string {
 	errOut, _ := os.ReadFile(filepath.Join(tt.dir, "stderr.txt"))
 	tt.t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
 	return ""
+}
+
+// waitUntilExited waits until the program in the tmux session has exited
+// (the session closes with it).
+func (tt *tmuxTerm) waitUntilExited() {
+	tt.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := tt.tmux("has-session", "-t", "demo"); err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("rewind is still running; screen:\n%s", tt.capture())
+		}
+	}
 }
 
 func (tt *tmuxTerm) send(keys ...string) {

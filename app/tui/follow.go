@@ -95,6 +95,8 @@ func (w *watcher) onWorkerFollowWriter() {
 				label = "WATCH · writer unknown"
 			case alive:
 				label = fmt.Sprintf("WATCH · writer pid %d alive", pid)
+			case c.opts.Client == nil:
+				label = noModelLabel // nobody writes it, and this workspace cannot
 			}
 			running := alive && rs.running
 			st := rs
@@ -130,6 +132,11 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		label = w.label // the live channel's: it knows better
 	}
 	w.watching, w.label = true, label
+	if label == noModelLabel {
+		c.input.SetPlaceholder(setupPlaceholder)
+		c.refreshStatus()
+		return
+	}
 	c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
 	if w.connected.Load() {
 		c.refreshStatus()

@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +42,7 @@ func TestHangupEndsShellCommandsInTheWorkspace(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	rewind := pidOf(t, tt.bin)
+	rewind := pidOf(t, tt.bin, home)
 	if err := syscall.Kill(rewind, syscall.SIGHUP); err != nil { // the terminal went away
 		t.Fatal(err)
 	}
@@ -53,8 +54,9 @@ func TestHangupEndsShellCommandsInTheWorkspace(t *testing.T) {
 	}
 }
 
-// pidOf finds the process running the binary bin.
-func pidOf(t *testing.T, bin string) int {
+// pidOf finds the process running the binary bin with arg among its
+// arguments (the binary is shared by the package's tests).
+func pidOf(t *testing.T, bin, arg string) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -62,7 +64,11 @@ func pidOf(t *testing.T, bin string) int {
 		if err != nil {
 			continue
 		}
-		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && exe == bin {
+		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
+		if err != nil || exe != bin {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
 			return pid
 		}
 	}

@@ -9,6 +9,10 @@ import "github.com/rewind-agent/rewind/views"
 
 const setupPlaceholder = "no model configured: /status and the setup screen say what to set · /exit"
 
+// noModelLabel is the status bar's mode on a session opened without a
+// model while nobody writes it.
+const noModelLabel = "READ-ONLY · no model"
+
 // onUIShowSetup shows the setup screen (once the UI runs).
 func (c *Controller) onUIShowSetup() {
 	if c.opts.Setup == "" {
