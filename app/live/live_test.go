@@ -60,7 +60,7 @@ func next(t *testing.T, c *Conn) soul.Event {
 			t.Fatalf("events closed: %v", c.Err())
 		}
 		return e
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a timeout, not a bound
 		t.Fatal("no event")
 	}
 	return nil

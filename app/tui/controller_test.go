@@ -317,7 +317,7 @@ func TestThemeSwitchChangesColours(t *testing.T) {
 	_, before, _ := h.cell(1, h.h-1).Style.Decompose()
 	h.submit("/theme light")
 	h.waitFor("theme light")
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitLimit)
 	for {
 		_, after, _ := h.cell(1, h.h-1).Style.Decompose()
 		if after != before {
@@ -356,7 +356,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.done <- nil
-	case <-time.After(5 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("second Ctrl-C did not quit")
 	}
 }
