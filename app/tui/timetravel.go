@@ -416,8 +416,11 @@ func choicesFor(p timetravel.Plan) []views.Choice {
 			out = append(out, choiceDiffs)
 		}
 	}
-	if p.Kind == timetravel.Undo && conv && p.FilesChange() {
-		// Undo brings both back by default: files first in the list.
+	if conv && p.FilesChange() {
+		// Every operation moves both by default (Enter), as Claude Code's
+		// rewind offers code and conversation first: a conversation moved
+		// without its files leaves the agent believing edits that are not
+		// on disk (or missing ones that are). Files first in the list.
 		out[0], out[1] = out[1], out[0]
 	}
 	return append(out, choiceCancel)

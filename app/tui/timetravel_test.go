@@ -203,8 +203,10 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 	h.typeText("d", false)
 	h.waitFor("Files: now → revert to checkpoint 1", "--- a/notes.txt", "+++ /dev/null", "- hello")
 	h.key(tcell.KeyEsc)
-	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Show file diffs")
-	h.typeText("b", false)
+	// Enter takes the default, as in the undo dialog: conversation and
+	// files together (it used to be the conversation only).
+	h.waitFor("Revert to checkpoint 1? 2 messages will be archived", "Show file diffs", "▶ [b] Conversation + files")
+	h.key(tcell.KeyEnter)
 	h.waitFor("Reverted to checkpoint 1", "files reverted to", "0 modified, 0 created, 1 deleted")
 	if _, err := os.Stat(filepath.Join(h.work, "notes.txt")); !os.IsNotExist(err) {
 		t.Fatalf("notes.txt still exists after a conversation + files revert: %v", err)
