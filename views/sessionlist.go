@@ -93,18 +93,19 @@ type SessionList struct {
 	previewSet bool          // the preview of previewKey arrived
 	previewCV  *Conversation // lays out and draws the preview's items
 
-	search    func(query string)
-	preview   func(PreviewKey)
-	onResume  func(sessionID string)
-	onRename  func(SessionRow)
-	onDelete  func(SessionRow)
-	onFork    func(SessionRow)
-	onExport  func(SessionRow)
-	onClose   func()
-	onScope   func()
-	scope     string // "" (no toggle), else what is listed: "this dir" or "all"
-	keys      Keymap
-	lastAsked string
+	search       func(query string)
+	preview      func(PreviewKey)
+	onResume     func(sessionID string)
+	onRename     func(SessionRow)
+	onDelete     func(SessionRow)
+	onFork       func(SessionRow)
+	onExport     func(SessionRow)
+	onUndoDelete func()
+	onClose      func()
+	onScope      func()
+	scope        string // "" (no toggle), else what is listed: "this dir" or "all"
+	keys         Keymap
+	lastAsked    string
 }
 
 // NewSessionList returns an empty list.
@@ -120,6 +121,11 @@ func NewSessionList() *SessionList {
 		{Keys: []Key{K(tcell.KeyCtrlD)}, Description: "delete (asks first; can be undone)", Handler: func() { l.act(l.onDelete) }, Visible: true, Dangerous: true},
 		bind("fork into a new session", func() { l.act(l.onFork) }, K(tcell.KeyCtrlF)),
 		bind("export as kimi-cli context.jsonl", func() { l.act(l.onExport) }, K(tcell.KeyCtrlE)),
+		bind("bring back the session deleted last (/undelete)", func() {
+			if l.onUndoDelete != nil {
+				l.onUndoDelete()
+			}
+		}, K(tcell.KeyCtrlY)),
 		bind("clear the filter / close", l.escape, K(tcell.KeyEsc)),
 		bind("sessions of this work dir / all sessions", func() {
 			if l.onScope != nil {
@@ -165,6 +171,11 @@ func (l *SessionList) SetOnFork(f func(SessionRow)) { l.onFork = f }
 
 // SetOnExport: see SetOnRename.
 func (l *SessionList) SetOnExport(f func(SessionRow)) { l.onExport = f }
+
+// SetOnUndoDelete is called on Ctrl-Y (bring back the session deleted
+// last): Ctrl-D kills, Ctrl-Y yanks back, as in Emacs; Ctrl-Z stays
+// the terminal's suspend everywhere.
+func (l *SessionList) SetOnUndoDelete(f func()) { l.onUndoDelete = f }
 
 // SetOnScope is called on Ctrl-T (toggle "this dir" / "all"); SetScope
 // says which one is listed.

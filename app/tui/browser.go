@@ -62,7 +62,7 @@ type browser struct {
 func (c *Controller) initBrowser() {
 	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList()}
 	c.br = b
-	b.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Z undo · Ctrl-F fork · Ctrl-E export · Esc close")
+	b.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Y undelete · Ctrl-F fork · Ctrl-E export · Esc close")
 	for _, l := range []*views.SessionList{b.pane, b.list} {
 		l.SetOnRename(b.onUIRename)
 		l.SetOnDelete(b.onUIDelete)
@@ -71,6 +71,7 @@ func (c *Controller) initBrowser() {
 		l.SetPreviewFunc(func(k views.PreviewKey) { c.onWorker(func() { b.onWorkerPreview(l, k) }) })
 		l.SetSearchFunc(newSearchRunner(c, l).request)
 		l.SetOnScope(b.onUIToggleScope)
+		l.SetOnUndoDelete(b.onUIUndoDelete)
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)
@@ -83,8 +84,6 @@ func (c *Controller) initBrowser() {
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
 	c.keys = append(c.keys,
 		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlO)}, Description: "session browser (all sessions, full screen)", Handler: b.onUIOpen, Visible: true}},
-		globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "right after a session delete: undo it", Handler: b.onUIUndoDelete, Visible: true},
-			When: func() bool { return len(b.deleted) > 0 }, Overlays: true},
 	)
 	c.AddCommand(Command{Name: "/sessions", Description: "browse every session full screen (type to filter, / for full-text search, Enter resumes)", Run: func(string) { b.onUIOpen() }})
 	c.AddCommand(Command{Name: "/undelete", Description: "bring back the session deleted last", Run: func(string) { b.onUIUndoDelete() }})
@@ -396,14 +395,14 @@ func (b *browser) onUIRename(r views.SessionRow) {
 	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
 }
 
-// onUIDelete asks, then soft-deletes a session (Ctrl-Z undoes).
+// onUIDelete asks, then soft-deletes a session (Ctrl-Y or /undelete undoes).
 func (b *browser) onUIDelete(r views.SessionRow) {
 	c := b.c
 	if o := c.cur(); o != nil && o.sess.ID == r.ID {
 		c.setMessage("this session is open in the workspace: switch to another one before deleting it", true)
 		return
 	}
-	msg := fmt.Sprintf("Delete session “%s” (%d %s)?\n\nIt is hidden from the lists, not erased: Ctrl-Z or /undelete brings it back.",
+	msg := fmt.Sprintf("Delete session “%s” (%d %s)?\n\nIt is hidden from the lists, not erased: Ctrl-Y in the session list or /undelete brings it back.",
 		oneLine(r.Title, 80), r.Messages, words.Plural(r.Messages, "message", "messages"))
 	c.showConfirm("Delete session", msg, []views.Choice{
 		{Label: "Delete", Key: 'd', Dangerous: true},
@@ -419,7 +418,7 @@ func (b *browser) onUIDelete(r views.SessionRow) {
 			}
 			c.onUIThreadAsync(func() {
 				b.deleted = append(b.deleted, r)
-				c.setMessage(fmt.Sprintf("deleted “%s” · Ctrl-Z or /undelete to undo", oneLine(r.Title, 50)), false)
+				c.setMessage(fmt.Sprintf("deleted “%s” · Ctrl-Y or /undelete undoes", oneLine(r.Title, 50)), false)
 				b.onUIRefresh()
 			})
 		})

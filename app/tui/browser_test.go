@@ -104,7 +104,7 @@ func TestBrowserRenameDeleteUndo(t *testing.T) {
 	})
 	h.waitFor("renamed to “ship it”")
 
-	// Delete asks first, hides the session, and Ctrl-Z brings it back.
+	// Delete asks first, hides the session, and Ctrl-Y brings it back.
 	h.c.onUIThread(func() { h.c.br.list.SetFilter("ship") })
 	h.waitUntil("the renamed row", func() bool {
 		for i, r := range h.c.br.list.Visible() {
@@ -116,7 +116,7 @@ func TestBrowserRenameDeleteUndo(t *testing.T) {
 		return ok && r.ID == ids[1]
 	})
 	h.ctrl(tcell.KeyCtrlD)
-	h.waitFor("Delete session “ship it”", "Ctrl-Z or /undelete brings it back")
+	h.waitFor("Delete session “ship it”", "/undelete brings it back")
 	h.typeText("d", false)
 	h.waitUntil("the delete", func() bool {
 		s, err := h.db.GetSession(ctx, ids[1])
@@ -130,8 +130,8 @@ func TestBrowserRenameDeleteUndo(t *testing.T) {
 		}
 		return true
 	})
-	h.waitFor("Ctrl-Z or /undelete to undo")
-	h.ctrl(tcell.KeyCtrlZ)
+	h.waitFor("Ctrl-Y or /undelete undoes")
+	h.ctrl(tcell.KeyCtrlY)
 	h.waitUntil("the undelete", func() bool {
 		s, err := h.db.GetSession(ctx, ids[1])
 		return err == nil && !s.Deleted

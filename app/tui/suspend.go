@@ -26,8 +26,8 @@ func newSuspender(app *tview.Application) *suspender {
 	return &suspender{app: app, stop: func() { _ = syscall.Kill(0, syscall.SIGTSTP) }}
 }
 
-// binding is Ctrl-Z; it comes after the undo of a session delete, which
-// keeps Ctrl-Z while a deletion can be undone.
+// binding is Ctrl-Z, which always suspends (a session delete is undone
+// with Ctrl-Y in the session lists or /undelete).
 func (s *suspender) binding() globalBinding {
 	return globalBinding{
 		KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlZ)}, Description: "suspend rewind (fg resumes it)", Handler: s.onUISuspend, Visible: true},
