@@ -677,7 +677,7 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 				break
 			}
 			c.rowItems[row] = i
-			if i == c.selected {
+			if i == c.selected && (len(l) > 0 || !c.embedded) {
 				screen.SetContent(x, y+row, '▎', nil, gutter)
 			}
 			drawLine(screen, x+1, y+row, w-1, l)

@@ -118,4 +118,11 @@ func TestSessionListHitPreviewShowsTheHit(t *testing.T) {
 	if !marked {
 		t.Errorf("the hit's first row %q is not marked", row(s, fy))
 	}
+	// its question above it, and the blank line between them unmarked
+	_, qy := mustFind(t, s, "question 29")
+	for gy := qy + 1; gy < fy; gy++ {
+		if strings.Contains(row(s, gy), "▎") {
+			t.Errorf("blank row %q above the hit is marked", row(s, gy))
+		}
+	}
 }

@@ -177,6 +177,7 @@ func previewOf(v store.View, k views.PreviewKey) views.Preview {
 			i -= start
 			items := viewItems(store.View{Records: win})
 			if at := hitItem(win, i, items); at >= 0 {
+				items[at].Expanded = true // a tool call shows the result that matched
 				from := max(0, at-3)
 				return views.Preview{Items: items[from:min(len(items), at+previewItems)], Focus: at - from}
 			}

@@ -103,8 +103,8 @@ func TestPreviewOfHits(t *testing.T) {
 		if p.Focus < 0 || p.Focus >= len(p.Items) {
 			t.Fatalf("%q: focus %d of %d items", c.query, p.Focus, len(p.Items))
 		}
-		if got := p.Items[p.Focus]; got.Text != c.want && got.KeyArg != c.want {
-			t.Errorf("%q: the focused item is %+v, want %q", c.query, got, c.want)
+		if got := p.Items[p.Focus]; (got.Text != c.want && got.KeyArg != c.want) || !got.Expanded {
+			t.Errorf("%q: the focused item is %+v, want %q unfolded", c.query, got, c.want)
 		}
 		if len(p.Items) > previewItems+3 {
 			t.Errorf("%q: %d items, want at most %d", c.query, len(p.Items), previewItems+3)
