@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
 
@@ -24,8 +25,33 @@ type Page struct {
 // the focus; popping it gives the focus back to what had it before.
 type pageStack struct {
 	app   *tview.Application
-	root  *tview.Pages
+	root  *rootPages
 	stack []stackEntry
+	// covered: an opaque page hides the workspace (showVisible)
+	covered bool
+}
+
+// rootPages is the stack's tview.Pages. Pages fills the whole screen with
+// its background before drawing the pages; under an opaque page, which
+// fills every cell itself, that fill is skipped (it was a fifth of a
+// browser frame's CPU).
+type rootPages struct {
+	*tview.Pages
+	stack *pageStack
+}
+
+func (r *rootPages) Draw(screen tcell.Screen) {
+	if !r.stack.covered {
+		r.Pages.Draw(screen)
+		return
+	}
+	x, y, w, h := r.GetInnerRect()
+	names := r.GetPageNames(true) // front to back
+	for i := len(names) - 1; i >= 0; i-- {
+		p := r.GetPage(names[i])
+		p.SetRect(x, y, w, h) // every page is added full size
+		p.Draw(screen)
+	}
 }
 
 type stackEntry struct {
@@ -36,7 +62,8 @@ type stackEntry struct {
 const workspacePage = "workspace"
 
 func newPageStack(app *tview.Application, workspace tview.Primitive) *pageStack {
-	p := &pageStack{app: app, root: tview.NewPages()}
+	p := &pageStack{app: app}
+	p.root = &rootPages{Pages: tview.NewPages(), stack: p}
 	p.root.AddPage(workspacePage, workspace, true, true)
 	return p
 }
@@ -84,6 +111,7 @@ func (p *pageStack) showVisible() {
 		covered = covered || p.stack[i].page.Opaque
 	}
 	p.setVisible(workspacePage, !covered)
+	p.covered = covered
 }
 
 // setVisible changes a page's visibility only when it differs: tview moves
