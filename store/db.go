@@ -49,7 +49,7 @@ type DB struct {
 	held sync.Map
 	// check is the PRAGMA quick_check verdict; writes wait for it.
 	check *integrity
-	// dv is the connection DataVersion polls.
+	// dv counts the write transactions DataVersion reports.
 	dv changeWatch
 }
 
@@ -423,7 +423,6 @@ func (db *DB) Close() error {
 	}
 	db.ckpt.close()
 	db.stmts.close()
-	db.dv.close()
 	err := db.reader.Close()
 	if werr := db.writer.Close(); err == nil {
 		err = werr
@@ -457,7 +456,11 @@ func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.dv.writes.Add(1)
+	return nil
 }
 
 // readTx runs fn in one deferred (snapshot) transaction on the reader pool.

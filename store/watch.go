@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,46 +40,36 @@ func (db *DB) SessionVersion(ctx context.Context, sessionID string) (Version, er
 	return v, nil
 }
 
-// changeWatch holds the one reader connection DataVersion asks: SQLite's
-// data_version is per connection, so it must be the same one every time.
+// changeWatch counts this DB's committed write transactions, for
+// DataVersion.
 type changeWatch struct {
-	mu   sync.Mutex
-	conn *sql.Conn
+	writes atomic.Int64
 }
 
-// DataVersion returns a number that changes whenever anything was committed
-// to the database since the previous call — by this DB's writer or by
-// another process — and stays put otherwise. It touches no table (PRAGMA
-// data_version), so an idle poller can ask it often and skip every real
-// query while nothing changed.
+// DataVersion returns a number that changes whenever something was
+// committed since the previous call — by another process (or another DB on
+// the file) or by this DB's own write transactions — and stays put
+// otherwise. It touches no table, so an idle poller can ask it often and
+// skip every real query while nothing changed. The lease heartbeats this DB
+// writes do not move it: an idle workspace writing a session would
+// otherwise re-read its lists after every heartbeat (every 2 s).
+//
+// It is PRAGMA data_version on the writer's one connection, which moves
+// only with other connections' commits, combined with the count of this
+// DB's write transactions (WriteTx), which the heartbeat does not use.
 func (db *DB) DataVersion(ctx context.Context) (int64, error) {
-	db.dv.mu.Lock()
-	defer db.dv.mu.Unlock()
-	if db.dv.conn == nil {
-		conn, err := db.reader.Conn(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("store: data version: %w", err)
-		}
-		db.dv.conn = conn
-	}
 	var v int64
-	if err := db.dv.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
-		db.dv.conn.Close()
-		db.dv.conn = nil
+	if err := db.writer.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
 		return 0, fmt.Errorf("store: data version: %w", err)
 	}
-	return v, nil
+	return v<<32 | db.Writes()&(1<<32-1), nil
 }
 
-// close gives the held connection back before the reader pool closes.
-func (w *changeWatch) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.conn != nil {
-		w.conn.Close()
-		w.conn = nil
-	}
-}
+// Writes is the number of write transactions this DB committed (its lease
+// heartbeats not included). A session this process holds the lease of
+// changes only through them, so a poller of that session can watch this
+// counter instead of asking the database.
+func (db *DB) Writes() int64 { return db.dv.writes.Load() }
 
 // sinceQuery reads a session's records after a seq (a primary-key range)
 // that belong to a generation.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -39,6 +40,44 @@ func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
 	newSession(t, other, "from another process", "/w")
 	if v := must[int64](t)(db.DataVersion(bg)); v == v1 {
 		t.Fatal("data version did not move after another connection's commit")
+	}
+}
+
+// TestDataVersionIgnoresOwnHeartbeats: the lease heartbeats this DB
+// writes (every 2 s while a session is open for writing) do not move
+// DataVersion, or an idle writer would re-read its lists after every one;
+// Writes counts the write transactions and not the heartbeats.
+func TestDataVersionIgnoresOwnHeartbeats(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "leased", "/w")
+	lease, err := db.AcquireLease(bg, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(bg)
+	beat := func() int64 {
+		var at int64
+		if err := db.reader.QueryRowContext(bg, `SELECT heartbeat_at FROM leases WHERE session_id = ?`, s.ID).Scan(&at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	at0, v0, w0 := beat(), must[int64](t)(db.DataVersion(bg)), db.Writes()
+	for deadline := time.Now().Add(30 * time.Second); beat() == at0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no heartbeat")
+		}
+	}
+	if v := must[int64](t)(db.DataVersion(bg)); v != v0 {
+		t.Fatalf("data version moved from %d to %d with only a heartbeat written", v0, v)
+	}
+	if w := db.Writes(); w != w0 {
+		t.Fatalf("a heartbeat counted as %d write transactions", w-w0)
+	}
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "hello")))
+	if w := db.Writes(); w != w0+1 {
+		t.Fatalf("an append counted as %d write transactions, want 1", w-w0)
 	}
 }
 
