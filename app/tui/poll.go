@@ -83,7 +83,17 @@ func (c *Controller) startPollers() {
 						c.onUIThreadAsync(func() { c.onUILeaseLost(o, err) })
 					}
 				}
-				if !verGate.changed(c.db.DataVersion(c.ctx)) && o.sess.ID == lastID {
+				// A session this workspace writes changes only by its own
+				// commits (its lease keeps other writers out): counting them
+				// costs no query, which is most of an idle writer's CPU at
+				// ten polls a second. A watched one changes by anyone's.
+				changed := false
+				if o.soul != nil {
+					changed = verGate.changed(c.db.Writes(), nil)
+				} else {
+					changed = verGate.changed(c.db.DataVersion(c.ctx))
+				}
+				if !changed && o.sess.ID == lastID {
 					continue
 				}
 				v, err := c.db.SessionVersion(c.ctx, o.sess.ID)
