@@ -28,13 +28,16 @@ var benchWords = strings.Fields("parser lookahead config loader toml yaml releas
 // generated once per machine under os.TempDir() (the store's generator is
 // internal to package store, so this mirrors its shape: titles of five
 // words, 50 work dirs, one hour apart).
-func benchDB(b *testing.B) *store.DB {
+func benchDB(b *testing.B) *store.DB { return benchDBOf(b, benchSessions) }
+
+// benchDBOf is benchDB with n sessions.
+func benchDBOf(b *testing.B, n int) *store.DB {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-tui-bench-s%d-v%d.db", benchSessions, store.SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-tui-bench-s%d-v%d.db", n, store.SchemaVersion()))
 	if _, err := os.Stat(path); err != nil {
 		tmp := fmt.Sprintf("%s.tmp%d", path, os.Getpid())
-		if err := generateSessions(ctx, tmp, benchSessions); err != nil {
+		if err := generateSessions(ctx, tmp, n); err != nil {
 			os.Remove(tmp)
 			b.Fatal(err)
 		}
