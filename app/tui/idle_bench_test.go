@@ -10,6 +10,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -31,7 +32,9 @@ const idleWindow = 10 * time.Second
 //   - new: the workspace as `rewind` opens it (a new session, created on
 //     the first prompt; the Sessions pane lists the history);
 //   - resumed: a session of the history open for writing, so its lease
-//     heartbeat (a write every 2 s) and the session-version poll run too.
+//     heartbeat (a write every 2 s) and the session-version poll run too;
+//   - watching: that session watched while another rewind (idleWriter)
+//     holds it and does nothing.
 func BenchmarkIdleWorkspace(b *testing.B) {
 	ctx := context.Background()
 	var db *store.DB
@@ -56,7 +59,7 @@ func BenchmarkIdleWorkspace(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		mode Mode
-	}{{"new", ModeNew}, {"resumed", ModeResume}} {
+	}{{"new", ModeNew}, {"resumed", ModeResume}, {"watching", ModeWatch}} {
 		b.Run(bc.name, func(b *testing.B) {
 			benchIdle(b, db, Options{Mode: bc.mode, SessionID: newest[0].ID})
 		})
@@ -72,6 +75,10 @@ func benchIdle(b *testing.B, db *store.DB, o Options) {
 	screen := tcell.NewSimulationScreen("UTF-8")
 	o.DB, o.Client, o.Screen = db, client, screen
 	o.WorkDir, o.Home = b.TempDir(), shortBenchHome(b)
+	if o.Mode == ModeWatch {
+		o.Client = nil
+		idleWriter(b, db.Path(), o.Home, o.SessionID)
+	}
 	c, err := New(ctx, o)
 	if err != nil {
 		b.Fatal(err)
@@ -116,6 +123,32 @@ func benchIdle(b *testing.B, db *store.DB, o Options) {
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "%core")
 	b.ReportMetric(float64(c.pollStats.listLoads.Load()-loads)/wall.Seconds()*60, "list-reads/min")
 	b.ReportMetric(float64(draws.Load()-draws0)/wall.Seconds()*60, "draws/min")
+}
+
+// idleWriter is another rewind writing session id and doing nothing: its
+// own connection to the database (its lease heartbeat every 2 s) and its
+// live channel (a ping every 300 ms to each watcher). It runs in this
+// process, so its CPU is counted too: the "watching" numbers are an upper
+// bound of the watcher's.
+func idleWriter(b *testing.B, path, home, id string) {
+	ctx := context.Background()
+	other, err := store.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lease, err := other.AcquireLease(ctx, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pub, err := live.Listen(live.Options{Home: home, Hello: live.Hello{SessionID: id}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		pub.Close()
+		lease.Release(ctx)
+		other.Close()
+	})
 }
 
 // shortBenchHome is a REWIND_HOME short enough for live socket paths.
