@@ -170,7 +170,7 @@ func (p *player) play() error {
 				return err
 			}
 			p.typeText("/lookahead")
-			if err := p.snap("browser", "23 hits", "«lookahead»", "All 20 runs pass."); err != nil {
+			if err := p.snap("browser", "23 hits", "lookahead", "Grep"); err != nil {
 				return err
 			}
 			p.key(tcell.KeyEsc)
