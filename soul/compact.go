@@ -31,7 +31,9 @@ const truncateShare = 0.4
 
 // Compact summarises the context into a new generation now (/compact). The
 // old generation stays in the store, archived. A context with nothing to
-// summarise (at most the preserved messages) is left alone.
+// summarise (at most the preserved messages) is left alone. It ends with a
+// StatusUpdate, also when it fails: no RunEnd follows a compaction between
+// runs, so that is how a watcher knows it is over.
 func (s *Soul) Compact(ctx context.Context) error {
 	if err := s.acquire(); err != nil {
 		return err

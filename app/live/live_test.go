@@ -356,3 +356,51 @@ func TestHelperWriter(t *testing.T) {
 	p.Publish(soul.ContentPart{Text: "partial"})
 	time.Sleep(time.Minute) // until killed
 }
+
+// TestCompactBetweenRunsEndsIdle: a /compact between runs (a real Soul's
+// Compact over real SQLite) leaves the published run idle, with no clock
+// running, as a run's end does; the next run's clock starts at its own
+// first step. (It stayed "running", its elapsed time counting, forever.)
+func TestCompactBetweenRunsEndsIdle(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s9", false)
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("the summary"), llmtest.Text("three"))
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := soul.New(soul.Config{}, db, sess.ID, client, tools.Default(), dir, p.Publish)
+	for _, prompt := range []string{"first", "second"} {
+		if err := s.Run(ctx, prompt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, h, "s9")
+	if r := c.Hello.Run; r.State != StateIdle || !r.Started.IsZero() || r.Elapsed(time.Now()) != 0 || r.Label() != StateIdle {
+		t.Fatalf("after /compact the run is %+v (%q), want idle with no clock", r, r.Label())
+	}
+	before := time.Now()
+	p.Publish(soul.StepBegin{N: 1}) // the next run's first step
+	p.mu.Lock()
+	started := p.hello.Run.Started
+	p.mu.Unlock()
+	if started.Before(before) {
+		t.Fatalf("the next run's clock started at %v, before its first step (%v)", started, before)
+	}
+}

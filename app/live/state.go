@@ -28,6 +28,10 @@ type Run struct {
 	Started        time.Time `json:"started,omitzero"` // zero while idle
 	Retry          string    `json:"retry,omitempty"`  // the reason, while retrying
 	LastEnd        string    `json:"last_end,omitempty"`
+	// Standalone marks a /compact between runs: no RunEnd follows it, so
+	// the StatusUpdate that ends soul.Soul.Compact (also when it fails)
+	// makes the run idle again.
+	Standalone bool `json:"standalone,omitempty"`
 }
 
 // Label is the state in words, e.g. "running tool Shell".
@@ -70,6 +74,7 @@ func (r *Run) note(e soul.Event, now time.Time) {
 		start(StateRetrying)
 		r.Retry = ev.Reason
 	case soul.CompactionBegin:
+		r.Standalone = r.Started.IsZero() && !ev.Auto
 		start(StateCompacting)
 	case soul.CompactionEnd:
 		r.State, r.Tokens = StateRunning, ev.Tokens
@@ -85,7 +90,15 @@ func (r *Run) note(e soul.Event, now time.Time) {
 		r.State, r.Tool = StateRunning, ""
 	case soul.StatusUpdate:
 		r.Step, r.Tokens, r.MaxContext, r.ContextPercent = ev.Step, ev.Tokens, ev.MaxContext, ev.ContextPercent
+		if r.Standalone {
+			r.idle(r.LastEnd)
+		}
 	case soul.RunEnd:
-		*r = Run{State: StateIdle, Step: r.Step, Tokens: r.Tokens, MaxContext: r.MaxContext, ContextPercent: r.ContextPercent, LastEnd: ev.Reason}
+		r.idle(ev.Reason)
 	}
+}
+
+// idle ends the run (or the /compact between runs), keeping its numbers.
+func (r *Run) idle(lastEnd string) {
+	*r = Run{State: StateIdle, Step: r.Step, Tokens: r.Tokens, MaxContext: r.MaxContext, ContextPercent: r.ContextPercent, LastEnd: lastEnd}
 }

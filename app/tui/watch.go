@@ -44,6 +44,9 @@ type watcher struct {
 
 	connected atomic.Bool // (any) the writer's events feed the conversation
 	inRun     atomic.Bool // (any) the writer is mid-run: polls keep the conversation
+	// standalone (live loop): the writer runs a /compact between runs,
+	// which ends at its StatusUpdate (no RunEnd follows).
+	standalone bool
 
 	pid     int        // (UI) the writer's pid while connected
 	started time.Time  // (UI) when the writer's run started; zero while idle
@@ -118,6 +121,7 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	defer conn.Close()
 	h := conn.Hello
 	w.inRun.Store(!h.Run.Started.IsZero())
+	w.standalone = h.Run.Standalone
 	w.connected.Store(true)
 	c.onUIThreadAsync(func() { w.onUILiveConnected(o, conn, h) })
 	check := time.NewTicker(liveRetry)
@@ -183,9 +187,16 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 		c.onUIThreadAsync(func() { c.ap.onUIWatchedResult(ev) })
 		return skip
 	case soul.CompactionBegin:
+		w.standalone = !ev.Auto && !w.inRun.Load()
 		w.inRun.Store(true)
 		c.onUIThreadAsync(w.onUILiveRunStarted)
-	case soul.StatusUpdate, soul.CompactionEnd, soul.Backtrack:
+	case soul.StatusUpdate:
+		if w.standalone { // the /compact between runs is over
+			w.standalone = false
+			w.inRun.Store(false)
+			c.onUIThreadAsync(w.onUILiveRunEnded)
+		}
+	case soul.CompactionEnd, soul.Backtrack:
 		// Numbers and generation changes are never stale.
 	default:
 		if skip {

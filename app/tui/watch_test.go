@@ -168,3 +168,28 @@ func TestWatchCannotAnswerApprovalUnlessAllowed(t *testing.T) {
 	default:
 	}
 }
+
+// TestWatchCompactBetweenRunsStopsTheClock: the writer's /compact between
+// runs starts the watcher's elapsed clock, and its end stops it, as a
+// run's end does (it climbed for good: "step 3 · 17.0s").
+func TestWatchCompactBetweenRunsStopsTheClock(t *testing.T) {
+	t.Parallel()
+	h, w, _ := watchHarness(t, false, llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("the summary"))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+	h.waitFor("one")
+	if err := w.soul.Run(h.ctx, "second"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("two")
+	h.waitUntil("the watcher to be connected", func() bool { return h.c.watch.conn != nil })
+	if err := w.soul.Compact(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the summary")
+	h.waitUntil("the watcher's clock to stop after the compaction", func() bool {
+		return h.c.watch.started.IsZero() && !h.c.watch.inRun.Load()
+	})
+}
