@@ -212,7 +212,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 	c.input.SetDisabled("")
 	switch {
 	case ev.err == nil:
-		if !c.quitting {
+		if !c.quitting && !c.msgKeep {
 			c.status.ClearMessage()
 		}
 	case errors.Is(ev.err, context.Canceled) || errors.Is(ev.err, context.DeadlineExceeded):

@@ -75,7 +75,7 @@ func (a *approvals) onUIAsk(req *soul.ApprovalRequest) {
 		sd := soulDecision(d, feedback)
 		a.answer(req, sd, feedback)
 		if sd == soul.ApproveForSession {
-			a.c.setMessage("approved "+scopeText(req)+" for the rest of this session (/approvals lists and revokes them)", false)
+			a.c.setNews("approved " + scopeText(req) + " for the rest of this session (/approvals lists and revokes them)")
 		}
 		a.onUINext()
 	})
@@ -145,9 +145,16 @@ func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, f
 }
 
 // onUIRemoteAnswered closes or unqueues the request a watcher answered
-// (the writer's side).
+// (the writer's side). The conversation keeps a line under the tool call
+// saying who answered and how, with the feedback of a rejection.
 func (a *approvals) onUIRemoteAnswered(req *soul.ApprovalRequest, ans live.Answer) {
-	a.c.setMessage(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, req.Tool, ans.PID, decisionText(ans.Decision)), false)
+	c := a.c
+	c.setNews(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, req.Tool, ans.PID, decisionText(ans.Decision)))
+	line := fmt.Sprintf("%s %s from a watcher (pid %d)", req.Tool, decisionText(ans.Decision), ans.PID)
+	if ans.Feedback != "" && (ans.Decision == soul.RejectWithFeedback || ans.Decision == soul.Reject) {
+		line += ": “" + oneLine(ans.Feedback, 200) + "”"
+	}
+	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: line})
 	for i, p := range a.queue {
 		if p == req {
 			a.queue = append(a.queue[:i], a.queue[i+1:]...)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,4 +145,39 @@ func TestWatcherAnswerClosesTheWritersModal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.work, "remote.txt")); err == nil {
 		t.Fatal("the rejected write ran")
 	}
+}
+
+// TestWatcherAnswerStaysOnTheWritersScreen: an answer from a watcher
+// leaves a line under the tool call in the writer's conversation — who
+// answered, how, and the feedback of a rejection — and the status message
+// outlives the run's end (it was cleared at once: under a second on
+// screen, and nothing in the conversation but "✗ WriteFile").
+func TestWatcherAnswerStaysOnTheWritersScreen(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	h := newHarness(t, hopts{mutate: func(o *Options) { o.Home, o.AllowRemoteApproval = home, true }},
+		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "remote.txt", "content": "x"})),
+		llmtest.Text("Printed it instead."))
+	h.submit("write remote")
+	h.waitFor("Approve WriteFile", "[y] approve")
+	conn, err := live.Dial(h.ctx, home, h.sessionID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Answer("w1", soul.RejectWithFeedback, "print it instead"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("Printed it instead.")
+	h.waitUntil("the run to end", h.idle)
+	txt := h.waitFor(fmt.Sprintf("rejected with feedback from a watcher (pid %d)", os.Getpid()), "“print")
+	rows := h.rows()
+	tool, line := rowOf(rows, "WriteFile"), rowOf(rows, "from a watcher (pid")
+	if tool < 0 || line <= tool || rowOf(rows, "Printed it instead.") < line {
+		t.Fatalf("the answer's line is not under the tool call, before the answer:\n%s", txt)
+	}
+	h.waitUntil("the status message to outlive the run", func() bool {
+		m, _ := h.c.status.Message()
+		return strings.Contains(m, "answered from a watcher")
+	})
 }

@@ -73,7 +73,8 @@ type Controller struct {
 	stepStart int // first conversation item of the current step attempt
 	statusM   views.Status
 	msgUntil  time.Time
-	msgSeq    int // bumped by every message; a timer clears only its own
+	msgSeq    int  // bumped by every message; a timer clears only its own
+	msgKeep   bool // the message is news, not progress: a run's end leaves it
 	quitArmed time.Time
 	quitting  bool
 	theme     themes.Theme
