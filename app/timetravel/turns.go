@@ -61,44 +61,75 @@ func (s Step) String() string {
 
 // Turns reads the turns of a view.
 func Turns(v store.View) []Turn {
-	var turns []Turn
-	tokens := 0
-	open := -1 // checkpoint record waiting for the message that says what it is
-	var openTime time.Time
-	openTokens := 0
-	cur := func() *Turn {
-		if len(turns) == 0 {
-			turns = append(turns, Turn{Checkpoint: -1})
-		}
-		return &turns[len(turns)-1]
+	var b TurnBuilder
+	b.Add(v.Records...)
+	return b.Turns()
+}
+
+// TurnBuilder reads turns from records as they come: a watcher adds the
+// records a followed view gained instead of reading the whole view again.
+// Its zero value is ready; Turns(v) is a builder fed v's records.
+type TurnBuilder struct {
+	turns      []Turn
+	tokens     int
+	hasOpen    bool // a checkpoint record waits for the message that says what it is:
+	open       int  // its id
+	openTime   time.Time
+	openTokens int
+}
+
+// cur is the last turn, created for records before the first prompt.
+func (b *TurnBuilder) cur() *Turn {
+	if len(b.turns) == 0 {
+		b.turns = append(b.turns, Turn{Checkpoint: -1})
 	}
-	flushOpen := func() {
-		if open < 0 {
-			return
-		}
-		t := cur()
-		t.Steps = append(t.Steps, Step{Checkpoint: open, N: len(t.Steps) + 1, Time: openTime, Tokens: openTokens})
-		open = -1
+	return &b.turns[len(b.turns)-1]
+}
+
+// openCP is the checkpoint waiting for its message, or -1.
+func (b *TurnBuilder) openCP() int {
+	if !b.hasOpen {
+		return -1
 	}
-	for _, r := range v.Records {
+	return b.open
+}
+
+func (b *TurnBuilder) setOpen(cp int, at time.Time, tokens int) {
+	b.open, b.openTime, b.openTokens, b.hasOpen = cp, at, tokens, cp >= 0
+}
+
+// flushOpen makes a checkpoint nothing followed yet a step of the last turn.
+func (b *TurnBuilder) flushOpen() {
+	if b.openCP() < 0 {
+		return
+	}
+	t := b.cur()
+	t.Steps = append(t.Steps, Step{Checkpoint: b.open, N: len(t.Steps) + 1, Time: b.openTime, Tokens: b.openTokens})
+	b.setOpen(-1, time.Time{}, 0)
+}
+
+// Add reads more records of the view, in order.
+func (b *TurnBuilder) Add(records ...store.Record) {
+	for _, r := range records {
 		switch r.Kind {
 		case store.KindUsage:
-			tokens = r.TokenCount
+			b.tokens = r.TokenCount
 		case store.KindCheckpoint:
-			flushOpen()
-			open, openTime, openTokens = r.CheckpointID, r.CreatedAt, tokens
+			b.flushOpen()
+			b.setOpen(r.CheckpointID, r.CreatedAt, b.tokens)
 		case store.KindMessage:
 			m, err := r.Message()
 			if err != nil || message.IsCheckpoint(m) {
 				continue
 			}
+			open := b.openCP()
 			switch m.Role {
 			case "user":
 				kind, payload := message.MarkerOf(m)
-				if open < 0 && len(turns) > 0 && kind != message.MarkerDMail {
+				if open < 0 && len(b.turns) > 0 && kind != message.MarkerDMail {
 					continue // a message injected into a turn (compaction summary, …)
 				}
-				t := Turn{Checkpoint: open, Prompt: strings.TrimSpace(m.Content.PlainText()), Time: openTime, Tokens: openTokens}
+				t := Turn{Checkpoint: open, Prompt: strings.TrimSpace(m.Content.PlainText()), Time: b.openTime, Tokens: b.openTokens}
 				switch kind {
 				case message.MarkerDMail:
 					t.DMail, t.Prompt = true, payload
@@ -106,22 +137,43 @@ func Turns(v store.View) []Turn {
 					t.Prompt = payload
 				}
 				if open < 0 {
-					t.Time, t.Tokens = r.CreatedAt, tokens
+					t.Time, t.Tokens = r.CreatedAt, b.tokens
 				}
-				turns = append(turns, t)
-				open = -1
+				b.turns = append(b.turns, t)
+				b.setOpen(-1, time.Time{}, 0)
 			case "assistant":
 				if open < 0 {
 					continue
 				}
-				t := cur()
-				t.Steps = append(t.Steps, Step{Checkpoint: open, N: len(t.Steps) + 1, Label: stepLabel(m), Time: openTime, Tokens: openTokens})
-				open = -1
+				t := b.cur()
+				t.Steps = append(t.Steps, Step{Checkpoint: open, N: len(t.Steps) + 1, Label: stepLabel(m), Time: b.openTime, Tokens: b.openTokens})
+				b.setOpen(-1, time.Time{}, 0)
 			}
 		}
 	}
-	flushOpen()
-	return turns
+}
+
+// Turns returns the turns read so far (a checkpoint nothing followed yet
+// is a step without a label). The builder keeps its state: Add may go on.
+func (b *TurnBuilder) Turns() []Turn { return b.TurnsFrom(0) }
+
+// TurnsFrom is Turns without the first k turns; the last turn is always
+// returned (k is at most the number of turns minus one). Only the last
+// turn can still change as records are added — every turn before it is
+// final — so a follower keeps what it made of the others and asks for the
+// rest.
+func (b *TurnBuilder) TurnsFrom(k int) []Turn {
+	k = max(0, min(k, len(b.turns)-1))
+	out := make([]Turn, len(b.turns)-k, len(b.turns)-k+1)
+	copy(out, b.turns[k:])
+	if cp := b.openCP(); cp >= 0 {
+		if len(out) == 0 {
+			out = append(out, Turn{Checkpoint: -1})
+		}
+		t := &out[len(out)-1]
+		t.Steps = append(t.Steps[:len(t.Steps):len(t.Steps)], Step{Checkpoint: cp, N: len(t.Steps) + 1, Time: b.openTime, Tokens: b.openTokens})
+	}
+	return out
 }
 
 // stepLabel names a step by its tool calls ("Shell go test") or its answer.
@@ -177,9 +229,12 @@ func Plain(s string) string {
 	for _, p := range []string{"- ", "* ", "+ "} {
 		s = strings.TrimPrefix(s, p)
 	}
-	s = strings.NewReplacer("**", "", "__", "", "`", "").Replace(s)
+	s = markdownMarks.Replace(s)
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// markdownMarks removes emphasis and code marks (Plain).
+var markdownMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 
 // place is where checkpoint id sits in the turns: the turn and, for a
 // step checkpoint, the step (nil for a turn checkpoint).

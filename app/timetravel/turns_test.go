@@ -3,6 +3,7 @@ package timetravel
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
@@ -68,5 +69,50 @@ func TestTurnsFoldStepsUnderPrompts(t *testing.T) {
 	p, err = PlanRevert(ctx, env, 2, Check{})
 	if err != nil || p.ReturnTo != "" || p.Keeps != "You keep “fix the build” and its step 1; step 2 · answer: Done and everything after are archived." {
 		t.Errorf("revert to a step: ReturnTo %q Keeps %q %v", p.ReturnTo, p.Keeps, err)
+	}
+}
+
+// TestTurnBuilderAddsRecordsAsTheyCome: a builder fed a view's records in
+// two parts, split anywhere (mid-turn, between a checkpoint and its
+// message), reads the same turns as Turns on the whole view, and asking
+// for the turns midway does not change what follows.
+func TestTurnBuilderAddsRecordsAsTheyCome(t *testing.T) {
+	t.Parallel()
+	rec := func(kind store.Kind, cp int, m message.Message) store.Record {
+		r := store.Record{Kind: kind, CheckpointID: cp, TokenCount: 7 * cp}
+		if kind == store.KindMessage {
+			r.Role = m.Role
+			r.Body, _ = m.MarshalJSON()
+		}
+		return r
+	}
+	shell := message.Message{Role: "assistant", ToolCalls: []message.ToolCall{{ID: "c", Name: "Shell", Args: `{"command":"ls"}`}}}
+	recs := []store.Record{
+		rec(store.KindMessage, 0, message.NewText("user", "before any checkpoint")),
+		rec(store.KindCheckpoint, 0, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("user", "first")),
+		rec(store.KindCheckpoint, 1, message.Message{}),
+		rec(store.KindMessage, 0, shell),
+		rec(store.KindUsage, 3, message.Message{}),
+		rec(store.KindCheckpoint, 2, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("assistant", "done")),
+		rec(store.KindCheckpoint, 3, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("user", "second")),
+		rec(store.KindCheckpoint, 4, message.Message{}),
+	}
+	for n := 0; n <= len(recs); n++ {
+		want := Turns(store.View{Records: recs})
+		var b TurnBuilder
+		b.Add(recs[:n]...)
+		if mid := b.Turns(); !reflect.DeepEqual(mid, Turns(store.View{Records: recs[:n]})) {
+			t.Fatalf("split at %d: the first part's turns\n%+v\nwant\n%+v", n, mid, Turns(store.View{Records: recs[:n]}))
+		}
+		b.Add(recs[n:]...)
+		if got := b.Turns(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("split at %d:\n%+v\nwant\n%+v", n, got, want)
+		}
+		if k := min(n, len(want)-1); !reflect.DeepEqual(b.TurnsFrom(k), want[k:]) {
+			t.Fatalf("TurnsFrom(%d):\n%+v\nwant\n%+v", k, b.TurnsFrom(k), want[k:])
+		}
 	}
 }
