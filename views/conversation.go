@@ -207,6 +207,28 @@ func (c *Conversation) Append(items ...Item) {
 	}
 }
 
+// Truncate drops the items from index n on (a watcher drops the streamed
+// items of a step the database now holds, then appends the committed ones).
+// The selection and scroll anchor stay within what is left.
+func (c *Conversation) Truncate(n int) {
+	if n < 0 || n >= len(c.items) {
+		return
+	}
+	for _, it := range c.items[n:] {
+		if i, ok := c.ids[it.ID]; ok && i >= n {
+			delete(c.ids, it.ID)
+		}
+	}
+	clear(c.items[n:])
+	c.items = c.items[:n]
+	if c.selected >= n {
+		c.selected, c.follow = max(0, n-1), true
+	}
+	if c.topItem >= n {
+		c.topItem, c.topLine, c.follow = max(0, n-1), 0, true
+	}
+}
+
 // Len is the number of items.
 func (c *Conversation) Len() int { return len(c.items) }
 

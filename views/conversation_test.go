@@ -277,3 +277,35 @@ func manyItems(n int) []Item {
 	}
 	return items
 }
+
+// TestConversationTruncate: dropping the trailing items (a watcher's
+// streamed step replaced by the committed one) forgets their ids, keeps the
+// selection and the anchor in range, and the pane draws what is left.
+func TestConversationTruncate(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems(sampleItems())
+	c.Select(len(sampleItems()) - 1)
+	c.Truncate(4) // keeps the user, reasoning, assistant and tool t1
+	if c.Len() != 4 || c.Selected() != 3 {
+		t.Fatalf("len %d selected %d", c.Len(), c.Selected())
+	}
+	if c.UpdateItem("t2", func(it *Item) { it.Status = ToolFailed }) {
+		t.Error("t2 was dropped but still updatable")
+	}
+	if !c.UpdateItem("t1", func(it *Item) { it.Status = ToolOK }) {
+		t.Error("t1 was kept but is not updatable")
+	}
+	c.Append(Item{Kind: ItemTool, ID: "t2", ToolName: "Glob", KeyArg: "*.go", Status: ToolOK})
+	s := draw(t, c, 100, 30)
+	mustFind(t, s, "✓ Glob *.go")
+	if _, _, ok := find(s, "model error"); ok {
+		t.Error("a dropped item is still drawn")
+	}
+	c.Truncate(0)
+	if c.Len() != 0 || c.Selected() != -1 {
+		t.Fatalf("after Truncate(0): len %d selected %d", c.Len(), c.Selected())
+	}
+	draw(t, c, 100, 30)
+}
