@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // The timeline labels a turn by its prompt and a step by its tools, without
@@ -17,7 +18,9 @@ func TestTimelineLabelsHaveNoMarkdown(t *testing.T) {
 	h.submit("**fix** the `flaky` test")
 	h.waitUntil("the run to end", h.idle)
 	h.waitFor("▸ fix the flaky test")
-	for _, c := range h.c.timeline.Model().Checkpoints {
+	var rows []views.CheckpointRow
+	h.c.onUIThread(func() { rows = h.c.timeline.Model().Checkpoints }) // the pollers set it
+	for _, c := range rows {
 		if strings.ContainsAny(c.Label, "*`") {
 			t.Fatalf("markdown in a timeline label: %q", c.Label)
 		}
