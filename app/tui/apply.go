@@ -92,6 +92,8 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.RunningTool = ""
 		c.onUIRunEnded(ev)
 		c.refreshStatus()
+	case evFollow:
+		c.watch.onUIFollow(ev)
 	case evReload:
 		c.onUIReload(ev)
 	case evOpDone:
@@ -175,6 +177,9 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
+	if !ev.keepConv {
+		c.watch.onUIConvReplaced(ev)
+	}
 	ev = c.tt.holdDuringPreview(ev)
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)

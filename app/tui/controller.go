@@ -308,11 +308,17 @@ func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, e
 
 // loadSessionView reads a session's current view and generations.
 func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
-	v, err := c.db.View(ctx, id)
+	v, err := c.readView(ctx, id)
 	if err != nil {
 		return evReload{}, err
 	}
 	return c.reloadOf(ctx, id, v, keepConv)
+}
+
+// readView reads a session's whole current view (counted in pollStats).
+func (c *Controller) readView(ctx context.Context, id string) (store.View, error) {
+	c.pollStats.viewReads.Add(1)
+	return c.db.View(ctx, id)
 }
 
 // reloadOf is loadSessionView for a view already read.
@@ -322,7 +328,7 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 	if err != nil {
 		return evReload{}, err
 	}
-	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id}
+	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 	}

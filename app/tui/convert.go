@@ -33,64 +33,116 @@ func viewItems(v store.View) []views.Item { return viewItemsWith(v, nil) }
 // viewItemsWith is viewItems with the partial answers of interrupted steps
 // (interrupted[i]: after record i) shown dimmed where they were cut off.
 func viewItemsWith(v store.View, interrupted map[int][]message.Message) []views.Item {
-	var items []views.Item
-	calls := map[string]int{} // tool call id → index in items
+	var b itemBuilder
 	for i, r := range v.Records {
-		for _, m := range interrupted[i-1] {
-			if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
-				items = append(items, views.Item{Kind: views.ItemAssistant, Text: t, Interrupted: true})
-			}
-		}
-		if r.Kind != store.KindMessage {
-			continue
-		}
-		m, err := r.Message()
-		if err != nil {
-			continue
-		}
-		switch m.Role {
-		case "user":
-			if it, ok := userItem(m); ok {
-				items = append(items, it)
-			}
-		case "assistant":
-			if th := strings.TrimSpace(m.Content.Reasoning()); th != "" {
-				items = append(items, views.Item{Kind: views.ItemReasoning, Text: th})
-			}
-			if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
-				items = append(items, views.Item{Kind: views.ItemAssistant, Text: t})
-			}
-			for _, c := range m.ToolCalls {
-				calls[c.ID] = len(items)
-				items = append(items, toolItem(c.ID, c.Name, c.Args))
-			}
-		case "tool":
-			i, ok := calls[m.ToolCallID]
-			if !ok {
-				continue
-			}
-			items[i].Result = excerpt(m.Content.PlainText())
-			items[i].Status = views.ToolOK
-			if k, _ := message.MarkerOf(m); k == message.MarkerToolError {
-				items[i].Status = views.ToolFailed
-			}
-		case "system":
-			// The system prompt is not part of a view; an imported one is not shown.
+		b.addInterrupted(interrupted[i-1])
+		b.add(r)
+	}
+	b.addInterrupted(interrupted[len(v.Records)-1])
+	items, _ := b.take()
+	return items
+}
+
+// itemBuilder converts records to conversation items as they come, so a
+// watcher converts only what a followed view gained: take returns the
+// items since the last take and the results that arrived for tool calls
+// an earlier take returned (to update those items in place).
+type itemBuilder struct {
+	taken   int            // items returned by earlier takes
+	items   []views.Item   // items since the last take
+	calls   map[string]int // tool call id → index among all items
+	results []toolResult   // results for calls of earlier takes
+}
+
+// toolResult is what a tool result changes in its call's item.
+type toolResult struct {
+	id     string
+	result string
+	status views.ToolStatus
+}
+
+// seed starts the builder after items, which a whole view read made.
+func (b *itemBuilder) seed(items []views.Item) {
+	*b = itemBuilder{taken: len(items), calls: map[string]int{}}
+	for i, it := range items {
+		if it.Kind == views.ItemTool && it.ID != "" {
+			b.calls[it.ID] = i
 		}
 	}
-	for _, m := range interrupted[len(v.Records)-1] {
+}
+
+// addInterrupted adds partial answers cut off by an interrupt, dimmed.
+func (b *itemBuilder) addInterrupted(ms []message.Message) {
+	for _, m := range ms {
 		if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
-			items = append(items, views.Item{Kind: views.ItemAssistant, Text: t, Interrupted: true})
+			b.items = append(b.items, views.Item{Kind: views.ItemAssistant, Text: t, Interrupted: true})
 		}
 	}
-	// Calls whose result never arrived (an imported or crashed step).
-	for _, i := range calls {
-		if items[i].Status == views.ToolRunning {
+}
+
+// add converts one record: user prompts, assistant text (reasoning
+// folded), one item per tool call, its status from the matching result,
+// and banners for what rewind itself injected; checkpoints are hidden.
+func (b *itemBuilder) add(r store.Record) {
+	if r.Kind != store.KindMessage {
+		return
+	}
+	m, err := r.Message()
+	if err != nil {
+		return
+	}
+	switch m.Role {
+	case "user":
+		if it, ok := userItem(m); ok {
+			b.items = append(b.items, it)
+		}
+	case "assistant":
+		if th := strings.TrimSpace(m.Content.Reasoning()); th != "" {
+			b.items = append(b.items, views.Item{Kind: views.ItemReasoning, Text: th})
+		}
+		if t := strings.TrimSpace(m.Content.PlainText()); t != "" {
+			b.items = append(b.items, views.Item{Kind: views.ItemAssistant, Text: t})
+		}
+		for _, c := range m.ToolCalls {
+			if b.calls == nil {
+				b.calls = map[string]int{}
+			}
+			b.calls[c.ID] = b.taken + len(b.items)
+			b.items = append(b.items, toolItem(c.ID, c.Name, c.Args))
+		}
+	case "tool":
+		i, ok := b.calls[m.ToolCallID]
+		if !ok {
+			return
+		}
+		res := toolResult{id: m.ToolCallID, result: excerpt(m.Content.PlainText()), status: views.ToolOK}
+		if k, _ := message.MarkerOf(m); k == message.MarkerToolError {
+			res.status = views.ToolFailed
+		}
+		if i < b.taken {
+			b.results = append(b.results, res)
+			return
+		}
+		b.items[i-b.taken].Result, b.items[i-b.taken].Status = res.result, res.status
+	case "system":
+		// The system prompt is not part of a view; an imported one is not shown.
+	}
+}
+
+// take returns the items since the last take — a call whose result has
+// not arrived shows as failed, as it would in a view read now (a later
+// result updates it) — and the results for calls of earlier takes.
+func (b *itemBuilder) take() ([]views.Item, []toolResult) {
+	items, results := b.items, b.results
+	for i := range items {
+		if items[i].Kind == views.ItemTool && items[i].Status == views.ToolRunning {
 			items[i].Status = views.ToolFailed
 			items[i].Result = "no result: the call did not complete"
 		}
 	}
-	return items
+	b.taken += len(items)
+	b.items, b.results = nil, nil
+	return items, results
 }
 
 // userItem converts a user message; false for checkpoint markers. What the
@@ -263,6 +315,28 @@ func todosText(todos []soul.Todo) string {
 	return sb.String()
 }
 
+// checkpointRows appends the timeline rows of turns to rows: one per turn
+// (its prompt), its steps folded under it ("after step 2 · Shell go test").
+func checkpointRows(rows []views.CheckpointRow, turns []timetravel.Turn) []views.CheckpointRow {
+	for _, t := range turns {
+		if t.Checkpoint >= 0 {
+			rows = append(rows, views.CheckpointRow{ID: t.Checkpoint, Label: t.Label(), Time: t.Time, Tokens: t.Tokens})
+		}
+		for i, st := range t.Steps {
+			label := "after the prompt, before any step"
+			if i > 0 {
+				label = "after " + t.Steps[i-1].String()
+			}
+			row := views.CheckpointRow{ID: st.Checkpoint, Label: label, Time: st.Time, Tokens: st.Tokens, Step: st.N, Turn: t.Checkpoint}
+			if t.Checkpoint < 0 {
+				row.Step = 0 // no turn row to fold under
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
 // todoDone reports whether a todo status means finished (the status bar's
 // count and the list's ☑ agree).
 func todoDone(status string) bool {
@@ -277,25 +351,15 @@ func todoDone(status string) bool {
 // session's generations: one row per turn (its prompt), its steps folded
 // under it ("after step 2 · Shell go test").
 func timelineModel(v store.View, gens []store.Generation) views.TimelineModel {
+	return timelineOf(timetravel.Turns(v), v.Generation.Gen, gens)
+}
+
+// timelineOf is timelineModel from turns already read; cur is the current
+// generation.
+func timelineOf(turns []timetravel.Turn, cur int, gens []store.Generation) views.TimelineModel {
 	var m views.TimelineModel
 	m.Position = -1
-	for _, t := range timetravel.Turns(v) {
-		if t.Checkpoint >= 0 {
-			m.Checkpoints = append(m.Checkpoints, views.CheckpointRow{ID: t.Checkpoint, Label: t.Label(), Time: t.Time, Tokens: t.Tokens})
-		}
-		for i, st := range t.Steps {
-			label := "after the prompt, before any step"
-			if i > 0 {
-				label = "after " + t.Steps[i-1].String()
-			}
-			row := views.CheckpointRow{ID: st.Checkpoint, Label: label, Time: st.Time, Tokens: st.Tokens, Step: st.N, Turn: t.Checkpoint}
-			if t.Checkpoint < 0 {
-				row.Step = 0 // no turn row to fold under
-			}
-			m.Checkpoints = append(m.Checkpoints, row)
-		}
-	}
-	cur := v.Generation.Gen
+	m.Checkpoints = checkpointRows(nil, turns)
 	for _, g := range gens {
 		row := views.GenerationRow{Gen: g.Gen, ParentGen: -1, ForkCheckpoint: -1, Cause: string(g.Cause), Note: g.Note,
 			Messages: g.Messages, Archived: g.Archived(), Current: g.Gen == cur, Time: g.CreatedAt}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -99,6 +100,49 @@ func TestEventTexts(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got  %q\nwant %q", c.got, c.want)
+		}
+	}
+}
+
+// TestItemBuilderFollowsAsViewItems: a followed view's items — those of a
+// first part, then what each later part adds (new items, results for
+// earlier calls) — are the items of the whole view, wherever it is split,
+// including between a tool call and its result.
+func TestItemBuilderFollowsAsViewItems(t *testing.T) {
+	t.Parallel()
+	rec := func(m message.Message) store.Record {
+		b, _ := m.MarshalJSON()
+		return store.Record{Kind: store.KindMessage, Role: m.Role, Body: b}
+	}
+	calls := message.Message{Role: "assistant", Content: message.TextContent("Reading."), ToolCalls: []message.ToolCall{
+		{ID: "a", Name: "ReadFile", Args: `{"path":"a.txt"}`}, {ID: "b", Name: "Shell", Args: `{"command":"false"}`}}}
+	recs := []store.Record{
+		{Kind: store.KindCheckpoint},
+		rec(message.NewText("user", "read them")),
+		{Kind: store.KindCheckpoint},
+		rec(calls),
+		rec(message.Message{Role: "tool", ToolCallID: "a", Content: message.TextContent("contents of a")}),
+		rec(message.Message{Role: "tool", ToolCallID: "b", Content: message.TextContent("exit 1")}),
+		{Kind: store.KindUsage, TokenCount: 9},
+		rec(message.NewText("assistant", "Done.")),
+	}
+	want := viewItems(store.View{Records: recs})
+	for i := 0; i <= len(recs); i++ {
+		for j := i; j <= len(recs); j++ {
+			first := viewItems(store.View{Records: recs[:i]})
+			var b itemBuilder
+			b.seed(first)
+			shown := first
+			for _, part := range [][]store.Record{recs[i:j], recs[j:]} {
+				for _, r := range part {
+					b.add(r)
+				}
+				items, results := b.take()
+				shown = followed(shown, evFollow{base: len(shown), items: items, results: results})
+			}
+			if !reflect.DeepEqual(shown, want) {
+				t.Fatalf("split at %d and %d:\n%+v\nwant\n%+v", i, j, shown, want)
+			}
 		}
 	}
 }

@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Watching (rewind watch, or a session whose lease another live process
-// holds): poll.go reloads the view whenever store.SessionVersion changes
-// (every versionPoll, one primary-key lookup, from a ticker owned by the
-// controller's context). This file adds what a watcher needs to know about
-// the writer: whether it is alive (store.LiveLease), and the elapsed time
-// and step of its current run, derived from the view: the run started at
-// the last user message, and every step after it begins with a checkpoint.
+// holds): poll.go asks for the records after the last seq read whenever
+// store.SessionVersion changes (every versionPoll, one primary-key lookup,
+// from a ticker owned by the controller's context; followview.go adds
+// them). This file adds what a watcher needs to know about the writer:
+// whether it is alive (store.LiveLease), and the elapsed time and step of
+// its current run, which the records read show (runTracker): the run
+// started at the last user message, and every step after it begins with a
+// checkpoint. It reads no view of its own.
 // While watching, the input's label says so and names the writer's state;
 // prompts are refused (commands.go) but /help, /theme and /exit still work,
 // so the input stays editable rather than disabled.
@@ -30,65 +29,22 @@ type runState struct {
 	step    int
 }
 
-// runOf derives the run in progress from a view: it began at the last
-// user prompt and is still going while the last message is not a final
-// answer (an assistant message without tool calls).
-func runOf(v store.View) runState {
-	var rs runState
-	last := -1
-	for i, r := range v.Records {
-		if r.Kind != store.KindMessage || r.Role != "user" {
-			continue
-		}
-		if m, err := r.Message(); err == nil && !message.IsCheckpoint(m) {
-			if it, ok := userItem(m); ok && it.Text != "" {
-				last = i
-			}
-		}
-	}
-	if last < 0 {
-		return rs
-	}
-	rs.started = v.Records[last].CreatedAt
-	final := false
-	for _, r := range v.Records[last+1:] {
-		switch r.Kind {
-		case store.KindCheckpoint:
-			rs.step++
-		case store.KindMessage:
-			final = false
-			if r.Role == "assistant" {
-				if m, err := r.Message(); err == nil && len(m.ToolCalls) == 0 {
-					final = true
-				}
-			}
-		}
-	}
-	rs.running = !final
-	return rs
-}
-
 // onWorkerFollowWriter checks the writer of a watched session every
-// writerPoll (and the view when its version changed) and posts the label,
-// step and elapsed time.
+// writerPoll and posts the label, step and elapsed time.
 func (w *watcher) onWorkerFollowWriter() {
 	c := w.c
 	next := time.NewTimer(versionPoll) // quickly at first, then every writerPoll
 	defer next.Stop()
 	shown := false // a watch status was posted: the UI shows the watch label
-	var lastVer store.Version
-	var lastID string
-	var rs runState
+	known := false // the open session's records were read (followview.go)
 	for {
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
+			c.pollStats.writerChecks.Add(1)
 			pid, alive, err := c.db.LiveLease(c.ctx, o.sess.ID)
-			// With the live channel up (watch.go) the run state comes from
-			// the writer's events: no view to read here.
-			if ver, verr := c.db.SessionVersion(c.ctx, o.sess.ID); verr == nil && !w.connected.Load() && (ver != lastVer || o.sess.ID != lastID) {
-				if v, err := c.db.View(c.ctx, o.sess.ID); err == nil {
-					rs, lastVer, lastID = runOf(v), ver, o.sess.ID
-				}
-			}
+			// The run as the records the version poll read show it (with
+			// the live channel up the writer's events say it better).
+			var rs runState
+			rs, known = w.runState(o.sess.ID)
 			label := "WATCH · writer gone"
 			switch {
 			case err != nil:
@@ -109,7 +65,7 @@ func (w *watcher) onWorkerFollowWriter() {
 			shown = false
 		}
 		wait := writerPoll
-		if lastID == "" {
+		if !known {
 			wait = versionPoll
 		}
 		next.Reset(wait)

@@ -8,15 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rewind-agent/rewind/store/message"
-
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // writerEnv makes the test binary act as the writer process of
@@ -142,7 +143,10 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 	h.waitFor("WATCH · writer gone")
 }
 
-func TestRunOf(t *testing.T) {
+// TestRunTracker: the run began at the last prompt, counts the checkpoints
+// after it as steps and ends with a final answer, whether the records come
+// at once or one by one.
+func TestRunTracker(t *testing.T) {
 	t.Parallel()
 	ts := time.Unix(1000, 0)
 	rec := func(kind store.Kind, m message.Message) store.Record {
@@ -161,11 +165,79 @@ func TestRunOf(t *testing.T) {
 		rec(store.KindCheckpoint, message.Message{}), rec(store.KindMessage, call), rec(store.KindMessage, message.Message{Role: "tool", ToolCallID: "1", Content: message.TextContent("ok")}),
 		rec(store.KindCheckpoint, message.Message{}),
 	}}
-	if rs := runOf(v); !rs.running || rs.step != 2 || !rs.started.Equal(ts) {
+	var before runTracker
+	if rs := before.state(); rs.running {
+		t.Fatalf("before any prompt: %+v", rs)
+	}
+	var rt runTracker
+	for _, r := range v.Records {
+		rt.add(r)
+	}
+	if rs := rt.state(); !rs.running || rs.step != 2 || !rs.started.Equal(ts) {
 		t.Fatalf("mid-run: %+v", rs)
 	}
-	v.Records = append(v.Records, rec(store.KindMessage, message.NewText("assistant", "done")))
-	if rs := runOf(v); rs.running {
+	rt.add(rec(store.KindMessage, message.NewText("assistant", "done")))
+	if rs := rt.state(); rs.running {
 		t.Fatalf("after the final answer: %+v", rs)
+	}
+	rt.add(rec(store.KindMessage, message.NewText("user", "next")))
+	if rs := rt.state(); !rs.running || rs.step != 0 {
+		t.Fatalf("after the next prompt: %+v", rs)
+	}
+}
+
+// TestWatcherReadsOnlyTheNewRecords: when a followed session changes, the
+// watcher reads the records after the last seq it has — never the whole
+// view again (it used to read it twice per change: the version poll and
+// the writer check) — and shows them: the conversation and the timeline.
+func TestWatcherReadsOnlyTheNewRecords(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "followed", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			seedTurns(t, h.db, id, "the first prompt", "the second prompt")
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
+	})
+	st := &h.c.pollStats
+	// Settled: the poll has seen the session and the writer check ran.
+	h.waitFor("answer to the second prompt")
+	h.waitUntil("the first poll's read", func() bool { return st.viewReads.Load()+st.deltaReads.Load() >= 2 })
+	checks := st.writerChecks.Load()
+	h.waitUntil("a whole writer check", func() bool { return st.writerChecks.Load() >= checks+2 })
+	wholeReads, records := st.viewReads.Load(), st.deltaRecords.Load()
+
+	seedTurns(t, h.db, id, "a third prompt") // checkpoint, prompt, answer, usage
+	h.waitFor("a third prompt", "answer to a third prompt")
+	h.waitUntil("the timeline's new turn", func() bool { return len(h.c.timeline.Model().Checkpoints) == 3 })
+	checks = st.writerChecks.Load()
+	h.waitUntil("a whole writer check after the change", func() bool { return st.writerChecks.Load() >= checks+2 })
+	if n := st.viewReads.Load() - wholeReads; n != 0 {
+		t.Errorf("the change read the whole view %d times", n)
+	}
+	if n := st.deltaRecords.Load() - records; n != 4 {
+		t.Errorf("the change read %d records, want the 4 new ones", n)
+	}
+	// What the watcher built from the records is what a whole read shows.
+	v, err := h.db.View(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []views.CheckpointRow
+	var items []views.Item
+	h.c.onUIThread(func() {
+		shown = h.c.timeline.Model().Checkpoints
+		items = h.c.convItems(h.c.conv.Len())
+	})
+	if want := timelineModel(v, nil).Checkpoints; !reflect.DeepEqual(shown, want) {
+		t.Errorf("timeline rows\n%+v\nwant\n%+v", shown, want)
+	}
+	if want := viewItems(v); !reflect.DeepEqual(items, want) {
+		t.Errorf("conversation\n%+v\nwant\n%+v", items, want)
 	}
 }

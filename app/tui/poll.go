@@ -29,10 +29,16 @@ type pollPeriods struct {
 
 var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll}
 
-// pollStats counts the session-list polls and the reads they made, so the
-// idle cost is visible, and the runs-view pollers running (tests).
+// pollStats counts the session-list polls and the reads they made, the
+// runs-view pollers running, and the reads of the open session: whole
+// views, and the records after a seq (followview.go), so the idle cost and
+// the cost of following are visible (tests).
 type pollStats struct {
 	listPolls, listLoads, runsPollers atomic.Int64
+	viewReads                         atomic.Int64 // whole views of the open session
+	deltaReads                        atomic.Int64 // store.ViewSince calls
+	deltaRecords                      atomic.Int64 // records they returned
+	writerChecks                      atomic.Int64 // rounds of the writer check (follow.go)
 }
 
 // changeGate remembers the last data version a poll acted on.
@@ -101,14 +107,13 @@ func (c *Controller) startPollers() {
 					continue
 				}
 				last, lastID = v, o.sess.ID
-				// A writer's own conversation is live from its events; a
-				// watcher (no soul) follows the other process's writes.
-				// Mid-run, a watcher's conversation follows the writer's
-				// live channel (watch.go), which reloads at step boundaries.
-				ev, err := c.loadSessionView(c.ctx, o.sess.ID, o.soul != nil || c.watch.inRun.Load())
-				if err == nil {
-					c.post(ev)
-				}
+				// Only the records after the last seq read are loaded
+				// (followview.go). A writer's own conversation is live from
+				// its events; a watcher (no soul) follows the other
+				// process's writes. Mid-run, a watcher's conversation
+				// follows the writer's live channel (watch.go), which takes
+				// the committed records at step boundaries.
+				c.watch.onWorkerCatchUp(o, catchUp{conv: !c.watch.inRun.Load()}, -1)
 			case <-list.C:
 				c.pollStats.listPolls.Add(1)
 				changed := listGate.changed(c.db.DataVersion(c.ctx))

@@ -110,6 +110,7 @@ type evReload struct {
 	title    string
 	gen      int
 	session  string // the session the view belongs to
+	cursor   int64  // the view's store.View.Cursor (follow.go continues from it)
 }
 
 // evOpDone says a run or an operation (compact, clear, …) returned.

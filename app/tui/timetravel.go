@@ -235,6 +235,15 @@ func (t *timeTravel) onUIEndPreview() {
 	c.conv.ScrollToEnd()
 }
 
+// liveItems is the conversation a preview hides: what a reload brought
+// meanwhile, else the one saved when it began.
+func (t *timeTravel) liveItems() []views.Item {
+	if t.heldValid {
+		return t.heldItems
+	}
+	return t.live
+}
+
 // holdDuringPreview keeps a reload's conversation part for later while a
 // preview is shown (onUIReload calls it first); the timeline and status
 // still update.

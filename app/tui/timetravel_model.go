@@ -3,10 +3,11 @@ package tui
 import (
 	"context"
 	"fmt"
-	"github.com/rewind-agent/rewind/app/timetravel"
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/rewind-agent/rewind/app/timetravel"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,6 +48,10 @@ type watcher struct {
 	// standalone (live loop): the writer runs a /compact between runs,
 	// which ends at its StatusUpdate (no RunEnd follows).
 	standalone bool
+
+	viewMu sync.Mutex
+	view   followedView // (workers, viewMu) what was read of the open session (followview.go)
+	shown  convAt       // (UI) what the conversation shows of it
 
 	pid     int        // (UI) the writer's pid while connected
 	started time.Time  // (UI) when the writer's run started; zero while idle
@@ -149,9 +154,7 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 		return
 	}
 	// The writer is gone: what it committed is all there is.
-	if ev, err := c.loadSessionView(c.ctx, o.sess.ID, false); err == nil {
-		c.post(ev)
-	}
+	w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, -1)
 	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID) })
 }
 
@@ -163,7 +166,7 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 	switch ev := e.(type) {
 	case soul.StepBegin:
 		w.inRun.Store(true)
-		skip = w.onWorkerShowCommitted(o, ev.Checkpoint)
+		skip = w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, ev.Checkpoint)
 		c.onUIThreadAsync(w.onUILiveRunStarted)
 		if !skip {
 			c.post(ev)
@@ -171,7 +174,7 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 		return skip
 	case soul.RunEnd:
 		w.inRun.Store(false)
-		w.onWorkerShowCommitted(o, -1)
+		w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, -1)
 		c.post(ev)
 		c.onUIThreadAsync(w.onUILiveRunEnded)
 		return false
@@ -205,44 +208,6 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 	}
 	c.onWorkerSink(e) // as for this workspace's own Soul (reloads after a backtrack or compaction)
 	return skip
-}
-
-// onWorkerShowCommitted replaces the conversation with the committed view
-// and reports whether the step that began at checkpoint cp is already in
-// it (cp < 0: no step).
-func (w *watcher) onWorkerShowCommitted(o *openSession, cp int) bool {
-	c := w.c
-	v, err := c.db.View(c.ctx, o.sess.ID)
-	if err != nil {
-		c.post(evNote{text: "cannot read the session: " + err.Error(), isErr: true})
-		return false
-	}
-	if ev, err := c.reloadOf(c.ctx, o.sess.ID, v, false); err == nil {
-		c.post(ev)
-	}
-	return cp >= 0 && stepCommitted(v, cp)
-}
-
-// stepCommitted reports whether the step that began at checkpoint cp is in
-// v: an assistant message follows the checkpoint (or the checkpoint is not
-// in the view at all, so the step cannot be placed).
-func stepCommitted(v store.View, cp int) bool {
-	at := -1
-	for i := len(v.Records) - 1; i >= 0; i-- {
-		if r := v.Records[i]; r.Kind == store.KindCheckpoint && r.CheckpointID == cp {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return true
-	}
-	for _, r := range v.Records[at+1:] {
-		if r.Kind == store.KindMessage && r.Role == "assistant" {
-			return true
-		}
-	}
-	return false
 }
 
 // onUILiveConnected shows the writer's numbers at once.

@@ -118,11 +118,21 @@ func TestWatchShowsStreamingTextBeforeCommit(t *testing.T) {
 	st := w.soul.Status()
 	h.waitFor("WATCH · live", views.FormatTokens(st.Tokens), "step 1")
 
-	// The writer dies mid-step: the watcher shows the committed state.
+	// The writer dies mid-step: the watcher shows the committed state —
+	// with the partial answer marked interrupted when the writer kept it on
+	// its way out (a writer killed with -9 keeps nothing), never as the
+	// streamed text.
 	w.pub.Close()
 	w.stop()
 	h.waitFor("is gone: showing what it committed")
-	h.waitGone("w030")
+	h.waitUntil("the streamed text gone or marked interrupted", func() bool {
+		for _, it := range h.c.convItems(h.c.conv.Len()) {
+			if strings.Contains(it.Text, "w030") && !it.Interrupted {
+				return false
+			}
+		}
+		return true
+	})
 	h.waitFor("write a long answer")
 }
 
