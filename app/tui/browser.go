@@ -68,7 +68,8 @@ func (c *Controller) initBrowser() {
 		l.SetOnDelete(b.onUIDelete)
 		l.SetOnFork(b.onUIFork)
 		l.SetOnExport(b.onUIExport)
-		l.SetPreviewFunc(func(k views.PreviewKey) { c.onWorker(func() { b.onWorkerPreview(l, k) }) })
+		loader := &previewLoader{wait: previewDebounce, run: c.onWorker}
+		l.SetPreviewFunc(func(k views.PreviewKey) { loader.request(func() { b.onWorkerPreview(l, k) }) })
 		l.SetSearchFunc(newSearchRunner(c, l).request)
 		l.SetOnScope(b.onUIToggleScope)
 		l.SetOnUndoDelete(b.onUIUndoDelete)
@@ -154,6 +155,31 @@ func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	}
 	p := previewOf(v, k)
 	c.onUIThreadAsync(func() { list.SetPreview(k, p) })
+}
+
+// previewDebounce is how long a preview waits for the selection to move
+// on: scrolling through a list reads only the previews it stops at, and a
+// query's hits are drawn before their preview is read.
+const previewDebounce = 40 * time.Millisecond
+
+// previewLoader debounces the preview loads of one session list.
+type previewLoader struct {
+	wait time.Duration
+	run  func(func()) // starts a load on a worker (Controller.onWorker)
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+// request starts load after wait unless another request comes first (which
+// drops this one).
+func (p *previewLoader) request(load func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.timer = time.AfterFunc(p.wait, func() { p.run(load) })
 }
 
 // previewItems bounds the items a preview holds (it shows a screenful),

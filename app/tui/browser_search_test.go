@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
@@ -117,5 +118,23 @@ func TestPreviewOfHits(t *testing.T) {
 	p := previewOf(v, views.PreviewKey{SessionID: s.ID})
 	if p.Focus != -1 || len(p.Items) != previewItems || p.Items[len(p.Items)-1].Text != "answer 199" {
 		t.Errorf("session preview: focus %d, %d items, last %+v", p.Focus, len(p.Items), p.Items[len(p.Items)-1])
+	}
+}
+
+// A preview superseded before its wait is over is never loaded: scrolling
+// through a list reads only the preview it stops at.
+func TestPreviewLoaderDropsSupersededRequests(t *testing.T) {
+	t.Parallel()
+	loaded := make(chan string, 3)
+	p := &previewLoader{wait: time.Hour, run: func(f func()) { go f() }}
+	p.request(func() { loaded <- "a" })
+	p.request(func() { loaded <- "b" })
+	p.wait = 0
+	p.request(func() { loaded <- "c" })
+	if got := <-loaded; got != "c" {
+		t.Fatalf("loaded %q first, want only the last request c", got)
+	}
+	if len(loaded) != 0 {
+		t.Fatalf("a superseded request was loaded too: %q", <-loaded)
 	}
 }
