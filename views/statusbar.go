@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,10 +87,18 @@ func ContextBar(pct float64, n int) string {
 	return strings.Repeat("█", full) + strings.Repeat("░", n-full)
 }
 
+// The least the status bar gives an info message (with its margins) and
+// the session title (in cells) before it drops lower-priority segments.
+const (
+	minStatusMessage = 14
+	minStatusTitle   = 8
+)
+
 type statusSeg struct {
 	text  string
 	style tcell.Style
-	prio  int // lower is dropped first
+	prio  int  // lower is dropped first
+	title bool // the session title: elastic
 }
 
 // Draw draws the bar, dropping low-priority fields when narrow.
@@ -101,53 +110,63 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	s := b.status
 	var segs []statusSeg
 	if s.Demo {
-		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100})
+		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, false})
 	}
 	if s.Mode != "" {
-		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99})
+		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, false})
 	}
 	if s.Alert != "" {
-		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95})
+		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95, false})
 	}
 	if s.Model != "" {
-		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90})
+		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90, false})
 	}
 	if s.SessionTitle != "" {
-		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, 30), base, 40})
+		// elastic: at its shortest while segments compete, then it takes
+		// what room is left, up to 30 cells
+		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, minStatusTitle), base, 83, true})
 	}
 	if s.Step > 0 {
-		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80})
+		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80, false})
 	}
 	if e := s.Elapsed.Truncate(time.Second); e > 0 {
-		segs = append(segs, statusSeg{" · " + formatDuration(e), base, 50})
+		segs = append(segs, statusSeg{" · " + formatDuration(e), base, 50, false})
 	}
 	if s.Tokens > 0 || s.MaxContext > 0 {
 		// the token count outlives everything but the labels and the model
-		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 88})
+		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 88, false})
 	}
 	if s.MaxContext > 0 || s.ContextPercent > 0 {
-		col := th.ToolOK
+		col, pctPrio := th.ToolOK, 82 // a low figure gives way to the title
 		if s.ContextPercent >= 85 {
-			col = th.Error
+			col, pctPrio = th.Error, 84
 		} else if s.ContextPercent >= 60 {
-			col = th.Warning
+			col, pctPrio = th.Warning, 84
 		}
 		segs = append(segs,
-			statusSeg{" ctx ", base, 82},
-			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60},
-			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), 82})
+			statusSeg{" ctx ", base, 82, false},
+			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60, false},
+			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), pctPrio, false})
 	}
 	if s.RunningTool != "" {
-		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85})
+		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85, false})
 	}
-	msgW := 0
+	// Room, first served first: the segments by priority (the title at
+	// its shortest), an error message, some of an info message, the rest
+	// of the title, then the rest of the info message.
+	msgW, msgMin, msgKeep := 0, 0, 0 // msgKeep: the room the title leaves it
 	var msgStyle tcell.Style
 	if b.msg != "" {
+		msgW = strWidth(b.msg) + 2
 		msgStyle = base.Foreground(th.Accent)
+		msgMin = min(msgW, minStatusMessage)
+		first, _, _ := strings.Cut(b.msg, hintSep)
+		msgKeep = min(msgW, max(msgMin, min(strWidth(first)+4, 2*minStatusMessage)))
 		if b.msgErr {
 			msgStyle = base.Foreground(th.Error).Bold(true)
+			msgMin = min(msgW, max(w/2, w-30))
+			msgKeep = msgMin
 		}
-		msgW = min(strWidth(b.msg)+2, max(w/2, w-30))
 	}
 	width := func() int {
 		t := 0
@@ -156,21 +175,29 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		}
 		return t
 	}
-	for len(segs) > 0 && width() > w-msgW {
+	for len(segs) > 0 && width() > w-msgMin {
 		lo := 0
 		for i, sg := range segs {
 			if sg.prio < segs[lo].prio {
 				lo = i
 			}
 		}
-		segs = append(segs[:lo], segs[lo+1:]...)
+		segs = slices.Delete(segs, lo, lo+1)
 	}
+	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.title }); i >= 0 {
+		room := w - max(msgMin, msgKeep) - width() + strWidth(segs[i].text) - 3
+		segs[i].text = " · " + truncate(s.SessionTitle, max(minStatusTitle, min(30, room)))
+	}
+	msgW = min(msgW, w-width())
 	cx := x
 	for _, sg := range segs {
 		cx += drawText(screen, cx, y, x+w-cx, sg.text, sg.style)
 	}
-	if b.msg != "" {
+	if b.msg != "" && msgW > 2 {
 		m := fitParts(b.msg, msgW-2)
+		if strWidth(m) > msgW-2 { // its " …" did not fit
+			m = fitWords(b.msg, msgW-2)
+		}
 		mw := strWidth(m)
 		drawText(screen, x+w-mw-1, y, mw, m, msgStyle)
 	}

@@ -218,3 +218,22 @@ func TestInputOnApplication(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// At 80 columns a watcher's bar keeps the session title (shortened) and
+// the token count ahead of a long info message, which takes what is left;
+// it showed only "WATCH · live · pid 20244   watching live…".
+func TestStatusBarPutsTitleAndTokensBeforeALongMessage(t *testing.T) {
+	t.Parallel()
+	for _, demo := range []bool{false, true} {
+		b := NewStatusBar()
+		b.SetTheme(dark)
+		b.SetStatus(Status{Model: "rewind-demo", SessionTitle: "demo: a scripted tour of rewind", Step: 3, Elapsed: 4 * time.Second,
+			Tokens: 1000, MaxContext: 32000, ContextPercent: 3, Demo: demo, Mode: "WATCH · live · pid 20244"})
+		b.SetMessage("watching live: the writer is pid 20244 (idle)", false)
+		s := draw(t, b, 80, 1)
+		mustFind(t, s, "WATCH · live · pid 20244")
+		mustFind(t, s, "1.0k tok")
+		mustFind(t, s, "· demo: a")
+		mustFind(t, s, "watching")
+	}
+}
