@@ -19,6 +19,10 @@ import (
 // prompts are refused (commands.go) but /help, /theme and /exit still work,
 // so the input stays editable rather than disabled.
 
+// noWriterLabel is the mode of a watched session no process has written
+// since the watcher opened it (a writer that left is "writer gone").
+const noWriterLabel = "WATCH · no writer"
+
 // writerPoll is how often a watcher checks the writer's lease.
 const writerPoll = time.Second
 
@@ -35,8 +39,9 @@ func (w *watcher) onWorkerFollowWriter() {
 	c := w.c
 	next := time.NewTimer(versionPoll) // quickly at first, then every writerPoll
 	defer next.Stop()
-	shown := false // a watch status was posted: the UI shows the watch label
-	known := false // the open session's records were read (followview.go)
+	shown := false   // a watch status was posted: the UI shows the watch label
+	known := false   // the open session's records were read (followview.go)
+	var sawID string // the session whose writer was seen alive, if any
 	for {
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
 			c.pollStats.writerChecks.Add(1)
@@ -45,12 +50,17 @@ func (w *watcher) onWorkerFollowWriter() {
 			// the live channel up the writer's events say it better).
 			var rs runState
 			rs, known = w.runState(o.sess.ID)
-			label := "WATCH · writer gone"
+			if alive || w.connected.Load() {
+				sawID = o.sess.ID
+			}
+			label := noWriterLabel
 			switch {
 			case err != nil:
 				label = "WATCH · writer unknown"
 			case alive:
 				label = fmt.Sprintf("WATCH · writer pid %d alive", pid)
+			case sawID == o.sess.ID:
+				label = "WATCH · writer gone"
 			case c.opts.Client == nil:
 				label = noModelLabel // nobody writes it, and this workspace cannot
 			}
@@ -88,12 +98,16 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		label = w.label // the live channel's: it knows better
 	}
 	w.watching, w.label = true, label
-	if label == noModelLabel {
+	switch label {
+	case noModelLabel:
 		c.input.SetPlaceholder(setupPlaceholder)
 		c.refreshStatus()
 		return
+	case noWriterLabel:
+		c.input.SetPlaceholder("read-only: nobody is writing this session; showing what is saved (it updates if a writer starts) · /help, /theme, /exit")
+	default:
+		c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
 	}
-	c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
 	if w.connected.Load() {
 		c.refreshStatus()
 		return

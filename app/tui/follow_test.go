@@ -241,3 +241,36 @@ func TestWatcherReadsOnlyTheNewRecords(t *testing.T) {
 		t.Errorf("conversation\n%+v\nwant\n%+v", items, want)
 	}
 }
+
+// TestWatchSessionNobodyWrites: watching a session no process writes says
+// so plainly (it said "…which another rewind process writes (writer
+// gone)"); a writer that starts is followed, and one that leaves is
+// "writer gone".
+func TestWatchSessionNobodyWrites(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "saved only", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "an old prompt"))
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeWatch, id },
+	})
+	txt := h.waitFor("nobody is writing this session; showing what is saved (it updates if a writer starts)", "WATCH · no writer", "an old prompt")
+	if strings.Contains(txt, "another rewind process writes") || strings.Contains(txt, "writer gone") {
+		t.Fatalf("a session nobody writes is said to have a writer:\n%s", txt)
+	}
+	lease, err := h.db.AcquireLease(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(fmt.Sprintf("WATCH · writer pid %d alive", os.Getpid()))
+	if err := lease.Release(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("WATCH · writer gone")
+}
