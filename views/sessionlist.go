@@ -71,6 +71,8 @@ type SessionList struct {
 	pane
 	sessions []SessionRow
 	targets  []string // title + "  " + work dir, for fuzzy matching
+	more     bool     // sessions holds the newest only: there are more
+	onFilter func(filtering bool)
 	filter   lineEditor
 
 	// fuzzy mode: visible = indices into sessions, best first
@@ -215,11 +217,34 @@ func (l *SessionList) SetSessions(rows []SessionRow) {
 	l.askPreview()
 }
 
+// SetMore says the rows given to SetSessions are the newest sessions
+// only: the count says so ("3/500+") until the rest arrive.
+func (l *SessionList) SetMore(more bool) { l.more = more }
+
+// SetOnFilter is called when the fuzzy filter starts (filtering true) or
+// is cleared: a list that holds the newest sessions only loads the rest,
+// so the filter searches every session.
+func (l *SessionList) SetOnFilter(f func(filtering bool)) { l.onFilter = f }
+
+// Filtering reports whether a fuzzy filter is typed.
+func (l *SessionList) Filtering() bool {
+	return !l.FullText() && strings.TrimSpace(l.filter.String()) != ""
+}
+
 // SetFilter replaces the filter text (as if typed).
 func (l *SessionList) SetFilter(q string) {
+	was := l.Filtering()
 	l.filter.set(q)
 	l.refilter()
 	l.askPreview()
+	l.filterChanged(was)
+}
+
+// filterChanged tells onFilter when the fuzzy filter started or ended.
+func (l *SessionList) filterChanged(was bool) {
+	if now := l.Filtering(); now != was && l.onFilter != nil {
+		l.onFilter(now)
+	}
 }
 
 // Filter returns the filter text.
@@ -478,7 +503,11 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 	} else {
 		count := ""
 		if !l.FullText() {
-			count = fmt.Sprintf(" %d/%d", len(l.visible), len(l.sessions))
+			more := ""
+			if l.more {
+				more = "+"
+			}
+			count = fmt.Sprintf(" %d/%d%s", len(l.visible), len(l.sessions), more)
 		} else if l.hitsQuery != "" {
 			more := ""
 			if l.hitsMore {
@@ -572,6 +601,8 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	if len(l.visible) == 0 {
 		msg := "No sessions."
 		switch {
+		case l.filter.String() != "" && l.more:
+			msg = fmt.Sprintf("No match in the newest %d sessions · searching them all…", len(l.sessions))
 		case l.filter.String() != "":
 			msg = "No session matches."
 		case l.scope == "this dir":
@@ -846,10 +877,11 @@ func (l *SessionList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)
 		if ev.Key() != tcell.KeyRune && l.keys.Handle(ev) {
 			return
 		}
-		before := l.filter.String()
+		before, was := l.filter.String(), l.Filtering()
 		if l.filter.handle(ev) && l.filter.String() != before {
 			l.refilter()
 			l.askPreview()
+			l.filterChanged(was)
 		}
 	})
 }
@@ -857,9 +889,11 @@ func (l *SessionList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)
 // PasteHandler pastes into the filter.
 func (l *SessionList) PasteHandler() func(string, func(tview.Primitive)) {
 	return l.WrapPasteHandler(func(s string, _ func(tview.Primitive)) {
+		was := l.Filtering()
 		l.filter.paste(s)
 		l.refilter()
 		l.askPreview()
+		l.filterChanged(was)
 	})
 }
 

@@ -193,3 +193,30 @@ func TestSessionListPreviewArrivingBeforeTheHitsIsShown(t *testing.T) {
 	s := draw(t, l, 200, 60)
 	mustFind(t, s, "● found a deadlock in the pool")
 }
+
+// A list that holds the newest sessions only says so in its count and,
+// while the rest load, in its empty message; typing a filter and clearing
+// it tells the owner, which loads every session while the filter is typed.
+func TestSessionListPartialCountAndFilterCallback(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	var calls []bool
+	l.SetOnFilter(func(on bool) { calls = append(calls, on) })
+	l.SetMore(true)
+	l.SetSessions(sampleSessions())
+	s := draw(t, l, 100, 20)
+	send(l, runes("zzz")...)
+	redraw(s, l)
+	mustFind(t, s, " 0/3+")
+	mustFind(t, s, "No match in the newest 3 sessions · searching them all…")
+	send(l, key(tcell.KeyEsc, 0, 0))
+	if fmt.Sprint(calls) != "[true false]" {
+		t.Fatalf("onFilter calls %v, want [true false] (started, cleared)", calls)
+	}
+	// A full-text query is not a filter of the list.
+	send(l, runes("/word")...)
+	if len(calls) != 2 {
+		t.Fatalf("a full-text query called onFilter: %v", calls)
+	}
+}

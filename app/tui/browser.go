@@ -56,11 +56,18 @@ type browser struct {
 	// thisDir: the lists show the workspace's work dir only (Ctrl-T);
 	// read by workers.
 	thisDir atomic.Bool
+	// paneAll: the pane lists every session, not the newest sessionLimit,
+	// while its filter is typed (so the filter searches them all); read by
+	// workers.
+	paneAll atomic.Bool
+	// paneLimit is how many sessions the pane lists when not filtering
+	// (sessionLimit; tests lower it).
+	paneLimit int
 }
 
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
-	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList()}
+	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	c.br = b
 	b.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Y undelete · Ctrl-F fork · Ctrl-E export · Esc close")
 	for _, l := range []*views.SessionList{b.pane, b.list} {
@@ -76,6 +83,7 @@ func (c *Controller) initBrowser() {
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)
+	b.pane.SetOnFilter(b.onUIPaneFilter)
 	bl := b.list
 	b.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
 	bl.SetOnResume(func(id string) {
@@ -111,19 +119,55 @@ func (b *browser) onUIOpen() {
 	})
 }
 
+// onUIPaneFilter runs when the pane's filter starts or is cleared: while
+// it is typed the pane lists every session, not the newest sessionLimit,
+// so the filter finds any of them (the count says "n/500+" until they are
+// in); cleared, the pane goes back to the newest.
+func (b *browser) onUIPaneFilter(filtering bool) {
+	b.paneAll.Store(filtering)
+	b.c.onWorker(func() {
+		b.storePaneSig("")
+		b.onWorkerListPane()
+	})
+}
+
 // onWorkerListPane posts the pane's list when it differs from the one the
 // pane shows.
 func (b *browser) onWorkerListPane() {
 	c := b.c
-	rows, sig, err := listSessionRows(c.ctx, c.db, b.listOptions(sessionLimit))
+	limit := b.paneLimit
+	all := b.paneAll.Load()
+	if all {
+		limit = 0
+	}
+	rows, more, sig, err := listNewestRows(c.ctx, c.db, b.listOptions(limit))
 	sig += "|open:" + c.SessionID()
 	if err != nil || sig == b.loadPaneSig() {
 		return
 	}
 	c.onUIThreadAsync(func() {
+		if all != b.paneAll.Load() {
+			return // listed before the filter started or ended
+		}
+		b.pane.SetMore(more)
 		b.onUISetRows(b.pane, rows)
 		b.storePaneSig(sig)
 	})
+}
+
+// listNewestRows is listSessionRows of at most o.Limit sessions (0: all);
+// more reports that there are more than that.
+func listNewestRows(ctx context.Context, db *store.DB, o store.ListOptions) (rows []views.SessionRow, more bool, sig string, err error) {
+	limit := o.Limit
+	if limit > 0 {
+		o.Limit++
+	}
+	rows, sig, err = listSessionRows(ctx, db, o)
+	if limit > 0 && len(rows) > limit {
+		rows, more = rows[:limit], true
+		sig += "|more"
+	}
+	return rows, more, sig, err
 }
 
 func (b *browser) loadPaneSig() string {

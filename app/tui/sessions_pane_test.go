@@ -144,3 +144,27 @@ func TestSwitchToOtherWorkDirSaysSo(t *testing.T) {
 	h.c.onUIThread(func() { h.c.onUIOpenSession(other) })
 	h.waitFor("work in the other dir", "This session belongs to /srv/other/proj2: the agent works there now")
 }
+
+// The pane lists the newest sessions only, but its filter searches every
+// one: typing loads the rest, and the count says how many there are. It
+// used to filter the newest 500 alone ("0/500 · No session matches.").
+func TestSessionsPaneFilterSearchesEverySession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before:    func(h *harness) { browserSessions(t, h.db, h.work) },
+		beforeRun: func(h *harness) { h.c.br.paneLimit = 2 },
+	})
+	h.waitFor("parser rewrite", "release checklist")
+	h.waitUntil("the pane to hold the newest two", func() bool { return len(h.c.sessions.Visible()) == 2 })
+	h.focus(h.c.sessions)
+	h.typeText("zebra", false)
+	h.waitUntil("the oldest session found", func() bool {
+		v := h.c.sessions.Visible()
+		return len(v) == 1 && v[0].Title == "zebra notes"
+	})
+	h.waitFor("filter: zebra", "1/3║")
+	// Cleared, the pane lists the newest again.
+	h.key(tcell.KeyEsc)
+	h.waitUntil("the newest two again", func() bool { return len(h.c.sessions.Visible()) == 2 })
+	h.waitGone("zebra notes")
+}
