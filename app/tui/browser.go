@@ -105,6 +105,7 @@ func (b *browser) onUIOpen() {
 		return
 	}
 	b.list.SetTheme(c.theme)
+	b.list.SetFilter("") // each open starts afresh, not on the last filter
 	b.page.SetBackgroundColor(c.theme.Background)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.pages.push(Page{Name: browserPage, Primitive: b.page, Opaque: true,

@@ -65,7 +65,42 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	if ev.Key() != tcell.KeyCtrlC {
 		c.quitArmed = time.Time{}
 	}
+	if !overlay {
+		c.onUITypedInPane(ev)
+	}
 	return ev
+}
+
+// onUITypedInPane sends typing to the input: in the conversation, the tool
+// output or the timeline (panes without a text field), a printable key
+// the pane does not bind ("/", letters, digits) moves the focus to the
+// input, which then takes the key, as in Claude Code and crush, where
+// typing always lands in the prompt. "/restore 1" typed there used to be
+// swallowed. The Sessions pane keeps what is typed: its filter line is
+// explicit (docs/DECISIONS.md).
+func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
+	if ev.Key() != tcell.KeyRune || ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl|tcell.ModMeta) != 0 {
+		return
+	}
+	var pane views.Bound
+	switch f := c.app.GetFocus(); f {
+	case c.conv:
+		pane = c.conv
+	case c.toolOut:
+		pane = c.toolOut
+	case c.timeline:
+		pane = c.timeline
+	default:
+		return
+	}
+	for _, b := range pane.Bindings() {
+		for _, k := range b.Keys {
+			if k.Matches(ev) {
+				return
+			}
+		}
+	}
+	c.app.SetFocus(c.input)
 }
 
 // onUICtrlC first clears a non-empty input (as codex and Claude Code do),

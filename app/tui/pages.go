@@ -136,6 +136,18 @@ func (p *pageStack) remove(name string) {
 	}
 }
 
+// focusWorkspace focuses prim, a widget of the workspace, when no overlay
+// is open; otherwise prim gets the focus when the overlays close. Work
+// that ends after the person opened an overlay (a session switch, a
+// watch) must not steal the overlay's keys.
+func (p *pageStack) focusWorkspace(prim tview.Primitive) {
+	if len(p.stack) == 0 {
+		p.app.SetFocus(prim)
+		return
+	}
+	p.stack[0].prevFocus = prim
+}
+
 // top is the name of the top overlay ("" when the workspace is on top).
 func (p *pageStack) top() string {
 	if len(p.stack) == 0 {

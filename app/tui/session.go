@@ -312,7 +312,7 @@ func (c *Controller) onWorkerFork(ctx context.Context, id string, gen int, banne
 // Enter).
 func (c *Controller) onUIOpenSession(id string) {
 	if o := c.cur(); o != nil && o.sess.ID == id {
-		c.app.SetFocus(c.input)
+		c.pages.focusWorkspace(c.input)
 		return
 	}
 	if c.busy != "" {
@@ -323,7 +323,7 @@ func (c *Controller) onUIOpenSession(id string) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, c.br.workDirBanner(sess), err
 	}, func() {
-		c.app.SetFocus(c.input)
+		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
 		if c.watchPID != 0 {
 			c.onUIOfferWatchOrFork(id, c.watchPID)

@@ -86,6 +86,10 @@ func (h *harness) focus(p interface{ HasFocus() bool }) {
 			h.c.app.SetFocus(h.c.input)
 		case h.c.sessions:
 			h.c.app.SetFocus(h.c.sessions)
+		case h.c.conv:
+			h.c.app.SetFocus(h.c.conv)
+		case h.c.toolOut:
+			h.c.app.SetFocus(h.c.toolOut)
 		}
 	})
 }

@@ -81,7 +81,7 @@ func (w *watcher) onUIWatch(id string) {
 		if o.soul != nil {
 			c.setMessage("this workspace writes that session: there is nothing to watch", false)
 		}
-		c.app.SetFocus(c.input)
+		c.pages.focusWorkspace(c.input)
 		return
 	}
 	if c.busy != "" {
@@ -92,7 +92,7 @@ func (w *watcher) onUIWatch(id string) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, nil, err
 	}, func() {
-		c.app.SetFocus(c.input)
+		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
 		c.setMessage("watching "+shortID(id)+" read-only: the other process is the writer", false)
 	})

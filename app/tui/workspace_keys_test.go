@@ -100,3 +100,37 @@ func TestSlashMenuReachesEveryCommand(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitFor("Help — Esc closes")
 }
+
+// Typing in a pane without a text field lands in the input: a key the pane
+// does not bind moves the focus there and is typed ("/restore 1" in the
+// conversation used to be swallowed); a key the pane binds (j) stays.
+func TestTypingInAPaneLandsInTheInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48})
+	for _, p := range []interface{ HasFocus() bool }{h.c.conv, h.c.timeline} {
+		h.focus(p)
+		h.typeText("j", false) // the pane's "next" key: no typing
+		h.typeText("/restore 1", false)
+		h.waitUntil("the command in the input", func() bool {
+			return h.c.input.Text() == "/restore 1" && h.c.app.GetFocus() == h.c.input
+		})
+		h.c.onUIThread(func() { h.c.input.SetText("") })
+	}
+}
+
+// The browser opens with an empty filter each time, and closing it gives
+// the focus back to the input it was opened from.
+func TestBrowserOpensAfreshAndGivesFocusBack(t *testing.T) {
+	t.Parallel()
+	h, _ := browserHarness(t)
+	h.openBrowser()
+	h.typeText("zebra", false)
+	h.waitUntil("the filter", func() bool { return h.c.br.list.Filter() == "zebra" })
+	h.key(tcell.KeyEnter) // resumes the match, closing the browser
+	h.waitUntil("the browser to close", func() bool { return h.c.pages.top() == "" })
+	h.waitUntil("the focus on the input", func() bool { return h.c.app.GetFocus() == h.c.input })
+	h.openBrowser()
+	h.waitUntil("an empty filter", func() bool { return h.c.br.list.Filter() == "" && len(h.c.br.list.Visible()) == 3 })
+	h.key(tcell.KeyEsc)
+	h.waitUntil("the focus back on the input", func() bool { return h.c.pages.top() == "" && h.c.app.GetFocus() == h.c.input })
+}
