@@ -40,6 +40,7 @@ type GenerationRow struct {
 	ArchivedNote   string // its note (a D-Mail's message, a revert's reason)
 	Messages       int
 	Archived       bool
+	SameView       bool // archived, but its view is the live one (restored): not drawn as a branch
 	Current        bool
 	Time           time.Time
 }
@@ -269,7 +270,7 @@ func (t *Timeline) buildRows() []tlRow {
 	branches := map[int][]GenerationRow{} // fork checkpoint → archived gens
 	var tail []GenerationRow
 	for _, g := range m.Generations {
-		if g.Current || !g.Archived {
+		if g.Current || !g.Archived || g.SameView {
 			continue
 		}
 		switch {

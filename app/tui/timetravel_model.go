@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
-
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
@@ -24,6 +23,12 @@ import (
 // noForkCheckpoint places a branch after the last live checkpoint (the
 // views package draws a ForkCheckpoint it does not know at the end).
 const noForkCheckpoint = math.MaxInt32
+
+// sameView is forkCheckpoint's answer for an archived generation whose
+// view is the live one, record for record (the generation an undo or a
+// restore brought back): it is not a branch, and the timeline does not
+// offer it (restoring it would change nothing).
+const sameView = math.MinInt32
 
 // branchKey names a (current generation, archived generation) pair of one
 // session: where the archived one leaves the live line never changes while
@@ -69,7 +74,8 @@ func (b *branchCache) put(k branchKey, fc int) {
 // forkCheckpoint computes where archived generation a leaves the live view
 // cur: the first live checkpoint after the records they share; -1 when
 // they share nothing (compaction, clear, import roots); noForkCheckpoint
-// when every live checkpoint is shared (the branch goes at the end).
+// when every live checkpoint is shared (the branch goes at the end);
+// sameView when a's view is cur's.
 func forkCheckpoint(cur store.View, a store.View) int {
 	inA := make(map[int64]struct{}, len(a.Records))
 	for _, r := range a.Records {
@@ -84,6 +90,9 @@ func forkCheckpoint(cur store.View, a store.View) int {
 	}
 	if p == 0 {
 		return -1
+	}
+	if p == len(a.Records) && p == len(cur.Records) {
+		return sameView
 	}
 	for _, r := range cur.Records[p:] {
 		if r.Kind == store.KindCheckpoint {
@@ -115,16 +124,19 @@ func (b *branchCache) withBranches(ctx context.Context, db *store.DB, cur store.
 			m.Generations[i].ArchivedBy, m.Generations[i].ArchivedIn, m.Generations[i].ArchivedNote = next.Cause, next.Gen, next.Note
 		}
 		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
-		if fc, ok := b.get(k); ok {
-			m.Generations[i].ForkCheckpoint = fc
+		fc, ok := b.get(k)
+		if !ok {
+			av, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
+			if err != nil {
+				continue
+			}
+			fc = forkCheckpoint(cur, av)
+			b.put(k, fc)
+		}
+		if fc == sameView {
+			m.Generations[i].SameView = true
 			continue
 		}
-		av, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
-		if err != nil {
-			continue
-		}
-		fc := forkCheckpoint(cur, av)
-		b.put(k, fc)
 		m.Generations[i].ForkCheckpoint = fc
 	}
 	return m
