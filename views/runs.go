@@ -130,16 +130,25 @@ func (l *RunList) close() {
 }
 
 // runColumns are the widths of the columns in a list w cells wide: the
-// title and the work dir share what the state and the numbers leave (no
-// work dir column when narrow).
+// numbers first, then the state as wide as the widest one (leaving the
+// title minRunTitle cells), and the title and the work dir share the rest
+// (no work dir column when narrow).
 type runColumns struct{ title, dir, state, stats int }
+
+// minRunTitle is the least the title column keeps before the state column
+// is cut.
+const minRunTitle = 12
 
 // runStatsHead heads the numbers column; runStats fills it.
 const runStatsHead = "STEP   TIME TOKENS"
 
-func runColumnsFor(w int) runColumns {
+func runColumnsFor(w int, runs []RunRow) runColumns {
 	c := runColumns{stats: len(runStatsHead)}
-	c.state = min(28, max(20, w/4))
+	c.state = len("STATE")
+	for _, r := range runs {
+		c.state = max(c.state, strWidth(r.State))
+	}
+	c.state = max(1, min(c.state, w-2-c.stats-2-minRunTitle))
 	rest := w - 2 - c.state - 1 - c.stats - 1
 	if rest < 30 {
 		c.title = max(0, rest)
@@ -194,7 +203,7 @@ func (l *RunList) Draw(screen tcell.Screen) {
 		}
 		return
 	}
-	cols := runColumnsFor(w)
+	cols := runColumnsFor(w, l.runs)
 	head := dim.Bold(true)
 	drawText(screen, x+2, y, cols.title, "TITLE", head)
 	if cols.dir > 0 {

@@ -75,3 +75,23 @@ func TestFormatElapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestRunListKeepsStateAndNumbersAt80: at 80 columns a long state stays
+// whole with the step, elapsed time and tokens; the title and the work dir
+// give way (the state was cut: "waiting for approval (WriteFile) · s").
+func TestRunListKeepsStateAndNumbersAt80(t *testing.T) {
+	t.Parallel()
+	l := NewRunList()
+	l.SetRuns([]RunRow{
+		{SessionID: "a", Title: "a rather long title for a session that goes on and on", WorkDir: "/home/developer/work/clients/acme/monorepo/services/billing-api",
+			State: "waiting for approval (WriteFile)", Activity: RunWaiting, Step: 3, Elapsed: 83 * time.Second, Tokens: 48100},
+		{SessionID: "b", Title: "flaky tests", WorkDir: "/home/dev/src/runner", State: "idle", Activity: RunIdle, Step: 4, Tokens: 800},
+	})
+	s := draw(t, l, 80, 24)
+	r := row(s, 2)
+	for _, want := range []string{"a rather", "waiting for approval (WriteFile)", "   3  1m23s  48.1k"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the row lacks %q at 80 columns: %q", want, r)
+		}
+	}
+}
