@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // shortHome is a REWIND_HOME short enough for socket paths (108 bytes).
@@ -220,5 +221,37 @@ func TestRunsViewAt80x24(t *testing.T) {
 	}
 	if !strings.Contains(rows[len(rows)-1], "fake-model") {
 		t.Errorf("the status bar is not under the list:\n%s", strings.Join(rows, "\n"))
+	}
+}
+
+// TestRunsShowAResumedSessionsNumbersBeforeItRuns: a writer that has not
+// run yet publishes the session's token count and context share from the
+// store (`rewind runs` said 0 tokens for a resumed 48.1M-token session).
+func TestRunsShowAResumedSessionsNumbersBeforeItRuns(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "big one", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "an old prompt"))
+			h.db.AppendMessage(h.ctx, id, message.NewText("assistant", "an old answer"))
+			if _, err := h.db.AppendUsage(h.ctx, id, 48_100); err != nil {
+				t.Fatal(err)
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Home = ModeResume, id, home },
+	})
+	h.waitFor("an old answer")
+	hellos, err := live.List(h.ctx, home)
+	if err != nil || len(hellos) != 1 {
+		t.Fatalf("live runs %+v, %v", hellos, err)
+	}
+	if r := hellos[0].Run; r.Tokens < 48_100 || r.MaxContext == 0 || r.ContextPercent <= 0 || r.State != live.StateIdle {
+		t.Fatalf("the idle writer publishes %+v, want the session's tokens and context share", r)
 	}
 }

@@ -93,6 +93,11 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			pub, pnote := c.onWorkerPublish(sess, dir)
 			a.o.lease, a.o.pub, a.note, a.o.instructions = lease, pub, joinNotes(note, pnote), cfg.Instructions
 			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, dir, c.publishingSink(pub))
+			if pub != nil {
+				// Before its first run the writer publishes the session's
+				// numbers from the store (`rewind runs`, watchers).
+				pub.Publish(a.o.soul.Status())
+			}
 		}
 	}
 	a.readOnly = readOnly
