@@ -255,3 +255,53 @@ func TestRunsShowAResumedSessionsNumbersBeforeItRuns(t *testing.T) {
 		t.Fatalf("the idle writer publishes %+v, want the session's tokens and context share", r)
 	}
 }
+
+// TestWatchingFromRunsNeverOffersWatchOrFork: a workspace that wrote a
+// session of its own watches another process's run from the runs view;
+// that writer's next prompt shows up live and no "Session in use"
+// question pops up (it did, one key away from Quit, when the runs view
+// opened the run through the lease).
+func TestWatchingFromRunsNeverOffersWatchOrFork(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	h := newHarness(t, hopts{mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns}, llmtest.Text("my own answer"))
+	h.submit("my own prompt")
+	h.waitFor("my own answer")
+	h.waitUntil("the own run to end", h.idle)
+	own := h.sessionID()
+
+	b, err := h.db.CreateSession(h.ctx, store.NewSession{WorkDir: h.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startLiveWriter(t, h.db, home, b.ID, h.work, false, "first of the other", llmtest.Text("other answer one"), llmtest.Text("other answer two"))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+
+	h.key(tcell.KeyCtrlL)
+	h.waitFor("Live runs", "first of the other")
+	for range 3 {
+		var sel string
+		h.c.onUIThread(func() { r, _ := h.c.runs.list.Selected(); sel = r.SessionID })
+		if sel == b.ID {
+			break
+		}
+		h.key(tcell.KeyDown)
+	}
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the other run to be watched", func() bool { return h.c.SessionID() == b.ID && h.c.readOnly && h.idle() })
+	h.waitFor("WATCH · live", "other answer one")
+
+	if err := w.soul.Run(h.ctx, "second of the other"); err != nil {
+		t.Fatal(err)
+	}
+	txt := h.waitFor("second of the other", "other answer two")
+	if strings.Contains(txt, "Session in use") || h.onUI(func() bool { return h.c.pages.top() != "" }) {
+		t.Fatalf("watching asked what to do with the session:\n%s", txt)
+	}
+	if h.sessionID() == own || !h.onUI(func() bool { return h.c.readOnly }) {
+		t.Fatal("the workspace stopped watching the other run")
+	}
+}
