@@ -25,18 +25,23 @@ type SessionJSON struct {
 	Messages    int    `json:"messages"`
 	Checkpoints int    `json:"checkpoints"`
 	Tokens      int    `json:"tokens"`
+	ForkOf      string `json:"fork_of,omitempty"` // the source session of a fork
 }
 
 // GenerationJSON is one element of `rewind generations --json`.
 type GenerationJSON struct {
-	Gen       int    `json:"gen"`
-	ParentGen *int   `json:"parent_gen"`
-	ForkSeq   *int64 `json:"fork_seq"`
-	Cause     string `json:"cause"`
-	Note      string `json:"note"`
-	CreatedAt string `json:"created_at"`
-	Archived  bool   `json:"archived"`
-	Messages  int    `json:"messages"`
+	Gen       int  `json:"gen"`
+	ParentGen *int `json:"parent_gen"` // null for a root and for a fork's first generation
+	// ParentSession: a fork's first generation continues a generation of
+	// its source session (ParentSourceGen).
+	ParentSession   string `json:"parent_session,omitempty"`
+	ParentSourceGen *int   `json:"parent_source_gen,omitempty"`
+	ForkSeq         *int64 `json:"fork_seq"`
+	Cause           string `json:"cause"`
+	Note            string `json:"note"`
+	CreatedAt       string `json:"created_at"`
+	Archived        bool   `json:"archived"`
+	Messages        int    `json:"messages"`
 }
 
 // ViewJSON is `rewind show --json`.
@@ -80,6 +85,7 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 				ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
 				CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
 				CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
+				ForkOf: s.ForkOf,
 			})
 		}
 		return writeJSON(rt.Stdout, out)
@@ -91,8 +97,12 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tGEN\tMSGS\tCKPTS\tTOKENS\tWORK DIR\tTITLE")
 	for _, s := range list {
+		title := clip(oneLine(s.Title), 60)
+		if note := s.ForkNote(); note != "" {
+			title = "⑂ " + title + " (" + clip(oneLine(note), 80) + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, localTime(s.UpdatedAt), s.CurrentGen,
-			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), clip(oneLine(s.Title), 60))
+			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), title)
 	}
 	return tw.Flush()
 }
@@ -112,10 +122,14 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 	if asJSON {
 		out := make([]GenerationJSON, 0, len(gens))
 		for _, g := range gens {
-			out = append(out, GenerationJSON{
+			j := GenerationJSON{
 				Gen: g.Gen, ParentGen: g.ParentGen, ForkSeq: g.ForkSeq, Cause: string(g.Cause), Note: g.Note,
 				CreatedAt: rfc3339(g.CreatedAt), Archived: g.Archived(), Messages: g.Messages,
-			})
+			}
+			if g.ParentSession != "" { // not a generation of this session
+				j.ParentGen, j.ParentSession, j.ParentSourceGen = nil, g.ParentSession, g.ParentGen
+			}
+			out = append(out, j)
 		}
 		return writeJSON(rt.Stdout, out)
 	}
@@ -129,13 +143,21 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 	fmt.Fprintln(tw, "GEN\tPARENT\tFORK SEQ\tCAUSE\tCREATED\tMSGS\tSTATE\tNOTE")
 	for _, g := range gens {
 		parent, fork := "-", "-"
-		if g.ParentGen != nil {
+		note := g.Note
+		switch {
+		case g.ParentGen != nil && g.ParentSession != "":
+			// a fork's first generation: its parent is a generation of the
+			// source, not of this session; the note says which
+			if note == "" {
+				note = fmt.Sprintf("fork of %s gen %d", g.ParentSession, *g.ParentGen)
+			}
+		case g.ParentGen != nil:
 			parent = fmt.Sprint(*g.ParentGen)
 		}
 		if g.ForkSeq != nil {
 			fork = fmt.Sprint(*g.ForkSeq)
 		}
-		if g.SourceGen != nil && g.ParentGen == nil {
+		if g.SourceGen != nil && g.ParentGen == nil && g.ParentSession == "" {
 			parent = fmt.Sprintf("(from %d)", *g.SourceGen)
 		}
 		state := "archived"
@@ -148,7 +170,7 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 			state = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", g.Gen, parent, fork, g.Cause, localTime(g.CreatedAt),
-			g.Messages, state, clip(oneLine(g.Note), 60))
+			g.Messages, state, clip(oneLine(note), 60))
 	}
 	return tw.Flush()
 }

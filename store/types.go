@@ -101,6 +101,24 @@ type Session struct {
 	Unanswered bool `json:"unanswered,omitempty"`
 }
 
+// ForkNote says what a fork was cut from, "fork of <title> @ checkpoint
+// N" (the source's id when it has no title; no checkpoint for a whole
+// view), so a fork never reads exactly like its source; "" for a session
+// that is not a fork. The CLI and the TUI both show it.
+func (s Session) ForkNote() string {
+	if s.ForkOf == "" {
+		return ""
+	}
+	src := s.ForkOfTitle
+	if src == "" {
+		src = s.ForkOf[:min(len(s.ForkOf), 10)]
+	}
+	if s.ForkCheckpoint >= 0 {
+		return fmt.Sprintf("fork of %s @ checkpoint %d", src, s.ForkCheckpoint)
+	}
+	return "fork of " + src
+}
+
 // Generation is one version of a session's context. Its view is its parent's
 // view restricted to records with seq < ForkSeq, followed by its own records.
 type Generation struct {

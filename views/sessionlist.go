@@ -26,7 +26,10 @@ type SessionRow struct {
 	Live        bool // another process is writing it (a live lease)
 	Current     bool // the session open in this workspace
 	Imported    bool // imported from kimi-cli
-	Unanswered  bool // has a prompt but never got an answer (a failed run)
+	Fork        bool // forked from another session (the title says which)
+	// ForkCheckpoint is the checkpoint a fork was cut at (-1: a whole view).
+	ForkCheckpoint int
+	Unanswered     bool // has a prompt but never got an answer (a failed run)
 }
 
 // SearchHit is one full-text search result.
@@ -637,6 +640,10 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		switch {
 		case s.Unanswered && !s.Current: // the open one may still be running
 			tags = " ✗ no answer"
+		case s.Fork && s.ForkCheckpoint >= 0:
+			tags = fmt.Sprintf(" ⑂ fork @%d", s.ForkCheckpoint)
+		case s.Fork:
+			tags = " ⑂ fork"
 		case s.Imported:
 			tags = " ⇣ kimi"
 		}

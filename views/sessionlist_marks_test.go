@@ -59,3 +59,20 @@ func TestSessionListEmptyThisDirSaysHowToSeeAll(t *testing.T) {
 	l.SetSessions(nil)
 	mustFind(t, draw(t, l, 100, 20), "No sessions in this work dir (Ctrl-T shows all).")
 }
+
+// A fork's long title is cut, but its ⑂ mark and checkpoint stay in view,
+// so it never looks like its source (it read "mouse theme the focus
+// colour (for…" at 160 columns).
+func TestSessionListMarksForks(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	long := "mouse theme the focus colour for every pane and dialog"
+	l.SetSessions([]SessionRow{
+		{ID: "a", Title: long + " (fork of " + long + " @ checkpoint 187)", WorkDir: "/w", Updated: now, Fork: true, ForkCheckpoint: 187},
+		{ID: "b", Title: long, WorkDir: "/w", Updated: now},
+	})
+	s := draw(t, l, 100, 20)
+	mustFind(t, s, "⑂ fork @187")
+}

@@ -330,19 +330,12 @@ func sessionRow(s store.Session) views.SessionRow {
 	if title == "" {
 		title = "(untitled)"
 	}
-	if s.ForkOf != "" {
-		src := s.ForkOfTitle
-		if src == "" {
-			src = shortID(s.ForkOf)
-		}
-		at := ""
-		if s.ForkCheckpoint >= 0 {
-			at = fmt.Sprintf(" @ checkpoint %d", s.ForkCheckpoint)
-		}
-		title += fmt.Sprintf(" (fork of %s%s)", src, at)
+	if note := s.ForkNote(); note != "" {
+		title += " (" + note + ")"
 	}
 	return views.SessionRow{ID: s.ID, Title: title, WorkDir: s.WorkDir, Updated: s.UpdatedAt,
-		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Unanswered: s.Unanswered}
+		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Unanswered: s.Unanswered,
+		Fork: s.ForkOf != "", ForkCheckpoint: s.ForkCheckpoint}
 }
 
 // listOptions is what the lists show: every session, or (Ctrl-T) those of

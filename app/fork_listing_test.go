@@ -1,0 +1,69 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// A fork is told apart from its source: `rewind sessions` marks it and
+// says what it was cut from, and `rewind generations` gives its first
+// generation no parent in this session (it showed "0", its source's
+// generation, as if it were one of its own).
+func TestForkListedApartFromItsSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := db.CreateSession(ctx, store.NewSession{Title: "mouse theme", WorkDir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Checkpoint(ctx, src.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendMessage(ctx, src.ID, message.NewText("user", "hi")); err != nil {
+		t.Fatal(err)
+	}
+	fork, err := db.ForkSession(ctx, src.ID, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var out bytes.Buffer
+	rt := &Runtime{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Flags: Overrides{Home: &home}}
+	if err := Sessions(ctx, rt, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "⑂ mouse theme (fork of mouse theme @ checkpoint 0)") {
+		t.Errorf("sessions does not tell the fork apart:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Generations(ctx, rt, fork.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	var gens []GenerationJSON
+	if err := json.Unmarshal(out.Bytes(), &gens); err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != 1 || gens[0].ParentGen != nil || gens[0].ParentSession != src.ID || gens[0].ParentSourceGen == nil || *gens[0].ParentSourceGen != 0 {
+		t.Errorf("generations --json of the fork: %s", out.String())
+	}
+	out.Reset()
+	if err := Generations(ctx, rt, fork.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if f := strings.Fields(lines[1]); len(f) < 2 || f[1] != "-" || !strings.Contains(lines[1], "fork of "+src.ID+" gen 0") {
+		t.Errorf("the fork's generation 0 row: %q", lines[1])
+	}
+}
