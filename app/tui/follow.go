@@ -42,6 +42,7 @@ func (w *watcher) onWorkerFollowWriter() {
 	shown := false   // a watch status was posted: the UI shows the watch label
 	known := false   // the open session's records were read (followview.go)
 	var sawID string // the session whose writer was seen alive, if any
+	var last watchStatus
 	for {
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
 			c.pollStats.writerChecks.Add(1)
@@ -64,11 +65,13 @@ func (w *watcher) onWorkerFollowWriter() {
 			case c.opts.Client == nil:
 				label = noModelLabel // nobody writes it, and this workspace cannot
 			}
-			running := alive && rs.running
-			st := rs
-			id := o.sess.ID
-			c.onUIThreadAsync(func() { w.onUIWatchStatus(id, label, running, st) })
-			shown = true
+			st := watchStatus{id: o.sess.ID, label: label, running: alive && rs.running, rs: rs}
+			// Only a change is posted: each post redraws the screen (a
+			// running writer's clock ticks on its own).
+			if !shown || st != last {
+				c.onUIThreadAsync(func() { w.onUIWatchStatus(st.id, st.label, st.running, st.rs) })
+			}
+			shown, last = true, st
 		} else if o != nil && o.soul != nil && shown {
 			// Once, not every lap: each post redraws the screen.
 			c.onUIThreadAsync(w.onUIStopWatching)
@@ -85,6 +88,13 @@ func (w *watcher) onWorkerFollowWriter() {
 		case <-next.C:
 		}
 	}
+}
+
+// watchStatus is what the writer check posts.
+type watchStatus struct {
+	id, label string
+	running   bool
+	rs        runState
 }
 
 // onUIWatchStatus shows the writer's state in the status bar and the input.
@@ -108,14 +118,14 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	default:
 		c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
 	}
-	if w.connected.Load() {
-		c.refreshStatus()
-		return
-	}
-	c.statusM.Elapsed, c.statusM.Step = 0, 0
-	if running {
-		c.statusM.Elapsed = time.Since(rs.started)
-		c.statusM.Step = rs.step
+	// The clock runs from w.started (refreshStatus), which the live
+	// channel sets while it is up: it knows whether the writer runs.
+	c.statusM.Elapsed = 0
+	if !w.connected.Load() {
+		w.started, c.statusM.Step = time.Time{}, 0
+		if running {
+			w.started, c.statusM.Step = rs.started, rs.step
+		}
 	}
 	c.refreshStatus()
 }

@@ -203,3 +203,50 @@ func TestWatchCompactBetweenRunsStopsTheClock(t *testing.T) {
 		return h.c.watch.started.IsZero() && !h.c.watch.inRun.Load()
 	})
 }
+
+// TestWatchIdleWriterShowsNoRunClock: a session whose records end mid-turn
+// (an imported one, or a writer that died mid-step) looks running from the
+// database; once the writer's live channel says it is idle, the status bar
+// shows no elapsed time and the clock stops ticking (it kept the database's
+// run time, frozen, and redrew the screen every second).
+func TestWatchIdleWriterShowsNoRunClock(t *testing.T) {
+	t.Parallel()
+	home, err := os.MkdirTemp("", "rwi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "ends mid-turn", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			call := message.NewText("assistant", "")
+			call.ToolCalls = []message.ToolCall{{ID: "c1", Name: "Shell", Args: `{"command":"ls"}`}}
+			h.db.AppendMessage(h.ctx, id, message.NewText("user", "list the files"))
+			h.db.Checkpoint(h.ctx, id, false)
+			h.db.AppendMessage(h.ctx, id, call)
+			lease, err := h.db.AcquireLease(h.ctx, id) // a writer, not publishing yet
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { lease.Release(context.Background()) })
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client, o.Home = ModeWatch, id, nil, home },
+	})
+	h.waitFor("writer pid")
+	h.waitUntil("the database's run timed", func() bool { return h.c.ticking.Load() })
+
+	pub, err := live.Listen(live.Options{Home: home, Hello: live.Hello{SessionID: id, WorkDir: h.work}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pub.Close() })
+	h.waitFor("WATCH · live")
+	h.waitUntil("no run clock while the writer is idle", func() bool {
+		return !h.c.ticking.Load() && h.c.statusM.Elapsed == 0 && h.c.watch.started.IsZero()
+	})
+}
