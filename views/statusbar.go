@@ -97,9 +97,19 @@ const (
 type statusSeg struct {
 	text  string
 	style tcell.Style
-	prio  int  // lower is dropped first
-	title bool // the session title: elastic
+	prio  int // lower is dropped first
+	kind  segKind
 }
+
+// segKind marks the segments the layout treats apart.
+type segKind int
+
+const (
+	segPlain    segKind = iota
+	segTitle            // elastic: at its shortest while placed, then widened
+	segCtxLabel         // " ctx ": only with the percentage after it
+	segCtxPct
+)
 
 // Draw draws the bar, dropping low-priority fields when narrow.
 func (b *StatusBar) Draw(screen tcell.Screen) {
@@ -110,31 +120,31 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	s := b.status
 	var segs []statusSeg
 	if s.Demo {
-		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, false})
+		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, segPlain})
 	}
 	if s.Mode != "" {
-		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, false})
+		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, segPlain})
 	}
 	if s.Alert != "" {
-		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95, false})
+		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95, segPlain})
 	}
 	if s.Model != "" {
-		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90, false})
+		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90, segPlain})
 	}
 	if s.SessionTitle != "" {
 		// elastic: at its shortest while segments compete, then it takes
 		// what room is left, up to 30 cells
-		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, minStatusTitle), base, 83, true})
+		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, minStatusTitle), base, 83, segTitle})
 	}
 	if s.Step > 0 {
-		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80, false})
+		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80, segPlain})
 	}
 	if e := s.Elapsed.Truncate(time.Second); e > 0 {
-		segs = append(segs, statusSeg{" · " + formatDuration(e), base, 50, false})
+		segs = append(segs, statusSeg{" · " + formatDuration(e), base, 50, segPlain})
 	}
 	if s.Tokens > 0 || s.MaxContext > 0 {
 		// the token count outlives everything but the labels and the model
-		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 88, false})
+		segs = append(segs, statusSeg{" · " + FormatTokens(s.Tokens) + " tok", base, 88, segPlain})
 	}
 	if s.MaxContext > 0 || s.ContextPercent > 0 {
 		col, pctPrio := th.ToolOK, 82 // a low figure gives way to the title
@@ -144,12 +154,12 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 			col, pctPrio = th.Warning, 84
 		}
 		segs = append(segs,
-			statusSeg{" ctx ", base, 82, false},
-			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60, false},
-			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), pctPrio, false})
+			statusSeg{" ctx ", base, 81, segCtxLabel},
+			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60, segPlain},
+			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), pctPrio, segCtxPct})
 	}
 	if s.RunningTool != "" {
-		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85, false})
+		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85, segPlain})
 	}
 	// Room, first served first: the segments by priority (the title at
 	// its shortest), an error message, some of an info message, the rest
@@ -175,16 +185,29 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		}
 		return t
 	}
-	for len(segs) > 0 && width() > w-msgMin {
-		lo := 0
-		for i, sg := range segs {
-			if sg.prio < segs[lo].prio {
-				lo = i
-			}
-		}
-		segs = slices.Delete(segs, lo, lo+1)
+	// Highest priority first, each segment that still fits is placed (a
+	// lower one may fit where a wider higher one did not).
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
 	}
-	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.title }); i >= 0 {
+	slices.SortStableFunc(order, func(a, b int) int { return segs[b].prio - segs[a].prio })
+	keep, used, pct := make([]bool, len(segs)), 0, false
+	for _, i := range order {
+		sg := segs[i]
+		if sw := strWidth(sg.text); used+sw <= w-msgMin && (sg.kind != segCtxLabel || pct) {
+			keep[i], used = true, used+sw
+			pct = pct || sg.kind == segCtxPct
+		}
+	}
+	kept := segs[:0]
+	for i, sg := range segs {
+		if keep[i] {
+			kept = append(kept, sg)
+		}
+	}
+	segs = kept
+	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.kind == segTitle }); i >= 0 {
 		room := w - max(msgMin, msgKeep) - width() + strWidth(segs[i].text) - 3
 		segs[i].text = " · " + truncate(s.SessionTitle, max(minStatusTitle, min(30, room)))
 	}

@@ -224,11 +224,14 @@ func TestInputOnApplication(t *testing.T) {
 // it showed only "WATCH · live · pid 20244   watching live…".
 func TestStatusBarPutsTitleAndTokensBeforeALongMessage(t *testing.T) {
 	t.Parallel()
-	for _, demo := range []bool{false, true} {
+	for _, c := range []struct {
+		demo bool
+		tool string
+	}{{false, ""}, {true, ""}, {true, "WriteFile"}} {
 		b := NewStatusBar()
 		b.SetTheme(dark)
 		b.SetStatus(Status{Model: "rewind-demo", SessionTitle: "demo: a scripted tour of rewind", Step: 3, Elapsed: 4 * time.Second,
-			Tokens: 1000, MaxContext: 32000, ContextPercent: 3, Demo: demo, Mode: "WATCH · live · pid 20244"})
+			Tokens: 1000, MaxContext: 32000, ContextPercent: 3, Demo: c.demo, Mode: "WATCH · live · pid 20244", RunningTool: c.tool})
 		b.SetMessage("watching live: the writer is pid 20244 (idle)", false)
 		s := draw(t, b, 80, 1)
 		mustFind(t, s, "WATCH · live · pid 20244")
