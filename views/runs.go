@@ -130,8 +130,8 @@ func (l *RunList) close() {
 }
 
 // runColumns are the widths of the columns in a list w cells wide: the
-// numbers first, then the state as wide as the widest one (leaving the
-// title minRunTitle cells), and the title and the work dir share the rest
+// numbers first, then the state as wide as the widest one, 20 at least
+// (leaving the title minRunTitle cells), and the title and the work dir share the rest
 // (no work dir column when narrow).
 type runColumns struct{ title, dir, state, stats int }
 
@@ -144,7 +144,7 @@ const runStatsHead = "STEP   TIME TOKENS"
 
 func runColumnsFor(w int, runs []RunRow) runColumns {
 	c := runColumns{stats: len(runStatsHead)}
-	c.state = len("STATE")
+	c.state = 20 // steady while the states change
 	for _, r := range runs {
 		c.state = max(c.state, strWidth(r.State))
 	}
