@@ -51,6 +51,12 @@ type DB struct {
 	check *integrity
 	// dv counts the write transactions DataVersion reports.
 	dv changeWatch
+	// busy counts the writes now waiting for another process's write lock
+	// (RetryBusy, lease renewal); busySince is when the first began (Busy).
+	busy      atomic.Int32
+	busySince atomic.Int64
+	// leaseEvery is how often a lease of this DB is renewed.
+	leaseEvery time.Duration
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -183,8 +189,13 @@ func (w *writerConnector) Driver() driver.Driver                        { return
 // _txlock=immediate; readers use deferred transactions so a read snapshot
 // never takes the write lock.
 func dsn(path string, txlock string) string {
+	return dsnBusy(path, txlock, DefaultBusyTimeout)
+}
+
+func dsnBusy(path string, txlock string, busy time.Duration) string {
 	return "file:" + escapePath(path) +
-		"?_journal_mode=WAL&_busy_timeout=5000&_foreign_keys=on&_txlock=" + txlock + "&_synchronous=NORMAL"
+		"?_journal_mode=WAL&_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
+		"&_foreign_keys=on&_txlock=" + txlock + "&_synchronous=NORMAL"
 }
 
 // escapePath keeps characters SQLite's URI parser treats specially literal.
@@ -193,10 +204,33 @@ func escapePath(p string) string {
 	return r.Replace(p)
 }
 
+// DefaultBusyTimeout is how long one SQLite call waits for a lock another
+// connection holds before it fails with ErrBusy.
+const DefaultBusyTimeout = 5 * time.Second
+
+// Options tune Open; the zero value is the default.
+type Options struct {
+	// BusyTimeout replaces DefaultBusyTimeout (tests shorten it, so that a
+	// lock held elsewhere outlasts it quickly).
+	BusyTimeout time.Duration
+	// LeaseHeartbeat replaces how often a lease is renewed (2 s; tests
+	// shorten it).
+	LeaseHeartbeat time.Duration
+}
+
 // Open opens (creating if needed) the database at path and migrates it to
 // the current schema. A file that is not a rewind database (ErrNotDatabase) or
 // was written by a newer rewind (ErrNewerSchema) is refused and left as is.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
 	migs, err := loadMigrations()
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -211,17 +245,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	ckpt := newCheckpointer()
-	writer := sql.OpenDB(newWriterConnector(dsn(path, "immediate"), ckpt))
+	writer := sql.OpenDB(newWriterConnector(dsnBusy(path, "immediate", busy), ckpt))
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxIdleTime(0)
-	reader, err := sql.Open("sqlite3", dsn(path, "deferred"))
+	reader, err := sql.Open("sqlite3", dsnBusy(path, "deferred", busy))
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
-	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt}
+	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt, leaseEvery: leaseHeartbeat}
+	if o.LeaseHeartbeat > 0 {
+		db.leaseEvery = o.LeaseHeartbeat
+	}
 	ckpt.checkpointed = db.stampCheckCache
 	ckpt.start(reader)
 	db.startIntegrityCheck(ctx)
@@ -450,14 +487,14 @@ func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	tx, err := db.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return markBusy(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return markBusy(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return err
+		return markBusy(err)
 	}
 	db.dv.writes.Add(1)
 	return nil

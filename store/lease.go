@@ -112,40 +112,99 @@ func (db *DB) acquireLease(ctx context.Context, sessionID string, pid int) (*Lea
 		return nil, fmt.Errorf("store: lease %s: %w", sessionID, err)
 	}
 	db.held.Store(l.sessionID, l.token)
-	go l.heartbeat(leaseHeartbeat)
+	go l.heartbeat(db.leaseEvery)
 	return l, nil
 }
 
+// heartbeat renews the lease every period until Release, Close, or the
+// lease is lost. Only another process taking the session over loses it: a
+// renewal that fails otherwise (above all ErrBusy, another process holding
+// the write lock past the busy timeout, as a long import did) keeps the
+// lease and is tried again, sooner (from busyBackoff, doubling up to
+// every), and Busy reports the wait meanwhile. A holder whose heartbeat
+// went stale that way may be taken over by a process that gets the lock
+// first; the next renewal then finds that out.
 func (l *Lease) heartbeat(every time.Duration) {
 	defer close(l.done)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
 		select {
 		case <-l.stop:
-			return
 		case <-l.db.closed:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	busy := false
+	defer func() {
+		if busy {
+			l.db.endBusy()
+		}
+	}()
+	t := time.NewTimer(every)
+	defer t.Stop()
+	wait := every
+	for {
+		select {
+		case <-ctx.Done():
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), every+5*time.Second)
-			res, err := l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
-				nowMS(), l.sessionID, l.token)
-			cancel()
-			if err == nil {
-				if n, _ := res.RowsAffected(); n == 0 {
-					err = fmt.Errorf("session %s: lease taken over by another process", l.sessionID)
-				}
-			}
-			if err != nil {
-				l.mu.Lock()
-				l.lost = err
-				l.mu.Unlock()
-			}
 		}
+		err := l.renew(ctx)
+		if nowBusy := errors.Is(err, ErrBusy); nowBusy != busy {
+			if nowBusy {
+				l.db.beginBusy()
+			} else {
+				l.db.endBusy()
+			}
+			busy = nowBusy
+		}
+		switch {
+		case err == nil:
+			wait = every
+		case errors.Is(err, ErrLeaseLost):
+			l.mu.Lock()
+			l.lost = err
+			l.mu.Unlock()
+			return
+		case ctx.Err() != nil:
+			return
+		case wait == every:
+			wait = min(busyBackoff, every)
+		default:
+			wait = min(2*wait, every)
+		}
+		t.Reset(wait)
 	}
 }
 
-// Err reports why the lease was lost (taken over, database error), or nil.
+// renew refreshes the heartbeat: ErrLeaseLost when the row no longer
+// carries this lease's token (another process took the session over, or
+// released it after taking it), ErrBusy when the write lock is held
+// elsewhere.
+func (l *Lease) renew(ctx context.Context) error {
+	res, err := l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
+		nowMS(), l.sessionID, l.token)
+	if err != nil {
+		return fmt.Errorf("store: renew lease %s: %w", l.sessionID, markBusy(err))
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	cur, ok, err := loadLease(ctx, l.db.reader, l.sessionID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("store: renew lease %s: %w", l.sessionID, markBusy(err))
+	case ok:
+		return fmt.Errorf("%w: pid %d on %s took session %s over", ErrLeaseLost, cur.pid, cur.host, l.sessionID)
+	}
+	return fmt.Errorf("%w: another process took session %s over and gave it up", ErrLeaseLost, l.sessionID)
+}
+
+// Err reports why the lease was lost (an ErrLeaseLost: another process
+// took the session over), or nil. A database busy past the busy timeout
+// does not lose it: renewal goes on (DB.Busy reports the wait).
 func (l *Lease) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -294,10 +294,10 @@ func TestLeases(t *testing.T) {
 		db.writer.Exec(`DELETE FROM leases WHERE session_id = ?`, b.ID)
 	})
 	t.Run("heartbeat and loss", func(t *testing.T) {
-		old := leaseHeartbeat
-		leaseHeartbeat = 10 * time.Millisecond
+		old := db.leaseEvery
+		db.leaseEvery = 10 * time.Millisecond
 		l, err := db.AcquireLease(bg, b.ID)
-		leaseHeartbeat = old
+		db.leaseEvery = old
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,10 @@ var (
 	ErrLeaseHeld          = errors.New("session is open in another rewind process")
 	ErrLeaseLost          = errors.New("this process lost the session's writer lease")
 	ErrCompactedRegion    = errors.New("checkpoint lies in a region replaced by compaction")
+	// ErrBusy: another connection held the write lock for longer than the
+	// busy timeout; nothing was written, and the same write may succeed
+	// later (RetryBusy).
+	ErrBusy = errors.New("the database is busy: another process holds its write lock")
 )
 
 // AmbiguousIDError is the ErrAmbiguousID of a prefix, with the first

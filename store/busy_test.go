@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// lockDB takes the write lock of the database at path on another
+// connection (BEGIN IMMEDIATE) and returns the function that gives it back.
+func lockDB(t *testing.T, path string) (unlock func()) {
+	t.Helper()
+	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := other.Conn(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	unlock = func() {
+		if done {
+			return
+		}
+		done = true
+		conn.ExecContext(bg, "ROLLBACK")
+		conn.Close()
+		other.Close()
+	}
+	t.Cleanup(unlock)
+	return unlock
+}
+
+// waitUntil polls cond. The limit only ends a test that fails (a passing
+// one never gets near it): it is generous for a loaded machine.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func openBusy(t *testing.T) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	db, err := OpenWith(bg, path, Options{BusyTimeout: 20 * time.Millisecond, LeaseHeartbeat: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// TestLeaseSurvivesALockLongerThanBusyTimeout: another process holds the
+// write lock for many busy timeouts (a long import) while a writer holds a
+// session's lease. The renewal waits instead of giving the lease up, Busy
+// says so, and once the lock is given back the lease renews and the writer
+// writes again. (It was lost at the first failed renewal, for good.)
+func TestLeaseSurvivesALockLongerThanBusyTimeout(t *testing.T) {
+	t.Parallel()
+	db, path := openBusy(t)
+	s := newSession(t, db, "leased", "/w")
+	l, err := db.AcquireLease(bg, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(bg)
+	unlock := lockDB(t, path)
+	waitUntil(t, "a renewal to wait for the lock", func() bool { _, busy := db.Busy(); return busy })
+	var before int64
+	if err := db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, s.ID).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	// Each write below waits a busy timeout before it fails: the lock
+	// outlasts five of them, and renewals fail all along.
+	for range 5 {
+		waitUntil(t, "the renewal to be still waiting", func() bool { _, busy := db.Busy(); return busy })
+		if err := l.Err(); err != nil {
+			t.Fatalf("the lease was given up while the database was only busy: %v", err)
+		}
+		if _, err := db.AppendMessage(bg, s.ID, message.NewText("user", "while locked")); !errors.Is(err, ErrBusy) {
+			t.Fatalf("a write while another connection holds the lock: %v, want ErrBusy", err)
+		}
+	}
+	unlock()
+	waitUntil(t, "the lease to renew", func() bool {
+		var hb int64
+		db.Reader().QueryRow(`SELECT heartbeat_at FROM leases WHERE session_id = ?`, s.ID).Scan(&hb)
+		return hb > before
+	})
+	waitUntil(t, "Busy to clear", func() bool { _, busy := db.Busy(); return !busy })
+	if err := l.Err(); err != nil {
+		t.Fatalf("lease lost after the lock cleared: %v", err)
+	}
+	if _, err := db.AppendMessage(bg, s.ID, message.NewText("user", "after the lock")); err != nil {
+		t.Fatalf("the lease holder cannot write after the lock cleared: %v", err)
+	}
+}
+
+// TestRetryBusyWaitsForTheLock: a write retried by RetryBusy commits once
+// the lock is given back; one whose context ends first wrote nothing and
+// says both why (ErrBusy) and that it gave up (context.Canceled).
+func TestRetryBusyWaitsForTheLock(t *testing.T) {
+	t.Parallel()
+	db, path := openBusy(t)
+	s := newSession(t, db, "retried", "/w")
+	unlock := lockDB(t, path)
+	done := make(chan error, 1)
+	go func() {
+		done <- db.RetryBusy(bg, func() error {
+			_, err := db.AppendMessage(bg, s.ID, message.NewText("user", "waited for the lock"))
+			return err
+		})
+	}()
+	waitUntil(t, "the write to wait", func() bool { _, busy := db.Busy(); return busy })
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatalf("the retried write: %v", err)
+	}
+	v, err := db.View(bg, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.Messages()); n != 1 {
+		t.Fatalf("%d messages after the retried write, want 1", n)
+	}
+
+	lockDB(t, path)
+	ctx, cancel := context.WithCancel(bg)
+	go func() {
+		done <- db.RetryBusy(ctx, func() error {
+			_, err := db.AppendMessage(bg, s.ID, message.NewText("user", "given up"))
+			return err
+		})
+	}()
+	waitUntil(t, "the write to wait", func() bool { _, busy := db.Busy(); return busy })
+	cancel()
+	if err := <-done; !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a write given up while waiting: %v, want ErrBusy and context.Canceled", err)
+	}
+}
