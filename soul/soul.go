@@ -24,6 +24,11 @@ var (
 	// ErrBusy is returned when Run, Compact, Clear, RevertTo or Restore is
 	// called while another of them is still running.
 	ErrBusy = errors.New("soul is busy with another run or operation")
+	// ErrNotSaved: the run stopped before its prompt was saved (the
+	// database refused it, or the run was interrupted while it waited for
+	// another process's write lock); nothing of the run is in the session,
+	// so a front end gives the prompt back.
+	ErrNotSaved = errors.New("the prompt was not saved")
 )
 
 // Defaults of Config (kimi-cli's values where it has them).
@@ -348,13 +353,21 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 		return fmt.Errorf("run interrupted: %w", err)
 	}
 	// Store writes are never cut short by the interrupt: each is one
-	// transaction, done or not, like kimi's asyncio.shield.
+	// transaction, done or not, like kimi's asyncio.shield. While another
+	// process holds the write lock the prompt waits (RetryBusy); an
+	// interrupt then ends the wait, and the prompt was not saved.
 	wctx := context.WithoutCancel(ctx)
-	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
-		return s.fail(fmt.Errorf("checkpoint: %w", err))
+	if err := s.st.RetryBusy(ctx, func() error {
+		_, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled)
+		return err
+	}); err != nil {
+		return s.notSaved(ctx, "checkpoint", err)
 	}
-	if _, err := s.st.AppendMessage(wctx, s.sessionID, message.NewText("user", input)); err != nil {
-		return s.fail(fmt.Errorf("append user message: %w", err))
+	if err := s.st.RetryBusy(ctx, func() error {
+		_, err := s.st.AppendMessage(wctx, s.sessionID, message.NewText("user", input))
+		return err
+	}); err != nil {
+		return s.notSaved(ctx, "append user message", err)
 	}
 	if title := titleFrom(input); title != "" {
 		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil {
@@ -362,6 +375,17 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 		}
 	}
 	return s.agentLoop(ctx, steps)
+}
+
+// notSaved ends a run whose prompt could not be saved: interrupted while
+// waiting for the database, or failed.
+func (s *Soul) notSaved(ctx context.Context, what string, err error) error {
+	err = fmt.Errorf("%w: %s: %w", ErrNotSaved, what, err)
+	if ctx.Err() != nil {
+		s.emit(StepInterrupted{Reason: "interrupted while waiting for the database", Where: "while waiting for the database"})
+		return err
+	}
+	return s.fail(err)
 }
 
 // fail reports a non-temporary failure as an Error event and returns err.
@@ -539,7 +563,13 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		tokens += llm.EstimateTokens(results)
 	}
 	wctx := context.WithoutCancel(ctx)
-	if _, err := s.st.CommitStep(wctx, s.sessionID, store.Step{Assistant: assistant, ToolResults: results, TokenCount: tokens}); err != nil {
+	if err := s.st.RetryBusy(ctx, func() error {
+		_, err := s.st.CommitStep(wctx, s.sessionID, store.Step{Assistant: assistant, ToolResults: results, TokenCount: tokens})
+		return err
+	}); err != nil {
+		if ctx.Err() != nil && errors.Is(err, store.ErrBusy) {
+			return 0, s.interrupted(ctx, "while waiting for the database")
+		}
 		return 0, s.fail(fmt.Errorf("commit step: %w", err))
 	}
 	s.mu.Lock()

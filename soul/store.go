@@ -18,6 +18,9 @@ type Store interface {
 	AppendMessage(ctx context.Context, sessionID string, m message.Message) (store.Record, error)
 	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
 	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
+	// RetryBusy runs a write again while another process holds the write
+	// lock (store.ErrBusy), until ctx ends.
+	RetryBusy(ctx context.Context, write func() error) error
 
 	RevertTo(ctx context.Context, sessionID string, checkpointID int, cause store.Cause, note string) (store.Generation, error)
 	Clear(ctx context.Context, sessionID string) (store.Generation, error)
