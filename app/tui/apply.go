@@ -209,6 +209,8 @@ func (c *Controller) onUIReload(ev evReload) {
 
 // onUIOpDone ends a run or an operation.
 func (c *Controller) onUIOpDone(ev evOpDone) {
+	unsent := c.unsent
+	c.unsent = nil
 	c.busy = ""
 	c.runCancel = nil
 	c.runStart = time.Time{}
@@ -220,6 +222,8 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 		if !c.quitting && !c.msgKeep {
 			c.status.ClearMessage()
 		}
+	case errors.Is(ev.err, soul.ErrNotSaved):
+		c.onUIPromptNotSaved(unsent, ev.err)
 	case errors.Is(ev.err, context.Canceled) || errors.Is(ev.err, context.DeadlineExceeded):
 		c.setMessage(ev.op+" interrupted", false)
 	case errors.Is(ev.err, soul.ErrRejected):
@@ -230,7 +234,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 		// Another process took the session over while this one was paused:
 		// nothing was written; stop writing at once, not at the next heartbeat.
 		if o := c.cur(); o != nil {
-			c.onUILeaseLost(o, ev.err)
+			c.onUILeaseLost(o)
 		}
 	default:
 		c.setMessage(ev.op+" failed: "+oneLine(ev.err.Error(), 140), true)

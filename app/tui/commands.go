@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -123,6 +124,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 		return
 	}
 	o, cfg := c.cur(), c.opts.Soul
+	c.unsent = &unsentPrompt{text: text, at: c.conv.Len()}
 	c.conv.Append(promptItem(text, shown))
 	c.conv.ScrollToEnd()
 	c.stepStart = c.conv.Len()
@@ -130,11 +132,44 @@ func (c *Controller) runPromptShown(text, shown string) {
 		if o == nil { // the first prompt of a new session creates it
 			var err error
 			if o, err = c.onWorkerCreateSession(ctx, cfg); err != nil {
-				return err
+				return fmt.Errorf("%w: %w", soul.ErrNotSaved, err)
 			}
 		}
 		return o.soul.Run(ctx, text)
 	})
+	if c.dbBusy {
+		c.onUIDatabaseBusy(true) // the prompt waits too: say how to stop it
+	}
+}
+
+// unsentPrompt is a prompt shown as sent whose run has not ended: at is
+// its item in the conversation.
+type unsentPrompt struct {
+	text string
+	at   int
+}
+
+// onUIPromptNotSaved gives back a prompt the run could not save (the
+// database stayed busy until Esc, or refused the write): the conversation
+// no longer shows it as sent, and its text is back in the input.
+func (c *Controller) onUIPromptNotSaved(p *unsentPrompt, err error) {
+	if p == nil {
+		return
+	}
+	if it, ok := c.conv.Item(p.at); ok && it.Kind == views.ItemUser && (it.Text == p.text || it.Full == p.text) {
+		c.conv.SetItems(c.convItems(p.at))
+		c.stepStart = c.conv.Len()
+	}
+	if cur := c.input.Text(); cur != "" {
+		c.input.SetText(p.text + "\n" + cur)
+	} else {
+		c.input.SetText(p.text)
+	}
+	why := "the database stayed busy (another process is writing)"
+	if !errors.Is(err, context.Canceled) {
+		why = oneLine(err.Error(), 100)
+	}
+	c.setMessage("not sent: "+why+"; your prompt is back in the input", true)
 }
 
 // onUICommand dispatches a slash command.

@@ -75,6 +75,11 @@ type Controller struct {
 	msgUntil  time.Time
 	msgSeq    int  // bumped by every message; a timer clears only its own
 	msgKeep   bool // the message is news, not progress: a run's end leaves it
+	dbBusy    bool // a write waits for another process's write lock
+	dbBusySeq int  // msgSeq of the "database busy" message (onUIDatabaseBusy)
+	// unsent is the prompt of the run in flight until the run ends: given
+	// back to the input when it was not saved (onUIPromptNotSaved).
+	unsent    *unsentPrompt
 	quitArmed time.Time
 	quitting  bool
 	theme     themes.Theme

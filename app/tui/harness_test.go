@@ -49,6 +49,7 @@ type hopts struct {
 	before func(h *harness) // runs after the store is open, before New
 	// beforeRun runs after New, before Run (h.c is set, the UI not running).
 	beforeRun func(h *harness)
+	store     store.Options // how the store is opened (short busy timeouts)
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -62,7 +63,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	db, err := store.OpenWith(ctx, filepath.Join(dir, "rewind.db"), o.store)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

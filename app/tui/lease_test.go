@@ -33,7 +33,7 @@ func TestLostLeaseTurnsTheWorkspaceReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(answer)
-	h.waitFor("lost the session lease")
+	h.waitFor("read-only until it exits")
 	var readOnly bool
 	h.c.onUIThread(func() { readOnly = h.c.readOnly })
 	if !readOnly {

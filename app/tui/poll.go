@@ -70,7 +70,7 @@ func (c *Controller) startPollers() {
 		defer tick.Stop()
 		var last store.Version
 		var lastID string
-		var lost *openSession
+		var lw leaseWatch
 		var verGate, listGate changeGate
 		var listOpen string
 		var listAt time.Time
@@ -79,22 +79,19 @@ func (c *Controller) startPollers() {
 			case <-c.ctx.Done():
 				return
 			case <-ver.C:
+				lw.checkBusy(c)
 				o := c.cur()
 				if o == nil {
 					continue
 				}
-				if o.lease != nil && lost != o {
-					if err := o.lease.Err(); err != nil {
-						lost = o
-						c.onUIThreadAsync(func() { c.onUILeaseLost(o, err) })
-					}
-				}
+				lw.check(c, o)
 				// A session this workspace writes changes only by its own
 				// commits (its lease keeps other writers out): counting them
 				// costs no query, which is most of an idle writer's CPU at
-				// ten polls a second. A watched one changes by anyone's.
+				// ten polls a second. A watched one changes by anyone's, and
+				// so does one whose lease was lost.
 				changed := false
-				if o.soul != nil {
+				if o.soul != nil && lw.lost != o {
 					changed = verGate.changed(c.db.Writes(), nil)
 				} else {
 					changed = verGate.changed(c.db.DataVersion(c.ctx))

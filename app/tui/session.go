@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -78,7 +79,11 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 		readOnly = true // watch without a model configured: nothing could be written
 	}
 	if !readOnly {
-		lease, err := c.db.AcquireLease(ctx, sess.ID)
+		var lease *store.Lease
+		err := c.db.RetryBusy(ctx, func() (err error) {
+			lease, err = c.db.AcquireLease(ctx, sess.ID)
+			return err
+		})
 		switch {
 		case errors.Is(err, store.ErrLeaseHeld):
 			pid, _, _ := c.db.LiveLease(ctx, sess.ID)
@@ -185,10 +190,13 @@ func (c *Controller) onUIInstall(a attachment) {
 	}
 }
 
-// onUILeaseLost stops writing when the session's lease was taken over (the
-// heartbeat failed for long enough that another process took the session):
-// never two writers.
-func (c *Controller) onUILeaseLost(o *openSession, err error) {
+// onUILeaseLost stops writing when another process took the session over
+// (this one was paused, or its heartbeat stale, long enough): never two
+// writers. The lost lease and live channel are given up, so no list names
+// this process as the writer; once the other writer is gone the workspace
+// takes the session back (leaseWatch, onUIRetake). A database that is
+// only busy does not lose the lease (store.Lease).
+func (c *Controller) onUILeaseLost(o *openSession) {
 	if c.cur() != o || c.readOnly {
 		return
 	}
@@ -196,8 +204,93 @@ func (c *Controller) onUILeaseLost(o *openSession, err error) {
 		c.runCancel()
 	}
 	c.readOnly = true
-	c.input.SetPlaceholder("read-only: the session lease was lost · /help, /theme, /exit")
-	c.setMessage("lost the session lease ("+oneLine(err.Error(), 80)+"): read-only now; fork the session from the list to keep writing", true)
+	c.onWorker(func() {
+		closePublisher(o)
+		_ = o.lease.Release(context.WithoutCancel(c.ctx))
+	})
+	c.input.SetPlaceholder("read-only: another process writes this session · /help, /theme, /exit")
+	c.setMessage("another process took this session over: read-only until it exits (or fork the session from the list)", true)
+	c.refreshStatus()
+}
+
+// onUIRetake takes back a session whose lease was lost once its other
+// writer is gone: a new lease and loop, and the view reloaded with what the
+// other writer committed.
+func (c *Controller) onUIRetake(o *openSession) {
+	if c.cur() != o || !c.readOnly || c.busy != "" {
+		return
+	}
+	c.onUISwitch("take the session back", func(ctx context.Context) (store.Session, *views.Item, error) {
+		sess, err := c.db.GetSession(ctx, o.sess.ID)
+		return sess, nil, err
+	}, func() {
+		if !c.readOnly {
+			c.setMessage("the other writer is gone: this workspace writes the session again", false)
+		}
+	})
+}
+
+// leaseWatch is the poll loop's view of the open session's lease and of
+// the database's write lock (worker).
+type leaseWatch struct {
+	lost    *openSession // whose lease was lost
+	checked time.Time    // when lost's lease was last looked at
+	busy    bool         // a write waits for another process's write lock
+}
+
+// check notices a lost lease (onUILeaseLost), then looks every writerPoll
+// whether the session became free again (onUIRetake).
+func (w *leaseWatch) check(c *Controller, o *openSession) {
+	if o.lease == nil {
+		return
+	}
+	if w.lost != o {
+		if o.lease.Err() != nil {
+			w.lost, w.checked = o, time.Now()
+			c.onUIThreadAsync(func() { c.onUILeaseLost(o) })
+		}
+		return
+	}
+	if time.Since(w.checked) < writerPoll {
+		return
+	}
+	w.checked = time.Now()
+	if _, alive, err := c.db.LiveLease(c.ctx, o.sess.ID); err == nil && !alive {
+		c.onUIThreadAsync(func() { c.onUIRetake(o) })
+	}
+}
+
+// checkBusy tells the UI when writes start or stop waiting for another
+// process's write lock (no SQLite call).
+func (w *leaseWatch) checkBusy(c *Controller) {
+	if _, busy := c.db.Busy(); busy != w.busy {
+		w.busy = busy
+		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(busy) })
+	}
+}
+
+// dbBusyTTL bounds how long the "database busy" status stays without news;
+// checkBusy clears it as soon as the lock is free.
+const dbBusyTTL = time.Hour
+
+// onUIDatabaseBusy shows that a write waits for another process's write
+// lock (a long import, a sqlite3 shell), and clears it when it is over.
+func (c *Controller) onUIDatabaseBusy(busy bool) {
+	c.dbBusy = busy
+	if !busy {
+		if c.msgSeq == c.dbBusySeq {
+			c.status.ClearMessage()
+			c.msgUntil = time.Time{}
+			c.refreshStatus()
+		}
+		return
+	}
+	text := "database busy (another process is writing): waiting…"
+	if c.busy != "" {
+		text += " · Esc stops waiting"
+	}
+	c.setMessageFor(text, false, dbBusyTTL)
+	c.dbBusySeq = c.msgSeq
 	c.refreshStatus()
 }
 
@@ -235,7 +328,11 @@ func (c *Controller) releaseLease() {
 // onWorkerCreateSession creates the new session of a first prompt and
 // posts its installation (the soul's events, posted after it, find it open).
 func (c *Controller) onWorkerCreateSession(ctx context.Context, cfg soul.Config) (*openSession, error) {
-	sess, err := c.db.CreateSession(ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model})
+	var sess store.Session
+	err := c.db.RetryBusy(ctx, func() (err error) {
+		sess, err = c.db.CreateSession(ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}

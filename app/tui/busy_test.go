@@ -1,0 +1,218 @@
+package tui
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// busyStore makes a lock held elsewhere outlast the busy timeout, and
+// lease renewals fail on it, within milliseconds.
+var busyStore = store.Options{BusyTimeout: 20 * time.Millisecond, LeaseHeartbeat: 10 * time.Millisecond}
+
+// lockWriter takes the database's write lock on another connection (BEGIN
+// IMMEDIATE, as a long import does) until the returned function is called.
+func lockWriter(t *testing.T, path string) (unlock func()) {
+	t.Helper()
+	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	unlock = func() {
+		if !done {
+			done = true
+			conn.ExecContext(context.Background(), "ROLLBACK")
+			conn.Close()
+			other.Close()
+		}
+	}
+	t.Cleanup(unlock)
+	return unlock
+}
+
+// userPrompts are the prompts of the session's current view (user
+// messages, without the checkpoint markers rewind writes as user messages).
+func (h *harness) userPrompts() []string {
+	h.t.Helper()
+	v, err := h.db.View(h.ctx, h.sessionID())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []string
+	for _, m := range v.Messages() {
+		if mk, _ := message.MarkerOf(m); m.Role == "user" && mk == message.NoMarker {
+			out = append(out, m.Content.PlainText())
+		}
+	}
+	return out
+}
+
+func (h *harness) readOnly() bool {
+	var ro bool
+	h.c.onUIThread(func() { ro = h.c.readOnly })
+	return ro
+}
+
+// TestLeaseSurvivesADatabaseLockedPastBusyTimeout: another process holds
+// the write lock for many busy timeouts while the workspace idles on its
+// session. The workspace says the database is busy and waits; it stays the
+// writer, and once the lock is free its next prompt is committed. (It went
+// read-only for good: "lost the session lease (database is locked)".)
+func TestLeaseSurvivesADatabaseLockedPastBusyTimeout(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, store: busyStore}, llmtest.Text("first answer"), llmtest.Text("second answer"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+
+	unlock := lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.waitFor("database busy (another process is writing): waiting…")
+	// Renewals keep failing on the lock (each waits the 20 ms busy
+	// timeout) while a write of ours fails busy as well.
+	for range 5 {
+		if _, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "x"}); err == nil {
+			t.Fatal("a write went through another connection's write lock")
+		}
+		if h.readOnly() {
+			t.Fatalf("the workspace went read-only while the database was only busy:\n%s", h.text())
+		}
+	}
+	unlock()
+	h.waitGone("database busy")
+	if h.readOnly() {
+		t.Fatalf("read-only after the lock cleared:\n%s", h.text())
+	}
+	h.submit("second question")
+	h.waitFor("second answer")
+	h.waitUntil("the run to end", h.idle)
+	if got := h.userPrompts(); len(got) != 2 || got[1] != "second question" {
+		t.Errorf("prompts in the session after the lock: %q", got)
+	}
+}
+
+// TestPromptSentWhileLockedIsCommittedAfterwards: a prompt sent while
+// another process holds the write lock past the busy timeout waits (the
+// status bar says so) and is committed, and answered, once the lock is
+// free. (The run failed with "database is locked": the prompt showed in
+// the conversation, was never committed, and was gone from the input.)
+func TestPromptSentWhileLockedIsCommittedAfterwards(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, store: busyStore}, llmtest.Text("first answer"), llmtest.Text("here is some code"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+
+	unlock := lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.submit("show me some code")
+	h.waitFor("database busy (another process is writing): waiting… · Esc stops waiting")
+	if got := h.userPrompts(); len(got) != 1 {
+		t.Fatalf("prompts committed while the lock is held: %q", got)
+	}
+	unlock()
+	h.waitFor("here is some code")
+	h.waitUntil("the run to end", h.idle)
+	if got := h.userPrompts(); len(got) != 2 || got[1] != "show me some code" {
+		t.Errorf("prompts in the session after the lock: %q, want the second one committed", got)
+	}
+}
+
+// TestPromptGivenUpWhileLockedGoesBackToTheInput: Esc while a prompt waits
+// for the lock ends the wait; the prompt was not saved, so the
+// conversation no longer shows it and its text is back in the input.
+func TestPromptGivenUpWhileLockedGoesBackToTheInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, store: busyStore}, llmtest.Text("first answer"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+
+	lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.submit("show me some code")
+	h.waitFor("database busy")
+	h.key(tcell.KeyEscape)
+	h.waitFor("not sent: the database stayed busy (another process is writing); your prompt is back in the input")
+	h.waitUntil("the run to end", h.idle)
+	var input string
+	var shown bool
+	h.c.onUIThread(func() {
+		input = h.c.input.Text()
+		for i := range h.c.conv.Len() {
+			if it, _ := h.c.conv.Item(i); strings.Contains(it.Text, "show me some code") {
+				shown = true
+			}
+		}
+	})
+	if input != "show me some code" {
+		t.Errorf("input after giving up: %q", input)
+	}
+	if shown {
+		t.Error("the conversation still shows the prompt that was not saved")
+	}
+	if got := h.userPrompts(); len(got) != 1 {
+		t.Errorf("prompts committed: %q", got)
+	}
+}
+
+// TestLostLeaseIsTakenBackWhenFree: another process takes the session over
+// (its token in the lease row); the workspace goes read-only and stops
+// publishing itself as the writer. When the other writer gives the session
+// up, the workspace takes it back and writes again.
+func TestLostLeaseIsTakenBackWhenFree(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, store: busyStore}, llmtest.Text("first answer"), llmtest.Text("answer after taking it back"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	raw, err := sql.Open("sqlite3", filepath.Join(h.dir, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE leases SET token = 'another process'`); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("read-only until it exits")
+	if !h.readOnly() {
+		t.Fatal("the workspace still writes after another process took the session")
+	}
+	h.waitUntil("the workspace to stop publishing itself as the writer", func() bool {
+		runs, err := live.List(h.ctx, h.dir)
+		return err == nil && len(runs) == 0
+	})
+	var token string
+	if err := raw.QueryRow(`SELECT token FROM leases`).Scan(&token); err != nil || token != "another process" {
+		t.Fatalf("the other process's lease: %q, %v", token, err)
+	}
+
+	if _, err := raw.Exec(`DELETE FROM leases`); err != nil { // the other writer exits
+		t.Fatal(err)
+	}
+	h.waitFor("the other writer is gone: this workspace writes the session again")
+	if h.readOnly() {
+		t.Fatal("still read-only after the session became free")
+	}
+	h.submit("after taking it back")
+	h.waitFor("answer after taking it back")
+	h.waitUntil("the run to end", h.idle)
+	if got := h.userPrompts(); len(got) != 2 || got[1] != "after taking it back" {
+		t.Errorf("prompts after taking the session back: %q", got)
+	}
+}
