@@ -87,11 +87,13 @@ func ContextBar(pct float64, n int) string {
 	return strings.Repeat("█", full) + strings.Repeat("░", n-full)
 }
 
-// The least the status bar gives an info message (with its margins) and
-// the session title (in cells) before it drops lower-priority segments.
+// essentialPrio: segments of this priority and up (the labels, the model,
+// the session title at its shortest, the tokens, a running tool, a high
+// context share) come before an info message; the rest give way to it.
+// minStatusTitle is the title's shortest, in cells.
 const (
-	minStatusMessage = 14
-	minStatusTitle   = 8
+	essentialPrio  = 83
+	minStatusTitle = 8
 )
 
 type statusSeg struct {
@@ -161,45 +163,45 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	if s.RunningTool != "" {
 		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85, segPlain})
 	}
-	// Room, first served first: the segments by priority (the title at
-	// its shortest), an error message, some of an info message, the rest
-	// of the title, then the rest of the info message.
-	msgW, msgMin, msgKeep := 0, 0, 0 // msgKeep: the room the title leaves it
+	// Room, first served first: an error message its share; the segments
+	// of priority essentialPrio and up (the title at its shortest); an
+	// info message its share of what is left; the other segments; the
+	// rest of the title; the rest of the message. Within each, the
+	// highest priority first, each segment that still fits (a lower one
+	// may fit where a wider one did not).
+	msgW, reserve := 0, 0
 	var msgStyle tcell.Style
 	if b.msg != "" {
 		msgW = strWidth(b.msg) + 2
+		reserve = min(msgW, max(w/2, w-30))
 		msgStyle = base.Foreground(th.Accent)
-		msgMin = min(msgW, minStatusMessage)
-		first, _, _ := strings.Cut(b.msg, hintSep)
-		msgKeep = min(msgW, max(msgMin, min(strWidth(first)+4, 2*minStatusMessage)))
 		if b.msgErr {
 			msgStyle = base.Foreground(th.Error).Bold(true)
-			msgMin = min(msgW, max(w/2, w-30))
-			msgKeep = msgMin
 		}
 	}
-	width := func() int {
-		t := 0
-		for _, sg := range segs {
-			t += strWidth(sg.text)
-		}
-		return t
-	}
-	// Highest priority first, each segment that still fits is placed (a
-	// lower one may fit where a wider higher one did not).
 	order := make([]int, len(segs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return segs[b].prio - segs[a].prio })
 	keep, used, pct := make([]bool, len(segs)), 0, false
-	for _, i := range order {
-		sg := segs[i]
-		if sw := strWidth(sg.text); used+sw <= w-msgMin && (sg.kind != segCtxLabel || pct) {
-			keep[i], used = true, used+sw
-			pct = pct || sg.kind == segCtxPct
+	place := func(budget, minPrio int) {
+		for _, i := range order {
+			sg := segs[i]
+			if keep[i] || sg.prio < minPrio {
+				continue
+			}
+			if sw := strWidth(sg.text); used+sw <= budget && (sg.kind != segCtxLabel || pct) {
+				keep[i], used = true, used+sw
+				pct = pct || sg.kind == segCtxPct
+			}
 		}
 	}
+	if !b.msgErr {
+		place(w, essentialPrio)
+		reserve = min(reserve, w-used)
+	}
+	place(w-reserve, 0)
 	kept := segs[:0]
 	for i, sg := range segs {
 		if keep[i] {
@@ -207,8 +209,15 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		}
 	}
 	segs = kept
+	width := func() int {
+		t := 0
+		for _, sg := range segs {
+			t += strWidth(sg.text)
+		}
+		return t
+	}
 	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.kind == segTitle }); i >= 0 {
-		room := w - max(msgMin, msgKeep) - width() + strWidth(segs[i].text) - 3
+		room := w - reserve - width() + strWidth(segs[i].text) - 3
 		segs[i].text = " · " + truncate(s.SessionTitle, max(minStatusTitle, min(30, room)))
 	}
 	msgW = min(msgW, w-width())
