@@ -417,7 +417,7 @@ func (in *Input) Draw(screen tcell.Screen) {
 	}
 	in.scrollRow = max(0, min(in.scrollRow, max(0, len(rows)-textH)))
 	if len(in.lines) == 1 && len(in.lines[0]) == 0 {
-		drawText(screen, x, y, w, in.holder, base.Foreground(th.Dim))
+		drawText(screen, x, y, w, fitParts(in.holder, w), base.Foreground(th.Dim)) // drops whole " · " hints
 	} else {
 		for i := 0; i < textH && in.scrollRow+i < len(rows); i++ {
 			r := rows[in.scrollRow+i]

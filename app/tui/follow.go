@@ -114,7 +114,7 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		c.refreshStatus()
 		return
 	case noWriterLabel:
-		c.input.SetPlaceholder("read-only: nobody is writing this session; showing what is saved (it updates if a writer starts) · /help, /theme, /exit")
+		c.input.SetPlaceholder("nobody is writing this session: showing what is saved, live if a writer starts · read-only · /help, /theme, /exit")
 	default:
 		c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
 	}

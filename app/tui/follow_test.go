@@ -260,7 +260,7 @@ func TestWatchSessionNobodyWrites(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeWatch, id },
 	})
-	txt := h.waitFor("nobody is writing this session; showing what is saved (it updates if a writer starts)", "WATCH · no writer", "an old prompt")
+	txt := h.waitFor("nobody is writing this session: showing what is saved, live if a writer starts", "WATCH · no writer", "an old prompt")
 	if strings.Contains(txt, "another rewind process writes") || strings.Contains(txt, "writer gone") {
 		t.Fatalf("a session nobody writes is said to have a writer:\n%s", txt)
 	}
