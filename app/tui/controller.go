@@ -291,15 +291,21 @@ func (c *Controller) onWorkerSink(e soul.Event) {
 	}
 }
 
-// onWorkerReload loads the session's current view and posts it.
+// onWorkerReload loads the session's current view and posts it; the
+// watcher follows the session from there (followview.go).
 func (c *Controller) onWorkerReload(banner *views.Item) {
-	ev, err := c.loadReload(context.WithoutCancel(c.ctx), false)
+	o := c.cur()
+	if o == nil {
+		c.post(evReload{banner: banner})
+		return
+	}
+	ev, v, err := c.readWhole(context.WithoutCancel(c.ctx), o.sess.ID, false)
 	if err != nil {
 		c.post(evNote{text: "cannot reload the session: " + err.Error(), isErr: true})
 		return
 	}
 	ev.banner = banner
-	c.post(ev)
+	c.watch.onWorkerAdopt(o, v, ev, true)
 }
 
 // loadReload reads the current view and generations of the open session.
@@ -313,11 +319,18 @@ func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, e
 
 // loadSessionView reads a session's current view and generations.
 func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
+	ev, _, err := c.readWhole(ctx, id, keepConv)
+	return ev, err
+}
+
+// readWhole is loadSessionView that also returns the view it read.
+func (c *Controller) readWhole(ctx context.Context, id string, keepConv bool) (evReload, store.View, error) {
 	v, err := c.readView(ctx, id)
 	if err != nil {
-		return evReload{}, err
+		return evReload{}, store.View{}, err
 	}
-	return c.reloadOf(ctx, id, v, keepConv)
+	ev, err := c.reloadOf(ctx, id, v, keepConv)
+	return ev, v, err
 }
 
 // readView reads a session's whole current view (counted in pollStats).

@@ -207,10 +207,13 @@ func TestWatcherReadsOnlyTheNewRecords(t *testing.T) {
 	st := &h.c.pollStats
 	// Settled: the poll has seen the session and the writer check ran.
 	h.waitFor("answer to the second prompt")
-	h.waitUntil("the first poll's read", func() bool { return st.viewReads.Load()+st.deltaReads.Load() >= 2 })
+	h.waitUntil("the first poll", func() bool { return st.viewReads.Load()+st.deltaReads.Load() >= 2 })
 	checks := st.writerChecks.Load()
 	h.waitUntil("a whole writer check", func() bool { return st.writerChecks.Load() >= checks+2 })
 	wholeReads, records := st.viewReads.Load(), st.deltaRecords.Load()
+	if wholeReads != 1 {
+		t.Errorf("opening the session read its whole view %d times", wholeReads)
+	}
 
 	seedTurns(t, h.db, id, "a third prompt") // checkpoint, prompt, answer, usage
 	h.waitFor("a third prompt", "answer to a third prompt")

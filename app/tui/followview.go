@@ -157,6 +157,18 @@ func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp,
 	return step >= 0 && f.stepCommitted(step)
 }
 
+// onWorkerAdopt follows o from v, a whole read of its view that ev (built
+// with its conversation) shows, and posts ev when asked, so the next change
+// loads only what v gained (a worker, or New before the UI starts).
+func (w *watcher) onWorkerAdopt(o *openSession, v store.View, ev evReload, post bool) {
+	w.viewMu.Lock()
+	defer w.viewMu.Unlock()
+	w.view.reset(v, ev, o.soul == nil)
+	if post {
+		w.c.post(ev) // under the lock: no catch-up posts between the read and it
+	}
+}
+
 // reset starts following v, which ev (built from v) shows.
 func (f *followedView) reset(v store.View, ev evReload, withConv bool) {
 	*f = followedView{id: v.SessionID, withConv: withConv, gen: v.Generation.Gen, cursor: v.Cursor(), takenAt: v.Cursor(),

@@ -51,10 +51,11 @@ func (c *Controller) openInitial(ctx context.Context) error {
 		return err
 	}
 	c.onUIInstall(a)
-	ev, err := c.loadSessionView(ctx, sess.ID, false)
+	ev, v, err := c.readWhole(ctx, sess.ID, false)
 	if err != nil {
 		return err
 	}
+	c.watch.onWorkerAdopt(a.o, v, ev, false) // the pollers go on from this read
 	c.onUIApply(ev)
 	return nil
 }
