@@ -159,7 +159,7 @@ func timeTravelEnv(db *store.DB, s store.Session, cfg Config) timetravel.Env {
 func filesError(err error) error {
 	var fu *timetravel.FilesUnavailable
 	if errors.As(err, &fu) {
-		return userErrorf(fu.Err, "%s", oneLine(fu.Reason))
+		return userErrorf(fu, "%s", oneLine(fu.Reason))
 	}
 	return err
 }

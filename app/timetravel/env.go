@@ -25,6 +25,7 @@ type Env struct {
 // FilesUnavailable says why a session's files cannot be checked or
 // rewound; its text is one line meant for the user.
 type FilesUnavailable struct {
+	Short  string // the point, for a status bar: "work dir not on this machine"
 	Reason string
 	Err    error
 }
@@ -48,14 +49,17 @@ func (e Env) workDir() string {
 func (e Env) Tracker() (*filecp.Tracker, error) {
 	dir := e.workDir()
 	if dir == "" {
-		return nil, &FilesUnavailable{Reason: fmt.Sprintf("session %s has no work directory, so it has no file checkpoints", e.Session.ID), Err: ErrNoWorkDir}
+		return nil, &FilesUnavailable{Short: "no work dir", Reason: "the session has no work dir, so it has no file checkpoints", Err: ErrNoWorkDir}
 	}
 	tr, err := filecp.New(e.DB, e.Session.ID, dir, e.Files)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &FilesUnavailable{Reason: fmt.Sprintf("the work directory %s of session %s does not exist any more, so its files cannot be tracked or rewound", dir, e.Session.ID), Err: err}
+		// Not "does not exist any more": an imported session's dir may
+		// never have been on this machine.
+		return nil, &FilesUnavailable{Short: "work dir not on this machine",
+			Reason: fmt.Sprintf("the session's work dir %s is not on this machine (imported from elsewhere, or removed since), so files cannot be tracked or rewound", dir), Err: err}
 	case err != nil:
-		return nil, &FilesUnavailable{Reason: fmt.Sprintf("cannot use the work directory %s of session %s: %s", dir, e.Session.ID, pathErr(err)), Err: err}
+		return nil, &FilesUnavailable{Short: "work dir unusable", Reason: fmt.Sprintf("cannot use the session's work dir %s: %s", dir, pathErr(err)), Err: err}
 	}
 	return tr, nil
 }

@@ -99,7 +99,7 @@ func (p Plan) Question(limit int) string {
 func (p Plan) FilesSummary(limit int) string {
 	switch {
 	case p.FilesErr != nil:
-		return "Files cannot be checked (" + p.FilesErr.Error() + "): only the conversation can move."
+		return "Only the conversation can move: " + p.FilesErr.Error() + "."
 	case p.Files == nil:
 		return "This session has no file checkpoints: only the conversation moves."
 	case !p.FilesChange():

@@ -73,10 +73,11 @@ type Controller struct {
 	stepStart int // first conversation item of the current step attempt
 	statusM   views.Status
 	msgUntil  time.Time
-	msgSeq    int  // bumped by every message; a timer clears only its own
-	msgKeep   bool // the message is news, not progress: a run's end leaves it
-	dbBusy    bool // a write waits for another process's write lock
-	dbBusySeq int  // msgSeq of the "database busy" message (onUIDatabaseBusy)
+	msgSeq    int      // bumped by every message; a timer clears only its own
+	notices   []notice // the last maxNotices status messages, whole (/status)
+	msgKeep   bool     // the message is news, not progress: a run's end leaves it
+	dbBusy    bool     // a write waits for another process's write lock
+	dbBusySeq int      // msgSeq of the "database busy" message (onUIDatabaseBusy)
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt

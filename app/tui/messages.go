@@ -10,9 +10,27 @@ func (c *Controller) setNews(text string) {
 	c.msgKeep = true
 }
 
+// notice is a status-bar message as it was set, kept for /status: the bar
+// cuts a long one to its width and clears it after a while.
+type notice struct {
+	at    time.Time
+	text  string
+	isErr bool
+}
+
+// maxNotices bounds the notices /status lists.
+const maxNotices = 8
+
 // setMessageFor shows a transient status-bar message for exactly ttl: a
-// timer clears it then, unless a newer message replaced it (UI).
+// timer clears it then, unless a newer message replaced it (UI). The
+// message is also kept, whole, among the notices /status lists.
 func (c *Controller) setMessageFor(text string, isErr bool, ttl time.Duration) {
+	if n := len(c.notices); n == 0 || c.notices[n-1].text != text {
+		c.notices = append(c.notices, notice{at: time.Now(), text: text, isErr: isErr})
+		if len(c.notices) > maxNotices {
+			c.notices = c.notices[1:]
+		}
+	}
 	c.status.SetMessage(text, isErr)
 	c.msgKeep = false
 	c.msgUntil = time.Now().Add(ttl)

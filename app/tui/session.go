@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/store"
@@ -495,8 +496,13 @@ func (c *Controller) soulConfig(cfg soul.Config, sess store.Session) (soul.Confi
 		return cfg, ""
 	}
 	files, err := c.opts.Files(sess)
-	if err != nil {
-		return cfg, "file checkpoints are off for this session: " + oneLine(err.Error(), 120)
+	var fu *timetravel.FilesUnavailable
+	switch {
+	case errors.As(err, &fu):
+		// The point first; /status shows the whole notice.
+		return cfg, "file rewinds off: " + fu.Short + " · " + oneLine(fu.Reason, 200)
+	case err != nil:
+		return cfg, "file rewinds off: " + oneLine(err.Error(), 200)
 	}
 	cfg.Files = files
 	return cfg, ""

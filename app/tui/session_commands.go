@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rewind-agent/rewind/internal/words"
@@ -23,7 +24,7 @@ import (
 
 func (c *Controller) initSessionCommands() {
 	for _, cmd := range []Command{
-		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files and MCP servers", Run: c.cmdStatus},
+		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: c.cmdStatus},
 		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", ChangesContext: true, Run: c.cmdNew},
 		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", ChangesContext: true, Run: c.cmdFork},
 		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", Writes: true, Run: c.cmdRename},
@@ -56,6 +57,7 @@ func (c *Controller) cmdStatus(string) {
 	if o != nil {
 		workDir = workDirOf(o.sess, c.opts.WorkDir)
 	}
+	notices := slices.Clone(c.notices)
 	c.onWorker(func() {
 		var files []instructions.File
 		var loadErr error
@@ -75,7 +77,7 @@ func (c *Controller) cmdStatus(string) {
 		text := statusText(statusInfo{
 			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.readOnly, approved: approved, files: files, loadErr: loadErr, mcp: servers,
-			configFile: configFile,
+			configFile: configFile, notices: notices,
 		})
 		c.onUIThreadAsync(func() { c.info(text) })
 	})
@@ -91,6 +93,7 @@ type statusInfo struct {
 	loadErr            error
 	mcp                []mcp.Status
 	configFile         string
+	notices            []notice
 }
 
 func statusText(s statusInfo) string {
@@ -164,6 +167,18 @@ func statusText(s statusInfo) string {
 	}
 	if s.configFile != "" {
 		row("config", s.configFile)
+	}
+	// The status bar cuts a long notice and clears it; here it is whole.
+	for i, n := range s.notices {
+		label := ""
+		if i == 0 {
+			label = "notices"
+		}
+		mark := ""
+		if n.isErr {
+			mark = "! "
+		}
+		row(label, n.at.Format("15:04:05")+" "+mark+n.text)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -296,15 +298,29 @@ func TestResumedSessionShowsInterruptedAnswer(t *testing.T) {
 func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 	t.Parallel()
 	gone := filepath.Join(t.TempDir(), "gone")
-	h := resumeHarness(t, func(h *harness) string {
-		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "gone", WorkDir: gone})
-		if err != nil {
-			t.Fatal(err)
-		}
-		seedTurns(t, h.db, s.ID, "first task", "second task")
-		return s.ID
+	var id string
+	h := newHarness(t, hopts{w: 180, h: 44,
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "gone", WorkDir: gone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			seedTurns(t, h.db, s.ID, "first task", "second task")
+		},
+		mutate: func(o *Options) {
+			o.Mode, o.SessionID = ModeResume, id
+			o.Files = func(s store.Session) (tools.FileTracker, error) {
+				return timetravel.Env{DB: o.DB, Session: s}.Tracker()
+			}
+		},
 	})
 	h.waitFor("answer to second task")
+	// The status bar says so point first ("file checkpoints are off for
+	// this session: the…" at 80 columns told nothing), and /status keeps
+	// the whole notice.
+	h.submit("/status")
+	h.waitFor("notices", "! file rewinds off: work dir not on this machine · the session's work dir")
 	h.submit("/revert 1")
-	h.waitFor("Revert to checkpoint 1?", "Files cannot be checked", "does not exist any more")
+	h.waitFor("Revert to checkpoint 1?", "Only the conversation can move: the session's work dir", "machine (imported from elsewhere, or removed since)")
 }

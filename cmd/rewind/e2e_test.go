@@ -437,13 +437,13 @@ func TestRevertFilesWorkDirGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"revert", s.id, "1", "--files"}, {"revert", s.id, "1", "--files-only", "--dry-run"}} {
-		expectError(t, e.run(args...), 1, gone, "does not exist any more")
+		expectError(t, e.run(args...), 1, gone, "is not on this machine")
 	}
 	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 1 {
 		t.Errorf("a failed file rewind wrote generations: %v", g)
 	}
 	e.mustOK("revert", s.id, "1") // the conversation alone needs no work dir
-	expectError(t, e.run("restore", s.id, "0", "--files"), 1, gone, "does not exist any more")
+	expectError(t, e.run("restore", s.id, "0", "--files"), 1, gone, "is not on this machine")
 	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 2 {
 		t.Errorf("a failed file restore wrote generations: %v", g)
 	}
