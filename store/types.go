@@ -175,6 +175,9 @@ type View struct {
 	Records          []Record
 	Tokens           int
 	NextCheckpointID int
+	// Earlier is set on a page of a view (ViewBefore) that does not start
+	// at the view's first record: the view holds records before Records.
+	Earlier bool
 }
 
 // Messages decodes the view's message records in order. Bodies that fail to

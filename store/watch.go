@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -128,4 +129,114 @@ func (v View) Cursor() int64 {
 		return v.Records[n-1].Seq
 	}
 	return 0
+}
+
+// ViewPos is a place in a view: the record (SessionID, Seq) of a view's
+// page (a view may hold a forked parent's records, whose seqs count in the
+// parent session). The zero ViewPos is the end of the view.
+type ViewPos struct {
+	SessionID string
+	Seq       int64
+}
+
+// Start is the position of the view's first record: pass it to ViewBefore
+// for the page before it.
+func (v View) Start() ViewPos {
+	if len(v.Records) == 0 {
+		return ViewPos{}
+	}
+	return ViewPos{SessionID: v.Records[0].SessionID, Seq: v.Records[0].Seq}
+}
+
+// beforeQuery reads the newest records of one segment before a seq, newest
+// first (an index range on context_segment, read backwards).
+const beforeQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
+	coalesce(token_count, 0), body, created_at FROM context
+	WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
+
+// ViewBefore returns a page of generation gen's view of sessionID (gen < 0:
+// the current generation): the last limit records before position before
+// (the zero ViewPos: the view's last records), in order, with the
+// generation's counters. Earlier says whether the view holds records
+// before the page. It is the backward counterpart of ViewSince: opening a
+// long session reads its tail, and scrolling up reads the page before, so
+// the cost is the page, never the whole view.
+func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before ViewPos, limit int) (View, error) {
+	var v View
+	limit = max(limit, 1)
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if gen < 0 {
+			gen = st.currentGen
+		}
+		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		v = View{SessionID: st.id, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+		v.Records, v.Earlier, err = pageBefore(ctx, tx, segs, before, limit)
+		return err
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: page of view %s before seq %d: %w", sessionID, before.Seq, err)
+	}
+	return v, nil
+}
+
+// pageBefore reads the last limit records of segs (oldest first) before
+// position before, walking the segments backwards, and whether records
+// remain before them.
+func pageBefore(ctx context.Context, q querier, segs []segment, before ViewPos, limit int) ([]Record, bool, error) {
+	i := len(segs) - 1
+	bound := int64(math.MaxInt64)
+	if before != (ViewPos{}) {
+		for i >= 0 && (segs[i].session != before.SessionID || before.Seq >= segs[i].bound || !segHolds(ctx, q, segs[i], before.Seq)) {
+			i--
+		}
+		if i < 0 {
+			return nil, false, fmt.Errorf("seq %d of session %s is not in the view", before.Seq, before.SessionID)
+		}
+		bound = before.Seq
+	}
+	var newest []Record // newest first
+	for ; i >= 0; i-- {
+		s := segs[i]
+		b := min(bound, s.bound)
+		bound = math.MaxInt64
+		if len(newest) == limit {
+			// one more record tells whether the page starts the view
+			more, err := appendRecords(ctx, q, nil, s.session, beforeQuery, s.session, s.gen, b, 1)
+			if err != nil || len(more) > 0 {
+				return reversed(newest), len(more) > 0, err
+			}
+			continue
+		}
+		var err error
+		newest, err = appendRecords(ctx, q, newest, s.session, beforeQuery, s.session, s.gen, b, limit-len(newest))
+		if err != nil {
+			return nil, false, err
+		}
+		if len(newest) == limit {
+			i++ // ask the same segment for one record more
+			bound = newest[len(newest)-1].Seq
+		}
+	}
+	return reversed(newest), false, nil
+}
+
+// segHolds reports whether record seq belongs to segment s.
+func segHolds(ctx context.Context, q querier, s segment, seq int64) bool {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM context WHERE session_id = ? AND gen = ? AND seq = ?`, s.session, s.gen, seq).Scan(&one)
+	return err == nil
+}
+
+func reversed(rs []Record) []Record {
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return rs
 }

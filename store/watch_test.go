@@ -164,3 +164,57 @@ func TestViewSinceOnAForkCountsItsOwnSeqs(t *testing.T) {
 		t.Fatalf("fork delta %+v", d)
 	}
 }
+
+// TestViewBeforePagesTheWholeView: paging a view backwards from its end
+// (ViewBefore from each page's Start) yields exactly the view's records,
+// across a revert's segments and a fork's parent session, each page the
+// last records before the previous one, and Earlier false only on the
+// first page.
+func TestViewBeforePagesTheWholeView(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "long", "/w")
+	for i := range 12 {
+		must[int](t)(db.Checkpoint(bg, s.ID, true))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", fmt.Sprintf("prompt %d", i))))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("assistant", fmt.Sprintf("answer %d", i))))
+	}
+	must[Generation](t)(db.RevertTo(bg, s.ID, 8, CauseRevert, ""))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "after the revert")))
+	fork := must[Session](t)(db.ForkSession(bg, s.ID, -1, -1))
+	must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "in the fork")))
+
+	for _, id := range []string{s.ID, fork.ID} {
+		full := must[View](t)(db.View(bg, id))
+		for _, limit := range []int{1, 4, 7, len(full.Records), 100} {
+			var got []Record
+			pos := ViewPos{}
+			for range len(full.Records) + 1 {
+				p := must[View](t)(db.ViewBefore(bg, id, -1, pos, limit))
+				if len(p.Records) > limit || p.Generation.Gen != full.Generation.Gen {
+					t.Fatalf("%s limit %d: page of %d records, gen %d", id, limit, len(p.Records), p.Generation.Gen)
+				}
+				got = append(append([]Record(nil), p.Records...), got...)
+				if !p.Earlier {
+					break
+				}
+				if len(p.Records) != limit {
+					t.Fatalf("%s limit %d: a short page (%d) says there is more", id, limit, len(p.Records))
+				}
+				pos = p.Start()
+			}
+			if !reflect.DeepEqual(got, full.Records) {
+				t.Fatalf("%s limit %d: pages hold %d records, the view %d", id, limit, len(got), len(full.Records))
+			}
+		}
+	}
+	// an archived generation pages too, and a position outside the view is an error
+	g0 := must[View](t)(db.GenerationView(bg, s.ID, 0))
+	p := must[View](t)(db.ViewBefore(bg, s.ID, 0, ViewPos{}, 3))
+	if !reflect.DeepEqual(p.Records, g0.Records[len(g0.Records)-3:]) || !p.Earlier {
+		t.Fatalf("tail of generation 0: %+v", p.Records)
+	}
+	if _, err := db.ViewBefore(bg, s.ID, -1, ViewPos{SessionID: s.ID, Seq: 1 << 40}, 3); err == nil {
+		t.Fatal("a position outside the view was accepted")
+	}
+}
