@@ -164,14 +164,19 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		gen:          -1,
 	}
 	// Status shows the resumed session's numbers from the start; a failure
-	// here surfaces on the first operation instead.
-	if v, err := st.View(context.Background(), sessionID); err == nil {
+	// here surfaces on the first operation instead. The view's tail is
+	// enough (its last usage record and what follows it): resuming a long
+	// session reads none of the rest.
+	if v, err := st.ViewBefore(context.Background(), sessionID, -1, store.ViewPos{}, statusTailRecords); err == nil {
 		s.noteView(v)
 	}
 	return s
 }
 
 const sendDMailName = "SendDMail"
+
+// statusTailRecords is how much of a resumed view New reads for its status.
+const statusTailRecords = 200
 
 // toolSpecs is what the model is told about the tools, taken afresh for each
 // step: tools from a source (MCP servers) come and go while a session runs.

@@ -15,6 +15,7 @@ type Store interface {
 	SetTitleIfEmpty(ctx context.Context, id, title string) error
 
 	View(ctx context.Context, sessionID string) (store.View, error)
+	ViewBefore(ctx context.Context, sessionID string, gen int, before store.ViewPos, limit int) (store.View, error)
 	AppendMessage(ctx context.Context, sessionID string, m message.Message) (store.Record, error)
 	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
 	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
