@@ -105,9 +105,14 @@ type Conversation struct {
 	rowItems    []int
 
 	onSelect func(index int, it Item)
-	keys     Keymap
-	hl       hlCache
-	code     CodeLayout // code blocks wrap, or scroll sideways (w toggles)
+	// earlier is the marker above the first item when the items are the
+	// tail of a longer conversation ("↑ 1,204 earlier messages…");
+	// reaching the top calls onTop, which loads them.
+	earlier string
+	onTop   func()
+	keys    Keymap
+	hl      hlCache
+	code    CodeLayout // code blocks wrap, or scroll sideways (w toggles)
 
 	// embedded: drawn inside another view (the session list's preview),
 	// without a border, keys or the "more below" hint; the selected item
@@ -174,6 +179,53 @@ func sanitizeItem(it Item) Item {
 	it.Args = Sanitize(it.Args)
 	it.Result = Sanitize(it.Result)
 	return it
+}
+
+// SetEarlier sets the marker shown above the first item when the items are
+// only the newest part of the conversation; "" removes it.
+func (c *Conversation) SetEarlier(text string) { c.earlier = SanitizeLine(text) }
+
+// SetOnTop sets what runs when the view reaches the top while an earlier
+// marker is shown (the controller loads the earlier items).
+func (c *Conversation) SetOnTop(f func()) { c.onTop = f }
+
+// atTop calls onTop when the first row is on screen under an earlier marker.
+func (c *Conversation) atTop() {
+	if c.earlier == "" || c.onTop == nil || len(c.items) == 0 {
+		return
+	}
+	ti, tl := c.topItem, c.topLine
+	if c.follow {
+		ti, tl = c.bottomAnchor()
+	}
+	if ti == 0 && tl == 0 {
+		c.onTop()
+	}
+}
+
+// Prepend inserts items before the first one, keeping the rows on screen
+// and the selection where they are, and sets the earlier marker.
+func (c *Conversation) Prepend(items []Item, earlier string) {
+	n := len(items)
+	old := c.items
+	c.items = make([]*convItem, 0, n+len(old))
+	for _, it := range items {
+		c.items = append(c.items, &convItem{Item: sanitizeItem(it)})
+	}
+	c.items = append(c.items, old...)
+	for id, i := range c.ids {
+		c.ids[id] = i + n
+	}
+	for i, it := range c.items[:n] {
+		if it.ID != "" {
+			c.ids[it.ID] = i
+		}
+	}
+	if len(old) > 0 {
+		c.selected += n
+		c.topItem += n
+	}
+	c.earlier = SanitizeLine(earlier)
 }
 
 // SetItems replaces all items and follows the bottom.
@@ -526,6 +578,7 @@ func (c *Conversation) Select(i int) {
 		c.ensureVisible(i)
 	}
 	c.notify()
+	c.atTop()
 }
 
 // ensureVisible moves the anchor so item i is on screen.
@@ -591,6 +644,7 @@ func (c *Conversation) Scroll(n int) {
 		c.selected = last
 		c.notify()
 	}
+	c.atTop()
 }
 
 func (c *Conversation) scrollBy(n int) {
@@ -688,6 +742,10 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 		gutter = c.base().Foreground(c.theme.Dim)
 	}
 	row := 0
+	if c.earlier != "" && ti == 0 && tl == 0 && !c.embedded {
+		drawText(screen, x+1, y, w-1, c.earlier, c.base().Foreground(c.theme.Dim).Italic(true))
+		row++
+	}
 	for i := ti; i < len(c.items) && row < h; i++ {
 		ls := c.lines(i)
 		start := 0

@@ -309,3 +309,62 @@ func TestConversationTruncate(t *testing.T) {
 	}
 	draw(t, c, 100, 30)
 }
+
+// TestConversationEarlierMarker: the items are the tail of a longer
+// conversation; the marker shows above the first item only when the top is
+// on screen, reaching the top asks for the earlier items, and prepending
+// them keeps the rows on screen, the selection and the tool call ids.
+func TestConversationEarlierMarker(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	c.SetTheme(dark)
+	var tail []Item
+	for i := range 40 {
+		tail = append(tail, Item{Kind: ItemUser, Text: fmt.Sprintf("prompt %d", 100+i)})
+	}
+	tail = append(tail, Item{Kind: ItemTool, ID: "call", ToolName: "Shell", KeyArg: "ls"})
+	c.SetItems(tail)
+	c.SetEarlier("↑ 100 earlier messages")
+	tops := 0
+	c.SetOnTop(func() { tops++ })
+	s := draw(t, c, 60, 12)
+	if _, _, ok := find(s, "earlier messages"); ok || tops != 0 {
+		t.Fatalf("marker at the bottom (tops %d):\n%s", tops, screenText(s))
+	}
+	send(c, key(tcell.KeyRune, 'g', 0))
+	redraw(s, c)
+	if tops != 1 {
+		t.Fatalf("reaching the top called onTop %d times", tops)
+	}
+	mx, my := mustFind(t, s, "↑ 100 earlier messages")
+	px, py := mustFind(t, s, "prompt 100")
+	if py <= my || px != mx+2 {
+		t.Fatalf("marker at %d,%d, first item at %d,%d:\n%s", mx, my, px, py, screenText(s))
+	}
+
+	var page []Item
+	for i := range 100 {
+		page = append(page, Item{Kind: ItemUser, Text: fmt.Sprintf("prompt %d", i)})
+	}
+	c.Prepend(page, "")
+	redraw(s, c)
+	if _, _, ok := find(s, "earlier messages"); ok {
+		t.Fatalf("marker still shown:\n%s", screenText(s))
+	}
+	if _, y := mustFind(t, s, "prompt 100"); y != py { // the gap above it takes the marker's row
+		t.Errorf("prompt 100 moved from row %d to %d", py, y)
+	}
+	if it, _ := c.Item(c.Selected()); it.Text != "prompt 100" {
+		t.Errorf("selection on %+v, want prompt 100", it)
+	}
+	if !c.UpdateItem("call", func(it *Item) { it.Status = ToolOK }) {
+		t.Error("the tool call's id was lost")
+	}
+	if it, _ := c.Item(140); it.Status != ToolOK || it.ID != "call" {
+		t.Errorf("item 140 after the update: %+v", it)
+	}
+	send(c, key(tcell.KeyRune, 'g', 0))
+	if tops != 1 {
+		t.Errorf("onTop called with everything loaded (%d)", tops)
+	}
+}
