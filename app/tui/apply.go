@@ -180,7 +180,11 @@ func (c *Controller) onUIReload(ev evReload) {
 	if !ev.keepConv {
 		c.watch.onUIConvReplaced(ev)
 	}
+	if ev.win != nil {
+		c.win = *ev.win
+	}
 	ev = c.tt.holdDuringPreview(ev)
+	c.showWindowMarker()
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
 		c.tp.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})

@@ -193,7 +193,7 @@ func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	if k.Hit {
 		v, err = c.db.GenerationView(c.ctx, k.SessionID, k.Gen)
 	} else {
-		v, err = c.db.View(c.ctx, k.SessionID)
+		v, err = c.db.ViewBefore(c.ctx, k.SessionID, -1, store.ViewPos{}, previewRecords) // its newest records only
 	}
 	if err != nil {
 		return

@@ -70,7 +70,8 @@ type Controller struct {
 	busy      string // "" idle, else the running operation ("run", "compact"…)
 	runCancel context.CancelFunc
 	runStart  time.Time
-	stepStart int // first conversation item of the current step attempt
+	stepStart int    // first conversation item of the current step attempt
+	win       window // the part of the open session's view the conversation holds
 	statusM   views.Status
 	msgUntil  time.Time
 	msgSeq    int      // bumped by every message; a timer clears only its own
@@ -318,7 +319,8 @@ func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, e
 	return c.loadSessionView(ctx, o.sess.ID, keepConv)
 }
 
-// loadSessionView reads a session's current view and generations.
+// loadSessionView reads the tail of a session's current view (window.go)
+// and its generations.
 func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
 	ev, _, err := c.readWhole(ctx, id, keepConv)
 	return ev, err
@@ -334,13 +336,16 @@ func (c *Controller) readWhole(ctx context.Context, id string, keepConv bool) (e
 	return ev, v, err
 }
 
-// readView reads a session's whole current view (counted in pollStats).
+// readView reads the tail of a session's current view (counted in
+// pollStats).
 func (c *Controller) readView(ctx context.Context, id string) (store.View, error) {
 	c.pollStats.viewReads.Add(1)
-	return c.db.View(ctx, id)
+	v, err := c.db.ViewBefore(ctx, id, -1, store.ViewPos{}, tailRecords)
+	return alignPage(v), err
 }
 
-// reloadOf is loadSessionView for a view already read.
+// reloadOf is loadSessionView for a view already read: the whole view, or
+// its newest part (v.Earlier).
 func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error) {
 	db := c.db
 	gens, err := db.Generations(ctx, id)
@@ -350,6 +355,8 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
+		w := windowOf(v)
+		ev.win = &w
 	}
 	if s, err := db.GetSession(ctx, id); err == nil {
 		ev.title = s.Title

@@ -109,8 +109,9 @@ type evReload struct {
 	banner   *views.Item // appended after the items
 	title    string
 	gen      int
-	session  string // the session the view belongs to
-	cursor   int64  // the view's store.View.Cursor (follow.go continues from it)
+	session  string  // the session the view belongs to
+	cursor   int64   // the view's store.View.Cursor (follow.go continues from it)
+	win      *window // the part of the view items holds (nil with keepConv)
 }
 
 // evOpDone says a run or an operation (compact, clear, …) returned.

@@ -149,8 +149,9 @@ func (t *timeTravel) onUITimelineSelect(it views.TimelineItem) {
 	t.reqSeq++
 	req := t.reqSeq
 	id := o.sess.ID
+	win := c.win
 	c.onWorker(func() {
-		items, banner, err := t.onWorkerLoadPreview(id, it)
+		items, banner, err := t.onWorkerLoadPreview(id, it, win)
 		c.onUIThreadAsync(func() {
 			if req != t.reqSeq || c.app.GetFocus() != c.timeline && c.app.GetFocus() != c.conv && c.pages.top() == "" {
 				return
@@ -164,8 +165,10 @@ func (t *timeTravel) onUITimelineSelect(it views.TimelineItem) {
 	})
 }
 
-// onWorkerLoadPreview loads what a timeline row shows.
-func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem) ([]views.Item, string, error) {
+// onWorkerLoadPreview loads what a timeline row shows. A checkpoint in the
+// loaded part of a long view (win) is previewed from it, without reading
+// the whole view.
+func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win window) ([]views.Item, string, error) {
 	c := t.c
 	ctx := c.ctx
 	if it.Kind == views.TimelineGeneration {
@@ -186,17 +189,29 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem) ([]vi
 		}
 		return viewItems(v), what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages), nil
 	}
+	cp := it.Checkpoint.ID
+	if win.session == id && win.earlier > 0 {
+		loaded := store.View{SessionID: id, Records: win.records}
+		if i := timetravel.CheckpointIndex(loaded, cp); i >= 0 {
+			loaded.Records = win.records[:i]
+			return viewItems(loaded), previewBanner(cp, messagesIn(win.records[i:])), nil
+		}
+	}
 	v, err := c.db.View(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
-	cp := it.Checkpoint.ID
 	p, err := timetravel.PlanRevert(ctx, timetravel.Env{DB: c.db, Session: store.Session{ID: id}}, cp, timetravel.Check{})
 	if err != nil {
 		return nil, "", fmt.Errorf("checkpoint %d is no longer in the view", cp)
 	}
-	banner := fmt.Sprintf("PREVIEW · before checkpoint %d · %d later %s not shown · Enter revert · Esc back", cp, p.Messages, words.Plural(p.Messages, "message", "messages"))
-	return viewItems(viewBefore(v, cp)), banner, nil
+	return viewItems(viewBefore(v, cp)), previewBanner(cp, p.Messages), nil
+}
+
+// previewBanner is the banner of the preview before checkpoint cp, with
+// later messages after it.
+func previewBanner(cp, later int) string {
+	return fmt.Sprintf("PREVIEW · before checkpoint %d · %d later %s not shown · Enter revert · Esc back", cp, later, words.Plural(later, "message", "messages"))
 }
 
 // onUIShowPreview puts a preview in the conversation pane, saving the live
@@ -210,6 +225,7 @@ func (t *timeTravel) onUIShowPreview(items []views.Item, banner string) {
 	}
 	t.what = banner
 	c.conv.SetItems(items)
+	c.showWindowMarker()
 	c.conv.SetPreview(banner)
 	c.conv.ScrollToEnd()
 }
@@ -223,6 +239,7 @@ func (t *timeTravel) onUIEndPreview() {
 		return
 	}
 	t.previewing = false
+	c.showWindowMarker()
 	c.conv.SetPreview("")
 	if t.heldValid {
 		c.conv.SetItems(t.heldItems)

@@ -25,6 +25,7 @@ func (c *Controller) buildWidgets() {
 	c.pages = newPageStack(c.app, c.ws)
 
 	c.input.SetOnSend(c.onUISend)
+	c.conv.SetOnTop(c.onUILoadEarlier)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.tp.onUISelect(it)

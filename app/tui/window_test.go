@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// longRecords is a long session's records: turns of a checkpoint, the
+// prompt "prompt N", an answer with one Shell call, its result and a usage
+// record (five records a turn).
+func longRecords(turns int) []store.Record {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	body := func(m message.Message) json.RawMessage {
+		b, err := json.Marshal(m)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	out := make([]store.Record, 0, 5*turns)
+	for i := range turns {
+		call := fmt.Sprintf("call_%d", i)
+		asst := message.NewText("assistant", fmt.Sprintf("answer %d", i))
+		asst.ToolCalls = []message.ToolCall{{ID: call, Name: "Shell", Args: fmt.Sprintf(`{"command":"echo %d"}`, i)}}
+		out = append(out,
+			store.Record{Kind: store.KindCheckpoint, CheckpointID: i, CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "user", Body: body(message.NewText("user", fmt.Sprintf("prompt %d", i))), CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "assistant", Body: body(asst), CreatedAt: at},
+			store.Record{Kind: store.KindMessage, Role: "tool", Body: body(message.Message{Role: "tool", ToolCallID: call,
+				Content: message.TextContent(fmt.Sprintf("output %d", i))}), CreatedAt: at},
+			store.Record{Kind: store.KindUsage, TokenCount: 100 * (i + 1), CreatedAt: at},
+		)
+	}
+	return out
+}
+
+// longSessionHarness resumes a session of 4,000 turns (20,000 records,
+// 12,000 messages).
+func longSessionHarness(t *testing.T) *harness {
+	return resumeHarness(t, func(h *harness) string {
+		s, err := h.db.ImportSession(context.Background(), store.NewSession{Title: "long", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: longRecords(4000)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	})
+}
+
+// TestLongSessionOpensAtItsTail: a 20,000-record session opens showing its
+// newest turns only (one page of records), with the count of the earlier
+// messages; reaching the top of the conversation loads the page before,
+// keeping the rows on screen, until the first prompt is there; the
+// timeline grows with what is loaded.
+func TestLongSessionOpensAtItsTail(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999", "answer 3999")
+	var n, earlier, checkpoints int
+	h.c.onUIThread(func() {
+		n, earlier, checkpoints = h.c.conv.Len(), h.c.win.earlier, len(h.c.timeline.Model().Checkpoints)
+	})
+	// 1,000 records, aligned to a turn: 200 turns of a prompt, an answer and its call
+	if n != 600 || earlier != 12000-600 || checkpoints != 200 {
+		t.Fatalf("opened with %d items, %d earlier messages, %d timeline checkpoints; want 600, 11400, 200", n, earlier, checkpoints)
+	}
+	if first, _ := h.c.conv.Item(0); first.Text != "prompt 3800" {
+		t.Fatalf("the first item loaded is %+v, want prompt 3800", first)
+	}
+
+	// To the top: the marker shows, the page before loads in front.
+	h.focus(h.c.conv)
+	h.typeText("g", false)
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+	h.c.onUIThread(func() {
+		earlier = h.c.win.earlier
+		if first, _ := h.c.conv.Item(0); first.Text != "prompt 3600" {
+			t.Errorf("after one page the first item is %+v, want prompt 3600", first)
+		}
+		if it, _ := h.c.conv.Item(h.c.conv.Selected()); it.Text != "prompt 3800" {
+			t.Errorf("the selection moved to %+v, want it kept on prompt 3800", it)
+		}
+		if got := len(h.c.timeline.Model().Checkpoints); got != 400 {
+			t.Errorf("timeline has %d checkpoints after a page, want 400", got)
+		}
+	})
+	if earlier != 12000-1200 {
+		t.Fatalf("%d earlier messages after a page, want 10800", earlier)
+	}
+	txt := h.waitFor("prompt 3800")
+	if strings.Contains(txt, "earlier messages") {
+		t.Errorf("the marker shows while the loaded page is above it:\n%s", txt)
+	}
+
+	// Keep going up to the start: the marker goes, prompt 0 is first.
+	for range 20 {
+		var before int
+		h.c.onUIThread(func() { before = h.c.win.earlier })
+		if before == 0 {
+			break
+		}
+		h.typeText("g", false)
+		h.waitUntil("a page to load", func() bool { return h.c.win.earlier < before && !h.c.win.loading })
+	}
+	h.typeText("g", false) // the first item, now that it is loaded
+	h.waitFor("prompt 0", "answer 0")
+	h.c.onUIThread(func() {
+		if h.c.win.earlier != 0 || h.c.conv.Len() != 12000 {
+			t.Errorf("at the start: %d earlier, %d items", h.c.win.earlier, h.c.conv.Len())
+		}
+	})
+	if txt := h.text(); strings.Contains(txt, "earlier messages") {
+		t.Errorf("the marker shows with everything loaded:\n%s", txt)
+	}
+}
+
+// TestLongSessionMarkerAtTheTop: scrolled to the top of the loaded part,
+// the conversation shows how many messages come before it.
+func TestLongSessionMarkerAtTheTop(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999")
+	h.c.onUIThread(func() { h.c.win.loading = true }) // hold the load: the marker stays on screen
+	h.focus(h.c.conv)
+	h.typeText("g", false)
+	h.waitFor("↑ 11,400 earlier messages", "prompt 3800")
+}
+
+// TestLongSessionRevertsToAnUnloadedCheckpoint: /revert to a checkpoint
+// far before the loaded tail works, and the reverted view (short) is shown
+// whole.
+func TestLongSessionRevertsToAnUnloadedCheckpoint(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999")
+	h.submit("/revert 3")
+	h.waitFor("Revert to checkpoint 3?")
+	h.typeText("c", false)
+	h.waitFor("Reverted to checkpoint 3", "prompt 2", "answer 2")
+	h.waitUntil("the revert to end", h.idle)
+	h.c.onUIThread(func() {
+		if h.c.win.earlier != 0 || h.c.conv.Len() != 3*3+1 {
+			t.Errorf("after the revert: %d earlier, %d items (want 3 turns and the banner)", h.c.win.earlier, h.c.conv.Len())
+		}
+	})
+	if txt := h.text(); strings.Contains(txt, "prompt 3999") {
+		t.Errorf("the reverted conversation still shows the old tail:\n%s", txt)
+	}
+}
+
+// TestLongSessionPreviewsALoadedCheckpoint: selecting a checkpoint of the
+// loaded part in the timeline previews the conversation before it, with
+// the count of the later messages, and Esc gives the tail back.
+func TestLongSessionPreviewsALoadedCheckpoint(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999")
+	h.focus(h.c.timeline)
+	h.typeText("k", false)
+	txt := h.waitFor("PREVIEW · before checkpoint 3998 · 6 later messages not shown", "prompt 3997")
+	if strings.Contains(txt, "▌ prompt 3998") || strings.Contains(txt, "earlier messages") {
+		t.Errorf("the preview shows what follows the checkpoint, or the marker:\n%s", txt)
+	}
+	h.key(tcell.KeyEsc)
+	h.waitGone("PREVIEW")
+	h.waitFor("prompt 3999")
+}
