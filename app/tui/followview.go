@@ -252,6 +252,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 			return
 		}
 		w.shown = convAt{ev.session, ev.gen, ev.to, ev.base + len(ev.items)}
+		ev.base += w.front // the earlier pages loaded since (window.go)
 		if c.tt.previewing { // the preview keeps the conversation for later
 			c.onUIReload(evReload{items: followed(c.tt.liveItems(), ev), timeline: ev.timeline, title: ev.title,
 				gen: ev.gen, session: ev.session, cursor: ev.to})
@@ -275,6 +276,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 // onUIConvReplaced notes what a whole read put in the conversation.
 func (w *watcher) onUIConvReplaced(ev evReload) {
 	w.shown = convAt{ev.session, ev.gen, ev.cursor, len(ev.items)}
+	w.front = 0
 }
 
 // followed is items (a conversation's) with ev's committed items after its

@@ -52,6 +52,9 @@ type watcher struct {
 	viewMu sync.Mutex
 	view   followedView // (workers, viewMu) what was read of the open session (followview.go)
 	shown  convAt       // (UI) what the conversation shows of it
+	// front is how many items earlier pages put before the first
+	// committed one (UI): onUIFollow counts its items from there.
+	front int
 
 	pid     int        // (UI) the writer's pid while connected
 	started time.Time  // (UI) when the writer's run started; zero while idle

@@ -113,6 +113,7 @@ func (c *Controller) onUILoadEarlier() {
 			c.win = *ev.win
 			c.conv.Prepend(ev.items, c.win.marker())
 			c.stepStart += len(ev.items)
+			c.watch.front += len(ev.items)
 			c.timeline.SetModel(ev.timeline)
 		})
 	})

@@ -174,3 +174,45 @@ func TestLongSessionPreviewsALoadedCheckpoint(t *testing.T) {
 	h.waitGone("PREVIEW")
 	h.waitFor("prompt 3999")
 }
+
+// TestWatchedLongSessionFollowsAfterAnEarlierPage: a watcher of a long
+// session that loaded an earlier page still appends what the writer
+// commits after the items it has, keeping the page (the committed items
+// are counted from after it).
+func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{
+		w: 180, h: 44,
+		before: func(h *harness) {
+			s, err := h.db.ImportSession(h.ctx, store.NewSession{Title: "long", WorkDir: h.work},
+				[]store.ImportedGeneration{{Records: longRecords(4000)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
+	})
+	h.waitFor("prompt 3999")
+	// Settled: the poll has seen the session and the writer check ran.
+	st := &h.c.pollStats
+	h.waitUntil("the first poll's read", func() bool { return st.viewReads.Load()+st.deltaReads.Load() >= 2 })
+	checks := st.writerChecks.Load()
+	h.waitUntil("a whole writer check", func() bool { return st.writerChecks.Load() >= checks+2 })
+	h.focus(h.c.conv)
+	h.typeText("g", false)
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+
+	seedTurns(t, h.db, id, "a new prompt")
+	h.waitUntil("the new turn", func() bool {
+		it, _ := h.c.conv.Item(h.c.conv.Len() - 1)
+		return it.Text == "answer to a new prompt"
+	})
+	h.c.onUIThread(func() {
+		first, _ := h.c.conv.Item(0)
+		if n := h.c.conv.Len(); n != 1202 || first.Text != "prompt 3600" {
+			t.Errorf("after the new turn: %d items from %q, want 1202 from prompt 3600", n, first.Text)
+		}
+	})
+}
