@@ -88,6 +88,9 @@ func TestIdleWriterDoesNotRedraw(t *testing.T) {
 			}
 		})
 	})
+	for draws.Load() == 0 { // the frame drawn after installing the counter
+		time.Sleep(5 * time.Millisecond)
+	}
 	// Let what opening the session started settle, then count. The waits
 	// read the counter without the UI goroutine (waitUntil's checks draw).
 	waitPolls := func(n int64) {
@@ -103,5 +106,76 @@ func TestIdleWriterDoesNotRedraw(t *testing.T) {
 	waitPolls(60)
 	if n := draws.Load() - before; n != 0 {
 		t.Fatalf("an idle writer redrew %d times in %d session-list polls", n, stats.listPolls.Load()-polls)
+	}
+}
+
+// TestIdleWatcherDoesNotRedraw: a workspace watching a session whose
+// writer is gone draws nothing while nothing changes, over three rounds of
+// the writer check (one a second). The check posted the same watch status
+// every round, a full frame each time.
+func TestIdleWatcherDoesNotRedraw(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched at rest", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
+		beforeRun: func(h *harness) {
+			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
+				tick: 5 * time.Millisecond, listRefresh: time.Hour, runs: time.Second}
+		},
+	})
+	h.waitFor("watched at rest")
+	stats := &h.c.pollStats
+	// Settled: the list and the session's records were read, the writer
+	// checked since, and the clock is quiet.
+	h.waitUntil("the first reads", func() bool {
+		_, known := h.c.watch.runState(id)
+		return known && stats.listLoads.Load() >= 1 && !h.c.ticking.Load()
+	})
+	var draws atomic.Int64
+	h.c.onUIThread(func() {
+		prev := h.c.app.GetAfterDrawFunc()
+		h.c.app.SetAfterDrawFunc(func(s tcell.Screen) {
+			draws.Add(1)
+			if prev != nil {
+				prev(s)
+			}
+		})
+	})
+	// The waits read the counters without the UI goroutine (waitUntil's
+	// checks draw). What the first reads posted may still be on its way
+	// (the event batcher): settled is a writer check without a frame.
+	deadline := time.Now().Add(waitLimit)
+	// round waits for one writer check and returns the frames drawn
+	// meanwhile (-1: time is up).
+	round := func() int64 {
+		d, checks := draws.Load(), stats.writerChecks.Load()
+		for stats.writerChecks.Load() < checks+1 {
+			if time.Now().After(deadline) {
+				return -1
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return draws.Load() - d
+	}
+	for n := round(); n != 0; n = round() {
+		if n < 0 {
+			t.Fatal("an idle watcher never stopped redrawing: a frame every writer check")
+		}
+	}
+	checks, before := stats.writerChecks.Load(), draws.Load()
+	for range 3 {
+		if round() < 0 {
+			t.Fatal("the writer was not checked three times")
+		}
+	}
+	if n := draws.Load() - before; n != 0 {
+		t.Fatalf("an idle watcher redrew %d times in %d writer checks", n, stats.writerChecks.Load()-checks)
 	}
 }
