@@ -82,6 +82,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.Generation = ev.NewGen
 		c.refreshStatus()
 		c.tt.noteBacktrack(ev)
+		c.tp.onUIBacktrack(ev)
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
 		c.setMessage(oneLine(ev.Message, 120), true)

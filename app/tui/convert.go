@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/soul/tools"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -172,6 +173,30 @@ func userItem(m message.Message) (views.Item, bool) {
 // toolItem is the running one-liner of a tool call.
 func toolItem(id, name, args string) views.Item {
 	return views.Item{Kind: views.ItemTool, ID: id, ToolName: name, KeyArg: keyArg(name, args), Args: prettyArgs(args), Status: views.ToolRunning}
+}
+
+// dmailDelivered is what a delivered D-Mail's call shows instead of its
+// own result. SendDMail answers "If you see this message, the D-Mail was
+// not delivered" (kimi-cli's trick: the backtrack archives the call, so
+// the model reads that only when it did not happen), which is false where
+// a person reads it: the generation the backtrack archived, or the tool
+// output pane of the run that sent it.
+func dmailDelivered(newGen int) string {
+	return fmt.Sprintf("Delivered: the conversation went back to the checkpoint and continues in generation %d, where the model read the D-Mail. "+
+		"(This call's own result, which the model sees only when a D-Mail is not delivered, was: %s)", newGen, tools.DMailNotDelivered)
+}
+
+// markDMailDelivered rewrites the result of the last SendDMail call in
+// items, the one a backtrack to generation newGen delivered.
+func markDMailDelivered(items []views.Item, newGen int) {
+	for i := len(items) - 1; i >= 0; i-- {
+		if it := items[i]; it.Kind == views.ItemTool && it.ToolName == "SendDMail" {
+			if it.Result == tools.DMailNotDelivered {
+				items[i].Result = dmailDelivered(newGen)
+			}
+			return
+		}
+	}
 }
 
 // keyArg picks the argument a tool call's one-liner shows.

@@ -187,7 +187,11 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 		if !g.Archived || g.Current {
 			what = fmt.Sprintf("generation %d (current)", g.Gen)
 		}
-		return viewItems(v), what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages), nil
+		items := viewItems(v)
+		if g.ArchivedBy == string(store.CauseBacktrack) {
+			markDMailDelivered(items, g.ArchivedIn)
+		}
+		return items, what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages), nil
 	}
 	cp := it.Checkpoint.ID
 	if win.session == id && win.earlier > 0 {

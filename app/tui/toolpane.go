@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -73,6 +74,24 @@ func (tp *toolPane) onUIResult(ev soul.ToolResult, st views.ToolStatus) {
 		if lines, _ := tp.pane.Lines(); len(lines) == 0 {
 			tp.pane.SetOutput(ev.Output)
 		}
+	}
+}
+
+// onUIBacktrack marks the D-Mail a backtrack delivered: the pane kept its
+// "not delivered" result from the run.
+func (tp *toolPane) onUIBacktrack(ev soul.Backtrack) {
+	for i := len(tp.order) - 1; i >= 0; i-- {
+		out := tp.outputs[tp.order[i]]
+		if out.info.Name != "SendDMail" {
+			continue
+		}
+		if string(out.text) == tools.DMailNotDelivered {
+			out.text = []byte(dmailDelivered(ev.NewGen))
+			if tp.pane.Tool().ID == out.info.ID {
+				tp.pane.SetOutput(string(out.text))
+			}
+		}
+		return
 	}
 }
 
