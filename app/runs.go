@@ -71,8 +71,16 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPID\tSTATE\tSTEP\tELAPSED\tTOKENS\tWORK DIR\tTITLE")
 	for i, r := range out {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%d\t%s\t%s\n", r.ID, r.PID, hellos[i].Run.Label(), r.Step,
-			hellos[i].Run.Elapsed(now).Round(time.Second), r.Tokens, oneLine(r.WorkDir), clip(oneLine(r.Title), 50))
+		// No run yet in this process: no step or elapsed time, not "0".
+		step, elapsed := "-", "-"
+		if r.Step > 0 {
+			step = fmt.Sprint(r.Step)
+		}
+		if d := hellos[i].Run.Elapsed(now); d > 0 {
+			elapsed = d.Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PID, hellos[i].Run.Label(), step,
+			elapsed, r.Tokens, oneLine(r.WorkDir), clip(oneLine(r.Title), 50))
 	}
 	return tw.Flush()
 }
