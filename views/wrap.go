@@ -128,11 +128,13 @@ type diffRow struct {
 }
 
 // wrapDiff wraps diff rows to w columns after their two-column gutter, so
-// long diff lines are never cut.
+// long diff lines are never cut; they break between words (a generation
+// diff is prose: "…Pʼ lea…" split words mid-line), and only a word longer
+// than the row is cut.
 func wrapDiff(rows []DiffLine, w int) []diffRow {
 	out := make([]diffRow, 0, len(rows))
 	for _, r := range rows {
-		for i, l := range wrapCode(Line{{Text: r.Text}}, max(1, w-2)) {
+		for i, l := range wrapPlain(r.Text, max(1, w-2), tcell.StyleDefault) {
 			out = append(out, diffRow{DiffLine{r.Op, l.String()}, i > 0})
 		}
 	}

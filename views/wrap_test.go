@@ -104,3 +104,23 @@ func TestClipLineAlwaysMarksTheCut(t *testing.T) {
 		t.Fatalf("clipLine = %q", got)
 	}
 }
+
+// A diff row wraps between words, never inside one.
+func TestDiffWrapsAtWords(t *testing.T) {
+	t.Parallel()
+	text := "the model read the README first and then planned the whole refactor"
+	rows := wrapDiff([]DiffLine{{DiffAdd, text}}, 22)
+	if len(rows) < 3 {
+		t.Fatalf("%d rows, want the line wrapped", len(rows))
+	}
+	var got []string
+	for _, r := range rows {
+		if strWidth(r.Text) > 20 {
+			t.Errorf("row %q wider than 20", r.Text)
+		}
+		got = append(got, strings.TrimSpace(r.Text))
+	}
+	if strings.Join(got, " ") != text {
+		t.Errorf("rows %q do not break between words", got)
+	}
+}
