@@ -33,7 +33,7 @@ func TestDeliveredDMailSaysSo(t *testing.T) {
 	}
 	row := timelineModel(store.View{SessionID: id, Generation: gens[1]}, gens)
 	row = h.c.branches.withBranches(h.ctx, h.db, store.View{SessionID: id, Generation: gens[1]}, row)
-	items, _, err := h.c.tt.onWorkerLoadPreview(id, views.TimelineItem{Kind: views.TimelineGeneration, Generation: row.Generations[0]})
+	items, _, err := h.c.tt.onWorkerLoadPreview(id, views.TimelineItem{Kind: views.TimelineGeneration, Generation: row.Generations[0]}, window{})
 	if err != nil {
 		t.Fatal(err)
 	}
