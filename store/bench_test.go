@@ -185,3 +185,24 @@ func BenchmarkViewSince(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewBefore reads the tail page of a view (its last 1,000
+// records), what opening a session reads, for histories of 1k, 10k and
+// 100k records: flat in the history's size.
+func BenchmarkViewBefore(b *testing.B) {
+	for _, n := range historySizes {
+		b.Run(fmt.Sprint("records=", n), func(b *testing.B) {
+			db := openBench(b)
+			s := history(b, db, n)
+			for b.Loop() {
+				v, err := db.ViewBefore(ctx, s.ID, -1, store.ViewPos{}, 1000)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(v.Records) != 1000 {
+					b.Fatalf("%d records", len(v.Records))
+				}
+			}
+		})
+	}
+}
