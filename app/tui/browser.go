@@ -366,7 +366,8 @@ func (b *browser) onUIOpened(withBanner bool) {
 	if withBanner {
 		c.conv.Append(*banner)
 	}
-	c.setMessage("working in "+o.sess.WorkDir+" (this session's work dir)", false)
+	// A warning from opening it (file rewinds off) stays in view.
+	c.setInfoUnlessError("working in " + o.sess.WorkDir + " (this session's work dir)")
 }
 
 // workDirBanner says plainly that the agent will work in sess's work dir

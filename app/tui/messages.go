@@ -21,16 +21,32 @@ type notice struct {
 // maxNotices bounds the notices /status lists.
 const maxNotices = 8
 
+// addNotice keeps a notice for /status (a repeat of the last one once).
+func (c *Controller) addNotice(text string, isErr bool) {
+	if n := len(c.notices); n > 0 && c.notices[n-1].text == text {
+		return
+	}
+	c.notices = append(c.notices, notice{at: time.Now(), text: text, isErr: isErr})
+	if len(c.notices) > maxNotices {
+		c.notices = c.notices[1:]
+	}
+}
+
+// setInfoUnlessError shows an info message unless an error is showing,
+// which it would hide; either way /status lists it (UI).
+func (c *Controller) setInfoUnlessError(text string) {
+	if msg, isErr := c.status.Message(); isErr && msg != "" {
+		c.addNotice(text, false)
+		return
+	}
+	c.setMessage(text, false)
+}
+
 // setMessageFor shows a transient status-bar message for exactly ttl: a
 // timer clears it then, unless a newer message replaced it (UI). The
 // message is also kept, whole, among the notices /status lists.
 func (c *Controller) setMessageFor(text string, isErr bool, ttl time.Duration) {
-	if n := len(c.notices); n == 0 || c.notices[n-1].text != text {
-		c.notices = append(c.notices, notice{at: time.Now(), text: text, isErr: isErr})
-		if len(c.notices) > maxNotices {
-			c.notices = c.notices[1:]
-		}
-	}
+	c.addNotice(text, isErr)
 	c.status.SetMessage(text, isErr)
 	c.msgKeep = false
 	c.msgUntil = time.Now().Add(ttl)

@@ -319,6 +319,7 @@ func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 	// The status bar says so point first ("file checkpoints are off for
 	// this session: the…" at 80 columns told nothing), and /status keeps
 	// the whole notice.
+	h.waitFor("file rewinds off: work dir not on this machine") // not replaced by "working in …"
 	h.submit("/status")
 	h.waitFor("notices", "! file rewinds off: work dir not on this machine · the session's work dir")
 	h.submit("/revert 1")
