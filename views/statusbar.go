@@ -108,6 +108,7 @@ type segKind int
 
 const (
 	segPlain    segKind = iota
+	segLabel            // DEMO, the mode, an alert: boxes of their own
 	segTitle            // elastic: at its shortest while placed, then widened
 	segCtxLabel         // " ctx ": only with the percentage after it
 	segCtxPct
@@ -122,13 +123,13 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	s := b.status
 	var segs []statusSeg
 	if s.Demo {
-		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, segPlain})
+		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, segLabel})
 	}
 	if s.Mode != "" {
-		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, segPlain})
+		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, segLabel})
 	}
 	if s.Alert != "" {
-		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95, segPlain})
+		segs = append(segs, statusSeg{" ⚠ " + s.Alert + " ", base.Foreground(th.Error).Bold(true), 95, segLabel})
 	}
 	if s.Model != "" {
 		segs = append(segs, statusSeg{" " + s.Model, base.Bold(true), 90, segPlain})
@@ -219,6 +220,13 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.kind == segTitle }); i >= 0 {
 		room := w - reserve - width() + strWidth(segs[i].text) - 3
 		segs[i].text = " · " + truncate(s.SessionTitle, max(minStatusTitle, min(30, room)))
+	}
+	// The first field after the labels needs no separator (no model
+	// shown: "READ-ONLY · no model  · title").
+	if i := slices.IndexFunc(segs, func(sg statusSeg) bool { return sg.kind != segLabel }); i >= 0 {
+		if rest, ok := strings.CutPrefix(segs[i].text, " · "); ok {
+			segs[i].text = " " + rest
+		}
 	}
 	msgW = min(msgW, w-width())
 	cx := x

@@ -56,6 +56,19 @@ func TestStatusBarLeavesOutAnElapsedTimeUnderASecond(t *testing.T) {
 	mustFind(t, s, "step 1 · 23.1k tok")
 }
 
+// With no model to show, the field after the mode label starts without a
+// separator: "READ-ONLY · no model  parser work", not "…  · parser work".
+func TestStatusBarNoSeparatorAfterTheLabels(t *testing.T) {
+	t.Parallel()
+	b := NewStatusBar()
+	b.SetTheme(dark)
+	b.SetStatus(Status{Mode: "READ-ONLY · no model", SessionTitle: "parser work", Tokens: 900, MaxContext: 128000})
+	s := draw(t, b, 120, 1)
+	mustFind(t, s, "READ-ONLY · no model  parser work · 900 tok")
+	b.SetStatus(Status{Mode: "WATCH", Model: "kimi-k2", SessionTitle: "parser work"})
+	mustFind(t, draw(t, b, 120, 1), "WATCH  kimi-k2 · parser work")
+}
+
 func TestToolOutput(t *testing.T) {
 	t.Parallel()
 	o := NewToolOutput()
