@@ -133,7 +133,9 @@ func (v View) Cursor() int64 {
 
 // ViewPos is a place in a view: the record (SessionID, Seq) of a view's
 // page (a view may hold a forked parent's records, whose seqs count in the
-// parent session). The zero ViewPos is the end of the view.
+// parent session). An empty SessionID matches the first record with that
+// seq (a search hit names a seq only). The zero ViewPos is the end of the
+// view for ViewBefore and its start for ViewAfter.
 type ViewPos struct {
 	SessionID string
 	Seq       int64
@@ -193,10 +195,7 @@ func pageBefore(ctx context.Context, q querier, segs []segment, before ViewPos, 
 	i := len(segs) - 1
 	bound := int64(math.MaxInt64)
 	if before != (ViewPos{}) {
-		for i >= 0 && (segs[i].session != before.SessionID || before.Seq >= segs[i].bound || !segHolds(ctx, q, segs[i], before.Seq)) {
-			i--
-		}
-		if i < 0 {
+		if i = segmentOf(ctx, q, segs, before); i < 0 {
 			return nil, false, fmt.Errorf("seq %d of session %s is not in the view", before.Seq, before.SessionID)
 		}
 		bound = before.Seq
@@ -225,6 +224,65 @@ func pageBefore(ctx context.Context, q querier, segs []segment, before ViewPos, 
 		}
 	}
 	return reversed(newest), false, nil
+}
+
+// segmentOf is the index of the segment holding the record at pos (the
+// first one when pos names a seq only), -1 when none does.
+func segmentOf(ctx context.Context, q querier, segs []segment, pos ViewPos) int {
+	for i, s := range segs {
+		if (pos.SessionID == "" || s.session == pos.SessionID) && pos.Seq < s.bound && segHolds(ctx, q, s, pos.Seq) {
+			return i
+		}
+	}
+	return -1
+}
+
+// afterQuery reads the oldest records of one segment after a seq.
+const afterQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
+	coalesce(token_count, 0), body, created_at FROM context
+	WHERE session_id = ? AND gen = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`
+
+// ViewAfter returns the first limit records of generation gen's view of
+// sessionID (gen < 0: the current one) after position after (the zero
+// ViewPos: from the view's first record), in order: ViewBefore's forward
+// counterpart, for showing a place in a long view (a search hit) without
+// reading the rest of it.
+func (db *DB) ViewAfter(ctx context.Context, sessionID string, gen int, after ViewPos, limit int) (View, error) {
+	var v View
+	limit = max(limit, 1)
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if gen < 0 {
+			gen = st.currentGen
+		}
+		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		v = View{SessionID: st.id, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+		i, from := 0, int64(-1)
+		if after != (ViewPos{}) {
+			if i = segmentOf(ctx, tx, segs, after); i < 0 {
+				return fmt.Errorf("seq %d of session %s is not in the view", after.Seq, after.SessionID)
+			}
+			from = after.Seq
+		}
+		for ; i < len(segs) && len(v.Records) < limit; i++ {
+			s := segs[i]
+			if v.Records, err = appendRecords(ctx, tx, v.Records, s.session, afterQuery, s.session, s.gen, from, s.bound, limit-len(v.Records)); err != nil {
+				return err
+			}
+			from = -1
+		}
+		return nil
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: page of view %s after seq %d: %w", sessionID, after.Seq, err)
+	}
+	return v, nil
 }
 
 // segHolds reports whether record seq belongs to segment s.

@@ -166,7 +166,8 @@ func TestViewSinceOnAForkCountsItsOwnSeqs(t *testing.T) {
 }
 
 // TestViewBeforePagesTheWholeView: paging a view backwards from its end
-// (ViewBefore from each page's Start) yields exactly the view's records,
+// (ViewBefore from each page's Start), or forwards from its start
+// (ViewAfter from each page's last record), yields exactly the view's records,
 // across a revert's segments and a fork's parent session, each page the
 // last records before the previous one, and Earlier false only on the
 // first page.
@@ -206,6 +207,26 @@ func TestViewBeforePagesTheWholeView(t *testing.T) {
 			if !reflect.DeepEqual(got, full.Records) {
 				t.Fatalf("%s limit %d: pages hold %d records, the view %d", id, limit, len(got), len(full.Records))
 			}
+			// forwards with ViewAfter, from the start
+			got, pos = nil, ViewPos{}
+			for range len(full.Records) + 1 {
+				p := must[View](t)(db.ViewAfter(bg, id, -1, pos, limit))
+				got = append(got, p.Records...)
+				if len(p.Records) < limit {
+					break
+				}
+				last := p.Records[len(p.Records)-1]
+				pos = ViewPos{SessionID: last.SessionID, Seq: last.Seq}
+			}
+			if !reflect.DeepEqual(got, full.Records) {
+				t.Fatalf("%s limit %d: forward pages hold %d records, the view %d", id, limit, len(got), len(full.Records))
+			}
+		}
+		// a position named by its seq only (a search hit)
+		mid := full.Records[len(full.Records)/2]
+		p := must[View](t)(db.ViewAfter(bg, id, -1, ViewPos{Seq: mid.Seq}, 2))
+		if !reflect.DeepEqual(p.Records, full.Records[len(full.Records)/2+1:len(full.Records)/2+3]) {
+			t.Fatalf("%s: the 2 records after seq %d: %+v", id, mid.Seq, p.Records)
 		}
 	}
 	// an archived generation pages too, and a position outside the view is an error
