@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // longRecords is a long session's records: turns of a checkpoint, the
@@ -215,4 +217,31 @@ func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 			t.Errorf("after the new turn: %d items from %q, want 1202 from prompt 3600", n, first.Text)
 		}
 	})
+}
+
+// TestLongSessionHitPreviewReadsAroundTheHit: the browser's preview of a
+// search hit in the middle of a long session reads the records around the
+// hit's only, and shows the hit's item first.
+func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	id := h.sessionID()
+	full, err := h.db.View(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := full.Records[5*2000+1] // the prompt of turn 2000
+	k := views.PreviewKey{SessionID: id, Hit: true, Gen: full.Generation.Gen, Seq: hit.Seq}
+	v, err := h.c.br.onWorkerHitRecords(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.Records); n != previewBefore+1+previewRecords || v.Records[previewBefore].Seq != hit.Seq {
+		t.Fatalf("read %d records around the hit (hit at %d), want %d with the hit at %d", n,
+			slices.IndexFunc(v.Records, func(r store.Record) bool { return r.Seq == hit.Seq }), previewBefore+1+previewRecords, previewBefore)
+	}
+	p := previewOf(v, k)
+	if p.Focus < 0 || p.Items[p.Focus].Text != "prompt 2000" {
+		t.Fatalf("preview focus %d of %+v", p.Focus, p.Items)
+	}
 }
