@@ -252,7 +252,8 @@ func (w *watcher) onUIFollow(ev evFollow) {
 			return
 		}
 		w.shown = convAt{ev.session, ev.gen, ev.to, ev.base + len(ev.items)}
-		ev.base += w.front // the earlier pages loaded since (window.go)
+		// counted from after the earlier pages loaded since (window.go)
+		ev.base += w.front
 		if c.tt.previewing { // the preview keeps the conversation for later
 			c.onUIReload(evReload{items: followed(c.tt.liveItems(), ev), timeline: ev.timeline, title: ev.title,
 				gen: ev.gen, session: ev.session, cursor: ev.to})
