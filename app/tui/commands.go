@@ -115,7 +115,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 	}
 	if c.readOnly {
 		c.input.SetText(text)
-		c.setMessage("read-only: this session is being written by another process (use /exit, or fork it from the session list)", true)
+		c.setMessage(c.watch.readOnlyWhy(), true)
 		return
 	}
 	if c.busy != "" {
@@ -186,7 +186,7 @@ func (c *Controller) onUICommand(text string) {
 		return
 	}
 	if cmd.Writes && c.readOnly {
-		c.setMessage(cmd.Name+" is not available read-only: this session is being written by another process", true)
+		c.setMessage(cmd.Name+" is not available: "+c.watch.readOnlyWhy(), true)
 		return
 	}
 	if cmd.ChangesContext && c.busy != "" {

@@ -464,9 +464,9 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
 	})
-	h.waitFor("WATCH", "first prompt")
+	h.waitFor("WATCH · no writer", "first prompt") // watching needs no model
 	h.typeText("may I write?", true)
-	h.waitFor("read-only: this session is being written")
+	h.waitFor("read-only: you are watching this session")
 	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
 	h.key(tcell.KeyCtrlU)
 	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })
@@ -476,7 +476,7 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 	}
 	h.waitFor("written by someone else")
 	h.submit("/compact")
-	h.waitFor("not available read-only")
+	h.waitFor("/compact is not available: read-only")
 }
 
 func TestRetryDiscardsPartialStep(t *testing.T) {

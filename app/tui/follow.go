@@ -23,6 +23,9 @@ import (
 // since the watcher opened it (a writer that left is "writer gone").
 const noWriterLabel = "WATCH · no writer"
 
+// writerGoneLabel is the mode of a watched session whose writer left.
+const writerGoneLabel = "WATCH · writer gone"
+
 // writerPoll is how often a watcher checks the writer's lease.
 const writerPoll = time.Second
 
@@ -61,9 +64,9 @@ func (w *watcher) onWorkerFollowWriter() {
 			case alive:
 				label = fmt.Sprintf("WATCH · writer pid %d alive", pid)
 			case sawID == o.sess.ID:
-				label = "WATCH · writer gone"
-			case c.opts.Client == nil:
-				label = noModelLabel // nobody writes it, and this workspace cannot
+				label = writerGoneLabel
+			case c.opts.Setup != "":
+				label = noModelLabel // opened to read: no model is configured
 			}
 			st := watchStatus{id: o.sess.ID, label: label, running: alive && rs.running, rs: rs}
 			// Only a change is posted: each post redraws the screen (a
@@ -139,6 +142,18 @@ func (w *watcher) onUIStopWatching() {
 	w.watching, w.label = false, ""
 	w.c.statusM.Elapsed = 0
 	w.c.refreshStatus()
+}
+
+// readOnlyWhy says why the watched session cannot be changed here, for
+// the refusal of a prompt or of a command that writes.
+func (w *watcher) readOnlyWhy() string {
+	switch w.label {
+	case noModelLabel:
+		return w.c.setupRefusal()
+	case noWriterLabel, writerGoneLabel:
+		return "read-only: you are watching this session (no process writes it now); fork it to write (f in the timeline)"
+	}
+	return "read-only: this session is being written by another process; fork it to write (f in the timeline)"
 }
 
 // modeLabel is the status bar's mode while read-only.

@@ -267,6 +267,14 @@ func TestWatchSessionNobodyWrites(t *testing.T) {
 	if strings.Contains(txt, "another rewind process writes") || strings.Contains(txt, "writer gone") {
 		t.Fatalf("a session nobody writes is said to have a writer:\n%s", txt)
 	}
+	// A prompt is refused for what it is, and stays in the input.
+	h.typeText("go on", true)
+	h.waitFor("no process writes it now")
+	if txt := h.text(); strings.Contains(txt, "being written by another process") {
+		t.Fatalf("the refusal names a writer nobody is:\n%s", txt)
+	}
+	h.waitUntil("the prompt kept in the input", func() bool { return h.c.input.Text() == "go on" })
+	h.key(tcell.KeyCtrlU)
 	lease, err := h.db.AcquireLease(h.ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -331,7 +331,7 @@ func (t *timeTravel) writable(what string) (*openSession, bool) {
 	case o == nil:
 		c.setMessage("nothing to "+what+" yet: the session is empty", false)
 	case c.readOnly || o.soul == nil:
-		c.setMessage("read-only: this session is being written by another process, so it cannot be changed here (f in the timeline forks it)", true)
+		c.setMessage(c.watch.readOnlyWhy(), true)
 	case c.busy != "":
 		c.setMessage("a run is active: press Esc to stop it before you "+what, true)
 	default:

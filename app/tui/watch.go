@@ -255,7 +255,7 @@ func (w *watcher) onUILiveGone(o *openSession, pid int) {
 	if c.cur() != o {
 		return
 	}
-	w.label = "WATCH · writer gone"
+	w.label = writerGoneLabel
 	c.statusM.RunningTool = ""
 	c.setMessage(fmt.Sprintf("the writer (pid %d) is gone: showing what it committed, from the database", pid), true)
 	c.refreshStatus()
