@@ -33,3 +33,29 @@ func TestTimelineAfterUndoOffersTheArchivedRevert(t *testing.T) {
 		t.Errorf("the timeline offers generation 0, identical to the current view:\n%s", txt)
 	}
 }
+
+// A revert to a turn puts its prompt back in the input; undoing the revert
+// takes it out again (it stayed, ready to resend into the undone state).
+func TestUndoOfARevertClearsItsPrompt(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "three", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task", "third task")
+		return s.ID
+	})
+	h.waitFor("answer to third task")
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?")
+	h.typeText("c", false)
+	h.waitUntil("the prompt back in the input", func() bool { return h.c.input.Text() == "second task" })
+	h.waitUntil("the revert to end", h.idle)
+	h.focus(h.c.timeline)
+	h.typeText("u", false)
+	h.waitFor("Undo the last rewind")
+	h.typeText("c", false)
+	h.waitFor("answer to third task")
+	h.waitUntil("the undo to end and the input to be empty", func() bool { return h.idle() && h.c.input.Text() == "" })
+}

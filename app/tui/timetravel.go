@@ -49,6 +49,10 @@ type timeTravel struct {
 	escAt time.Time // the first Esc of an Esc Esc
 	diff  *views.DiffView
 
+	// returned is the prompt a revert to a turn put back in the input; a
+	// later rewind (its undo) takes it out again if it is still there.
+	returned string
+
 	// A D-Mail of the running run that discarded prompts of the user:
 	// when the run ends, one key undoes it.
 	dmail *soul.Backtrack
@@ -528,13 +532,16 @@ func (t *timeTravel) onUIApply(o *openSession, p timetravel.Plan, ch timetravel.
 			return nil
 		}
 		c.onWorkerReload(banner)
-		if p.Kind == timetravel.Revert && p.ReturnTo != "" {
-			c.onUIThreadAsync(func() {
-				if strings.TrimSpace(input.Text()) == "" {
-					input.SetText(p.ReturnTo)
-				}
-			})
-		}
+		c.onUIThreadAsync(func() {
+			if t.returned != "" && input.Text() == t.returned {
+				input.SetText("") // the undo of the revert that put it there
+			}
+			t.returned = ""
+			if p.Kind == timetravel.Revert && p.ReturnTo != "" && strings.TrimSpace(input.Text()) == "" {
+				input.SetText(p.ReturnTo)
+				t.returned = p.ReturnTo
+			}
+		})
 		return nil
 	})
 	c.app.SetFocus(c.input)
