@@ -152,3 +152,56 @@ func TestRetryBusyWaitsForTheLock(t *testing.T) {
 		t.Fatalf("a write given up while waiting: %v, want ErrBusy and context.Canceled", err)
 	}
 }
+
+// TestLargeImportCommitsInShortTransactions: a session of more records
+// than an import transaction may write is committed in several
+// transactions, so another process's write waits for one of them at most
+// (it was one transaction of the whole session: 48 s for 400,000 records).
+// A failure half-way leaves nothing of it, visible or not.
+func TestLargeImportCommitsInShortTransactions(t *testing.T) {
+	t.Parallel()
+	db, _ := openBusy(t)
+	db.importChunk, db.importTime = 10, 0 // a transaction per session, or per record of a large one
+	recs := make([]Record, 25)
+	for i := range recs {
+		recs[i] = Record{Kind: KindMessage, Body: []byte(`{"role":"user","content":"line ` + string(rune('a'+i)) + `"}`)}
+	}
+	small := ImportedSession{Session: NewSession{Title: "small"}, Generations: []ImportedGeneration{{Records: recs[:3]}}}
+	large := ImportedSession{Session: NewSession{Title: "large"}, Generations: []ImportedGeneration{{Records: recs[:5]}, {Records: recs}}}
+	before := db.Writes()
+	out, err := db.ImportSessions(bg, []ImportedSession{small, large})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Writes() - before; n < 4 {
+		t.Errorf("30 records imported in %d transactions, want at least 4", n)
+	}
+	if len(out) != 2 || out[0].Title != "small" || out[1].Title != "large" {
+		t.Fatalf("imported %+v", out)
+	}
+	v, err := db.View(bg, out[1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Records) != 25 || v.Generation.Gen != 1 || v.Generation.Messages != 25 {
+		t.Errorf("the large session's view: %d records, generation %d with %d messages", len(v.Records), v.Generation.Gen, v.Generation.Messages)
+	}
+	list, err := db.ListSessions(bg, ListOptions{})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("sessions listed: %d, %v", len(list), err)
+	}
+
+	bad := append([]Record{}, recs...)
+	bad[22] = Record{Kind: "bogus"}
+	if _, err := db.ImportSessions(bg, []ImportedSession{{Session: NewSession{Title: "broken"}, Generations: []ImportedGeneration{{Records: bad}}}}); err == nil {
+		t.Fatal("an import with a bad record succeeded")
+	}
+	var sessions, records, indexed int
+	if err := db.Reader().QueryRow(`SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM context),
+		(SELECT count(*) FROM context_fts)`).Scan(&sessions, &records, &indexed); err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 2 || records != 3+30 || indexed != records {
+		t.Errorf("after a failed large import: %d sessions, %d records, %d indexed; want the 2 and 33 imported before", sessions, records, indexed)
+	}
+}

@@ -57,6 +57,11 @@ type DB struct {
 	busySince atomic.Int64
 	// leaseEvery is how often a lease of this DB is renewed.
 	leaseEvery time.Duration
+	// importChunk and importTime bound an import transaction
+	// (ImportSessions); importGap spaces them.
+	importChunk int
+	importTime  time.Duration
+	importGap   importGap
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -255,7 +260,8 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
-	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt, leaseEvery: leaseHeartbeat}
+	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt,
+		leaseEvery: leaseHeartbeat, importChunk: importTxRecords, importTime: importTxTime}
 	if o.LeaseHeartbeat > 0 {
 		db.leaseEvery = o.LeaseHeartbeat
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -29,8 +31,24 @@ type ImportedSession struct {
 	Kimi *KimiImport
 }
 
-// ImportSession creates a session from generations given oldest first, in
-// one transaction: each is a root generation, all but the last archived.
+// Import transactions are kept short, so that another process's write (a
+// workspace's prompt, a lease renewal) never waits long for the lock:
+// sessions are grouped in a transaction up to importTxRecords records or
+// importTxTime, and a session of more records is written alone, hidden,
+// in transactions of importTxTime each (importLarge). Tests shorten a DB's
+// (DB.importChunk, DB.importTime).
+const (
+	importTxRecords = 20000
+	importTxTime    = 500 * time.Millisecond
+)
+
+// stagedFor is how long a session left hidden by an import that died
+// half-way (see importLarge) is kept before the next large import drops it.
+const stagedFor = time.Hour
+
+// ImportSession creates a session from generations given oldest first
+// (each a root generation, all but the last archived), whole or not at all
+// (see ImportSessions).
 func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedGeneration) (Session, error) {
 	out, err := db.ImportSessions(ctx, []ImportedSession{{Session: ns, Generations: gens}})
 	if err != nil {
@@ -39,77 +57,271 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 	return out[0], nil
 }
 
-// ImportSessions imports many sessions in one transaction (bulk import and
-// benchmark databases).
+// ImportSessions imports sessions (bulk import and benchmark databases) in
+// short transactions: sessions are grouped up to importTxRecords records
+// or importTxTime, and a larger session is written alone, in transactions
+// of importTxTime, hidden (like a deleted session) until its last one.
+// Each session is written whole or not at all: a failure drops the hidden
+// part written, and sessions of earlier transactions stay. A write lock
+// held elsewhere is waited for (RetryBusy) until ctx ends.
 func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Session, error) {
 	out := make([]Session, 0, len(in))
-	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		out = out[:0]
-		var rec, fts *sql.Stmt
-		defer func() {
-			if rec != nil {
-				rec.Close()
-				fts.Close()
-			}
-		}()
-		for i, is := range in {
-			id, err := insertSession(ctx, tx, is.Session)
+	for i := 0; i < len(in); {
+		if w := newSessionImport(in[i]); w.records > db.importChunk {
+			s, err := db.importLarge(ctx, w)
 			if err != nil {
-				return err
+				return nil, fmt.Errorf("store: import: %w", err)
 			}
-			gens := is.Generations
-			if len(gens) == 0 {
-				gens = []ImportedGeneration{{}}
-			}
-			var lastSeq int64
-			created := toMS(is.Session.CreatedAt)
-			for gi, ig := range gens {
-				cause := ig.Cause
-				if cause == "" {
-					cause = CauseImport
-				}
-				g := genRow{sessionID: id, gen: gi, cause: cause, createdAt: created}
-				if gi < len(gens)-1 {
-					g.archivedAt = &created
-				}
-				if err := insertGeneration(ctx, tx, g); err != nil {
-					return err
-				}
-				// The insert statements are prepared by the first appender
-				// and handed on, so a bulk import prepares them once.
-				a := &appender{ctx: ctx, tx: tx, session: id, gen: g, lastSeq: lastSeq, now: created, insRec: rec, insFTS: fts}
-				for ri, r := range ig.Records {
-					var m *message.Message
-					if ri < len(ig.Decoded) {
-						m = ig.Decoded[ri]
-					}
-					if _, err := a.add(r, m); err != nil {
-						return fmt.Errorf("session %d generation %d: %w", i, gi, err)
-					}
-				}
-				rec, fts = a.insRec, a.insFTS
-				if _, err := tx.ExecContext(ctx, updateCountersQuery, a.gen.messages, a.gen.nextCP, a.gen.tokens, id, gi); err != nil {
-					return err
-				}
-				lastSeq = a.lastSeq
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ? WHERE id = ?`,
-				len(gens)-1, lastSeq, id); err != nil {
-				return err
-			}
-			if err := recordKimiImport(ctx, tx, is.Kimi, id); err != nil {
-				return err
-			}
-			s, err := getSession(ctx, tx, id)
-			if err != nil {
-				return err
-			}
-			out = append(out, s)
+			out, i = append(out, s), i+1
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: import: %w", err)
+		var got []Session
+		next := i
+		err := db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
+			got, next = got[:0], i
+			start, n := time.Now(), 0
+			for ; next < len(in); next++ {
+				w := newSessionImport(in[next])
+				if w.records > db.importChunk ||
+					next > i && (n+w.records > db.importChunk || time.Since(start) >= db.importTime) {
+					break
+				}
+				s, _, err := w.write(ctx, tx, st, time.Time{})
+				if err != nil {
+					return fmt.Errorf("session %d: %w", next, err)
+				}
+				got, n = append(got, s), n+w.records
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: import: %w", err)
+		}
+		out, i = append(out, got...), next
 	}
 	return out, nil
+}
+
+// importTx runs fn in one write transaction with the insert statements
+// prepared once for it, after the gap another writer may take the lock in
+// (importGap), and waiting while another process holds the lock.
+func (db *DB) importTx(ctx context.Context, fn func(*sql.Tx, *importStmts) error) error {
+	if err := db.importGap.wait(ctx); err != nil {
+		return err
+	}
+	defer db.importGap.done()
+	return db.RetryBusy(ctx, func() error {
+		return db.WriteTx(ctx, func(tx *sql.Tx) error {
+			var st importStmts
+			defer st.close()
+			return fn(tx, &st)
+		})
+	})
+}
+
+// importGap leaves the write lock free for a while between two import
+// transactions. SQLite's lock is not fair: a writer waiting for it polls
+// (every 100 ms once it has waited a while), and an importer that begins
+// its next transaction the moment it committed wins almost every time, so
+// short transactions alone left a workspace waiting seconds (BENCHMARKS.md).
+// The gap is a quarter of the last transaction, at most maxImportGap (a
+// waiter's longest poll): a waiting writer gets the lock after one
+// transaction, and the importer gives up at most a fifth of its time.
+type importGap struct {
+	mu    sync.Mutex
+	free  time.Time // the lock is left free until then
+	began time.Time
+}
+
+const maxImportGap = 100 * time.Millisecond
+
+func (g *importGap) wait(ctx context.Context) error {
+	g.mu.Lock()
+	d := time.Until(g.free)
+	g.mu.Unlock()
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	g.mu.Lock()
+	g.began = time.Now()
+	g.mu.Unlock()
+	return nil
+}
+
+func (g *importGap) done() {
+	now := time.Now()
+	g.mu.Lock()
+	g.free = now.Add(min(now.Sub(g.began)/4, maxImportGap))
+	g.mu.Unlock()
+}
+
+// importLarge writes a session of more than importChunk records in
+// transactions of importTime each, the session hidden (deleted_at = minus
+// the time the import began) until the last one shows it and records its
+// kimi import. A failure drops what was written; a process that dies
+// half-way leaves it hidden, and a later large import drops it after
+// stagedFor.
+func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error) {
+	w.staged = nowMS()
+	var s Session
+	for done := false; !done; {
+		saved := *w
+		err := db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
+			*w = saved // a retried attempt starts where the last commit ended
+			if w.id == "" {
+				if err := dropSessions(ctx, tx, `deleted_at < 0 AND deleted_at > ?`, -(w.staged - stagedFor.Milliseconds())); err != nil {
+					return err
+				}
+			}
+			var err error
+			s, done, err = w.write(ctx, tx, st, time.Now().Add(db.importTime))
+			return err
+		})
+		if err != nil {
+			*w = saved
+			if w.id != "" {
+				dctx := context.WithoutCancel(ctx)
+				derr := db.WriteTx(dctx, func(tx *sql.Tx) error {
+					return dropSessions(dctx, tx, `id = ?`, w.id)
+				})
+				if derr != nil {
+					err = fmt.Errorf("%w (and the part written stays hidden: %v)", err, derr)
+				}
+			}
+			return Session{}, err
+		}
+	}
+	return s, nil
+}
+
+// dropSessions deletes the sessions matching where (a condition on the
+// sessions table) with their records, search index and generations: only
+// for sessions nothing else refers to (an import's hidden part).
+func dropSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	sel := `SELECT id FROM sessions WHERE ` + where
+	for _, q := range []string{
+		`DELETE FROM context_fts WHERE docid IN (SELECT id FROM context WHERE session_id IN (` + sel + `))`,
+		`DELETE FROM context WHERE session_id IN (` + sel + `)`,
+		`DELETE FROM generations WHERE session_id IN (` + sel + `)`,
+		`DELETE FROM sessions WHERE ` + where,
+	} {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("drop a half-imported session: %w", err)
+		}
+	}
+	return nil
+}
+
+// importStmts are the record and search-index inserts of one import
+// transaction, prepared by its first appender and handed on.
+type importStmts struct{ rec, fts *sql.Stmt }
+
+func (st *importStmts) close() {
+	if st.rec != nil {
+		st.rec.Close()
+	}
+	if st.fts != nil {
+		st.fts.Close()
+	}
+}
+
+// sessionImport is one ImportedSession being written, over one or more
+// transactions: where it stands (generation gi, record ri) and the
+// counters written so far.
+type sessionImport struct {
+	is      ImportedSession
+	gens    []ImportedGeneration
+	records int
+	created int64
+	staged  int64 // when > 0: hidden until done (importLarge)
+
+	id      string
+	gi, ri  int
+	gen     genRow // generation gi, when genOpen
+	genOpen bool
+	lastSeq int64
+}
+
+func newSessionImport(is ImportedSession) *sessionImport {
+	w := &sessionImport{is: is, gens: is.Generations, created: toMS(is.Session.CreatedAt)}
+	if len(w.gens) == 0 {
+		w.gens = []ImportedGeneration{{}}
+	}
+	for _, g := range w.gens {
+		w.records += len(g.Records)
+	}
+	return w
+}
+
+// write goes on writing the session in tx: all of it, or when until is
+// set, no record after until (but at least one). When the last record is
+// written it finishes the session (current generation, kimi import record,
+// shown) and returns it with done.
+func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, until time.Time) (Session, bool, error) {
+	if w.id == "" {
+		id, err := insertSession(ctx, tx, w.is.Session)
+		if err != nil {
+			return Session{}, false, err
+		}
+		w.id = id
+		if w.staged > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ?`, -w.staged, id); err != nil {
+				return Session{}, false, err
+			}
+		}
+	}
+	n := 0
+	for ; w.gi < len(w.gens); w.gi, w.ri, w.genOpen = w.gi+1, 0, false {
+		ig := w.gens[w.gi]
+		if !w.genOpen {
+			cause := ig.Cause
+			if cause == "" {
+				cause = CauseImport
+			}
+			g := genRow{sessionID: w.id, gen: w.gi, cause: cause, createdAt: w.created}
+			if w.gi < len(w.gens)-1 {
+				g.archivedAt = &w.created
+			}
+			if err := insertGeneration(ctx, tx, g); err != nil {
+				return Session{}, false, err
+			}
+			w.gen, w.genOpen = g, true
+		}
+		a := &appender{ctx: ctx, tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created, insRec: st.rec, insFTS: st.fts}
+		for ; w.ri < len(ig.Records); w.ri, n = w.ri+1, n+1 {
+			if !until.IsZero() && n > 0 && !time.Now().Before(until) {
+				break // the time is spent
+			}
+			var m *message.Message
+			if w.ri < len(ig.Decoded) {
+				m = ig.Decoded[w.ri]
+			}
+			if _, err := a.add(ig.Records[w.ri], m); err != nil {
+				return Session{}, false, fmt.Errorf("generation %d: %w", w.gi, err)
+			}
+		}
+		st.rec, st.fts = a.insRec, a.insFTS
+		w.gen, w.lastSeq = a.gen, a.lastSeq
+		if _, err := tx.ExecContext(ctx, updateCountersQuery, w.gen.messages, w.gen.nextCP, w.gen.tokens, w.id, w.gi); err != nil {
+			return Session{}, false, err
+		}
+		if w.ri < len(ig.Records) {
+			return Session{}, false, nil // the budget is spent
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ?, deleted_at = NULL WHERE id = ?`,
+		len(w.gens)-1, w.lastSeq, w.id); err != nil {
+		return Session{}, false, err
+	}
+	if err := recordKimiImport(ctx, tx, w.is.Kimi, w.id); err != nil {
+		return Session{}, false, err
+	}
+	s, err := getSession(ctx, tx, w.id)
+	return s, err == nil, err
 }

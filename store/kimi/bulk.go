@@ -25,8 +25,10 @@ type BulkOptions struct {
 	// Progress is called after each session with the bytes of context
 	// files done so far and in all.
 	Progress func(done, total int64)
-	// BatchRecords is how many records go in one transaction (sessions are
-	// never split); 0 means 20,000.
+	// BatchRecords is how many records go in one store.ImportSessions call
+	// (sessions are never split between calls); 0 means 20,000. The store
+	// commits a call in transactions of at most 5,000 records, a larger
+	// session hidden until its last one.
 	BatchRecords int
 }
 
@@ -52,9 +54,10 @@ type fileSig struct {
 }
 
 // ImportAll imports every session of d in one process: parsed one session
-// at a time, written in transactions of about BatchRecords records with the
-// insert statements prepared once per transaction. Each session is written
-// whole or not at all. A session imported before (same kimi uuid) is
+// at a time, written in batches of about BatchRecords records
+// (store.ImportSessions keeps each transaction short, so other writers wait
+// for the lock a fraction of a second). Each session is written whole or
+// not at all. A session imported before (same kimi uuid) is
 // skipped when its files are unchanged; when its context file only grew,
 // the new records become a generation on top of the imported ones; when it
 // changed otherwise, the current file becomes a new generation.
