@@ -156,9 +156,14 @@ func (c *Controller) onUIPromptNotSaved(p *unsentPrompt, err error) {
 	if p == nil {
 		return
 	}
-	if it, ok := c.conv.Item(p.at); ok && it.Kind == views.ItemUser && (it.Text == p.text || it.Full == p.text) {
-		c.conv.SetItems(c.convItems(p.at))
-		c.stepStart = c.conv.Len()
+	// The prompt is the last user item with its text (older pages loaded
+	// meanwhile moved it from p.at).
+	for i := c.conv.Len() - 1; i >= min(p.at, c.conv.Len()-1) && i >= 0; i-- {
+		if it, _ := c.conv.Item(i); it.Kind == views.ItemUser && (it.Text == p.text || it.Full == p.text) {
+			c.conv.SetItems(c.convItems(i))
+			c.stepStart = c.conv.Len()
+			break
+		}
 	}
 	if cur := c.input.Text(); cur != "" {
 		c.input.SetText(p.text + "\n" + cur)
