@@ -363,8 +363,7 @@ func TestExportForceLeavesSpecialFilesAlone(t *testing.T) {
 }
 
 // asNobody runs rewind as an unprivileged user when the tests run as root
-// (root writes through any permission bits), from a copy of the binary
-// that user can run.
+// (root writes through any permission bits).
 func (e *env) asNobody(t *testing.T, args ...string) result {
 	t.Helper()
 	cmd := e.command(context.Background(), args...)
@@ -373,25 +372,16 @@ func (e *env) asNobody(t *testing.T, args ...string) result {
 		if err != nil {
 			t.Skip("running as root without setpriv: permissions cannot be tested")
 		}
-		dir, err := os.MkdirTemp("", "rewind-nobody-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		bin := filepath.Join(dir, "rewind")
-		data, err := os.ReadFile(binary)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range []string{dir, e.home, e.workDir, e.vars["HOME"]} {
+		// The shared binary, not a copy: a copy written while a parallel
+		// test forks can fail to exec with "text file busy" (exit 126).
+		_ = os.Chmod(filepath.Dir(binary), 0o755)
+		// Each t.TempDir() and the test's dir above it (never /tmp itself).
+		for _, d := range []string{e.home, e.workDir, e.vars["HOME"]} {
 			_ = os.Chmod(d, 0o755)
 			_ = os.Chmod(filepath.Dir(d), 0o755)
 		}
 		_ = os.Chmod(e.home, 0o555)
-		cmd.Args = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin}, cmd.Args[1:]...)
+		cmd.Args = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", binary}, cmd.Args[1:]...)
 		cmd.Path = setpriv
 	}
 	var out, errb bytes.Buffer
