@@ -138,7 +138,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 		return o.soul.Run(ctx, text)
 	})
 	if c.dbBusy {
-		c.onUIDatabaseBusy(true) // the prompt waits too: say how to stop it
+		c.onUIDatabaseBusy(true, false) // the prompt waits too: say how to stop it
 	}
 }
 

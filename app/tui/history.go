@@ -27,7 +27,11 @@ func (c *Controller) initInputHistory() {
 func (c *Controller) onUISend(text, shown string) {
 	dir := c.opts.WorkDir
 	c.onWorker(func() {
-		if err := c.db.AddInputHistory(context.WithoutCancel(c.ctx), dir, text); err != nil {
+		// A write lock held elsewhere delays the entry (the status bar says
+		// the database is busy) rather than failing it.
+		if err := c.db.RetryBusy(c.ctx, func() error {
+			return c.db.AddInputHistory(context.WithoutCancel(c.ctx), dir, text)
+		}); err != nil && c.ctx.Err() == nil {
 			c.post(evNote{text: "cannot save the input history: " + err.Error(), isErr: true})
 		}
 	})

@@ -238,6 +238,7 @@ type leaseWatch struct {
 	lost    *openSession // whose lease was lost
 	checked time.Time    // when lost's lease was last looked at
 	busy    bool         // a write waits for another process's write lock
+	told    time.Time    // when the UI was last told busy
 }
 
 // check notices a lost lease (onUILeaseLost), then looks every writerPoll
@@ -263,11 +264,17 @@ func (w *leaseWatch) check(c *Controller, o *openSession) {
 }
 
 // checkBusy tells the UI when writes start or stop waiting for another
-// process's write lock (no SQLite call).
+// process's write lock (no SQLite call), and every writerPoll while they
+// wait, so the status comes back after another message replaced it.
 func (w *leaseWatch) checkBusy(c *Controller) {
-	if _, busy := c.db.Busy(); busy != w.busy {
-		w.busy = busy
-		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(busy) })
+	_, busy := c.db.Busy()
+	switch {
+	case busy != w.busy:
+		w.busy, w.told = busy, time.Now()
+		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(busy, false) })
+	case busy && time.Since(w.told) >= writerPoll:
+		w.told = time.Now()
+		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(true, true) })
 	}
 }
 
@@ -277,7 +284,12 @@ const dbBusyTTL = time.Hour
 
 // onUIDatabaseBusy shows that a write waits for another process's write
 // lock (a long import, a sqlite3 shell), and clears it when it is over.
-func (c *Controller) onUIDatabaseBusy(busy bool) {
+// again: the wait goes on; the status is shown again only if another
+// message replaced it and has expired.
+func (c *Controller) onUIDatabaseBusy(busy, again bool) {
+	if again && (c.msgSeq == c.dbBusySeq || time.Now().Before(c.msgUntil)) {
+		return
+	}
 	c.dbBusy = busy
 	if !busy {
 		if c.msgSeq == c.dbBusySeq {
