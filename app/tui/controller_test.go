@@ -374,7 +374,7 @@ func TestQuitMidRunCancelsAndWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.done <- nil
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("quit mid-run did not return")
 	}
 	// Nothing half-written; the lease is released; the session resumes.

@@ -174,7 +174,7 @@ func TestDemoInTmux(t *testing.T) {
 	}
 	waitFor("Slash commands", "/compact")
 	send("Escape")
-	for deadline := time.Now().Add(10 * time.Second); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("Escape did not close the help; screen:\n%s", capture())
 		}

@@ -86,7 +86,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 			if l != want {
 				t.Fatalf("writer said %q, want %q", l, want)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitLimit):
 			t.Fatalf("writer did not say %q", want)
 		}
 	}

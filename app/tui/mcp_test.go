@@ -84,7 +84,7 @@ func TestMCPToolCallAsksAndShowsProgress(t *testing.T) {
 	h := newHarness(t, hopts{
 		before: func(h *harness) {
 			m, _ = mcpServers(t, h.work)
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(waitLimit)
 			for len(m.Tools()) == 0 && time.Now().Before(deadline) {
 				time.Sleep(5 * time.Millisecond)
 			}

@@ -152,7 +152,7 @@ func TestWatchAnswersApprovalWhenAllowed(t *testing.T) {
 			t.Fatalf("writer run: %v", err)
 		}
 		w.done <- nil // for the cleanup
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLimit):
 		t.Fatal("the writer's run did not end after the watcher approved")
 	}
 	h.waitGone("[y] approve")
