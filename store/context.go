@@ -183,6 +183,50 @@ func findCheckpoint(ctx context.Context, q querier, segs []segment, id int) (che
 	return checkpointHit{}, false, nil
 }
 
+// CheckpointPlace is where a checkpoint record sits in a view.
+type CheckpointPlace struct {
+	Pos ViewPos // the checkpoint record (ViewBefore/ViewAfter page around it)
+	// MessagesBefore is the number of the view's messages before it; the
+	// view's Generation.Messages minus it is the number from it on.
+	MessagesBefore int
+	Generation     Generation // the view's generation and its counters
+}
+
+// FindCheckpoint finds checkpoint id in generation gen's view of sessionID
+// (gen < 0: the current one) with one index probe per segment, without
+// reading the view: its position and the message counts either side of
+// it. A repeated id means its first occurrence, as in RevertTo. An id the
+// view does not hold is ErrCheckpointNotFound.
+func (db *DB) FindCheckpoint(ctx context.Context, sessionID string, gen, id int) (CheckpointPlace, error) {
+	var out CheckpointPlace
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if gen < 0 {
+			gen = st.currentGen
+		}
+		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		hit, ok, err := findCheckpoint(ctx, tx, segs, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrCheckpointNotFound
+		}
+		out = CheckpointPlace{Pos: ViewPos{SessionID: hit.seg.session, Seq: hit.seq}, MessagesBefore: hit.msgsBefore, Generation: self.public()}
+		return nil
+	})
+	if err != nil {
+		return CheckpointPlace{}, fmt.Errorf("store: checkpoint %d in view %s: %w", id, sessionID, err)
+	}
+	return out, nil
+}
+
 // checkpointError explains why checkpoint id is not in the view whose chain
 // ends at root: it was compacted away, or it never existed.
 func checkpointError(ctx context.Context, q querier, sessionID string, root genRow, id int) error {

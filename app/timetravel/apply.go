@@ -161,15 +161,11 @@ func RevertFilesForDMail(ctx context.Context, env Env, checkpoint int) error {
 		return err
 	}
 	before := s.CurrentGen - 1
-	v, err := env.DB.GenerationView(ctx, s.ID, before)
+	at, err := env.DB.FindCheckpoint(ctx, s.ID, before, checkpoint)
 	if err != nil {
-		return err
+		return fmt.Errorf("checkpoint %d is not in generation %d: %w", checkpoint, before, err)
 	}
-	at := CheckpointIndex(v, checkpoint)
-	if at < 0 {
-		return fmt.Errorf("checkpoint %d is not in generation %d", checkpoint, before)
-	}
-	seq := v.Records[at].Seq
+	seq := at.Pos.Seq
 	tr, err := env.Tracker()
 	if err != nil {
 		return err

@@ -70,24 +70,21 @@ type Check struct {
 var CheckFiles = Check{Files: true}
 
 // PlanRevert works out a revert of the current view to before checkpoint
-// id.
+// id. It never reads the whole view: the store finds the checkpoint
+// through its index and counts the messages either side of it, and the
+// turn it belongs to is read from the pages around it (placeOf), so a
+// long session plans as fast as a short one.
 func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error) {
-	v, err := env.DB.View(ctx, env.Session.ID)
+	at, err := env.DB.FindCheckpoint(ctx, env.Session.ID, -1, id)
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Kind: Revert, SessionID: v.SessionID, CurrentGen: v.Generation.Gen, Checkpoint: id, Gen: -1}
-	at := CheckpointIndex(v, id)
-	if at < 0 {
-		return p, fmt.Errorf("%w: %d", store.ErrCheckpointNotFound, id)
+	p := Plan{Kind: Revert, SessionID: at.Generation.SessionID, CurrentGen: at.Generation.Gen, Checkpoint: id, Gen: -1,
+		Messages: at.Generation.Messages - at.MessagesBefore, seq: at.Pos.Seq}
+	turn, step, err := placeOf(ctx, env.DB, at, id)
+	if err != nil {
+		return p, err
 	}
-	p.seq = v.Records[at].Seq
-	for _, r := range v.Records[at:] {
-		if r.Kind == store.KindMessage {
-			p.Messages++
-		}
-	}
-	turn, step := place(Turns(v), id)
 	switch {
 	case turn != nil && step == nil && !turn.DMail:
 		p.ReturnTo = turn.Prompt
@@ -98,6 +95,45 @@ func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error)
 		return tr.RevertFiles(ctx, p.seq, o)
 	}, check)
 	return p, nil
+}
+
+// Pages placeOf reads: the records after a checkpoint that say what it is
+// (a prompt or a step follows it), and the pages before it read until its
+// turn's start.
+const (
+	placeAfter = 16
+	placePage  = 1000
+)
+
+// placeOf is place for checkpoint id at the place at: the turn it belongs
+// to and its step, read from the records around it. It reads pages
+// backwards from the checkpoint until its turn is not the first turn
+// read: a turn after the first one starts at a prompt inside the pages
+// read, so its prompt and step numbers are those a read of the whole view
+// gives (a turn builder started mid-view agrees with one started at the
+// view's first record from the first checkpoint record on).
+func placeOf(ctx context.Context, db *store.DB, at store.CheckpointPlace, id int) (*Turn, *Step, error) {
+	gen := at.Generation.Gen
+	after, err := db.ViewAfter(ctx, at.Generation.SessionID, gen, at.Pos, placeAfter)
+	if err != nil {
+		return nil, nil, err
+	}
+	tail := append([]store.Record{{SessionID: at.Pos.SessionID, Seq: at.Pos.Seq, Gen: gen, Kind: store.KindCheckpoint, CheckpointID: id}}, after.Records...)
+	var before []store.Record
+	pos := at.Pos
+	for {
+		page, err := db.ViewBefore(ctx, at.Generation.SessionID, gen, pos, placePage)
+		if err != nil {
+			return nil, nil, err
+		}
+		before = append(page.Records, before...)
+		turns := Turns(store.View{Records: append(before[:len(before):len(before)], tail...)})
+		turn, step := place(turns, id)
+		if !page.Earlier || turn != nil && turn != &turns[0] {
+			return turn, step, nil
+		}
+		pos = page.Start()
+	}
 }
 
 // CheckpointIndex is the index in v.Records of checkpoint id's record, -1

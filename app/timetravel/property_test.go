@@ -157,6 +157,9 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			cp := cps[rng.Intn(len(cps))]
 			p, err := PlanRevert(ctx, env, cp, Check{})
 			must(err)
+			if want := planFromView(ctx, t, db, s.ID, cp); p.Messages != want.Messages || p.ReturnTo != want.ReturnTo || p.Keeps != want.Keeps || p.seq != want.seq {
+				t.Fatalf("after %v: plan of a revert to %d %+v, the whole view's %+v", log, cp, p, want)
+			}
 			_, err = Apply(ctx, env, conv, p, ConversationOnly)
 			must(err)
 			m.rows = append(m.rows, [2]int{m.cur, len(m.gens)})
@@ -295,4 +298,32 @@ func TestTimeTravelMatchesModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// planFromView is what PlanRevert works out, read from the whole view (as
+// it was before it read the pages around the checkpoint only).
+func planFromView(ctx context.Context, t *testing.T, db *store.DB, id string, cp int) Plan {
+	t.Helper()
+	v, err := db.View(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := CheckpointIndex(v, cp)
+	if at < 0 {
+		t.Fatalf("checkpoint %d is not in the view", cp)
+	}
+	p := Plan{seq: v.Records[at].Seq}
+	for _, r := range v.Records[at:] {
+		if r.Kind == store.KindMessage {
+			p.Messages++
+		}
+	}
+	turn, step := place(Turns(v), cp)
+	switch {
+	case turn != nil && step == nil && !turn.DMail:
+		p.ReturnTo = turn.Prompt
+	case turn != nil && step != nil:
+		p.Keeps = keeps(*turn, *step)
+	}
+	return p
 }

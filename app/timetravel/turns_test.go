@@ -2,8 +2,11 @@ package timetravel
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
@@ -114,5 +117,48 @@ func TestTurnBuilderAddsRecordsAsTheyCome(t *testing.T) {
 		if k := min(n, len(want)-1); !reflect.DeepEqual(b.TurnsFrom(k), want[k:]) {
 			t.Fatalf("TurnsFrom(%d):\n%+v\nwant\n%+v", k, b.TurnsFrom(k), want[k:])
 		}
+	}
+}
+
+// TestPlanRevertInALongTurn: a revert planned deep in a long view reads
+// only the pages around the checkpoint, and says what a read of the whole
+// view says, also for a step whose turn started pages of records before
+// it, and for the checkpoints at the start and end of the view.
+func TestPlanRevertInALongTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	recs := longRecords(300) // 2,100 records: checkpoints 0–599
+	long := longRecords(1)
+	long[1].Body, _ = json.Marshal(message.NewText("user", "the long turn"))
+	recs = append(recs, long[:2]...)
+	recs[len(recs)-2].CheckpointID = 600
+	for i := range 800 { // one turn of 800 steps, 2,400 records
+		recs = append(recs, store.Record{Kind: store.KindCheckpoint, CheckpointID: 601 + i}, long[2], long[3])
+	}
+	s, err := db.ImportSession(ctx, store.NewSession{Title: "long"}, []store.ImportedGeneration{{Records: recs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Env{DB: db, Session: s}
+	for _, cp := range []int{0, 1, 299, 598, 599, 600, 601, 1000, 1400} {
+		p, err := PlanRevert(ctx, env, cp, Check{})
+		if err != nil {
+			t.Fatalf("plan a revert to %d: %v", cp, err)
+		}
+		if want := planFromView(ctx, t, db, s.ID, cp); p.Messages != want.Messages || p.ReturnTo != want.ReturnTo || p.Keeps != want.Keeps || p.seq != want.seq {
+			t.Errorf("plan of a revert to %d: %+v, the whole view's %+v", cp, p, want)
+		}
+	}
+	p, err := PlanRevert(ctx, env, 1400, Check{})
+	if err != nil || !strings.HasPrefix(p.Keeps, "You keep “the long turn” and its steps 1–799; step 800 · Shell echo 0") {
+		t.Errorf("revert to the long turn's last step keeps %q (%v)", p.Keeps, err)
+	}
+	if _, err := PlanRevert(ctx, env, 5000, Check{}); !errors.Is(err, store.ErrCheckpointNotFound) {
+		t.Errorf("plan of a revert to a checkpoint not in the view: %v, want ErrCheckpointNotFound", err)
 	}
 }

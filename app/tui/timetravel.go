@@ -205,21 +205,25 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 			return viewItems(loaded), previewBanner(cp, messagesIn(win.records[i:])), nil
 		}
 	}
-	v, err := c.db.View(ctx, id)
+	at, err := c.db.FindCheckpoint(ctx, id, -1, cp)
+	if errors.Is(err, store.ErrCheckpointNotFound) {
+		return nil, "", fmt.Errorf("checkpoint %d is no longer in the view", cp)
+	}
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := timetravel.PlanRevert(ctx, timetravel.Env{DB: c.db, Session: store.Session{ID: id}}, cp, timetravel.Check{})
+	// the page before the checkpoint, as the window shows a view's tail
+	v, err := c.db.ViewBefore(ctx, id, at.Generation.Gen, at.Pos, tailRecords)
 	if err != nil {
-		return nil, "", fmt.Errorf("checkpoint %d is no longer in the view", cp)
+		return nil, "", err
 	}
-	return viewItems(viewBefore(v, cp)), previewBanner(cp, p.Messages), nil
+	return viewItems(alignPage(v)), previewBanner(cp, at.Generation.Messages-at.MessagesBefore), nil
 }
 
 // previewBanner is the banner of the preview before checkpoint cp, with
 // later messages after it.
 func previewBanner(cp, later int) string {
-	return fmt.Sprintf("PREVIEW · before checkpoint %d · %d later %s not shown · Enter revert · Esc back", cp, later, words.Plural(later, "message", "messages"))
+	return fmt.Sprintf("PREVIEW · before checkpoint %d · %s later %s not shown · Enter revert · Esc back", cp, words.Thousands(later), words.Plural(later, "message", "messages"))
 }
 
 // onUIShowPreview puts a preview in the conversation pane, saving the live
@@ -416,8 +420,8 @@ func (t *timeTravel) onUIRequestUndo() {
 
 // checkpointIn reports whether generation gen's view has checkpoint n.
 func (t *timeTravel) checkpointIn(ctx context.Context, id string, gen, n int) bool {
-	v, err := t.c.db.GenerationView(ctx, id, gen)
-	return err == nil && timetravel.CheckpointIndex(v, n) >= 0
+	_, err := t.c.db.FindCheckpoint(ctx, id, gen, n)
+	return err == nil
 }
 
 // The dialog's choices; the same keys for every operation.

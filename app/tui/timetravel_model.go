@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
@@ -191,15 +190,6 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 		out[kp.prefix-1] = append(out[kp.prefix-1], kp.partial)
 	}
 	return out
-}
-
-// viewBefore is v cut before checkpoint id's record (the conversation as it
-// was when the checkpoint was taken); the whole view when id is unknown.
-func viewBefore(v store.View, id int) store.View {
-	if i := timetravel.CheckpointIndex(v, id); i >= 0 {
-		v.Records = v.Records[:i]
-	}
-	return v
 }
 
 // compactedSource returns the generation a compaction replaced when the

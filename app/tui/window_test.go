@@ -245,3 +245,24 @@ func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
 		t.Fatalf("preview focus %d of %+v", p.Focus, p.Items)
 	}
 }
+
+// TestLongSessionPreviewsAnUnloadedCheckpoint: the preview of a checkpoint
+// outside the loaded part of a long view reads the page before it, not the
+// whole view, and counts the later messages.
+func TestLongSessionPreviewsAnUnloadedCheckpoint(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999")
+	it := views.TimelineItem{Kind: views.TimelineCheckpoint, Checkpoint: views.CheckpointRow{ID: 3000}}
+	items, banner, err := h.c.tt.onWorkerLoadPreview(h.sessionID(), it, window{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "PREVIEW · before checkpoint 3000 · 3,000 later messages not shown"; !strings.HasPrefix(banner, want) {
+		t.Errorf("banner %q, want %q…", banner, want)
+	}
+	// the page before it: 200 turns, up to answer 2999
+	if len(items) != 600 || items[0].Text != "prompt 2800" || items[len(items)-1].Kind != views.ItemTool {
+		t.Errorf("the preview has %d items from %+v to %+v, want the 600 of prompts 2800–2999", len(items), items[0], items[len(items)-1])
+	}
+}
