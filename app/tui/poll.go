@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -79,7 +80,13 @@ func (c *Controller) startPollers() {
 			case <-c.ctx.Done():
 				return
 			case <-ver.C:
-				lw.checkBusy(c)
+				// While a write of ours waits for another process's lock
+				// it holds the writer connection, which DataVersion needs
+				// too: the polls pause (the lock holder's commits are read
+				// after) so that the clock and the busy status go on.
+				if lw.checkBusy(c) {
+					continue
+				}
 				o := c.cur()
 				if o == nil {
 					continue
@@ -94,7 +101,7 @@ func (c *Controller) startPollers() {
 				if o.soul != nil && lw.lost != o {
 					changed = verGate.changed(c.db.Writes(), nil)
 				} else {
-					changed = verGate.changed(c.db.DataVersion(c.ctx))
+					changed = verGate.changed(c.dataVersion())
 				}
 				if !changed && o.sess.ID == lastID {
 					continue
@@ -112,8 +119,11 @@ func (c *Controller) startPollers() {
 				// the committed records at step boundaries.
 				c.watch.onWorkerCatchUp(o, catchUp{conv: !c.watch.inRun.Load()}, -1)
 			case <-list.C:
+				if lw.busy {
+					continue
+				}
 				c.pollStats.listPolls.Add(1)
-				changed := listGate.changed(c.db.DataVersion(c.ctx))
+				changed := listGate.changed(c.dataVersion())
 				open := c.SessionID()
 				if !changed && open == listOpen && time.Since(listAt) < p.listRefresh {
 					continue
@@ -128,6 +138,18 @@ func (c *Controller) startPollers() {
 			}
 		}
 	})
+}
+
+// dataVersionWait bounds how long a poll waits for the writer connection
+// DataVersion asks on: a write of this process may hold it for the busy
+// timeout while another process holds the lock. A poll that gives up
+// counts as a change (one read more), and the clock's ticks go on.
+const dataVersionWait = 200 * time.Millisecond
+
+func (c *Controller) dataVersion() (int64, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, dataVersionWait)
+	defer cancel()
+	return c.db.DataVersion(ctx)
 }
 
 // onUIThreadAsync is onUIThread for work that can be dropped: posts through

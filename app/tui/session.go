@@ -265,17 +265,20 @@ func (w *leaseWatch) check(c *Controller, o *openSession) {
 
 // checkBusy tells the UI when writes start or stop waiting for another
 // process's write lock (no SQLite call), and every writerPoll while they
-// wait, so the status comes back after another message replaced it.
-func (w *leaseWatch) checkBusy(c *Controller) {
+// wait, so the status comes back after another message replaced it. It
+// reports whether they wait.
+func (w *leaseWatch) checkBusy(c *Controller) bool {
 	_, busy := c.db.Busy()
+	defer func() { w.busy = busy }()
 	switch {
 	case busy != w.busy:
-		w.busy, w.told = busy, time.Now()
+		w.told = time.Now()
 		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(busy, false) })
 	case busy && time.Since(w.told) >= writerPoll:
 		w.told = time.Now()
 		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(true, true) })
 	}
+	return busy
 }
 
 // dbBusyTTL bounds how long the "database busy" status stays without news;
