@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,16 @@ func TestPromptSentWhileLockedIsCommittedAfterwards(t *testing.T) {
 	h.waitUntil("the run to end", h.idle)
 	if got := h.userPrompts(); len(got) != 2 || got[1] != "show me some code" {
 		t.Errorf("prompts in the session after the lock: %q, want the second one committed", got)
+	}
+	// The input history waited for the lock too, instead of failing.
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(10 * time.Millisecond) {
+		hist, err := h.db.InputHistory(h.ctx, h.work, 10)
+		if err == nil && slices.Contains(hist, "show me some code") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the prompt never joined the input history: %q, %v", hist, err)
+		}
 	}
 }
 
