@@ -687,3 +687,68 @@ func TestQueryPlans(t *testing.T) {
 		})
 	}
 }
+
+// ListVersion moves with every change the session lists show, made by any
+// connection, and not with another connection's lease heartbeats, which do
+// move PRAGMA data_version.
+func TestListVersion(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	other, err := Open(bg, db.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	last := must[int64](t)(db.ListVersion(bg))
+	moved := func(what string) {
+		t.Helper()
+		v := must[int64](t)(db.ListVersion(bg))
+		if v == last {
+			t.Errorf("%s: list version stayed at %d", what, v)
+		}
+		last = v
+	}
+	sid := newSession(t, other, "t", "/w").ID
+	moved("create")
+	turn(t, other, sid, "a", 1)
+	moved("append")
+	must[Generation](t)(other.RevertTo(bg, sid, 0, CauseRevert, ""))
+	moved("revert")
+	if err := other.RenameSession(bg, sid, "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	moved("rename")
+	must[Session](t)(other.ForkSession(bg, sid, 0, 0))
+	moved("fork")
+	if err := other.DeleteSession(bg, sid); err != nil {
+		t.Fatal(err)
+	}
+	moved("delete")
+	if err := other.UndeleteSession(bg, sid); err != nil {
+		t.Fatal(err)
+	}
+	moved("undelete")
+	must[Session](t)(other.ImportSession(bg, NewSession{Title: "imp", WorkDir: "/i"},
+		[]ImportedGeneration{{Records: []Record{{Kind: KindCheckpoint}}}}))
+	moved("import")
+
+	l, err := other.AcquireLease(bg, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(bg)
+	// A heartbeat in the same millisecond as the last one writes nothing:
+	// renew until one moved the data version.
+	dv := must[int64](t)(db.DataVersion(bg))
+	for i := 0; must[int64](t)(db.DataVersion(bg)) == dv; i++ {
+		if i == 100000 {
+			t.Fatal("the heartbeats did not move the data version: the test checks nothing")
+		}
+		if err := l.renew(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v := must[int64](t)(db.ListVersion(bg)); v != last {
+		t.Errorf("lease heartbeats moved the list version: %d → %d", last, v)
+	}
+}

@@ -66,6 +66,20 @@ func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 	return v<<32 | db.Writes()&(1<<32-1), nil
 }
 
+// ListVersion returns a stamp of what the session lists show: it moves
+// with every commit that adds, removes, renames, moves, deletes or restores
+// a session or changes its counters (an append, a revert), and stays put
+// through everything else, lease heartbeats included (triggers of schema 7
+// keep it). A list poller re-reads its list only when it moved; reading it
+// is one primary-key lookup of a one-row table.
+func (db *DB) ListVersion(ctx context.Context) (int64, error) {
+	var n int64
+	if err := db.reader.QueryRowContext(ctx, "SELECT n FROM list_version WHERE id = 1").Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: list version: %w", err)
+	}
+	return n, nil
+}
+
 // Writes is the number of write transactions this DB committed (its lease
 // heartbeats not included). A session this process holds the lease of
 // changes only through them, so a poller of that session can watch this
