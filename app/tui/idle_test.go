@@ -52,6 +52,56 @@ func TestIdleWorkspaceReadsNothing(t *testing.T) {
 	}
 }
 
+// TestIdleWorkspaceIgnoresHeartbeats: another process's lease heartbeat
+// commits every 2 s and moves the data version, but not the session list:
+// an idle workspace does not re-read the list for it (it did, every 2 s, in
+// every workspace while another rewind ran). A rename, which does not touch
+// the session's update time, still is picked up.
+func TestIdleWorkspaceIgnoresHeartbeats(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	h := newHarness(t, hopts{
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		beforeRun: func(h *harness) {
+			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
+				tick: 5 * time.Millisecond, listRefresh: time.Hour}
+		},
+	})
+	h.waitFor("zebra notes")
+	stats := &h.c.pollStats
+	h.waitUntil("the first list read", func() bool { return stats.listLoads.Load() >= 1 })
+	ctx := context.Background()
+	other, err := store.OpenWith(ctx, h.db.Path(), store.Options{LeaseHeartbeat: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	l, err := other.AcquireLease(ctx, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	loads, polls := stats.listLoads.Load(), stats.listPolls.Load()
+	var beats int
+	var last int64
+	h.waitUntil("10 heartbeats and 20 list polls", func() bool {
+		var at int64
+		if err := other.Reader().QueryRow("SELECT heartbeat_at FROM leases WHERE session_id = ?", ids[1]).Scan(&at); err == nil && at != last {
+			beats, last = beats+1, at
+		}
+		return beats >= 10 && stats.listPolls.Load() >= polls+20
+	})
+	if got := stats.listLoads.Load(); got != loads {
+		t.Fatalf("%d session-list reads in %d polls while another process only heartbeated its lease",
+			got-loads, stats.listPolls.Load()-polls)
+	}
+
+	if err := other.RenameSession(ctx, ids[0], "renamed elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("renamed elsewhere")
+}
+
 // TestIdleWriterDoesNotRedraw: a workspace with its own session open
 // draws nothing while nothing happens: 60 polls of the session list (each
 // a data-version check) pass without a frame. A loop that posted "stop

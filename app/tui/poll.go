@@ -11,7 +11,9 @@ import (
 // Poll periods: the open session's version, the session list, and the
 // clock. Each poll first asks the database's data version (a PRAGMA on a
 // held connection, no table read) and queries only when something was
-// committed since, so an idle workspace reads nothing; the list is also
+// committed since, so an idle workspace reads nothing; the list poll then
+// asks the list's stamp (store.ListVersion), which lease heartbeats do not
+// move, and re-reads the list only when it moved; the list is also
 // re-read every idleListRefresh for its relative ages. The clock ticks every
 // second only while a run is timed (the status bar's elapsed time).
 const (
@@ -72,7 +74,7 @@ func (c *Controller) startPollers() {
 		var last store.Version
 		var lastID string
 		var lw leaseWatch
-		var verGate, listGate changeGate
+		var verGate, listGate, stampGate changeGate
 		var listOpen string
 		var listAt time.Time
 		for {
@@ -123,7 +125,10 @@ func (c *Controller) startPollers() {
 					continue
 				}
 				c.pollStats.listPolls.Add(1)
-				changed := listGate.changed(c.dataVersion())
+				// A commit moves the data version, but most are not list
+				// changes (another writer's lease heartbeat, every 2 s):
+				// the list's own stamp tells.
+				changed := listGate.changed(c.dataVersion()) && stampGate.changed(c.db.ListVersion(c.ctx))
 				open := c.SessionID()
 				if !changed && open == listOpen && time.Since(listAt) < p.listRefresh {
 					continue
