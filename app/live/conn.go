@@ -38,10 +38,13 @@ func Dial(ctx context.Context, home, sessionID string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dialPath(ctx, path)
+	return dialPath(ctx, path, false)
 }
 
-func dialPath(ctx context.Context, path string) (*Conn, error) {
+// dialPath connects to the writer at path and reads its Hello. With
+// helloOnly the writer sends the Hello alone (no replay of the step in
+// flight, no events) and the connection is closed after it: for listers.
+func dialPath(ctx context.Context, path string, helloOnly bool) (*Conn, error) {
 	d := net.Dialer{Timeout: readTimeout}
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -49,6 +52,13 @@ func dialPath(ctx context.Context, path string) (*Conn, error) {
 			return nil, fmt.Errorf("%w (%s): %w", ErrNoWriter, path, err)
 		}
 		return nil, fmt.Errorf("live: connect to %s: %w", path, err)
+	}
+	// Say what we want first: a writer waits for it (joinWait) before it
+	// sends anything, and one older than this line ignores it.
+	nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := nc.Write(encode(Join{HelloOnly: helloOnly})); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("%w: %s: %w", ErrNoWriter, path, err)
 	}
 	c := &Conn{conn: nc, events: make(chan soul.Event, 1024), done: make(chan struct{})}
 	sc := bufio.NewScanner(nc)
@@ -65,6 +75,11 @@ func dialPath(ctx context.Context, path string) (*Conn, error) {
 		return nil, fmt.Errorf("live: %s: not a rewind writer", path)
 	}
 	c.Hello = h
+	if helloOnly {
+		nc.Close()
+		close(c.events)
+		return c, nil
+	}
 	go c.read(sc)
 	return c, nil
 }

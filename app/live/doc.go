@@ -18,8 +18,13 @@
 //
 // The wire is soul.MarshalEvent's jsonl — the encoding of `rewind -p
 // --output jsonl` — one {"type","payload"} object per line, plus the few
-// control messages of this package (Hello, Ping, Answer, AnswerResult,
-// Answered), encoded the same way.
+// control messages of this package (Join, Hello, Ping, Answer,
+// AnswerResult, Answered), encoded the same way. A connection first sends
+// Join: a watcher gets the Hello, the step in flight and everything live; a
+// lister (List, the runs view every second) gets the Hello alone, so the
+// writer does not encode its step for a connection that hangs up. A
+// watcher older than Join sends nothing and is served as a watcher after
+// joinWait (250 ms); a writer older than Join ignores the line.
 //
 // Files: path.go (where sockets live), wire.go (control messages, decoding),
 // state.go (the run summary kept from events), publisher.go (the writer

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
@@ -133,6 +134,82 @@ func TestTwoWatchersAtOnce(t *testing.T) {
 		}
 		if !strings.HasPrefix(text.String(), "abcdefghijklmnopqrstuvwxyzabc") {
 			t.Fatalf("out of order: %q", text.String())
+		}
+	}
+}
+
+// TestListAsksForTheHelloOnly: the runs view lists every writer each
+// second; a listing must not make the writer encode and queue its step in
+// flight (it did, for a connection that hung up after the hello), while a
+// watcher still gets it.
+func TestListAsksForTheHelloOnly(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s3", false)
+	p.Publish(soul.StepBegin{N: 1})
+	for range 50 {
+		p.Publish(soul.ToolCallPart{ID: "c", Name: "Shell"})
+	}
+	for range 5 {
+		runs, err := List(context.Background(), h)
+		if err != nil || len(runs) != 1 || runs[0].SessionID != "s3" || runs[0].Run.Step != 1 {
+			t.Fatalf("List = %+v, %v", runs, err)
+		}
+	}
+	if n := p.replayed.Load(); n != 0 {
+		t.Fatalf("5 listings replayed %d events of the step in flight", n)
+	}
+	c := dial(t, h, "s3")
+	if got := next(t, c); got != (soul.StepBegin{N: 1}) {
+		t.Fatalf("the watcher's first event: %#v", got)
+	}
+	if p.replayed.Load() == 0 {
+		t.Fatal("a watcher's replay was not counted: the test checks nothing")
+	}
+}
+
+// TestWatcherWithoutJoin: a watcher older than the Join line sends nothing
+// first; it still gets the hello, the step in flight and what follows.
+func TestWatcherWithoutJoin(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s4", false)
+	p.Publish(soul.StepBegin{N: 1})
+	p.Publish(soul.ContentPart{Text: "partial"})
+	path, err := SocketPath(h, "s4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sc := bufio.NewScanner(nc)
+	var got []soul.Event
+	for len(got) < 4 && sc.Scan() {
+		e, err := decode(sc.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ping := e.(Ping); ping {
+			continue
+		}
+		got = append(got, e)
+		if len(got) == 3 {
+			p.Publish(soul.ContentPart{Text: " more"})
+		}
+	}
+	if len(got) != 4 {
+		t.Fatalf("read %d events (%v): %v", len(got), sc.Err(), got)
+	}
+	if hello, ok := got[0].(Hello); !ok || hello.SessionID != "s4" {
+		t.Fatalf("first line %#v, want the hello", got[0])
+	}
+	want := []soul.Event{soul.StepBegin{N: 1}, soul.ContentPart{Text: "partial"}, soul.ContentPart{Text: " more"}}
+	for i, w := range want {
+		if got[i+1] != w {
+			t.Fatalf("event %d: %#v, want %#v", i+1, got[i+1], w)
 		}
 	}
 }

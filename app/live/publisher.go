@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,6 +19,10 @@ var (
 	pingEvery    = 300 * time.Millisecond // a writer with nothing to say pings this often
 	readTimeout  = time.Second            // a watcher that hears nothing this long falls back
 	writeTimeout = 2 * time.Second        // a watcher that cannot take a line this long is dropped
+	// joinWait is how long a writer waits for a new connection's Join line
+	// before it takes it for a watcher older than Join (which sends
+	// nothing) and sends it the hello and the step in flight.
+	joinWait = 250 * time.Millisecond
 )
 
 // watcherQueue bounds the lines queued for one watcher beyond the replay: a
@@ -49,8 +54,10 @@ type Publisher struct {
 	step     []soul.Event // the in-flight step since its StepBegin, deltas merged
 	pending  map[string]*soul.ApprovalRequest
 	watchers map[*peer]struct{}
+	joining  map[net.Conn]struct{} // connected, their Join line not read yet
 	closed   bool
 	wg       sync.WaitGroup
+	replayed atomic.Int64 // events of steps in flight sent to joining watchers (tests)
 }
 
 // peer is one connected watcher.
@@ -91,7 +98,8 @@ func Listen(o Options) (*Publisher, error) {
 	}
 	h.RemoteApproval = o.AllowRemoteApproval
 	h.Run.State = StateIdle
-	p := &Publisher{opts: o, path: path, ln: ln, hello: h, pending: map[string]*soul.ApprovalRequest{}, watchers: map[*peer]struct{}{}}
+	p := &Publisher{opts: o, path: path, ln: ln, hello: h, pending: map[string]*soul.ApprovalRequest{},
+		watchers: map[*peer]struct{}{}, joining: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -198,6 +206,9 @@ func (p *Publisher) Close() error {
 		w.close()
 	}
 	p.watchers = nil
+	for conn := range p.joining {
+		conn.Close()
+	}
 	p.mu.Unlock()
 	err := p.ln.Close()
 	p.wg.Wait()
@@ -211,16 +222,70 @@ func (p *Publisher) accept() {
 		if err != nil {
 			return // closed
 		}
-		p.join(conn)
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			conn.Close()
+			return
+		}
+		p.joining[conn] = struct{}{}
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go p.handshake(conn)
 	}
+}
+
+// handshake reads the connection's Join line (waiting joinWait at most: a
+// watcher older than Join sends none) and answers it: the hello alone for a
+// lister, which then hangs up, or the whole stream for a watcher.
+func (p *Publisher) handshake(conn net.Conn) {
+	defer p.wg.Done()
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	conn.SetReadDeadline(time.Now().Add(joinWait))
+	var j Join
+	if sc.Scan() {
+		if e, err := decode(sc.Bytes()); err == nil {
+			j, _ = e.(Join)
+		}
+	} else if !isTimeout(sc.Err()) {
+		p.leave(conn)
+		conn.Close() // gone before it said anything
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	if sc.Err() != nil {
+		// The old watcher's deadline stopped this scanner for good.
+		sc = bufio.NewScanner(conn)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+	}
+	if !j.HelloOnly {
+		p.join(conn, sc)
+		return
+	}
+	p.mu.Lock()
+	hello := encode(p.hello)
+	p.mu.Unlock()
+	p.leave(conn)
+	conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	conn.Write(hello)
+	conn.Close()
+}
+
+// leave forgets a connection that is no longer joining.
+func (p *Publisher) leave(conn net.Conn) {
+	p.mu.Lock()
+	delete(p.joining, conn)
+	p.mu.Unlock()
 }
 
 // join sends the hello and the replay of the step in flight, then registers
 // the watcher for what follows: under one lock, so nothing is lost or sent
 // twice.
-func (p *Publisher) join(conn net.Conn) {
+func (p *Publisher) join(conn net.Conn, sc *bufio.Scanner) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.joining, conn)
 	if p.closed {
 		conn.Close()
 		return
@@ -230,10 +295,11 @@ func (p *Publisher) join(conn net.Conn) {
 	for _, e := range p.step {
 		w.out <- encode(e)
 	}
+	p.replayed.Add(int64(len(p.step)))
 	p.watchers[w] = struct{}{}
 	p.wg.Add(2)
 	go p.write(w)
-	go p.read(w)
+	go p.read(w, sc)
 }
 
 // write sends w's queue, pinging when there is nothing to say.
@@ -274,11 +340,9 @@ func (p *Publisher) write(w *peer) {
 }
 
 // read takes a watcher's answers to approval requests.
-func (p *Publisher) read(w *peer) {
+func (p *Publisher) read(w *peer, sc *bufio.Scanner) {
 	defer p.wg.Done()
 	defer p.drop(w)
-	sc := bufio.NewScanner(w.conn)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		e, err := decode(sc.Bytes())
 		if err != nil {
@@ -344,3 +408,6 @@ func (p *Publisher) RemoteApproval() bool { return p.opts.AllowRemoteApproval }
 
 // SessionID is the session published.
 func (p *Publisher) SessionID() string { return p.opts.Hello.SessionID }
+
+// isTimeout reports a read that ran into its deadline.
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }

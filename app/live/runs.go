@@ -17,7 +17,7 @@ func List(ctx context.Context, home string) ([]Hello, error) {
 	}
 	var out []Hello
 	for _, p := range paths {
-		c, err := dialPath(ctx, p)
+		c, err := dialPath(ctx, p, true)
 		if isRefused(err) {
 			os.Remove(p) // nobody accepts: its writer died
 			continue
@@ -25,7 +25,6 @@ func List(ctx context.Context, home string) ([]Hello, error) {
 		if err != nil {
 			continue
 		}
-		c.Close()
 		if c.Hello.SessionID == "" {
 			c.Hello.SessionID = sessionOf(p)
 		}

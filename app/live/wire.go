@@ -19,6 +19,15 @@ type Hello struct {
 	Run            Run    `json:"run"`
 }
 
+// Join is the first line a watcher sends: whether it wants the session's
+// events (the step in flight, then everything live) or only the Hello (a
+// lister such as the runs view, which asks every second). A watcher older
+// than Join sends nothing; the writer takes it for a full watcher after
+// joinWait.
+type Join struct {
+	HelloOnly bool `json:"hello_only"`
+}
+
 // Ping keeps an idle connection alive: a watcher that hears nothing for
 // readTimeout takes the writer for gone.
 type Ping struct{}
@@ -47,6 +56,7 @@ type Answered struct {
 }
 
 func (Hello) EventType() string        { return "live.Hello" }
+func (Join) EventType() string         { return "live.Join" }
 func (Ping) EventType() string         { return "live.Ping" }
 func (Answer) EventType() string       { return "live.Answer" }
 func (AnswerResult) EventType() string { return "live.AnswerResult" }
@@ -74,6 +84,8 @@ func decode(line []byte) (soul.Event, error) {
 	switch w.Type {
 	case "live.Hello":
 		return decodeAs[Hello](w.Payload)
+	case "live.Join":
+		return decodeAs[Join](w.Payload)
 	case "live.Ping":
 		return Ping{}, nil
 	case "live.Answer":
