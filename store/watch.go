@@ -299,6 +299,29 @@ func (db *DB) ViewAfter(ctx context.Context, sessionID string, gen int, after Vi
 	return v, nil
 }
 
+// ViewHolds reports whether generation gen's view of sessionID holds the
+// record at pos (an index probe per segment): two views share a prefix of
+// records, so where one leaves the other is found without reading either.
+func (db *DB) ViewHolds(ctx context.Context, sessionID string, gen int, pos ViewPos) (bool, error) {
+	var ok bool
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		segs, _, _, err := resolveSegments(ctx, tx, st.id, gen)
+		if err != nil {
+			return err
+		}
+		ok = segmentOf(ctx, tx, segs, pos) >= 0
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: does view %s generation %d hold seq %d: %w", sessionID, gen, pos.Seq, err)
+	}
+	return ok, nil
+}
+
 // segHolds reports whether record seq belongs to segment s.
 func segHolds(ctx context.Context, q querier, s segment, seq int64) bool {
 	var one int

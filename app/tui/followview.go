@@ -30,9 +30,10 @@ type followedView struct {
 	id       string // "" until the first whole read
 	withConv bool   // items are built (a watcher's): the session has no soul here
 	gen      int
-	cursor   int64 // store.View.Cursor of what was read
-	takenAt  int64 // cursor of the last conversation update posted
-	records  int   // records of the view read so far
+	cursor   int64          // store.View.Cursor of what was read
+	takenAt  int64          // cursor of the last conversation update posted
+	records  int            // records of the view read so far
+	recs     []store.Record // and those records (an earlier page reads the turns again)
 
 	items   itemBuilder
 	turns   timetravel.TurnBuilder
@@ -183,6 +184,7 @@ func (f *followedView) reset(v store.View, ev evReload, withConv bool) {
 // add reads more records of the view into the turns, the run and the
 // checkpoint index (the conversation items are the itemBuilder's).
 func (f *followedView) add(recs []store.Record) {
+	f.recs = append(f.recs, recs...)
 	f.turns.Add(recs...)
 	for _, r := range recs {
 		f.run.add(r)
@@ -197,6 +199,36 @@ func (f *followedView) add(recs []store.Record) {
 		}
 		f.records++
 	}
+}
+
+// onWorkerPrepend adds an earlier page of session id's generation gen,
+// read before position start, to the followed view when the view starts
+// there (it was read with the window the page extends): the turns the page
+// brought into the timeline stay in it as the session gains records.
+func (w *watcher) onWorkerPrepend(id string, gen int, start store.ViewPos, page []store.Record) {
+	w.viewMu.Lock()
+	defer w.viewMu.Unlock()
+	f := &w.view
+	if f.id != id || f.gen != gen || len(f.recs) == 0 || (store.ViewPos{SessionID: f.recs[0].SessionID, Seq: f.recs[0].Seq}) != start {
+		return
+	}
+	n := len(page)
+	for cp, i := range f.cps {
+		f.cps[cp] = i + n
+	}
+	for i, r := range page {
+		if _, ok := f.cps[r.CheckpointID]; r.Kind == store.KindCheckpoint && !ok {
+			f.cps[r.CheckpointID] = i
+		}
+	}
+	if f.lastAst >= 0 {
+		f.lastAst += n
+	}
+	f.records += n
+	f.recs = append(append(make([]store.Record, 0, n+len(f.recs)), page...), f.recs...)
+	f.turns = timetravel.TurnBuilder{}
+	f.turns.Add(f.recs...)
+	f.doneRows, f.doneTurns = nil, 0
 }
 
 // stepCommitted reports whether the step that began at checkpoint cp is in

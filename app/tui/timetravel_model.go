@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
@@ -70,35 +71,46 @@ func (b *branchCache) put(k branchKey, fc int) {
 	b.forks[k.gen] = fc
 }
 
-// forkCheckpoint computes where archived generation a leaves the live view
-// cur: the first live checkpoint after the records they share; -1 when
-// they share nothing (compaction, clear, import roots); noForkCheckpoint
-// when every live checkpoint is shared (the branch goes at the end);
-// sameView when a's view is cur's.
-func forkCheckpoint(cur store.View, a store.View) int {
-	inA := make(map[int64]struct{}, len(a.Records))
-	for _, r := range a.Records {
-		inA[r.Seq] = struct{}{}
-	}
-	p := 0
-	for p < len(cur.Records) {
-		if _, ok := inA[cur.Records[p].Seq]; !ok {
-			break
+// forkCheckpoint computes where archived generation gen leaves the live
+// view cur (the whole view, or its loaded part: cur.Earlier): the first
+// live checkpoint after the records they share; -1 when they share none
+// of cur's records (compaction, clear, import roots, or a branch that
+// leaves before the loaded part: drawn at the top); noForkCheckpoint when
+// every live checkpoint is shared (the branch goes at the end); sameView
+// when gen's view is cur's. Two views share a prefix, so the first live
+// record gen's view does not hold is found by bisection, an index probe
+// each (store.ViewHolds): the archived view is never read.
+func forkCheckpoint(ctx context.Context, db *store.DB, cur store.View, gen int) (int, error) {
+	var err error
+	p := sort.Search(len(cur.Records), func(i int) bool {
+		r := cur.Records[i]
+		held, herr := db.ViewHolds(ctx, cur.SessionID, gen, store.ViewPos{SessionID: r.SessionID, Seq: r.Seq})
+		if herr != nil && err == nil {
+			err = herr
 		}
-		p++
+		return !held
+	})
+	if err != nil {
+		return 0, err
 	}
 	if p == 0 {
-		return -1
+		return -1, nil
 	}
-	if p == len(a.Records) && p == len(cur.Records) {
-		return sameView
+	if p == len(cur.Records) {
+		last, err := db.ViewBefore(ctx, cur.SessionID, gen, store.ViewPos{}, 1)
+		if err != nil {
+			return 0, err
+		}
+		if l := cur.Records[p-1]; len(last.Records) == 1 && last.Records[0].SessionID == l.SessionID && last.Records[0].Seq == l.Seq {
+			return sameView, nil
+		}
 	}
 	for _, r := range cur.Records[p:] {
 		if r.Kind == store.KindCheckpoint {
-			return r.CheckpointID
+			return r.CheckpointID, nil
 		}
 	}
-	return noForkCheckpoint
+	return noForkCheckpoint, nil
 }
 
 // withBranches fills in ForkCheckpoint of the archived generations in m
@@ -125,12 +137,16 @@ func (b *branchCache) withBranches(ctx context.Context, db *store.DB, cur store.
 		k := branchKey{cur.SessionID, cur.Generation.Gen, g.Gen}
 		fc, ok := b.get(k)
 		if !ok {
-			av, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
-			if err != nil {
+			var err error
+			if fc, err = forkCheckpoint(ctx, db, cur, g.Gen); err != nil {
 				continue
 			}
-			fc = forkCheckpoint(cur, av)
-			b.put(k, fc)
+			// A branch before the loaded part moves to its checkpoint when
+			// an earlier page brings it; the current view may still grow to
+			// differ from a generation it equals now.
+			if fc != sameView && (fc >= 0 || !cur.Earlier) {
+				b.put(k, fc)
+			}
 		}
 		if fc == sameView {
 			m.Generations[i].SameView = true
@@ -141,22 +157,24 @@ func (b *branchCache) withBranches(ctx context.Context, db *store.DB, cur store.
 	return m
 }
 
-// keptPartial is an interrupt generation read once: its view is prefix
-// records then the partial answer (archived views never change).
+// keptPartial is an interrupt generation read once: its view is the
+// current view of its time, then the partial answer (archived views never
+// change).
 type keptPartial struct {
-	prefix  int   // records before the partial answer
-	lastSeq int64 // seq of the last of them (0: none)
+	last    store.ViewPos // the record before the partial answer (zero: none)
 	partial message.Message
 }
 
 var keptCache sync.Map // branchKey{session, -1, gen} → keptPartial
 
 // interruptedIn finds the partial answers that interrupted steps left in
-// interrupt generations and places them in the current view cur: after
-// the record where they were cut off (the key is that record's index),
-// when the view still holds everything that came before them.
+// interrupt generations and places them in cur (a whole view or its
+// loaded part): after the record where they were cut off (the key is that
+// record's index in cur.Records), when cur holds it. Only the last two
+// records of each interrupt generation are read.
 func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []store.Generation) map[int][]message.Message {
 	var out map[int][]message.Message
+	var at map[store.ViewPos]int // cur's records by position, made on first need
 	for _, g := range gens {
 		if g.Cause != store.CauseInterrupt {
 			continue
@@ -166,7 +184,7 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 		if c, ok := keptCache.Load(k); ok {
 			kp = c.(keptPartial)
 		} else {
-			v, err := db.GenerationView(ctx, cur.SessionID, g.Gen)
+			v, err := db.ViewBefore(ctx, cur.SessionID, g.Gen, store.ViewPos{}, 2)
 			if err != nil || len(v.Records) == 0 {
 				continue
 			}
@@ -175,19 +193,29 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 			if err != nil || last.Kind != store.KindMessage {
 				continue
 			}
-			kp = keptPartial{prefix: len(v.Records) - 1, partial: m}
-			if kp.prefix > 0 {
-				kp.lastSeq = v.Records[kp.prefix-1].Seq
+			kp = keptPartial{partial: m}
+			if len(v.Records) == 2 {
+				kp.last = store.ViewPos{SessionID: v.Records[0].SessionID, Seq: v.Records[0].Seq}
 			}
 			keptCache.Store(k, kp)
 		}
-		if kp.prefix == 0 || kp.prefix > len(cur.Records) || cur.Records[kp.prefix-1].Seq != kp.lastSeq {
+		if kp.last == (store.ViewPos{}) {
+			continue
+		}
+		if at == nil {
+			at = make(map[store.ViewPos]int, len(cur.Records))
+			for i, r := range cur.Records {
+				at[store.ViewPos{SessionID: r.SessionID, Seq: r.Seq}] = i
+			}
+		}
+		i, ok := at[kp.last]
+		if !ok {
 			continue
 		}
 		if out == nil {
 			out = map[int][]message.Message{}
 		}
-		out[kp.prefix-1] = append(out[kp.prefix-1], kp.partial)
+		out[i] = append(out[i], kp.partial)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // A session's conversation is shown through a window: opening it reads the
@@ -96,9 +97,14 @@ func (c *Controller) onUILoadEarlier() {
 			loaded := page
 			loaded.Records = append(append(make([]store.Record, 0, len(page.Records)+len(w.records)), page.Records...), w.records...)
 			ev, err = c.reloadOf(ctx, w.session, loaded, true)
-			ev.items = viewItems(page)
+			var interrupted map[int][]message.Message // the page's dimmed partial answers
+			if gens, gerr := c.db.Generations(ctx, w.session); gerr == nil {
+				interrupted = interruptedIn(ctx, c.db, page, gens)
+			}
+			ev.items = viewItemsWith(page, interrupted)
 			nw := windowOf(loaded)
 			ev.win = &nw
+			c.watch.onWorkerPrepend(w.session, w.gen, w.start, page.Records)
 		}
 		c.onUIThreadAsync(func() {
 			if c.win.session != w.session || c.win.gen != w.gen || c.win.start != w.start {

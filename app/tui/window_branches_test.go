@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// longBranchHarness resumes a 4,000-turn session after a revert to
+// checkpoint cp and its undo (generation 0 restored as generation 2).
+func longBranchHarness(t *testing.T, cp int) *harness {
+	return resumeHarness(t, func(h *harness) string {
+		ctx := context.Background()
+		s, err := h.db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: longRecords(4000)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.RevertTo(ctx, s.ID, cp, store.CauseRevert, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.Restore(ctx, s.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	})
+}
+
+// genRow is the timeline's row of generation gen (ok false: none).
+func genRow(h *harness, gen int) (g views.GenerationRow, ok bool) {
+	h.c.onUIThread(func() { g, ok = genRowIn(h.c.timeline.Model(), gen) })
+	return g, ok
+}
+
+func genRowIn(m views.TimelineModel, gen int) (views.GenerationRow, bool) {
+	for _, r := range m.Generations {
+		if r.Gen == gen {
+			return r, true
+		}
+	}
+	return views.GenerationRow{}, false
+}
+
+// TestLongSessionBranchInTheLoadedPart: in a long session opened at its
+// tail, a branch that leaves inside the loaded part is drawn at its
+// checkpoint, and the generation identical to the current view (the one
+// the undo restored) is not offered.
+func TestLongSessionBranchInTheLoadedPart(t *testing.T) {
+	t.Parallel()
+	h := longBranchHarness(t, 3995)
+	h.waitFor("prompt 3999", "gen 1 · revert")
+	if g, _ := genRow(h, 1); g.ForkCheckpoint != 3995 {
+		t.Errorf("generation 1 branches off at %d, want 3995", g.ForkCheckpoint)
+	}
+	if g, _ := genRow(h, 0); !g.SameView {
+		t.Errorf("generation 0 (the current view's) is offered as a branch at %d:\n%s", g.ForkCheckpoint, h.text())
+	}
+}
+
+// TestLongSessionBranchBeforeTheLoadedPart: a branch that leaves before
+// the loaded part is drawn at the top, and moves to its checkpoint once
+// the pages holding it are loaded.
+func TestLongSessionBranchBeforeTheLoadedPart(t *testing.T) {
+	t.Parallel()
+	h := longBranchHarness(t, 3000)
+	h.waitFor("prompt 3999")
+	h.waitUntil("the timeline's generation 1", func() bool {
+		_, ok := genRowIn(h.c.timeline.Model(), 1)
+		return ok
+	})
+	if g, _ := genRow(h, 1); g.ForkCheckpoint != -1 {
+		t.Errorf("generation 1 branches off at %d before its checkpoint is loaded, want -1 (the top)", g.ForkCheckpoint)
+	}
+	h.focus(h.c.conv)
+	for range 10 {
+		var start int64
+		h.c.onUIThread(func() { start = h.c.win.start.Seq })
+		if start <= 5*3000 {
+			break
+		}
+		h.typeText("g", false)
+		h.waitUntil("a page to load", func() bool { return h.c.win.start.Seq < start && !h.c.win.loading })
+	}
+	if g, _ := genRow(h, 1); g.ForkCheckpoint != 3000 {
+		t.Errorf("generation 1 branches off at %d once checkpoint 3000 is loaded, want 3000", g.ForkCheckpoint)
+	}
+}
+
+// TestLongSessionKeepsEarlierTurnsWhileWriting: the turns an earlier page
+// brought into the timeline stay there when the session gains a turn
+// (the poll used to rebuild the timeline from the tail it first read).
+func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		recs := longRecords(4000)
+		for i := range recs {
+			if recs[i].Kind == store.KindUsage {
+				recs[i].TokenCount = 100 // no compaction before the new prompt
+			}
+		}
+		s, err := h.db.ImportSession(context.Background(), store.NewSession{Title: "long", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: recs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	})
+	h.srv.Enqueue(llmtest.Text("the new answer"))
+	h.waitFor("prompt 3999")
+	h.focus(h.c.conv)
+	h.typeText("g", false)
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+	h.focus(h.c.input)
+	h.submit("a new prompt")
+	h.waitUntil("the new turn in the timeline", func() bool {
+		cps := h.c.timeline.Model().Checkpoints
+		return h.idle() && slices.ContainsFunc(cps, func(r views.CheckpointRow) bool { return r.Label == "a new prompt" })
+	})
+	h.c.onUIThread(func() {
+		if cps := h.c.timeline.Model().Checkpoints; cps[0].ID != 3600 || len(cps) < 401 {
+			t.Errorf("after the new turn the timeline has %d checkpoints from %d, want 401+ from 3600 (the page loaded)", len(cps), cps[0].ID)
+		}
+	})
+}
+
+// TestLongSessionShowsAnInterruptedStepsPartial: the dimmed partial answer
+// of an interrupted step sits after the records it was cut off at in a
+// long session opened at its tail.
+func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		ctx := context.Background()
+		s, err := h.db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: longRecords(4000)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.AppendMessage(ctx, s.ID, message.NewText("user", "second task")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := h.db.KeepInterrupted(ctx, s.ID, message.NewText("assistant", "half an answ")); err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "third task")
+		return s.ID
+	})
+	h.waitFor("second task", "answer to third task")
+	h.waitFor("half an answ", "⏸ interrupted")
+	_, yHalf, _ := h.findText("half an answ")
+	_, ySecond, _ := h.findText("▌ second task") // the conversation's, not the timeline's row
+	_, yThird, _ := h.findText("▌ third task")
+	if !(ySecond < yHalf && yHalf < yThird) {
+		t.Errorf("the partial answer is at row %d, want between the second (%d) and third (%d) prompts:\n%s", yHalf, ySecond, yThird, h.text())
+	}
+}
