@@ -87,6 +87,20 @@ func ContextBar(pct float64, n int) string {
 	return strings.Repeat("█", full) + strings.Repeat("░", n-full)
 }
 
+// contextShare is the status bar's context figure: a percentage up to the
+// model's context, then how many times over it the session is (a long
+// session opened to read, or under a model with a smaller context).
+func contextShare(pct float64) string {
+	switch over := pct / 100; {
+	case pct <= 100:
+		return fmt.Sprintf(" %.0f%%", pct)
+	case over < 10:
+		return fmt.Sprintf(" over ×%.1f", over)
+	default:
+		return fmt.Sprintf(" over ×%.0f", over)
+	}
+}
+
 // essentialPrio: segments of this priority and up (the labels, the model,
 // the session title at its shortest, the tokens, a running tool, a high
 // context share) come before an info message; the rest give way to it.
@@ -159,7 +173,7 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		segs = append(segs,
 			statusSeg{" ctx ", base, 81, segCtxLabel},
 			statusSeg{ContextBar(s.ContextPercent, 8), base.Foreground(col), 60, segPlain},
-			statusSeg{fmt.Sprintf(" %.0f%%", s.ContextPercent), base.Foreground(col), pctPrio, segCtxPct})
+			statusSeg{contextShare(s.ContextPercent), base.Foreground(col), pctPrio, segCtxPct})
 	}
 	if s.RunningTool != "" {
 		segs = append(segs, statusSeg{" · ⚙ " + s.RunningTool, base.Foreground(th.ToolRunning), 85, segPlain})

@@ -255,3 +255,21 @@ func TestStatusBarPutsTitleAndTokensBeforeALongMessage(t *testing.T) {
 		}
 	}
 }
+
+// A session larger than the model's context shows how many times over it
+// is, not a share in the tens of thousands ("ctx ████████ 75031%").
+func TestStatusBarContextOverTheModelsContext(t *testing.T) {
+	t.Parallel()
+	b := NewStatusBar()
+	b.SetTheme(dark)
+	b.SetStatus(Status{Model: "rewind-demo", Tokens: 24_010_000, MaxContext: 32000, ContextPercent: 75031})
+	s := draw(t, b, 160, 1)
+	mustFind(t, s, "ctx ████████ over ×750")
+	if strings.Contains(screenText(s), "75031") {
+		t.Errorf("the share is shown raw: %q", screenText(s))
+	}
+	b.SetStatus(Status{Model: "m", Tokens: 150000, MaxContext: 128000, ContextPercent: 117.2})
+	mustFind(t, draw(t, b, 160, 1), "ctx ████████ over ×1.2")
+	b.SetStatus(Status{Model: "m", Tokens: 64000, MaxContext: 128000, ContextPercent: 50})
+	mustFind(t, draw(t, b, 160, 1), "ctx ████░░░░ 50%")
+}

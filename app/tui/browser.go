@@ -398,6 +398,10 @@ func (b *browser) workDirBanner(sess store.Session) *views.Item {
 	if sess.WorkDir == "" || here == "" || filepath.Clean(sess.WorkDir) == filepath.Clean(here) {
 		return nil
 	}
+	if b.c.demoElsewhere(sess) {
+		return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
+			Text: demoReadOnly + " (" + here + "): this session's " + sess.WorkDir + " is not touched. Run `rewind` there to continue it."}
+	}
 	text := fmt.Sprintf("This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
 		sess.WorkDir, sess.WorkDir, here)
 	// A history from another machine or an import may name a dir that is

@@ -147,6 +147,9 @@ func (w *watcher) onUIStopWatching() {
 // readOnlyWhy says why the watched session cannot be changed here, for
 // the refusal of a prompt or of a command that writes.
 func (w *watcher) readOnlyWhy() string {
+	if o := w.c.cur(); o != nil && w.c.demoElsewhere(o.sess) {
+		return demoReadOnly
+	}
 	switch w.label {
 	case noModelLabel:
 		return w.c.setupRefusal()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -79,6 +80,9 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 	a := attachment{o: &openSession{sess: sess}}
 	if c.opts.Client == nil {
 		readOnly = true // watch without a model configured: nothing could be written
+	}
+	if c.demoElsewhere(sess) {
+		readOnly = true // the scripted model works only in its scratch dir
 	}
 	if !readOnly {
 		var lease *store.Lease
@@ -323,6 +327,17 @@ func joinNotes(a, b string) string {
 }
 
 // workDirOf is the directory the agent works in for sess.
+// demoReadOnly says why the demo opens a session of another work dir
+// read-only.
+const demoReadOnly = "demo: other sessions open read-only — the scripted model works only in its scratch dir"
+
+// demoElsewhere is whether sess is a session the demo must not write: one
+// whose work dir is not the demo's scratch dir, where the scripted model
+// would write hello.go into a real project (docs/DECISIONS.md).
+func (c *Controller) demoElsewhere(sess store.Session) bool {
+	return c.opts.Demo && filepath.Clean(workDirOf(sess, c.opts.WorkDir)) != filepath.Clean(c.opts.WorkDir)
+}
+
 func workDirOf(sess store.Session, fallback string) string {
 	if sess.WorkDir != "" {
 		return sess.WorkDir
