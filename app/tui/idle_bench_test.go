@@ -33,8 +33,10 @@ const idleWindow = 10 * time.Second
 //     the first prompt; the Sessions pane lists the history);
 //   - resumed: a session of the history open for writing, so its lease
 //     heartbeat (a write every 2 s) and the session-version poll run too;
-//   - watching: that session watched while another rewind (idleWriter)
-//     holds it and does nothing.
+//   - new-beside-writer: new, while another rewind (idleWriter) holds the
+//     newest session and does nothing (its lease heartbeat commits every
+//     2 s);
+//   - watching: that session watched while the other rewind holds it.
 func BenchmarkIdleWorkspace(b *testing.B) {
 	ctx := context.Background()
 	var db *store.DB
@@ -57,16 +59,17 @@ func BenchmarkIdleWorkspace(b *testing.B) {
 		b.Fatalf("no session to resume: %v", err)
 	}
 	for _, bc := range []struct {
-		name string
-		mode Mode
-	}{{"new", ModeNew}, {"resumed", ModeResume}, {"watching", ModeWatch}} {
+		name   string
+		mode   Mode
+		writer bool // another rewind holds the newest session (idleWriter)
+	}{{"new", ModeNew, false}, {"resumed", ModeResume, false}, {"new-beside-writer", ModeNew, true}, {"watching", ModeWatch, true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			benchIdle(b, db, Options{Mode: bc.mode, SessionID: newest[0].ID})
+			benchIdle(b, db, Options{Mode: bc.mode, SessionID: newest[0].ID}, bc.writer)
 		})
 	}
 }
 
-func benchIdle(b *testing.B, db *store.DB, o Options) {
+func benchIdle(b *testing.B, db *store.DB, o Options, writer bool) {
 	ctx := context.Background()
 	client, err := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "idle-model"}) // never called
 	if err != nil {
@@ -75,9 +78,11 @@ func benchIdle(b *testing.B, db *store.DB, o Options) {
 	screen := tcell.NewSimulationScreen("UTF-8")
 	o.DB, o.Client, o.Screen = db, client, screen
 	o.WorkDir, o.Home = b.TempDir(), shortBenchHome(b)
+	if writer {
+		idleWriter(b, db.Path(), o.Home, o.SessionID)
+	}
 	if o.Mode == ModeWatch {
 		o.Client = nil
-		idleWriter(b, db.Path(), o.Home, o.SessionID)
 	}
 	c, err := New(ctx, o)
 	if err != nil {
