@@ -92,6 +92,12 @@ type Timeline struct {
 	onFork     func(GenerationRow)
 	onUndo     func()
 
+	// earlier, when set, is the line above the first row: the rows are the
+	// newest part of the view only. Moving the selection up past the first
+	// row then calls onTop (the controller loads the page before).
+	earlier string
+	onTop   func()
+
 	expanded map[int]bool // turns unfolded (by their checkpoint)
 }
 
@@ -143,6 +149,14 @@ func (t *Timeline) SetOnFork(f func(GenerationRow)) { t.onFork = f }
 
 // SetOnUndo is called on u.
 func (t *Timeline) SetOnUndo(f func()) { t.onUndo = f }
+
+// SetEarlier sets the line shown above the first row when the rows cover
+// only the newest part of the view; "" removes it.
+func (t *Timeline) SetEarlier(text string) { t.earlier = SanitizeLine(text) }
+
+// SetOnTop sets what runs when the selection moves up past the first row
+// while the earlier line shows.
+func (t *Timeline) SetOnTop(f func()) { t.onTop = f }
 
 func (t *Timeline) fire(f func(TimelineItem)) {
 	if it, ok := t.SelectedItem(); ok && f != nil {
@@ -331,6 +345,9 @@ func (t *Timeline) Select(i int) {
 	if len(t.rows) == 0 {
 		return
 	}
+	if i < 0 && t.earlier != "" && t.onTop != nil {
+		t.onTop()
+	}
 	i = max(0, min(i, len(t.rows)-1))
 	changed := i != t.selected
 	t.selected = i
@@ -371,6 +388,14 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	}
 	th := t.theme
 	base := t.base()
+	border := y - 1 // the pane's top border: the "↑ N more" marker
+	if t.earlier != "" {
+		drawText(screen, x, y, w, truncate(t.earlier, w), base.Foreground(th.Dim).Italic(true))
+		y, h = y+1, h-1
+		if h <= 0 {
+			return
+		}
+	}
 	t.height = h
 	if len(t.rows) == 0 {
 		drawText(screen, x, y, w, "No checkpoints yet.", base.Foreground(th.Dim))
@@ -471,18 +496,19 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			dim = base.Foreground(th.Dim)
 		}
 	}
-	t.drawScrollMarkers(screen, x, y, w, h)
+	t.drawScrollMarkers(screen, x, border, y, w, h)
 }
 
-// drawScrollMarkers says on the pane's border how many rows are above and
-// below the visible ones ("↑ 3 more", "↓ 5 more").
-func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, y, w, h int) {
+// drawScrollMarkers says on the pane's borders how many rows are above and
+// below the visible ones ("↑ 3 more", "↓ 5 more"); the rows are h lines
+// from line y, the top border is line border.
+func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, y, w, h int) {
 	if !t.border {
 		return
 	}
 	st := t.base().Foreground(t.theme.Accent)
 	if t.top > 0 {
-		drawText(screen, x+1, y-1, w-2, fmt.Sprintf(" ↑ %d more ", t.top), st)
+		drawText(screen, x+1, border, w-2, fmt.Sprintf(" ↑ %d more ", t.top), st)
 	}
 	if below := len(t.rows) - t.top - h; below > 0 {
 		m := fmt.Sprintf(" ↓ %d more ", below)
@@ -518,6 +544,9 @@ func (t *Timeline) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fun
 		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
 			setFocus(t)
 			_, iy, _, _ := t.GetInnerRect()
+			if t.earlier != "" {
+				iy++ // the earlier line
+			}
 			if i := t.top + my - iy; my >= iy && i < len(t.rows) {
 				t.Select(i)
 				if a == tview.MouseLeftDoubleClick {

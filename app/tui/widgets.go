@@ -26,6 +26,7 @@ func (c *Controller) buildWidgets() {
 
 	c.input.SetOnSend(c.onUISend)
 	c.conv.SetOnTop(c.onUILoadEarlier)
+	c.timeline.SetOnTop(c.onUITimelineTop)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.tp.onUISelect(it)

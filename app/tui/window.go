@@ -60,6 +60,24 @@ func (w window) marker() string {
 	return what + " · scroll up to load them"
 }
 
+// timelineMarker is the line above the timeline's first row: the
+// checkpoints before the loaded part, and how to reach them ("" when all
+// are loaded).
+func (w window) timelineMarker() string {
+	switch {
+	case w.earlier == 0:
+		return ""
+	case w.loading:
+		return "↑ loading the earlier turns…"
+	}
+	for _, r := range w.records {
+		if r.Kind == store.KindCheckpoint && r.CheckpointID > 0 {
+			return fmt.Sprintf("↑ checkpoints 0–%d: scroll up to load, or /revert N", r.CheckpointID-1)
+		}
+	}
+	return "↑ earlier turns: scroll up to load them"
+}
+
 // alignPage drops the records a page starts with up to the first turn or
 // step boundary (a checkpoint or a user message), unless the page starts
 // the view: a tool call and its results are then never split between two
@@ -82,12 +100,24 @@ func alignPage(v store.View) store.View {
 // scrolled to its top). The timeline is rebuilt over everything loaded, so
 // the checkpoints of the page appear in it too.
 func (c *Controller) onUILoadEarlier() {
+	if !c.tt.previewing { // the conversation shows a preview: its top is not the window's
+		c.loadEarlier()
+	}
+}
+
+// onUITimelineTop loads the page before the window when the timeline's
+// selection moves up past its first row, a preview shown or not (the page
+// goes in front of the conversation the preview hides).
+func (c *Controller) onUITimelineTop() { c.loadEarlier() }
+
+// loadEarlier reads the page before the window (UI).
+func (c *Controller) loadEarlier() {
 	w := c.win
-	if w.earlier == 0 || w.loading || c.tt.previewing {
+	if w.earlier == 0 || w.loading {
 		return
 	}
 	c.win.loading = true
-	c.conv.SetEarlier(c.win.marker())
+	c.showWindowMarker()
 	c.onWorker(func() {
 		ctx := c.ctx
 		page, err := c.db.ViewBefore(ctx, w.session, w.gen, w.start, pageRecords)
@@ -112,15 +142,20 @@ func (c *Controller) onUILoadEarlier() {
 			}
 			c.win.loading = false
 			if err != nil {
-				c.conv.SetEarlier(c.win.marker())
+				c.showWindowMarker()
 				c.setMessage("cannot load the earlier messages: "+oneLine(err.Error(), 100), true)
 				return
 			}
 			c.win = *ev.win
-			c.conv.Prepend(ev.items, c.win.marker())
+			if c.tt.previewing {
+				c.tt.live = append(ev.items, c.tt.live...)
+			} else {
+				c.conv.Prepend(ev.items, c.win.marker())
+			}
 			c.stepStart += len(ev.items)
 			c.watch.front += len(ev.items)
 			c.timeline.SetModel(ev.timeline)
+			c.timeline.SetEarlier(c.win.timelineMarker())
 		})
 	})
 }
@@ -128,6 +163,7 @@ func (c *Controller) onUILoadEarlier() {
 // showWindowMarker shows the window's marker above the conversation, or
 // none while the conversation shows something else (a preview).
 func (c *Controller) showWindowMarker() {
+	c.timeline.SetEarlier(c.win.timelineMarker())
 	if c.tt.previewing {
 		c.conv.SetEarlier("")
 		return

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
@@ -160,4 +162,38 @@ func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 	if !(ySecond < yHalf && yHalf < yThird) {
 		t.Errorf("the partial answer is at row %d, want between the second (%d) and third (%d) prompts:\n%s", yHalf, ySecond, yThird, h.text())
 	}
+}
+
+// TestLongSessionTimelineLoadsEarlierTurns: the timeline of a long
+// session says which checkpoints are not loaded and how to reach them,
+// and moving its selection up past its first row loads the page before,
+// as the conversation's scrolling up does.
+func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999", "↑ checkpoints 0–3799: scroll up to load, or /revert N")
+	h.focus(h.c.timeline)
+	h.typeText("g", false) // the first row: nothing loads yet
+	h.waitFor("● 3800")
+	h.c.onUIThread(func() {
+		if h.c.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
+			t.Errorf("selecting the first row loaded a page")
+		}
+	})
+	h.typeText("k", false)
+	h.waitFor("↑ checkpoints 0–3599: scroll up to load, or /revert N")
+	h.c.onUIThread(func() {
+		if n := len(h.c.timeline.Model().Checkpoints); n != 400 {
+			t.Errorf("after moving past the top: %d timeline checkpoints, want 400", n)
+		}
+	})
+	// The selection previews checkpoints; the page went in front of the
+	// conversation the preview hides.
+	h.key(tcell.KeyEsc)
+	h.waitGone("PREVIEW")
+	h.c.onUIThread(func() {
+		if n := h.c.conv.Len(); n != 1200 {
+			t.Errorf("after the preview: %d items, want 1200", n)
+		}
+	})
 }
