@@ -40,8 +40,8 @@ var hostname = func() string {
 	return h
 }()
 
-// pidAlive reports whether a process with this pid exists on this host.
-func pidAlive(pid int) bool {
+// PIDAlive reports whether a process with this pid exists on this host.
+func PIDAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -62,7 +62,7 @@ func (r leaseRow) live(now int64) bool {
 		return false
 	}
 	if r.host == hostname {
-		return pidAlive(r.pid)
+		return PIDAlive(r.pid)
 	}
 	return true
 }

@@ -26,6 +26,10 @@ const noWriterLabel = "WATCH · no writer"
 // writerGoneLabel is the mode of a watched session whose writer left.
 const writerGoneLabel = "WATCH · writer gone"
 
+// writerLeftLabel is the mode of a watched session whose writer left it
+// for another session: its process still runs.
+const writerLeftLabel = "WATCH · writer left"
+
 // writerPoll is how often a watcher checks the writer's lease.
 const writerPoll = time.Second
 
@@ -110,6 +114,9 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	if w.connected.Load() && strings.HasPrefix(w.label, "WATCH · live") {
 		label = w.label // the live channel's: it knows better
 	}
+	if label == writerGoneLabel && w.label == writerLeftLabel {
+		label = w.label // the live channel saw the process still running
+	}
 	w.watching, w.label = true, label
 	switch label {
 	case noModelLabel:
@@ -153,7 +160,7 @@ func (w *watcher) readOnlyWhy() string {
 	switch w.label {
 	case noModelLabel:
 		return w.c.setupRefusal()
-	case noWriterLabel, writerGoneLabel:
+	case noWriterLabel, writerGoneLabel, writerLeftLabel:
 		return "read-only: you are watching this session (no process writes it now); fork it to write (f in the timeline)"
 	}
 	return "read-only: this session is being written by another process; fork it to write (f in the timeline)"

@@ -158,7 +158,9 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	}
 	// The writer is gone: what it committed is all there is.
 	w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, -1)
-	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID) })
+	// A writer that switched to another session is still running.
+	left := store.PIDAlive(h.PID)
+	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID, left) })
 }
 
 // onWorkerLiveEvent applies one event of the writer. skip says the step in
@@ -247,8 +249,9 @@ func (w *watcher) onUILiveRunEnded() {
 	c.refreshStatus()
 }
 
-// onUILiveGone says the writer left and what is shown now.
-func (w *watcher) onUILiveGone(o *openSession, pid int) {
+// onUILiveGone says the writer left and what is shown now: left, its
+// process still runs (it switched sessions); else it is gone.
+func (w *watcher) onUILiveGone(o *openSession, pid int, left bool) {
 	c := w.c
 	w.conn, w.started = nil, time.Time{}
 	c.ap.closeWatched()
@@ -256,7 +259,11 @@ func (w *watcher) onUILiveGone(o *openSession, pid int) {
 		return
 	}
 	w.label = writerGoneLabel
+	what := "is gone"
+	if left {
+		w.label, what = writerLeftLabel, "left this session"
+	}
 	c.statusM.RunningTool = ""
-	c.setMessage(fmt.Sprintf("the writer (pid %d) is gone: showing what it committed, from the database", pid), true)
+	c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", pid, what), true)
 	c.refreshStatus()
 }

@@ -122,9 +122,11 @@ func TestWatchShowsStreamingTextBeforeCommit(t *testing.T) {
 	// with the partial answer marked interrupted when the writer kept it on
 	// its way out (a writer killed with -9 keeps nothing), never as the
 	// streamed text.
+	// The writer runs in this process, which lives on: it left the
+	// session (it used to say "is gone" of a pid still running).
 	w.pub.Close()
 	w.stop()
-	h.waitFor("is gone: showing what it committed")
+	h.waitFor(fmt.Sprintf("the writer (pid %d) left this session: showing what it committed", os.Getpid()))
 	h.waitUntil("the streamed text gone or marked interrupted", func() bool {
 		for _, it := range h.c.convItems(h.c.conv.Len()) {
 			if strings.Contains(it.Text, "w030") && !it.Interrupted {
