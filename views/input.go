@@ -167,6 +167,10 @@ func (in *Input) submit() {
 	}
 }
 
+// Insert types s at the cursor, as if typed (keys a pane took for its own
+// before they turned out to be typing).
+func (in *Input) Insert(s string) { in.insert([]rune(SanitizeLine(s))...) }
+
 func (in *Input) insert(rs ...rune) {
 	l := in.lines[in.row]
 	nl := make([]rune, 0, len(l)+len(rs))

@@ -93,6 +93,7 @@ type Controller struct {
 	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, runs.go,
 	// notify.go.
 	ap    *approvals
+	tg    *typingGuard
 	tt    *timeTravel
 	br    *browser
 	watch *watcher

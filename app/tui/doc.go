@@ -30,7 +30,8 @@
 // shutdown), thread.go (onUIThread, onWorker), sink.go (batching sink and
 // synthetic events), apply.go (soul events → widgets), convert.go (store
 // views → view models), commands.go (slash-command registry), keys.go
-// (global key bindings), pages.go (overlay stack), widgets.go
+// (global key bindings), typing.go (a pane's letter keys typed in a word
+// go to the input; confirm dialogs' grace), pages.go (overlay stack), widgets.go
 // (views.Workspace, overlays, theme broadcast), session.go
 // (open/create/lease/fork), poll.go (session list, previews, search and
 // version polling), features.go (wires the feature files), approvals.go

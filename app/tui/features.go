@@ -5,6 +5,7 @@ package tui
 // controller; New calls it once the registries exist.
 func (c *Controller) initFeatures() {
 	c.initApprovals()
+	c.initTyping()
 	c.initTimeTravel()
 	c.initBrowser()
 	c.initInputHistory()

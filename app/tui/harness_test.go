@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +32,11 @@ type harness struct {
 	done   chan error
 	w, h   int
 	clock  *fakeClock
+	// keys is the typing guard's clock: the keys of one typeText are
+	// stamped with one time (a burst, as a typist's), each typeText and
+	// key a deliberate pause after the last.
+	keys   *fakeClock
+	stamps sync.Map // *tcell.EventKey → time.Time
 }
 
 // fakeClock stands still until the test advances it, so a test steps past
@@ -91,6 +97,14 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	h.c = c
 	h.clock = &fakeClock{}
 	c.ap.now = h.clock.now
+	h.keys = &fakeClock{}
+	c.tg.now = h.keys.now
+	c.tg.when = func(ev *tcell.EventKey) time.Time {
+		if t, ok := h.stamps.Load(ev); ok {
+			return t.(time.Time)
+		}
+		return h.keys.now()
+	}
 	if o.beforeRun != nil {
 		o.beforeRun(h)
 	}
@@ -235,24 +249,50 @@ func (h *harness) theme() themes.Theme {
 }
 
 // typeText types s and optionally presses Enter.
+// typeText types s as one burst, after a pause: keys before it were not
+// part of the same word.
 func (h *harness) typeText(s string, enter bool) {
-	for _, r := range s {
-		h.screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
-	}
+	h.keys.advance(deliberate)
+	h.typeBurst(s)
 	if enter {
-		h.screen.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		h.inject(tcell.KeyEnter, 0)
 	}
 }
 
-func (h *harness) key(k tcell.Key) { h.screen.InjectKey(k, 0, tcell.ModNone) }
+// typeBurst types s at the time of the last key, as a typist goes on.
+func (h *harness) typeBurst(s string) {
+	for _, r := range s {
+		h.inject(tcell.KeyRune, r)
+	}
+}
+
+// inject posts a key stamped with the key clock's time.
+func (h *harness) inject(k tcell.Key, r rune) {
+	ev := tcell.NewEventKey(k, r, tcell.ModNone)
+	h.stamps.Store(ev, h.keys.now())
+	h.post(ev)
+}
+
+// key presses k after a pause.
+func (h *harness) key(k tcell.Key) {
+	h.keys.advance(deliberate)
+	h.inject(k, 0)
+}
+
+// deliberate is the pause before a key pressed on its own: past the
+// typing guard's gap and a confirm dialog's grace.
+const deliberate = time.Second
 
 // paste marks the start or end of a bracketed paste. The simulation
 // screen's PostEvent drops the event when its queue of ten is full
 // (InjectKey waits instead), so it is retried until the queue takes it.
-func (h *harness) paste(start bool) {
+func (h *harness) paste(start bool) { h.post(tcell.NewEventPaste(start)) }
+
+// post queues ev, retrying while the queue is full.
+func (h *harness) post(ev tcell.Event) {
 	h.t.Helper()
 	deadline := time.Now().Add(waitLimit)
-	for h.screen.PostEvent(tcell.NewEventPaste(start)) != nil {
+	for h.screen.PostEvent(ev) != nil {
 		if time.Now().After(deadline) {
 			h.t.Fatal("the event queue stayed full")
 		}

@@ -51,6 +51,9 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	if c.ap.swallows(ev) {
 		return nil // typed before the question appeared
 	}
+	if c.pages.top() == "confirm" && c.tg.onUIConfirmKey(ev) {
+		return nil // typed before the question appeared
+	}
 	for _, b := range c.keys {
 		if overlay && !b.Overlays {
 			continue
@@ -68,6 +71,9 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	if !overlay {
 		c.onUITypedInPane(ev)
 	}
+	if c.app.GetFocus() == c.input {
+		c.tg.onUIKeyTyped(ev)
+	}
 	return ev
 }
 
@@ -77,9 +83,10 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 // input, which then takes the key, as in Claude Code and crush, where
 // typing always lands in the prompt. "/restore 1" typed there used to be
 // swallowed. The Sessions pane keeps what is typed: its filter line is
-// explicit (docs/DECISIONS.md).
+// explicit (docs/DECISIONS.md). A pane's own letter keys are followed by
+// the typing guard (typing.go): typed in a word, they go to the input too.
 func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
-	if ev.Key() != tcell.KeyRune || ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl|tcell.ModMeta) != 0 {
+	if !printable(ev) {
 		return
 	}
 	var pane views.Bound
@@ -96,10 +103,12 @@ func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
 	for _, b := range pane.Bindings() {
 		for _, k := range b.Keys {
 			if k.Matches(ev) {
+				c.tg.onUIPaneKey(pane, ev, true)
 				return
 			}
 		}
 	}
+	c.tg.onUIPaneKey(pane, ev, false)
 	c.app.SetFocus(c.input)
 }
 

@@ -379,6 +379,7 @@ func (t *timeTravel) onUIRequestRevert(n int) {
 // onUIRequestRestore plans making generation gen current again and asks.
 func (t *timeTravel) onUIRequestRestore(gen int) {
 	c := t.c
+	wanted := c.tg.stillWanted() // r typed in a word: no dialog
 	o, ok := t.writable("restore")
 	if !ok {
 		return
@@ -393,7 +394,11 @@ func (t *timeTravel) onUIRequestRestore(gen int) {
 		case p.Nothing != "":
 			c.post(evNote{text: p.Nothing})
 		default:
-			c.onUIThreadAsync(func() { t.onUIConfirm(o, p) })
+			c.onUIThreadAsync(func() {
+				if wanted() {
+					t.onUIConfirm(o, p)
+				}
+			})
 		}
 	})
 }
@@ -401,6 +406,7 @@ func (t *timeTravel) onUIRequestRestore(gen int) {
 // onUIRequestUndo plans undoing the last rewind and asks (u, /undo).
 func (t *timeTravel) onUIRequestUndo() {
 	c := t.c
+	wanted := c.tg.stillWanted() // u typed in a word: no dialog
 	o, ok := t.writable("undo")
 	if !ok {
 		return
@@ -413,7 +419,11 @@ func (t *timeTravel) onUIRequestUndo() {
 		case p.Nothing != "":
 			c.post(evNote{text: p.Nothing})
 		default:
-			c.onUIThreadAsync(func() { t.onUIConfirm(o, p) })
+			c.onUIThreadAsync(func() {
+				if wanted() {
+					t.onUIConfirm(o, p)
+				}
+			})
 		}
 	})
 }
@@ -584,6 +594,7 @@ func (t *timeTravel) onUIGenerationDiff(g views.GenerationRow) {
 	if o == nil {
 		return
 	}
+	wanted := c.tg.stillWanted() // d typed in a word: no diff
 	id := o.sess.ID
 	c.onWorker(func() {
 		ctx := c.ctx
@@ -599,7 +610,11 @@ func (t *timeTravel) onUIGenerationDiff(g views.GenerationRow) {
 		}
 		lines := genDiff(diffMessages(old), diffMessages(cur))
 		title := fmt.Sprintf("Diff: generation %d (%s) → current generation %d · − only in %d · + only in the current view", g.Gen, g.Cause, cur.Generation.Gen, g.Gen)
-		c.onUIThreadAsync(func() { t.onUIShowDiff(title, lines) })
+		c.onUIThreadAsync(func() {
+			if wanted() {
+				t.onUIShowDiff(title, lines)
+			}
+		})
 	})
 }
 
@@ -611,9 +626,22 @@ func (t *timeTravel) onUIShowDiff(title string, lines []views.DiffLine) {
 	c.pages.push(Page{Name: "gendiff", Primitive: t.diff})
 }
 
-// onUIGenerationFork forks an archived generation into a new session and
-// switches the workspace to it.
+// onUIGenerationFork asks, then forks an archived generation into a new
+// session and switches the workspace to it: f typed in a word (fix…) must
+// not fork, and the question's grace tells typing from a choice.
 func (t *timeTravel) onUIGenerationFork(g views.GenerationRow) {
+	t.c.showConfirm("Fork generation", fmt.Sprintf("Fork generation %d into a new session and switch to it? This session stays as it is.", g.Gen), []views.Choice{
+		{Label: "Fork into a new session", Key: 'f'},
+		choiceCancel,
+	}, 0, func(i int) {
+		if i == 0 {
+			t.onUIForkNow(g)
+		}
+	})
+}
+
+// onUIForkNow forks generation g (onUIGenerationFork).
+func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	c := t.c
 	o := c.cur()
 	if o == nil {

@@ -315,6 +315,8 @@ func TestGenerationRestoreAndFork(t *testing.T) {
 		return false
 	})
 	h.typeText("f", false)
+	h.waitFor("Fork generation 1 into a new session")
+	h.typeText("f", false)
 	h.waitFor("Forked generation 1 of session")
 	h.waitUntil("the workspace on the fork", func() bool { return h.c.SessionID() != id })
 	fork, err := h.db.GetSession(context.Background(), h.sessionID())

@@ -58,13 +58,15 @@ func (c *Controller) applyTheme(t themes.Theme) {
 
 // showConfirm shows a choice dialog on the page stack (UI).
 func (c *Controller) showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int)) {
-	c.confirm.Show(title, message, choices, selected, func(i int) {
+	choose := func(i int) {
 		c.pages.pop("confirm")
 		if onChoose != nil {
 			onChoose(i)
 		}
-	})
+	}
+	c.confirm.Show(title, message, choices, selected, choose)
 	c.pages.push(Page{Name: "confirm", Primitive: c.confirm})
+	c.tg.onUIConfirmShown(func() { choose(-1) })
 }
 
 // showHelp opens the help overlay, generated from the registries (UI).

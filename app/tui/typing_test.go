@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// undoableHarness resumes a session with three turns and reverts it to
+// checkpoint 1 (the input cleared of the prompt the revert gives back):
+// u in the timeline offers to undo that revert.
+func undoableHarness(t *testing.T) (*harness, string) {
+	t.Helper()
+	var id string
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "typing", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task", "third task")
+		id = s.ID
+		return s.ID
+	})
+	h.waitFor("answer to third task")
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?")
+	h.typeText("c", false)
+	h.waitUntil("the revert to end", func() bool { return h.idle() && h.c.input.Text() == "second task" })
+	h.c.onUIThread(func() { h.c.input.SetText("") })
+	return h, id
+}
+
+// generations is how many generations session id has.
+func (h *harness) generations(id string) int {
+	h.t.Helper()
+	gens, err := h.db.Generations(context.Background(), id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return len(gens)
+}
+
+// Words typed with the timeline focused go to the input whole, whatever
+// its one-letter keys: the u of "use cache" opened "Undo the last rewind"
+// and its c chose "Conversation only" (the undo ran, the input was left
+// with "se cahe"); "do this" lost its d.
+func TestTypingAtTheTimelineNeverRewinds(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"use cache", "update the readme", "do this"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			h, id := undoableHarness(t)
+			before := h.generations(id)
+			h.focus(h.c.timeline)
+			h.typeText(text, false)
+			h.waitUntil("the whole text in the input", func() bool {
+				return h.c.input.Text() == text && h.c.app.GetFocus() == h.c.input
+			})
+			if text[0] == 'u' { // the undo it requested is dropped or cancelled, and says so
+				h.waitFor(typedNote)
+			}
+			h.waitUntil("no dialog", func() bool { return h.c.pages.top() == "" })
+			if n := h.generations(id); n != before {
+				t.Errorf("typing %q made %d generations out of %d", text, n, before)
+			}
+		})
+	}
+}
+
+// "why" typed in the conversation reaches the input whole, and its w does
+// not leave the code blocks' wrapping toggled.
+func TestTypingInTheConversationKeepsTheWrapKey(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48})
+	var wrap bool
+	h.c.onUIThread(func() { wrap = h.c.conv.CodeLayout().NoWrap })
+	h.focus(h.c.conv)
+	h.typeText("why", false)
+	h.waitUntil("the whole word in the input", func() bool {
+		return h.c.input.Text() == "why" && h.c.app.GetFocus() == h.c.input
+	})
+	h.c.onUIThread(func() {
+		if h.c.conv.CodeLayout().NoWrap != wrap {
+			t.Error("typing w toggled the code blocks' wrapping")
+		}
+	})
+	// A lone w still toggles.
+	h.focus(h.c.conv)
+	h.typeText("w", false)
+	h.waitUntil("the wrapping toggled", func() bool { return h.c.conv.CodeLayout().NoWrap != wrap })
+}
+
+// A deliberate u, then after a pause a choice, still undoes; Enter
+// within the dialog's grace takes no choice.
+func TestDeliberateUndoFromTheTimeline(t *testing.T) {
+	t.Parallel()
+	h, id := undoableHarness(t)
+	before := h.generations(id)
+	h.focus(h.c.timeline)
+	h.typeText("u", false)
+	h.waitFor("Undo the last rewind")
+	h.inject(tcell.KeyEnter, 0) // at once: within the grace
+	h.typeText("c", false)      // after a pause
+	h.waitFor("answer to third task")
+	h.waitUntil("the undo to end", h.idle)
+	if n := h.generations(id); n != before+1 {
+		t.Errorf("after the undo: %d generations, want %d", n, before+1)
+	}
+	if got := h.c.input.Text(); got != "" {
+		t.Errorf("the input holds %q", got)
+	}
+}
