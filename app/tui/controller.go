@@ -235,7 +235,7 @@ func (c *Controller) onUIStarted() {
 	c.br.onUIOpened(true)
 	c.onUIShowSetup()
 	if o := c.cur(); c.watchPID != 0 && o != nil {
-		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID)
+		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID, false, "")
 	}
 }
 

@@ -1,12 +1,16 @@
 package tui
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // TestLostLeaseTurnsTheWorkspaceReadOnly: another process takes the
@@ -47,5 +51,68 @@ func TestLostLeaseTurnsTheWorkspaceReadOnly(t *testing.T) {
 		if m.Role == "assistant" {
 			t.Errorf("a step was committed after the lease was lost: %q", m.Content.PlainText())
 		}
+	}
+}
+
+// From the browser, a session another process writes offers Back instead
+// of Quit, and Esc goes back to the session the workspace had: it used to
+// choose Quit and exit rewind.
+func TestSessionInUseFromTheBrowserGoesBack(t *testing.T) {
+	t.Parallel()
+	h, ids := browserHarness(t)
+	lease, err := h.db.AcquireLease(h.ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	h.openBrowser()
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.key(tcell.KeyEnter)
+	h.waitFor("Session in use", "[b] Back to your session")
+	if _, _, ok := h.findText("Quit"); ok {
+		t.Error("the offer inside the workspace still quits")
+	}
+	h.key(tcell.KeyEsc)
+	h.waitUntil("the workspace back on its session", func() bool {
+		return h.c.pages.top() == "" && h.c.SessionID() == ids[2] && !h.c.readOnly
+	})
+	select {
+	case <-h.done:
+		t.Fatal("Esc quit rewind")
+	default:
+	}
+}
+
+// At startup (--session of a session another process writes) Esc keeps
+// watching; only q quits.
+func TestSessionInUseAtStartupEscWatches(t *testing.T) {
+	t.Parallel()
+	var id string
+	var lease *store.Lease
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "busy elsewhere", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			if lease, err = h.db.AcquireLease(h.ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, id },
+	})
+	defer lease.Release(context.Background())
+	h.waitFor("Session in use", "[q] Quit")
+	h.key(tcell.KeyEsc)
+	h.waitFor("watching read-only: the other process is the writer")
+	select {
+	case <-h.done:
+		t.Fatal("Esc quit rewind")
+	default:
+	}
+	if h.sessionID() != id {
+		t.Errorf("watching %q, want %q", h.sessionID(), id)
 	}
 }

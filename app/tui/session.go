@@ -389,19 +389,33 @@ func (c *Controller) showWelcome() {
 }
 
 // onUIOfferWatchOrFork asks what to do with a session another live process
-// writes: never a second writer.
-func (c *Controller) onUIOfferWatchOrFork(id string, pid int) {
+// writes: never a second writer. From inside the workspace (back is the
+// session it left, "" a new one) the third choice goes back, and so does
+// Esc; at startup (--session) it quits, and Esc keeps watching: Esc only
+// ever closes a dialog (docs/DECISIONS.md).
+func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool, back string) {
 	msg := fmt.Sprintf("Session %s is open for writing in another rewind process (pid %d).\n\nWatch it read-only (it updates live), or fork it into a new session you can write to.", shortID(id), pid)
+	third := views.Choice{Label: "Quit", Key: 'q', Dangerous: true}
+	if fromWorkspace {
+		third = views.Choice{Label: "Back to your session", Key: 'b'}
+		if back == "" {
+			third.Label = "Back to a new session"
+		}
+	}
 	c.showConfirm("Session in use", msg, []views.Choice{
 		{Label: "Watch read-only", Key: 'w'},
 		{Label: "Fork into a new session", Key: 'f'},
-		{Label: "Quit", Key: 'q', Dangerous: true},
+		third,
 	}, 0, func(i int) {
-		switch i {
-		case 0:
+		switch {
+		case i == 0, i < 0 && !fromWorkspace:
 			c.setMessage("watching read-only: the other process is the writer", false)
-		case 1:
+		case i == 1:
 			c.onUIFork(id)
+		case fromWorkspace && back != "":
+			c.onUIOpenSession(back)
+		case fromWorkspace:
+			c.cmdNew("")
 		default:
 			c.onUIQuit()
 		}
@@ -453,6 +467,10 @@ func (c *Controller) onUIOpenSession(id string) {
 		c.setMessage("a run is active: press Esc to stop it before switching sessions", true)
 		return
 	}
+	var back string // where the offer's Back returns
+	if o := c.cur(); o != nil {
+		back = o.sess.ID
+	}
 	c.onUISwitch("open session", func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, c.br.workDirBanner(sess), err
@@ -460,7 +478,7 @@ func (c *Controller) onUIOpenSession(id string) {
 		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
 		if c.watchPID != 0 {
-			c.onUIOfferWatchOrFork(id, c.watchPID)
+			c.onUIOfferWatchOrFork(id, c.watchPID, true, back)
 		}
 	})
 }
