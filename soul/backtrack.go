@@ -148,7 +148,8 @@ func (s *Soul) op(ctx context.Context, f func(context.Context) (store.Generation
 	s.mu.Lock()
 	s.pending = nil
 	s.mu.Unlock()
-	if v, verr := s.st.View(context.WithoutCancel(ctx), s.sessionID); verr == nil {
+	// the status's numbers need the view's tail only (as when resuming)
+	if v, verr := s.st.ViewBefore(context.WithoutCancel(ctx), s.sessionID, -1, store.ViewPos{}, statusTailRecords); verr == nil {
 		s.noteView(v)
 	}
 	s.emitStatus()

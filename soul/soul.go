@@ -413,7 +413,7 @@ func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial mes
 		ev.KeepError = err.Error()
 	} else {
 		ev.KeptGeneration, ev.Partial = kept.Gen, partial.Content.PlainText()
-		if v, verr := s.st.View(context.WithoutCancel(ctx), s.sessionID); verr == nil {
+		if v, verr := s.st.ViewBefore(context.WithoutCancel(ctx), s.sessionID, -1, store.ViewPos{}, statusTailRecords); verr == nil {
 			s.noteView(v)
 		}
 	}
