@@ -60,9 +60,10 @@ func (w window) marker() string {
 	return what + " · scroll up to load them"
 }
 
-// timelineMarker is the line above the timeline's first row: the
-// checkpoints before the loaded part, and how to reach them ("" when all
-// are loaded).
+// timelineMarker is the line above the timeline's first row: how many
+// checkpoints come before the loaded part (a view numbers them from 0),
+// and how to reach them ("" when all are loaded). The count comes first:
+// a narrow pane cuts the line's end.
 func (w window) timelineMarker() string {
 	switch {
 	case w.earlier == 0:
@@ -72,7 +73,7 @@ func (w window) timelineMarker() string {
 	}
 	for _, r := range w.records {
 		if r.Kind == store.KindCheckpoint && r.CheckpointID > 0 {
-			return fmt.Sprintf("↑ checkpoints 0–%d: scroll up to load, or /revert N", r.CheckpointID-1)
+			return fmt.Sprintf("↑ %s earlier checkpoints: scroll up to load, or /revert N", words.Thousands(r.CheckpointID))
 		}
 	}
 	return "↑ earlier turns: scroll up to load them"
