@@ -14,6 +14,10 @@ import (
 // onUIApply applies one event to the widgets (UI goroutine). It is the only
 // place soul events reach the views.
 func (c *Controller) onUIApply(e soul.Event) {
+	if c.tt.frozen(e) {
+		c.onUIApplyFrozen(e)
+		return
+	}
 	switch ev := e.(type) {
 	case soul.StepBegin:
 		c.stepStart = c.conv.Len()
@@ -246,4 +250,20 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 	}
 	c.refreshStatus()
 	c.tt.onUIRunDone()
+}
+
+// onUIApplyFrozen applies what a live event changes besides the
+// conversation while a preview freezes it: the status bar and the tool
+// output pane.
+func (c *Controller) onUIApplyFrozen(e soul.Event) {
+	switch ev := e.(type) {
+	case soul.ToolCall:
+		c.tp.onUICall(ev)
+		c.statusM.RunningTool = ev.Name
+		c.refreshStatus()
+	case soul.CompactionBegin:
+		c.setMessage("compacting…", false)
+	case soul.Error:
+		c.setMessage(oneLine(ev.Message, 120), true)
+	}
 }

@@ -45,6 +45,10 @@ type timeTravel struct {
 	heldItems   []views.Item
 	heldValid   bool
 	heldBanners []views.Item
+	// missedLive: a watched writer's live events (streamed text, tool
+	// calls, banners) arrived during the preview and were left out of it;
+	// leaving it reads the live conversation again.
+	missedLive bool
 
 	escAt time.Time // the first Esc of an Esc Esc
 	diff  *views.DiffView
@@ -262,6 +266,28 @@ func (t *timeTravel) onUIEndPreview() {
 	c.stepStart = c.conv.Len()
 	t.live, t.heldItems, t.heldBanners, t.heldValid = nil, nil, nil, false
 	c.conv.ScrollToEnd()
+	if t.missedLive {
+		t.missedLive = false
+		if o := c.cur(); o != nil {
+			c.onWorker(func() { c.watch.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) })
+		}
+	}
+}
+
+// frozen reports whether a live event must stay out of the conversation
+// because a preview shows there (a watcher previews while its writer
+// runs); the preview stays as it was and its end reads the live view.
+func (t *timeTravel) frozen(e soul.Event) bool {
+	if !t.previewing {
+		return false
+	}
+	switch e.(type) {
+	case soul.ContentPart, soul.ReasoningPart, soul.ToolCall, soul.CompactionBegin,
+		soul.StepInterrupted, soul.Error, soul.LoopWarning:
+		t.missedLive = true
+		return true
+	}
+	return false
 }
 
 // liveItems is the conversation a preview hides: what a reload brought

@@ -252,3 +252,34 @@ func TestWatchIdleWriterShowsNoRunClock(t *testing.T) {
 		return !h.c.ticking.Load() && h.c.statusM.Elapsed == 0 && h.c.watch.started.IsZero()
 	})
 }
+
+// A preview shown while watching stays as it was while the writer streams
+// (its answer used to be appended under the archived content); leaving it
+// shows the live conversation, with what arrived meanwhile.
+func TestWatchPreviewStaysFrozenWhileTheWriterStreams(t *testing.T) {
+	t.Parallel()
+	reply := llmtest.Text(numberedWords(3000)).WithRate(100) // 30 s: the test ends long before
+	h, _, _ := watchHarness(t, false, reply)
+	h.waitFor("w005")
+	const archived = "archived content of generation 1"
+	h.c.onUIThread(func() {
+		h.c.tt.onUIShowPreview([]views.Item{{Kind: views.ItemUser, Text: archived}}, "◉ ARCHIVED generation 1 · test · read-only")
+	})
+	h.waitUntil("a live event during the preview", func() bool { return h.c.tt.missedLive })
+	h.waitUntil("the preview unchanged", func() bool {
+		items := h.c.convItems(h.c.conv.Len())
+		return len(items) == 1 && items[0].Text == archived
+	})
+	h.c.onUIThread(h.c.tt.onUIEndPreview)
+	h.waitFor("an earlier prompt")
+	h.waitUntil("the writer's answer streaming in the live view", func() bool {
+		for _, it := range h.c.convItems(h.c.conv.Len()) {
+			if it.Text == archived {
+				return false
+			}
+		}
+		n := h.c.conv.Len()
+		last, _ := h.c.conv.Item(n - 1)
+		return last.Kind == views.ItemAssistant && strings.Contains(last.Text, "w")
+	})
+}
