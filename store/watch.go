@@ -178,8 +178,21 @@ const beforeQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpo
 // long session reads its tail, and scrolling up reads the page before, so
 // the cost is the page, never the whole view.
 func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before ViewPos, limit int) (View, error) {
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) (err error) {
+		v.Records, v.Earlier, err = pageBefore(ctx, tx, segs, before, max(limit, 1))
+		return err
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: page of view %s before seq %d: %w", sessionID, before.Seq, err)
+	}
+	return v, nil
+}
+
+// viewPage reads a page of generation gen's view of sessionID (gen < 0: the
+// current one) in one read transaction: the view's header and counters,
+// and the records read reads from the view's segments.
+func (db *DB) viewPage(ctx context.Context, sessionID string, gen int, read func(tx *sql.Tx, v *View, segs []segment) error) (View, error) {
 	var v View
-	limit = max(limit, 1)
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
@@ -193,13 +206,9 @@ func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before 
 			return err
 		}
 		v = View{SessionID: st.id, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
-		v.Records, v.Earlier, err = pageBefore(ctx, tx, segs, before, limit)
-		return err
+		return read(tx, &v, segs)
 	})
-	if err != nil {
-		return View{}, fmt.Errorf("store: page of view %s before seq %d: %w", sessionID, before.Seq, err)
-	}
-	return v, nil
+	return v, err
 }
 
 // pageBefore reads the last limit records of segs (oldest first) before
@@ -262,21 +271,8 @@ const afterQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoi
 // counterpart, for showing a place in a long view (a search hit) without
 // reading the rest of it.
 func (db *DB) ViewAfter(ctx context.Context, sessionID string, gen int, after ViewPos, limit int) (View, error) {
-	var v View
 	limit = max(limit, 1)
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		if gen < 0 {
-			gen = st.currentGen
-		}
-		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
-		if err != nil {
-			return err
-		}
-		v = View{SessionID: st.id, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) (err error) {
 		i, from := 0, int64(-1)
 		if after != (ViewPos{}) {
 			if i = segmentOf(ctx, tx, segs, after); i < 0 {
