@@ -210,7 +210,7 @@ func (a *approvals) onUIWatchedAnswered(ans live.Answered) {
 	if a.watched == ans.ToolCallID {
 		a.closeWatched()
 	}
-	a.c.setMessage(fmt.Sprintf("approval %s by %s", decisionText(ans.Decision), ans.By), false)
+	a.c.setMessage(fmt.Sprintf("%s · by %s", decisionText(ans.Decision), ans.By), false)
 }
 
 // onUIWatchedResult says when this watcher's answer did not count.

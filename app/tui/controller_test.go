@@ -466,7 +466,7 @@ func TestWatchModeIsReadOnlyAndFollows(t *testing.T) {
 	})
 	h.waitFor("WATCH · no writer", "first prompt") // watching needs no model
 	h.typeText("may I write?", true)
-	h.waitFor("read-only: you are watching this session")
+	h.waitFor("read-only: no process writes it now")
 	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
 	h.key(tcell.KeyCtrlU)
 	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })

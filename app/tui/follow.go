@@ -161,9 +161,9 @@ func (w *watcher) readOnlyWhy() string {
 	case noModelLabel:
 		return w.c.setupRefusal()
 	case noWriterLabel, writerGoneLabel, writerLeftLabel:
-		return "read-only: you are watching this session (no process writes it now); fork it to write (f in the timeline)"
+		return "read-only: no process writes it now · fork it to write (f on a generation in the timeline, or /fork)"
 	}
-	return "read-only: this session is being written by another process; fork it to write (f in the timeline)"
+	return "read-only: another process writes it · fork it to write (f on a generation in the timeline, or /fork)"
 }
 
 // modeLabel is the status bar's mode while read-only.

@@ -120,7 +120,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 	})
 	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: watching session")
 	h.typeText("may I write?", true)
-	h.waitFor("read-only: this session is being written")
+	h.waitFor("read-only: another process writes it")
 	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
 	h.key(tcell.KeyCtrlU)
 	h.waitUntil("the input cleared", func() bool { return h.c.input.Text() == "" })
@@ -270,7 +270,7 @@ func TestWatchSessionNobodyWrites(t *testing.T) {
 	// A prompt is refused for what it is, and stays in the input.
 	h.typeText("go on", true)
 	h.waitFor("no process writes it now")
-	if txt := h.text(); strings.Contains(txt, "being written by another process") {
+	if txt := h.text(); strings.Contains(txt, "another process writes it") {
 		t.Fatalf("the refusal names a writer nobody is:\n%s", txt)
 	}
 	h.waitUntil("the prompt kept in the input", func() bool { return h.c.input.Text() == "go on" })

@@ -413,6 +413,7 @@ func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool
 		case i == 1:
 			c.onUIFork(id)
 		case fromWorkspace && back != "":
+			c.setMessage("back to your session", false) // not the watch's news
 			c.onUIOpenSession(back)
 		case fromWorkspace:
 			c.cmdNew("")

@@ -283,3 +283,28 @@ func TestWatchPreviewStaysFrozenWhileTheWriterStreams(t *testing.T) {
 		return last.Kind == views.ItemAssistant && strings.Contains(last.Text, "w")
 	})
 }
+
+// At 80 columns a watcher's notices lead with the point: "approval
+// approved…" and "read-only: this session is being written by…" were cut
+// before saying what happened or what to do.
+func TestWatcherNoticesLeadWithThePointAt80Columns(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{w: 80, h: 24,
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
+	})
+	h.waitFor("WATCH · no writer")
+	h.typeText("may I write?", true)
+	h.waitFor("read-only: no process writes it now")
+	h.c.onUIThread(func() {
+		h.c.ap.onUIWatchedAnswered(live.Answered{ToolCallID: "call-1", Decision: soul.ApproveOnce, By: "watcher pid 4242"})
+	})
+	h.waitFor("approved once")
+}
