@@ -67,3 +67,42 @@ func TestWorkspaceMouseFocus(t *testing.T) {
 	redraw(s, ws)
 	mustFind(t, s, "▶ Timeline")
 }
+
+// TestListMouse: in the runs and session lists a click selects the row
+// under it, a double click opens it, and the wheel moves the selection.
+func TestListMouse(t *testing.T) {
+	t.Parallel()
+	runs := NewRunList()
+	runs.SetTheme(dark)
+	runs.SetRuns(runRows())
+	var watched string
+	runs.SetOnWatch(func(r RunRow) { watched = r.SessionID })
+	s := draw(t, runs, 100, 10)
+	x, y := mustFind(t, s, "flaky tests")
+	if f := mouse(runs, tview.MouseLeftClick, x, y); f != runs {
+		t.Fatal("a click did not focus the runs list")
+	}
+	if r, _ := runs.Selected(); r.SessionID != "b" || watched != "" {
+		t.Fatalf("a click selected %q, watched %q; want b selected, nothing watched", r.SessionID, watched)
+	}
+	mouse(runs, tview.MouseScrollUp, x, y)
+	if r, _ := runs.Selected(); r.SessionID != "a" {
+		t.Fatalf("the wheel selected %q, want a", r.SessionID)
+	}
+	mouse(runs, tview.MouseLeftDoubleClick, x, y)
+	if watched != "b" {
+		t.Fatalf("a double click watched %q, want b", watched)
+	}
+
+	sessions := NewSessionList()
+	sessions.SetTheme(dark)
+	sessions.SetSessions([]SessionRow{{ID: "s1", Title: "zebra notes", WorkDir: "/w"}, {ID: "s2", Title: "parser rewrite", WorkDir: "/w"}})
+	var resumed string
+	sessions.SetOnResume(func(id string) { resumed = id })
+	s = draw(t, sessions, 100, 12)
+	x, y = mustFind(t, s, "parser rewrite")
+	mouse(sessions, tview.MouseLeftDoubleClick, x, y)
+	if r, _ := sessions.SelectedSession(); r.ID != "s2" || resumed != "s2" {
+		t.Fatalf("a double click selected %q and resumed %q, want s2", r.ID, resumed)
+	}
+}

@@ -264,29 +264,12 @@ func (l *RunList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 
 // MouseHandler selects on click, watches on double click, scrolls.
 func (l *RunList) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
-	return l.WrapMouseHandler(func(a tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
-		mx, my := ev.Position()
-		if !l.InRect(mx, my) {
-			return false, nil
+	return listMouse(l, l.Box, func() int { return l.selected }, l.Select, func(y int) int {
+		_, iy, _, _ := l.GetInnerRect()
+		r := y - iy - 1 // below the column headers
+		if r < 0 || r >= l.height || l.top+r >= len(l.runs) {
+			return -1
 		}
-		switch a {
-		case tview.MouseScrollUp:
-			l.Select(l.selected - 3)
-		case tview.MouseScrollDown:
-			l.Select(l.selected + 3)
-		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
-			setFocus(l)
-			_, iy, _, _ := l.GetInnerRect()
-			r := my - iy - 1 // below the column headers
-			if r >= 0 && r < l.height && l.top+r < len(l.runs) {
-				l.Select(l.top + r)
-				if a == tview.MouseLeftDoubleClick {
-					l.watch()
-				}
-			}
-		default:
-			return false, nil
-		}
-		return true, nil
-	})
+		return l.top + r
+	}, l.watch)
 }

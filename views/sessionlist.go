@@ -906,27 +906,39 @@ func (l *SessionList) PasteHandler() func(string, func(tview.Primitive)) {
 
 // MouseHandler selects on click, resumes on double click, scrolls.
 func (l *SessionList) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
-	return l.WrapMouseHandler(func(a tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+	return listMouse(l, l.Box, func() int { return l.selected }, l.Select, func(y int) int {
+		_, iy, _, _ := l.GetInnerRect()
+		r := y - iy - 1
+		if !l.FullText() && l.height < l.listRows {
+			r-- // below the column headers
+		}
+		if r < 0 || r >= l.height || l.top+r >= l.count() {
+			return -1
+		}
+		return l.top + r
+	}, l.resume)
+}
+
+// listMouse is a list's mouse handling: the wheel moves the selection by
+// three rows, a click selects the row under it (row maps a screen line to
+// an index, -1 for none) and a double click also opens it.
+func listMouse(p tview.Primitive, box *tview.Box, selected func() int, sel func(int), row func(y int) int, open func()) func(tview.MouseAction, *tcell.EventMouse, func(tview.Primitive)) (bool, tview.Primitive) {
+	return box.WrapMouseHandler(func(a tview.MouseAction, ev *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
 		mx, my := ev.Position()
-		if !l.InRect(mx, my) {
+		if !box.InRect(mx, my) {
 			return false, nil
 		}
 		switch a {
 		case tview.MouseScrollUp:
-			l.Select(l.selected - 3)
+			sel(selected() - 3)
 		case tview.MouseScrollDown:
-			l.Select(l.selected + 3)
+			sel(selected() + 3)
 		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
-			setFocus(l)
-			_, iy, _, _ := l.GetInnerRect()
-			r := my - iy - 1
-			if !l.FullText() && l.height < l.listRows {
-				r-- // below the column headers
-			}
-			if r >= 0 && r < l.height && l.top+r < l.count() {
-				l.Select(l.top + r)
+			setFocus(p)
+			if i := row(my); i >= 0 {
+				sel(i)
 				if a == tview.MouseLeftDoubleClick {
-					l.resume()
+					open()
 				}
 			}
 		default:
