@@ -199,18 +199,7 @@ type CheckpointPlace struct {
 // view does not hold is ErrCheckpointNotFound.
 func (db *DB) FindCheckpoint(ctx context.Context, sessionID string, gen, id int) (CheckpointPlace, error) {
 	var out CheckpointPlace
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		st, err := loadState(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		if gen < 0 {
-			gen = st.currentGen
-		}
-		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
-		if err != nil {
-			return err
-		}
+	_, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
 		hit, ok, err := findCheckpoint(ctx, tx, segs, id)
 		if err != nil {
 			return err
@@ -218,7 +207,7 @@ func (db *DB) FindCheckpoint(ctx context.Context, sessionID string, gen, id int)
 		if !ok {
 			return ErrCheckpointNotFound
 		}
-		out = CheckpointPlace{Pos: ViewPos{SessionID: hit.seg.session, Seq: hit.seq}, MessagesBefore: hit.msgsBefore, Generation: self.public()}
+		out = CheckpointPlace{Pos: ViewPos{SessionID: hit.seg.session, Seq: hit.seq}, MessagesBefore: hit.msgsBefore, Generation: v.Generation}
 		return nil
 	})
 	if err != nil {

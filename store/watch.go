@@ -188,9 +188,10 @@ func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before 
 	return v, nil
 }
 
-// viewPage reads a page of generation gen's view of sessionID (gen < 0: the
+// viewPage resolves generation gen's view of sessionID (gen < 0: the
 // current one) in one read transaction: the view's header and counters,
-// and the records read reads from the view's segments.
+// and whatever read finds in the view's segments (a page of records, a
+// checkpoint's place), without reading the rest of the view.
 func (db *DB) viewPage(ctx context.Context, sessionID string, gen int, read func(tx *sql.Tx, v *View, segs []segment) error) (View, error) {
 	var v View
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
