@@ -208,11 +208,17 @@ func (c *Controller) onUIReload(ev evReload) {
 		c.conv.Append(*ev.banner)
 		c.stepStart = c.conv.Len()
 	}
-	c.timeline.SetModel(ev.timeline)
-	if ev.title != "" {
-		c.statusM.SessionTitle = ev.title
+	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
+}
+
+// onUIShowHeader shows a reloaded or followed view's timeline, title
+// (kept when empty) and generation.
+func (c *Controller) onUIShowHeader(tl views.TimelineModel, title string, gen int) {
+	c.timeline.SetModel(tl)
+	if title != "" {
+		c.statusM.SessionTitle = title
 	}
-	c.statusM.Generation = ev.gen
+	c.statusM.Generation = gen
 	c.refreshStatus()
 }
 

@@ -298,12 +298,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 		}
 		c.stepStart = c.conv.Len()
 	}
-	c.timeline.SetModel(ev.timeline)
-	if ev.title != "" {
-		c.statusM.SessionTitle = ev.title
-	}
-	c.statusM.Generation = ev.gen
-	c.refreshStatus()
+	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
 }
 
 // onUIConvReplaced notes what a whole read put in the conversation.
