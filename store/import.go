@@ -293,10 +293,16 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			}
 			w.gen, w.genOpen = g, true
 		}
-		a := &appender{ctx: ctx, tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created, insRec: st.rec, insFTS: st.fts}
+		// The inserts get a context that is never done, and ctx is checked
+		// before each record instead: go-sqlite3 watches a cancellable
+		// context with a goroutine per statement, a fifth of the import.
+		a := &appender{ctx: context.WithoutCancel(ctx), tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created, insRec: st.rec, insFTS: st.fts}
 		for ; w.ri < len(ig.Records); w.ri, n = w.ri+1, n+1 {
 			if !until.IsZero() && n > 0 && !time.Now().Before(until) {
 				break // the time is spent
+			}
+			if err := ctx.Err(); err != nil {
+				return Session{}, false, err
 			}
 			var m *message.Message
 			if w.ri < len(ig.Decoded) {
