@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -102,25 +104,31 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		}
 	}}
 	// Reading and parsing (one goroutine) overlap with writing (this one):
-	// on two cores the import is bounded by the slower of the two.
+	// on two cores the import is bounded by the slower of the two. The
+	// reader may have up to two batches of records parsed and not yet
+	// taken, so that it parses the next batch while one is written (with a
+	// few sessions ahead, the two took turns), and memory stays bounded.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	parsed := make(chan parsedSession, 4)
+	ahead := int64(2 * o.BatchRecords)
+	budget := semaphore.NewWeighted(ahead)
+	parsed := make(chan parsedSession, 1024)
 	go func() {
 		defer close(parsed)
 		for _, src := range d.Sources {
 			p := readAndParse(ctx, db, src, popts)
-			select {
-			case parsed <- p:
-			case <-ctx.Done():
+			p.weight = min(max(int64(p.records()), 1), ahead)
+			if budget.Acquire(ctx, p.weight) != nil {
 				return
 			}
+			parsed <- p
 			if p.err != nil {
 				return
 			}
 		}
 	}()
 	for p := range parsed {
+		budget.Release(p.weight)
 		if p.err != nil {
 			return res, p.err
 		}
@@ -177,13 +185,22 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 // parsedSession is one source read and parsed, with what the last import
 // of it recorded.
 type parsedSession struct {
-	src   Source
-	prev  store.KimiImport
-	seen  bool
-	old   []fileSig
-	sigs  []fileSig
-	files []File
-	err   error
+	src    Source
+	prev   store.KimiImport
+	seen   bool
+	old    []fileSig
+	sigs   []fileSig
+	files  []File
+	err    error
+	weight int64 // of the reader's budget, given back once written
+}
+
+func (p *parsedSession) records() int {
+	n := 0
+	for _, f := range p.files {
+		n += len(f.Records)
+	}
+	return n
 }
 
 func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions) parsedSession {

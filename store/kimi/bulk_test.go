@@ -234,3 +234,33 @@ func TestImportMD5CollisionGuard(t *testing.T) {
 		t.Errorf("kaos key %q", k)
 	}
 }
+
+// TestImportAllSessionsLargerThanTheReadAhead: the reader runs ahead of the
+// writer by a budget of records; a session larger than the whole budget,
+// between small ones, still imports (it waits for the writer to take the
+// rest), and the sessions are written in order.
+func TestImportAllSessionsLargerThanTheReadAhead(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	var sessions []shareSession
+	for i, n := range []int{1, 30, 2, 50, 1, 1} {
+		sessions = append(sessions, shareSession{0, fmt.Sprintf("uuid-%d", i), map[string]string{
+			"context.jsonl": strings.Repeat(lineUser, n),
+			"state.json":    fmt.Sprintf(`{"title":"session %d"}`, i),
+		}})
+	}
+	share := writeShare(t, []string{"/w"}, sessions)
+	res := importAll(t, db, share, BulkOptions{BatchRecords: 2}) // a budget of 4 records
+	if res.Imported != 6 || res.Records != 85 {
+		t.Fatalf("imported %+v, want 6 sessions and 85 records", res)
+	}
+	for i, id := range res.SessionIDs {
+		s, err := db.GetSession(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("session %d", i); s.Title != want {
+			t.Errorf("session %d is %q, want %q", i, s.Title, want)
+		}
+	}
+}
