@@ -29,8 +29,9 @@ type BulkOptions struct {
 	Progress func(done, total int64)
 	// BatchRecords is how many records go in one store.ImportSessions call
 	// (sessions are never split between calls); 0 means 20,000. The store
-	// commits a call in transactions of at most 5,000 records, a larger
-	// session hidden until its last one.
+	// commits a call in transactions of at most 20,000 records or 500 ms,
+	// a larger session hidden until its last one. The reader parses up to
+	// two batches ahead of the writer.
 	BatchRecords int
 }
 

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -41,4 +42,44 @@ func BenchmarkImportShareDir(b *testing.B) {
 		os.Remove(path)
 	}
 	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkParse parses the context files of a generated share dir (10
+// sessions, 10,000 lines) as the import's reader does, and reports lines/s.
+func BenchmarkParse(b *testing.B) {
+	share := filepath.Join(b.TempDir(), "kimi")
+	want, err := gen.KimiShare(share, 10, 10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Discover(share)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var data [][]byte
+	for _, s := range d.Sources {
+		for _, f := range s.Files {
+			p, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data = append(data, p)
+		}
+	}
+	lines := 0
+	for b.Loop() {
+		n := 0
+		for _, p := range data {
+			f, err := ParseWith(bytes.NewReader(p), "context.jsonl", ParseOptions{SkipTorn: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(f.Records)
+		}
+		if n != want {
+			b.Fatalf("parsed %d records, want %d", n, want)
+		}
+		lines += n
+	}
+	b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
 }
