@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,90 @@ func TestMigrateSchemaV2Fixture(t *testing.T) {
 	turn(t, db, s.ID, "after the upgrade, quokka again", 5)
 	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "quokka"})); len(hits) != 6 { // the user message, the tool call and its result
 		t.Errorf("after a write: %d hits", len(hits))
+	}
+}
+
+// TestOpenSchemaV7Fixture opens a database written by the released schema
+// 7 (testdata/schema-v7.db, written through the store API of that
+// release: a session with three turns, a recorded Shell edit, a revert to
+// checkpoint 2 in the rewind log and a kept interrupted answer; its fork
+// at checkpoint 1 with a turn of its own; a compacted session; a cleared
+// one; a deleted one; a kimi-cli import with its import record; input
+// history) and checks that it opens, migrated to the current schema, with
+// every part readable, and takes writes. A later migration is tested here.
+func TestOpenSchemaV7Fixture(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/schema-v7.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
+		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	list := must[[]Session](t)(db.ListSessions(bg, ListOptions{IncludeDeleted: true}))
+	byTitle := map[string][]Session{}
+	for _, s := range list {
+		byTitle[s.Title] = append(byTitle[s.Title], s)
+		checkCounters(t, db, s.ID)
+	}
+	if len(list) != 6 || len(byTitle["parser rewrite"]) != 2 || !byTitle["deleted one"][0].Deleted {
+		t.Fatalf("sessions: %+v", list)
+	}
+	causes := func(id string) (out []Cause) {
+		for _, g := range must[[]Generation](t)(db.Generations(bg, id)) {
+			out = append(out, g.Cause)
+		}
+		return out
+	}
+	var a, fork Session
+	for _, s := range byTitle["parser rewrite"] {
+		if s.ForkOf != "" {
+			fork = s
+		} else {
+			a = s
+		}
+	}
+	if got := causes(a.ID); !slices.Contains(got, CauseRevert) || !slices.Contains(got, CauseInterrupt) {
+		t.Errorf("the reverted session's generations: %v", got)
+	}
+	if got := causes(byTitle["compacted"][0].ID); !slices.Contains(got, CauseCompact) {
+		t.Errorf("the compacted session's generations: %v", got)
+	}
+	if got := causes(byTitle["cleared"][0].ID); !slices.Contains(got, CauseClear) {
+		t.Errorf("the cleared session's generations: %v", got)
+	}
+	if r, err := db.LastRewind(bg, a.ID, 0); err != nil || r.Op != "revert" || r.FilesUndo == 0 {
+		t.Errorf("the rewind log: %+v, %v", r, err)
+	}
+	if ev := must[[]FileEvent](t)(db.FileEvents(bg, a.ID, 0)); len(ev) != 1 || ev[0].Path != "main.go" {
+		t.Errorf("file events: %+v", ev)
+	} else if b, err := db.Blob(bg, ev[0].After.Hash); err != nil || string(b) != "package main\n" {
+		t.Errorf("the edit's content: %q, %v", b, err)
+	}
+	if h := must[[]string](t)(db.InputHistory(bg, "/w/parser", 10)); len(h) != 2 {
+		t.Errorf("input history: %q", h)
+	}
+	if k, ok, err := db.LookupKimiImport(bg, "uuid-kimi-1"); err != nil || !ok || k.SessionID != byTitle["imported"][0].ID {
+		t.Errorf("the kimi import record: %+v, %v, %v", k, ok, err)
+	}
+	// deploy: the prompt, its Shell call and result, and the compaction summary.
+	for q, want := range map[string]int{"zebra": 3, "wombats": 1, "quokkas": 1, "deploy": 4} {
+		if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: q})); len(hits) != want {
+			t.Errorf("search %q: %d hits, want %d", q, len(hits), want)
+		}
+	}
+	turn(t, db, fork.ID, "after the upgrade", 70)
+	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "upgrade"})); len(hits) != 3 {
+		t.Errorf("after a write: %d hits for the new turn, want 3", len(hits))
 	}
 }
