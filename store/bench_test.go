@@ -206,3 +206,29 @@ func BenchmarkViewBefore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewAround reads the pages around a record in the middle of a
+// view (500 records either side), what opening a session at a search hit
+// reads, for histories of 1k, 10k and 100k records: flat in the history's
+// size.
+func BenchmarkViewAround(b *testing.B) {
+	for _, n := range historySizes {
+		b.Run(fmt.Sprint("records=", n), func(b *testing.B) {
+			db := openBench(b)
+			s := history(b, db, n)
+			half, err := db.ViewBefore(ctx, s.ID, -1, store.ViewPos{}, n/2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				v, err := db.ViewAround(ctx, s.ID, -1, half.Start(), 500, 500)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(v.Records) != min(n, 1001) {
+					b.Fatalf("%d records", len(v.Records))
+				}
+			}
+		})
+	}
+}

@@ -175,9 +175,16 @@ type View struct {
 	Records          []Record
 	Tokens           int
 	NextCheckpointID int
-	// Earlier is set on a page of a view (ViewBefore) that does not start
-	// at the view's first record: the view holds records before Records.
+	// Earlier is set on a page of a view (ViewBefore, ViewAround) that does
+	// not start at the view's first record: the view holds records before
+	// Records.
 	Earlier bool
+	// Later is set on a page of a view (ViewAfter, ViewAround) that does not
+	// end at the view's last record: the view holds records after Records.
+	Later bool
+	// MessagesBefore is the number of the view's messages before the first
+	// record of a page read by ViewAround (0 for the other reads).
+	MessagesBefore int
 }
 
 // Messages decodes the view's message records in order. Bodies that fail to

@@ -268,30 +268,77 @@ const afterQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoi
 
 // ViewAfter returns the first limit records of generation gen's view of
 // sessionID (gen < 0: the current one) after position after (the zero
-// ViewPos: from the view's first record), in order: ViewBefore's forward
-// counterpart, for showing a place in a long view (a search hit) without
-// reading the rest of it.
+// ViewPos: from the view's first record), in order, and Later when the view
+// holds more after them: ViewBefore's forward counterpart, for scrolling
+// down from a place in a long view (a search hit) without reading the rest
+// of it.
 func (db *DB) ViewAfter(ctx context.Context, sessionID string, gen int, after ViewPos, limit int) (View, error) {
-	limit = max(limit, 1)
 	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) (err error) {
-		i, from := 0, int64(-1)
-		if after != (ViewPos{}) {
-			if i = segmentOf(ctx, tx, segs, after); i < 0 {
-				return fmt.Errorf("seq %d of session %s is not in the view", after.Seq, after.SessionID)
-			}
-			from = after.Seq
+		v.Records, v.Later, err = pageAfter(ctx, tx, segs, after, false, max(limit, 1))
+		return err
+	})
+	if err != nil {
+		return View{}, fmt.Errorf("store: page of view %s after seq %d: %w", sessionID, after.Seq, err)
+	}
+	return v, nil
+}
+
+// pageAfter reads the first limit records of segs (in order) after
+// position after (from it with incl; the zero ViewPos: from the first
+// record), walking the segments forwards, and whether records remain after
+// them.
+func pageAfter(ctx context.Context, q querier, segs []segment, after ViewPos, incl bool, limit int) ([]Record, bool, error) {
+	i, from := 0, int64(-1)
+	if after != (ViewPos{}) {
+		if i = segmentOf(ctx, q, segs, after); i < 0 {
+			return nil, false, fmt.Errorf("seq %d of session %s is not in the view", after.Seq, after.SessionID)
 		}
-		for ; i < len(segs) && len(v.Records) < limit; i++ {
-			s := segs[i]
-			if v.Records, err = appendRecords(ctx, tx, v.Records, s.session, afterQuery, s.session, s.gen, from, s.bound, limit-len(v.Records)); err != nil {
-				return err
-			}
-			from = -1
+		from = after.Seq
+		if incl {
+			from-- // seqs are integers: the record itself is the first after
+		}
+	}
+	var out []Record
+	for ; i < len(segs) && len(out) <= limit; i++ { // one record more tells whether the page ends the view
+		s := segs[i]
+		var err error
+		if out, err = appendRecords(ctx, q, out, s.session, afterQuery, s.session, s.gen, from, s.bound, limit+1-len(out)); err != nil {
+			return nil, false, err
+		}
+		from = -1
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}
+
+// ViewAround returns a page of generation gen's view of sessionID (gen < 0:
+// the current one) around the record at position at (a search hit): up to
+// before records before it, the record and up to after records after it,
+// in order, with Earlier, Later and MessagesBefore (the view's messages
+// before the page), read in one transaction through the index, never the
+// rest of the view. Opening a long session at a search hit reads it.
+func (db *DB) ViewAround(ctx context.Context, sessionID string, gen int, at ViewPos, before, after int) (View, error) {
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+		head, earlier, err := pageBefore(ctx, tx, segs, at, max(before, 0))
+		if err != nil {
+			return err
+		}
+		tail, later, err := pageAfter(ctx, tx, segs, at, true, 1+max(after, 0))
+		if err != nil {
+			return err
+		}
+		v.Records, v.Earlier, v.Later = append(head, tail...), earlier, later
+		if len(v.Records) > 0 {
+			first := v.Records[0]
+			return tx.QueryRowContext(ctx, `SELECT msgs_before FROM context WHERE session_id = ? AND seq = ?`,
+				first.SessionID, first.Seq).Scan(&v.MessagesBefore)
 		}
 		return nil
 	})
 	if err != nil {
-		return View{}, fmt.Errorf("store: page of view %s after seq %d: %w", sessionID, after.Seq, err)
+		return View{}, fmt.Errorf("store: page of view %s around seq %d: %w", sessionID, at.Seq, err)
 	}
 	return v, nil
 }

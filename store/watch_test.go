@@ -212,7 +212,10 @@ func TestViewBeforePagesTheWholeView(t *testing.T) {
 			for range len(full.Records) + 1 {
 				p := must[View](t)(db.ViewAfter(bg, id, -1, pos, limit))
 				got = append(got, p.Records...)
-				if len(p.Records) < limit {
+				if p.Later != (len(got) < len(full.Records)) {
+					t.Fatalf("%s limit %d: Later %v after %d of %d records", id, limit, p.Later, len(got), len(full.Records))
+				}
+				if !p.Later {
 					break
 				}
 				last := p.Records[len(p.Records)-1]
@@ -236,6 +239,60 @@ func TestViewBeforePagesTheWholeView(t *testing.T) {
 		t.Fatalf("tail of generation 0: %+v", p.Records)
 	}
 	if _, err := db.ViewBefore(bg, s.ID, -1, ViewPos{SessionID: s.ID, Seq: 1 << 40}, 3); err == nil {
+		t.Fatal("a position outside the view was accepted")
+	}
+}
+
+// TestViewAroundReadsThePagesAroundARecord: ViewAround at each record of
+// a view (across a revert's segments and a fork's parent session) holds the
+// records around it, says whether the view holds more either side, and
+// counts the messages before its page; a position outside the view is an
+// error.
+func TestViewAroundReadsThePagesAroundARecord(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "long", "/w")
+	for i := range 10 {
+		must[int](t)(db.Checkpoint(bg, s.ID, true))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", fmt.Sprintf("prompt %d", i))))
+		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("assistant", fmt.Sprintf("answer %d", i))))
+	}
+	must[Generation](t)(db.RevertTo(bg, s.ID, 6, CauseRevert, ""))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "after the revert")))
+	fork := must[Session](t)(db.ForkSession(bg, s.ID, -1, -1))
+	must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "in the fork")))
+
+	for _, id := range []string{s.ID, fork.ID} {
+		full := must[View](t)(db.View(bg, id))
+		n := len(full.Records)
+		for k, r := range full.Records {
+			for _, side := range [][2]int{{0, 0}, {2, 3}, {5, 1}, {n, n}} {
+				p := must[View](t)(db.ViewAround(bg, id, -1, ViewPos{SessionID: r.SessionID, Seq: r.Seq}, side[0], side[1]))
+				from, to := max(0, k-side[0]), min(n, k+side[1]+1)
+				if !reflect.DeepEqual(p.Records, full.Records[from:to]) {
+					t.Fatalf("%s around record %d (%d before, %d after): %+v, want %+v", id, k, side[0], side[1], p.Records, full.Records[from:to])
+				}
+				msgs := 0
+				for _, r := range full.Records[:from] {
+					if r.Kind == KindMessage {
+						msgs++
+					}
+				}
+				if p.Earlier != (from > 0) || p.Later != (to < n) || p.MessagesBefore != msgs || p.Generation.Gen != full.Generation.Gen {
+					t.Fatalf("%s around record %d (%d before, %d after): earlier %v, later %v, %d messages before, gen %d; want %v, %v, %d, %d",
+						id, k, side[0], side[1], p.Earlier, p.Later, p.MessagesBefore, p.Generation.Gen, from > 0, to < n, msgs, full.Generation.Gen)
+				}
+			}
+		}
+	}
+	// an archived generation, a hit naming its seq only
+	g0 := must[View](t)(db.GenerationView(bg, s.ID, 0))
+	last := g0.Records[len(g0.Records)-1]
+	p := must[View](t)(db.ViewAround(bg, s.ID, 0, ViewPos{Seq: last.Seq}, 1, 5))
+	if !reflect.DeepEqual(p.Records, g0.Records[len(g0.Records)-2:]) || !p.Earlier || p.Later {
+		t.Fatalf("around the last record of generation 0: %+v", p)
+	}
+	if _, err := db.ViewAround(bg, s.ID, -1, ViewPos{SessionID: s.ID, Seq: 1 << 40}, 3, 3); err == nil {
 		t.Fatal("a position outside the view was accepted")
 	}
 }

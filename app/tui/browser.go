@@ -191,7 +191,9 @@ func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	var v store.View
 	var err error
 	if k.Hit {
-		v, err = b.onWorkerHitRecords(k)
+		// a few records before the hit's and previewRecords after it, not
+		// the whole view (a hit in a 240,000-message session read all of it)
+		v, err = c.db.ViewAround(c.ctx, k.SessionID, k.Gen, store.ViewPos{Seq: k.Seq}, previewBefore, previewRecords)
 	} else {
 		v, err = c.db.ViewBefore(c.ctx, k.SessionID, -1, store.ViewPos{}, previewRecords) // its newest records only
 	}
@@ -225,27 +227,6 @@ func (p *previewLoader) request(load func()) {
 		p.timer.Stop()
 	}
 	p.timer = time.AfterFunc(p.wait, func() { p.run(load) })
-}
-
-// onWorkerHitRecords reads the records around a search hit's: a few
-// before it, the hit's and previewRecords after it, not the whole view
-// (a hit in a 240,000-message session read all of it).
-func (b *browser) onWorkerHitRecords(k views.PreviewKey) (store.View, error) {
-	db, ctx := b.c.db, b.c.ctx
-	before, err := db.ViewBefore(ctx, k.SessionID, k.Gen, store.ViewPos{Seq: k.Seq}, previewBefore)
-	if err != nil {
-		return store.View{}, err
-	}
-	from := store.ViewPos{} // the hit is the view's first record
-	if n := len(before.Records); n > 0 {
-		from = store.ViewPos{SessionID: before.Records[n-1].SessionID, Seq: before.Records[n-1].Seq}
-	}
-	after, err := db.ViewAfter(ctx, k.SessionID, k.Gen, from, previewRecords+1)
-	if err != nil {
-		return store.View{}, err
-	}
-	after.Records = append(before.Records, after.Records...)
-	return after, nil
 }
 
 // previewItems bounds the items a preview holds (it shows a screenful),

@@ -232,7 +232,7 @@ func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
 	}
 	hit := full.Records[5*2000+1] // the prompt of turn 2000
 	k := views.PreviewKey{SessionID: id, Hit: true, Gen: full.Generation.Gen, Seq: hit.Seq}
-	v, err := h.c.br.onWorkerHitRecords(k)
+	v, err := h.db.ViewAround(h.ctx, id, k.Gen, store.ViewPos{Seq: k.Seq}, previewBefore, previewRecords) // as onWorkerPreview reads it
 	if err != nil {
 		t.Fatal(err)
 	}
