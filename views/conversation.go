@@ -110,9 +110,19 @@ type Conversation struct {
 	// reaching the top calls onTop, which loads them.
 	earlier string
 	onTop   func()
-	keys    Keymap
-	hl      hlCache
-	code    CodeLayout // code blocks wrap, or scroll sideways (w toggles)
+	// later is the marker below the last item when the items stop short of
+	// the conversation's end (opened at a search hit: "↓ 1,204 later
+	// messages…"); reaching the bottom calls onBottom, which loads them, and
+	// G/End calls onEnd, which jumps to the end.
+	later    string
+	onBottom func()
+	onEnd    func()
+	// marked is the item marked as the one looked for (a search hit), -1
+	// for none: its rows carry a bar (┃) in the match colour.
+	marked int
+	keys   Keymap
+	hl     hlCache
+	code   CodeLayout // code blocks wrap, or scroll sideways (w toggles)
 
 	// embedded: drawn inside another view (the session list's preview),
 	// without a border, keys or the "more below" hint; the selected item
@@ -122,14 +132,14 @@ type Conversation struct {
 
 // NewConversation returns an empty conversation that follows the bottom.
 func NewConversation() *Conversation {
-	c := &Conversation{pane: newPane("Conversation"), ids: map[string]int{}, follow: true, height: 20, width: 60}
+	c := &Conversation{pane: newPane("Conversation"), ids: map[string]int{}, follow: true, height: 20, width: 60, marked: -1}
 	c.keys = Keymap{
 		bind("next item", func() { c.Select(c.selected + 1) }, R('j'), K(tcell.KeyDown)),
 		bind("previous item", func() { c.Select(c.selected - 1) }, R('k'), K(tcell.KeyUp)),
 		bind("page down", func() { c.Scroll(c.page()) }, K(tcell.KeyPgDn), K(tcell.KeyCtrlF)),
 		bind("page up", func() { c.Scroll(-c.page()) }, K(tcell.KeyPgUp), K(tcell.KeyCtrlB)),
 		bind("first item", func() { c.Select(0) }, R('g'), K(tcell.KeyHome)),
-		bind("last item, follow output", c.ScrollToEnd, R('G'), K(tcell.KeyEnd)),
+		bind("last item, follow output (from a search hit: the newest messages)", c.end, R('G'), K(tcell.KeyEnd)),
 		bind("fold / unfold reasoning, a tool call or a long paste", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
 		bind("code blocks: wrap / scroll sideways with ←/→", c.ToggleCodeWrap, R('w')),
 		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll code left", Handler: func() { c.ShiftCode(-codeShiftStep) }},
@@ -203,6 +213,77 @@ func (c *Conversation) atTop() {
 	}
 }
 
+// SetLater sets the marker shown below the last item when the items stop
+// short of the conversation's end; "" removes it.
+func (c *Conversation) SetLater(text string) { c.later = SanitizeLine(text) }
+
+// SetOnBottom sets what runs when the view reaches the bottom while a later
+// marker is shown (the controller loads the later items).
+func (c *Conversation) SetOnBottom(f func()) { c.onBottom = f }
+
+// SetOnEnd sets what G/End does while a later marker is shown (the
+// controller jumps to the conversation's end).
+func (c *Conversation) SetOnEnd(f func()) { c.onEnd = f }
+
+// end is G/End: the last item, or under a later marker the end.
+func (c *Conversation) end() {
+	if c.later != "" && c.onEnd != nil {
+		c.onEnd()
+		return
+	}
+	c.ScrollToEnd()
+}
+
+// atBottom calls onBottom when the last row is on screen above a later
+// marker.
+func (c *Conversation) atBottom() {
+	if c.later != "" && c.onBottom != nil && c.follow && len(c.items) > 0 {
+		c.onBottom()
+	}
+}
+
+// itemRows is the rows the items take: a later marker takes the last.
+func (c *Conversation) itemRows() int {
+	if c.later != "" && !c.embedded {
+		return max(1, c.height-1)
+	}
+	return c.height
+}
+
+// Mark marks item i as the one looked for (a search hit), selects it and
+// scrolls it into view with the rows before it above; -1 removes the mark.
+// Replacing the items removes it too.
+func (c *Conversation) Mark(i int) {
+	if i < 0 || i >= len(c.items) {
+		c.marked = -1
+		return
+	}
+	c.marked, c.selected = i, i
+	c.follow, c.topItem, c.topLine = false, i, 0
+	c.scrollBy(-c.height / 3) // what led to it, above it
+	c.notify()
+}
+
+// Marked is the marked item (-1: none).
+func (c *Conversation) Marked() int { return c.marked }
+
+// AppendPage adds a later page of items after the last one, keeping the
+// rows on screen and the selection where they are, and sets the later
+// marker ("" when the items now reach the conversation's end).
+func (c *Conversation) AppendPage(items []Item, later string) {
+	if c.follow && len(c.items) > 0 {
+		c.topItem, c.topLine = c.bottomAnchor()
+		c.follow = false
+	}
+	for _, it := range items {
+		c.push(it)
+	}
+	c.later = SanitizeLine(later)
+	if len(c.items) > 0 {
+		c.scrollBy(0) // follows when everything below fits
+	}
+}
+
 // Prepend inserts items before the first one, keeping the rows on screen
 // and the selection where they are, and sets the earlier marker.
 func (c *Conversation) Prepend(items []Item, earlier string) {
@@ -224,6 +305,9 @@ func (c *Conversation) Prepend(items []Item, earlier string) {
 	if len(old) > 0 {
 		c.selected += n
 		c.topItem += n
+		if c.marked >= 0 {
+			c.marked += n
+		}
 	}
 	c.earlier = SanitizeLine(earlier)
 }
@@ -237,6 +321,7 @@ func (c *Conversation) SetItems(items []Item) {
 	}
 	c.selected = max(0, len(c.items)-1)
 	c.topItem, c.topLine, c.follow = 0, 0, true
+	c.marked = -1
 }
 
 func (c *Conversation) push(it Item) {
@@ -273,6 +358,9 @@ func (c *Conversation) Truncate(n int) {
 	}
 	clear(c.items[n:])
 	c.items = c.items[:n]
+	if c.marked >= n {
+		c.marked = -1
+	}
 	if c.selected >= n {
 		c.selected, c.follow = max(0, n-1), true
 	}
@@ -579,6 +667,7 @@ func (c *Conversation) Select(i int) {
 	}
 	c.notify()
 	c.atTop()
+	c.atBottom()
 }
 
 // ensureVisible moves the anchor so item i is on screen.
@@ -611,7 +700,7 @@ func (c *Conversation) ensureVisible(i int) {
 
 // bottomAnchor is the anchor that shows the last rows.
 func (c *Conversation) bottomAnchor() (int, int) {
-	need := c.height
+	need := c.itemRows()
 	for i := len(c.items) - 1; i >= 0; i-- {
 		n := len(c.lines(i))
 		if n >= need {
@@ -630,6 +719,7 @@ func (c *Conversation) Scroll(n int) {
 	}
 	if c.follow {
 		if n > 0 {
+			c.atBottom()
 			return
 		}
 		c.topItem, c.topLine = c.bottomAnchor()
@@ -645,6 +735,7 @@ func (c *Conversation) Scroll(n int) {
 		c.notify()
 	}
 	c.atTop()
+	c.atBottom()
 }
 
 func (c *Conversation) scrollBy(n int) {
@@ -661,11 +752,12 @@ func (c *Conversation) scrollBy(n int) {
 		c.topItem++
 	}
 	// at or past the bottom? then follow
+	h := c.itemRows()
 	rows := len(c.lines(c.topItem)) - c.topLine
-	for j := c.topItem + 1; j < len(c.items) && rows <= c.height; j++ {
+	for j := c.topItem + 1; j < len(c.items) && rows <= h; j++ {
 		rows += len(c.lines(j))
 	}
-	if rows <= c.height {
+	if rows <= h {
 		c.follow = true
 	}
 }
@@ -757,12 +849,20 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 				break
 			}
 			c.rowItems[row] = i
-			if i == c.selected && (len(l) > 0 || !c.embedded) {
+			switch {
+			case i == c.marked:
+				if len(l) > 0 {
+					screen.SetContent(x, y+row, '┃', nil, c.base().Foreground(c.theme.MatchHighlight))
+				}
+			case i == c.selected && (len(l) > 0 || !c.embedded):
 				screen.SetContent(x, y+row, '▎', nil, gutter)
 			}
 			drawLine(screen, x+1, y+row, w-1, l)
 			row++
 		}
+	}
+	if c.later != "" && c.follow && !c.embedded && row < h {
+		drawText(screen, x+1, y+row, w-1, c.later, c.base().Foreground(c.theme.Dim).Italic(true))
 	}
 	if !c.follow && !c.embedded {
 		// a hint that more output is below

@@ -101,6 +101,7 @@ type SessionList struct {
 	search       func(query string)
 	preview      func(PreviewKey)
 	onResume     func(sessionID string)
+	onOpenHit    func(PreviewKey)
 	onRename     func(SessionRow)
 	onDelete     func(SessionRow)
 	onFork       func(SessionRow)
@@ -121,7 +122,7 @@ func NewSessionList() *SessionList {
 		bind("previous", func() { l.Select(l.selected - 1) }, K(tcell.KeyUp), K(tcell.KeyCtrlP)),
 		{Keys: []Key{K(tcell.KeyPgDn)}, Description: "page down", Handler: func() { l.Select(l.selected + l.height - 1) }, Visible: true},
 		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { l.Select(l.selected - l.height + 1) }, Visible: true},
-		bind("resume the session", l.resume, K(tcell.KeyEnter)),
+		bind("resume the session (a search hit: open it at the hit)", l.resume, K(tcell.KeyEnter)),
 		bind("rename", func() { l.act(l.onRename) }, K(tcell.KeyCtrlR), K(tcell.KeyF2)),
 		{Keys: []Key{K(tcell.KeyCtrlD)}, Description: "delete (asks first; can be undone)", Handler: func() { l.act(l.onDelete) }, Visible: true, Dangerous: true},
 		bind("fork into a new session", func() { l.act(l.onFork) }, K(tcell.KeyCtrlF)),
@@ -163,6 +164,10 @@ func (l *SessionList) SetPreviewFunc(f func(PreviewKey)) { l.preview = f }
 
 // SetOnResume is called on Enter with the session's ID.
 func (l *SessionList) SetOnResume(f func(sessionID string)) { l.onResume = f }
+
+// SetOnOpenHit sets what Enter (or a double click) on a full-text hit does:
+// open its session at the hit. Without it a hit resumes its session.
+func (l *SessionList) SetOnOpenHit(f func(PreviewKey)) { l.onOpenHit = f }
 
 // SetOnRename, SetOnDelete, SetOnFork and SetOnExport are called with the
 // highlighted session.
@@ -441,6 +446,10 @@ func (l *SessionList) askPreview() {
 }
 
 func (l *SessionList) resume() {
+	if k, ok := l.selectedPreviewKey(); ok && k.Hit && l.onOpenHit != nil {
+		l.onOpenHit(k)
+		return
+	}
 	if id, ok := l.selectedID(); ok && l.onResume != nil {
 		l.onResume(id)
 	}

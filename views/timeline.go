@@ -45,11 +45,16 @@ type GenerationRow struct {
 	Time           time.Time
 }
 
+// NoPosition is a TimelineModel Position that no row holds: the rows are a
+// part of the conversation before its current position (a session opened
+// at a search hit), so none is marked "here".
+const NoPosition = -2
+
 // TimelineModel is the Timeline's view model.
 type TimelineModel struct {
 	Checkpoints []CheckpointRow // in order
 	Generations []GenerationRow
-	Position    int // index in Checkpoints of the current position; -1 = the last
+	Position    int // index in Checkpoints of the current position; -1 = the last, NoPosition: none of them
 }
 
 // TimelineKind says what a timeline row is.
@@ -306,7 +311,7 @@ func (t *Timeline) buildRows() []tlRow {
 	rows := make([]tlRow, 0, len(m.Checkpoints)+len(m.Generations))
 	rows = emit(rows, branches[-1])
 	pos := m.Position
-	if pos < 0 || pos >= len(m.Checkpoints) {
+	if pos == -1 || pos >= len(m.Checkpoints) {
 		pos = len(m.Checkpoints) - 1
 	}
 	steps := map[int]int{}
@@ -360,6 +365,17 @@ func (t *Timeline) Select(i int) {
 func (t *Timeline) SelectCheckpoint(id int) bool {
 	for i, r := range t.rows {
 		if r.item.Kind == TimelineCheckpoint && r.item.Checkpoint.ID == id {
+			t.Select(i)
+			return true
+		}
+	}
+	return false
+}
+
+// SelectGeneration selects the row of generation gen.
+func (t *Timeline) SelectGeneration(gen int) bool {
+	for i, r := range t.rows {
+		if r.item.Kind == TimelineGeneration && r.item.Generation.Gen == gen {
 			t.Select(i)
 			return true
 		}
