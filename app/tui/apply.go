@@ -182,6 +182,12 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
+	if ev.follow && c.win.later > 0 && ev.session == c.win.session {
+		// The conversation shows the records around a search hit: it stays,
+		// with its timeline; scrolling down reaches what changed.
+		ev.keepConv, ev.items, ev.win, ev.banner, ev.mark = true, nil, nil, nil, nil
+		ev.timeline = c.timeline.Model()
+	}
 	if !ev.keepConv {
 		c.watch.onUIConvReplaced(ev)
 	}
@@ -196,6 +202,10 @@ func (c *Controller) onUIReload(ev evReload) {
 		c.stepStart = c.conv.Len()
 		if len(ev.items) == 0 {
 			c.showWelcome()
+		}
+		if ev.mark != nil {
+			c.conv.Mark(*ev.mark)
+			c.setMessage("search hit ┃ · scroll for the messages around it · End: the newest", false)
 		}
 	}
 	if ev.banner != nil {

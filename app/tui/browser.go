@@ -27,7 +27,8 @@ import (
 // (/sessions or Ctrl-O), with their actions (rename, delete with undo, fork,
 // export). Typing filters fuzzily (views.SessionList); a "/" prefix
 // searches message text as you type (searchRunner); the preview of the
-// highlighted session loads on a worker; Enter resumes it in the workspace.
+// highlighted session loads on a worker; Enter resumes it in the workspace,
+// and on a search hit opens it at the hit (onUIOpenHit).
 // The pane is re-listed every sessionsPoll and the open browser every
 // browserPoll when the sessions changed.
 
@@ -83,12 +84,17 @@ func (c *Controller) initBrowser() {
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)
+	b.pane.SetOnOpenHit(c.onUIOpenHit)
 	b.pane.SetOnFilter(b.onUIPaneFilter)
 	bl := b.list
 	b.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
 	bl.SetOnResume(func(id string) {
 		c.pages.pop(browserPage)
 		c.onUIOpenSession(id)
+	})
+	bl.SetOnOpenHit(func(k views.PreviewKey) {
+		c.pages.pop(browserPage)
+		c.onUIOpenHit(k)
 	})
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
 	c.keys = append(c.keys,

@@ -123,6 +123,18 @@ func (c *Controller) runPromptShown(text, shown string) {
 		c.setMessage("a run is active: wait for it or press Esc to interrupt (your text stays in the input)", true)
 		return
 	}
+	if c.win.later > 0 {
+		// Opened at a search hit: the prompt follows the newest message,
+		// so the conversation jumps there first.
+		c.onUIJumpToEnd(func() {
+			if c.win.later > 0 { // the end could not be read (the status bar says why)
+				c.input.SetText(text)
+				return
+			}
+			c.runPromptShown(text, shown)
+		})
+		return
+	}
 	o, cfg := c.cur(), c.opts.Soul
 	c.unsent = &unsentPrompt{text: text, at: c.conv.Len()}
 	c.conv.Append(promptItem(text, shown))

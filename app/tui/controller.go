@@ -311,6 +311,53 @@ func (c *Controller) onWorkerReload(banner *views.Item) {
 	c.watch.onWorkerAdopt(o, v, ev, true)
 }
 
+// onWorkerReloadAt loads the open session's view around a search hit's
+// record and posts it, the hit marked (store.ViewAround: the pages around
+// it only, whatever the session's length). A window that reaches the end of
+// the view is followed from there, as onWorkerReload's; one that stops
+// short of it is not (window.go). A hit in an archived generation the
+// current view does not share loads the current view, then shows that
+// generation around the hit as the timeline's preview of it does.
+func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
+	o := c.cur()
+	if o == nil {
+		c.post(evReload{banner: banner})
+		return
+	}
+	ctx, id := context.WithoutCancel(c.ctx), o.sess.ID
+	if at.gen != o.sess.CurrentGen {
+		// a revert's generation shares the turns before it with the one it archived
+		if ok, err := c.db.ViewHolds(ctx, id, o.sess.CurrentGen, at.pos); err != nil || !ok {
+			c.onWorkerReload(banner)
+			c.tt.onWorkerArchivedHit(id, at)
+			return
+		}
+	}
+	c.pollStats.viewReads.Add(1)
+	v, err := c.db.ViewAround(ctx, id, -1, at.pos, hitRecords, hitRecords)
+	var ev evReload
+	if err == nil {
+		var i int
+		v, i = alignAround(v, at.pos)
+		if ev, err = c.reloadOf(ctx, id, v, false); err == nil && i >= 0 {
+			if mark := hitItem(v.Records, i, ev.items); mark >= 0 {
+				ev.mark = &mark
+			}
+		}
+	}
+	if err != nil { // the hit left the view since the search (a revert, a compaction)
+		c.onWorkerReload(banner)
+		c.post(evNote{text: "the search hit is not in this conversation any more (showing its newest messages): " + oneLine(err.Error(), 80), isErr: true})
+		return
+	}
+	if v.Later {
+		c.post(ev) // the banner would sit in the middle of the conversation: the status bar says it
+		return
+	}
+	ev.banner = banner
+	c.watch.onWorkerAdopt(o, v, ev, true)
+}
+
 // loadReload reads the current view and generations of the open session.
 func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, error) {
 	o := c.cur()
@@ -354,6 +401,9 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 		return evReload{}, err
 	}
 	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
+	if v.Later { // a search hit's window: the current position is after it
+		ev.timeline.Position = views.NoPosition
+	}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 		w := windowOf(v)

@@ -154,6 +154,7 @@ func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp,
 		ev.keepConv, ev.items = true, nil
 		f.takenAt = -1 // not on screen: the conversation's next update reads the whole view
 	}
+	ev.follow = true
 	c.post(ev)
 	return step >= 0 && f.stepCommitted(step)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rivo/tview"
+
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -459,24 +461,54 @@ func (c *Controller) onWorkerFork(ctx context.Context, id string, gen int, banne
 
 // onUIOpenSession switches the workspace to another session (session list
 // Enter).
-func (c *Controller) onUIOpenSession(id string) {
-	if o := c.cur(); o != nil && o.sess.ID == id {
-		c.pages.focusWorkspace(c.input)
+func (c *Controller) onUIOpenSession(id string) { c.onUIOpenSessionAt(id, nil) }
+
+// onUIOpenHit opens the session of a full-text search hit at the hit
+// (session list Enter on a hit): the conversation shows the records around
+// it with the hit marked, or, when the hit is in an archived generation,
+// the current conversation with that generation's preview over it
+// (docs/DECISIONS.md).
+func (c *Controller) onUIOpenHit(k views.PreviewKey) {
+	c.tt.onUIEndPreview()
+	c.onUIOpenSessionAt(k.SessionID, &hitAt{gen: k.Gen, pos: store.ViewPos{Seq: k.Seq}})
+}
+
+// hitAt is a search hit's record, where a session opens.
+type hitAt struct {
+	gen int // the generation the hit names
+	pos store.ViewPos
+}
+
+// onUIOpenSessionAt switches the workspace to session id, at its tail or
+// (at) at a search hit; the open session itself moves to the hit.
+func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
+	focus := tview.Primitive(c.input)
+	if at != nil {
+		focus = c.conv // reading the hit: ↑/↓ and PgUp/PgDn move through it
+	}
+	same := c.cur() != nil && c.cur().sess.ID == id
+	if same && at == nil {
+		c.pages.focusWorkspace(focus)
 		return
 	}
 	if c.busy != "" {
 		c.setMessage("a run is active: press Esc to stop it before switching sessions", true)
 		return
 	}
+	if same {
+		c.pages.focusWorkspace(focus)
+		c.onWorker(func() { c.onWorkerReloadAt(nil, *at) })
+		return
+	}
 	var back string // where the offer's Back returns
 	if o := c.cur(); o != nil {
 		back = o.sess.ID
 	}
-	c.onUISwitch("open session", func(ctx context.Context) (store.Session, *views.Item, error) {
+	c.onUISwitchTo("open session", false, at, func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, c.br.workDirBanner(sess), err
 	}, func() {
-		c.pages.focusWorkspace(c.input)
+		c.pages.focusWorkspace(focus)
 		c.br.onUIOpened(false)
 		if c.watchPID != 0 {
 			c.onUIOfferWatchOrFork(id, c.watchPID, true, back)
@@ -489,12 +521,13 @@ func (c *Controller) onUIOpenSession(id string) {
 // worker, then the session is installed, its view loaded and then run (UI).
 // The workspace is busy meanwhile, so nothing else starts.
 func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
-	c.onUISwitchTo(what, false, load, then)
+	c.onUISwitchTo(what, false, nil, load, then)
 }
 
 // onUISwitchTo is onUISwitch that opens the session read-only when asked
-// (watching: no lease is taken).
-func (c *Controller) onUISwitchTo(what string, readOnly bool, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
+// (watching: no lease is taken), and at a search hit (at) instead of its
+// tail.
+func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
 	c.busy = what
 	c.refreshStatus()
 	cfg := c.opts.Soul
@@ -512,7 +545,11 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, load func(ctx cont
 				return
 			}
 			c.onUIInstall(a)
-			c.onUIReloadSession(banner)
+			if at != nil {
+				c.onWorker(func() { c.onWorkerReloadAt(banner, *at) })
+			} else {
+				c.onUIReloadSession(banner)
+			}
 			if then != nil {
 				then()
 			}

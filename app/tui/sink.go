@@ -112,6 +112,10 @@ type evReload struct {
 	session  string  // the session the view belongs to
 	cursor   int64   // the view's store.View.Cursor (follow.go continues from it)
 	win      *window // the part of the view items holds (nil with keepConv)
+	mark     *int    // the item of a search hit: shown and marked (nil: none)
+	// follow: a catch-up's whole read (followview.go), which leaves the
+	// conversation alone while it shows a search hit's window.
+	follow bool
 }
 
 // evOpDone says a run or an operation (compact, clear, …) returned.

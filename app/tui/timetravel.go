@@ -180,26 +180,12 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 	c := t.c
 	ctx := c.ctx
 	if it.Kind == views.TimelineGeneration {
-		g := it.Generation
-		v, err := c.db.GenerationView(ctx, id, g.Gen)
+		v, err := c.db.GenerationView(ctx, id, it.Generation.Gen)
 		if err != nil {
 			return nil, "", err
 		}
-		what := fmt.Sprintf("ARCHIVED generation %d · %s", g.Gen, g.Cause)
-		if g.ArchivedBy != "" {
-			what += fmt.Sprintf(" · archived by %s in gen %d", g.ArchivedBy, g.ArchivedIn)
-		}
-		if g.ArchivedNote != "" {
-			what += ": " + oneLine(g.ArchivedNote, 60)
-		}
-		if !g.Archived || g.Current {
-			what = fmt.Sprintf("generation %d (current)", g.Gen)
-		}
 		items := viewItems(v)
-		if g.ArchivedBy == string(store.CauseBacktrack) {
-			markDMailDelivered(items, g.ArchivedIn)
-		}
-		return items, what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages), nil
+		return items, generationPreview(it.Generation, items), nil
 	}
 	cp := it.Checkpoint.ID
 	if win.session == id && win.earlier > 0 {
@@ -222,6 +208,68 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 		return nil, "", err
 	}
 	return viewItems(alignPage(v)), previewBanner(cp, at.Generation.Messages-at.MessagesBefore), nil
+}
+
+// generationPreview is the banner of generation g's preview, whose items
+// it marks where a D-Mail was delivered.
+func generationPreview(g views.GenerationRow, items []views.Item) string {
+	what := fmt.Sprintf("ARCHIVED generation %d · %s", g.Gen, g.Cause)
+	if g.ArchivedBy != "" {
+		what += fmt.Sprintf(" · archived by %s in gen %d", g.ArchivedBy, g.ArchivedIn)
+	}
+	if g.ArchivedNote != "" {
+		what += ": " + oneLine(g.ArchivedNote, 60)
+	}
+	if !g.Archived || g.Current {
+		what = fmt.Sprintf("generation %d (current)", g.Gen)
+	}
+	if g.ArchivedBy == string(store.CauseBacktrack) {
+		markDMailDelivered(items, g.ArchivedIn)
+	}
+	return what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages)
+}
+
+// onWorkerArchivedHit shows archived generation at.gen of session id
+// around a search hit's record, the hit marked, as the timeline's preview
+// of the generation (its row selected there, so d / r / f act on it): the
+// pages around the hit only (store.ViewAround), not the whole generation.
+// The current view is loaded first (onWorkerReloadAt), so Esc goes back
+// to it.
+func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
+	c := t.c
+	v, err := c.db.ViewAround(c.ctx, id, at.gen, at.pos, hitRecords, hitRecords)
+	if err != nil {
+		c.post(evNote{text: "cannot show the search hit: " + err.Error(), isErr: true})
+		return
+	}
+	v, i := alignAround(v, at.pos)
+	items := viewItems(v)
+	mark := -1
+	if i >= 0 {
+		mark = hitItem(v.Records, i, items)
+	}
+	w := windowOf(v)
+	c.post(evFunc{f: func() { // after the current view's reload: the timeline has the generation's row
+		o := c.cur()
+		if o == nil || o.sess.ID != id {
+			return
+		}
+		var g views.GenerationRow
+		for _, r := range c.timeline.Model().Generations {
+			if r.Gen == at.gen {
+				g = r
+			}
+		}
+		banner := generationPreview(g, items)
+		if n := w.earlier + w.later; n > 0 {
+			banner = fmt.Sprintf("%s · at the search hit: %s other %s not shown", banner, words.Thousands(n), words.Plural(n, "message", "messages"))
+		}
+		c.pages.focusWorkspace(c.conv)
+		c.timeline.SelectGeneration(at.gen)
+		t.onUIShowPreview(items, banner)
+		c.conv.Mark(mark)
+		c.setMessage(fmt.Sprintf("search hit in archived generation %d (read-only) · Esc: the current conversation · Tab: the timeline for d / r / f", at.gen), false)
+	}})
 }
 
 // previewBanner is the banner of the preview before checkpoint cp, with

@@ -142,9 +142,10 @@ func (b *branchCache) withBranches(ctx context.Context, db *store.DB, cur store.
 				continue
 			}
 			// A branch before the loaded part moves to its checkpoint when
-			// an earlier page brings it; the current view may still grow to
-			// differ from a generation it equals now.
-			if fc != sameView && (fc >= 0 || !cur.Earlier) {
+			// an earlier page brings it, and one after it (a search hit's
+			// window) when a later page does; the current view may still
+			// grow to differ from a generation it equals now.
+			if fc != sameView && (fc >= 0 || !cur.Earlier) && (fc != noForkCheckpoint || !cur.Later) {
 				b.put(k, fc)
 			}
 		}

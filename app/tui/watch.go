@@ -91,7 +91,7 @@ func (w *watcher) onUIWatch(id string) {
 		c.setMessage("a run is active: press Esc to stop it before watching another session", true)
 		return
 	}
-	c.onUISwitchTo("watch", true, func(ctx context.Context) (store.Session, *views.Item, error) {
+	c.onUISwitchTo("watch", true, nil, func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, nil, err
 	}, func() {

@@ -26,6 +26,8 @@ func (c *Controller) buildWidgets() {
 
 	c.input.SetOnSend(c.onUISend)
 	c.conv.SetOnTop(c.onUILoadEarlier)
+	c.conv.SetOnBottom(c.onUILoadLater)
+	c.conv.SetOnEnd(func() { c.onUIJumpToEnd(nil) })
 	c.timeline.SetOnTop(c.onUITimelineTop)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // A session's conversation is shown through a window: opening it reads the
@@ -13,9 +16,16 @@ import (
 // the page before (pageRecords more), like a chat app. Opening a session
 // therefore costs the same whatever its length (a 240,000-message import
 // included), and memory grows only with what the user scrolls through.
+//
+// Opened at a search hit, the window is the records around the hit's
+// (hitRecords either side, store.ViewAround): scrolling up reads the page
+// before, scrolling down the page after, until the window reaches the end
+// of the view; from there it is the tail window, which live appends extend.
+// G/End, or a prompt sent, jumps to the end (the tail is read again).
 const (
 	tailRecords = 1000
 	pageRecords = 1000
+	hitRecords  = 500
 )
 
 // window is the part of the open session's view the conversation holds
@@ -25,16 +35,58 @@ type window struct {
 	gen     int
 	start   store.ViewPos  // the first record loaded
 	earlier int            // messages of the view before start; 0: all loaded
+	later   int            // messages of the view after the last record loaded; 0: loaded to its end
 	records []store.Record // the records loaded, in order (the timeline's)
-	loading bool           // an earlier page is being read
+	loading bool           // a page is being read (one at a time)
+	down    bool           // the page being read is the later one
 }
 
-// windowOf is the window a view page shows.
+// windowOf is the window a view page shows: its tail (ViewBefore), or the
+// records around a search hit's (ViewAround, v.Later).
 func windowOf(v store.View) window {
 	w := window{session: v.SessionID, gen: v.Generation.Gen, start: v.Start(), records: v.Records}
-	if v.Earlier {
-		w.earlier = max(1, v.Generation.Messages-messagesIn(v.Records))
+	before := v.Generation.Messages - messagesIn(v.Records) // a tail page: every other message is before it
+	if v.Later {
+		before = v.MessagesBefore
+		w.later = max(1, v.Generation.Messages-before-messagesIn(v.Records))
 	}
+	if v.Earlier {
+		w.earlier = max(1, before)
+	}
+	return w
+}
+
+// end is the position of the last record loaded (the zero ViewPos when
+// none is).
+func (w window) end() store.ViewPos {
+	if n := len(w.records); n > 0 {
+		return store.ViewPos{SessionID: w.records[n-1].SessionID, Seq: w.records[n-1].Seq}
+	}
+	return store.ViewPos{}
+}
+
+// withEarlier is the window with the page before it loaded.
+func (w window) withEarlier(page store.View) window {
+	w.records = append(append(make([]store.Record, 0, len(page.Records)+len(w.records)), page.Records...), w.records...)
+	w.start = store.ViewPos{SessionID: w.records[0].SessionID, Seq: w.records[0].Seq}
+	earlier := w.earlier
+	w.earlier = 0
+	if page.Earlier {
+		w.earlier = max(1, earlier-messagesIn(page.Records))
+	}
+	w.loading, w.down = false, false
+	return w
+}
+
+// withLater is the window with the page after it loaded.
+func (w window) withLater(page store.View) window {
+	w.records = append(w.records[:len(w.records):len(w.records)], page.Records...)
+	later := w.later
+	w.later = 0
+	if page.Later {
+		w.later = max(1, later-messagesIn(page.Records))
+	}
+	w.loading, w.down = false, false
 	return w
 }
 
@@ -54,10 +106,23 @@ func (w window) marker() string {
 		return ""
 	}
 	what := fmt.Sprintf("↑ %s earlier %s", words.Thousands(w.earlier), words.Plural(w.earlier, "message", "messages"))
-	if w.loading {
+	if w.loading && !w.down {
 		return what + " · loading…"
 	}
 	return what + " · scroll up to load them"
+}
+
+// laterMarker is the line below the last loaded item ("" when the window
+// reaches the end of the view).
+func (w window) laterMarker() string {
+	if w.later == 0 {
+		return ""
+	}
+	what := fmt.Sprintf("↓ %s later %s", words.Thousands(w.later), words.Plural(w.later, "message", "messages"))
+	if w.loading && w.down {
+		return what + " · loading…"
+	}
+	return what + " · scroll down to load them · End: the newest"
 }
 
 // timelineMarker is the line above the timeline's first row: how many
@@ -68,7 +133,7 @@ func (w window) timelineMarker() string {
 	switch {
 	case w.earlier == 0:
 		return ""
-	case w.loading:
+	case w.loading && !w.down:
 		return "↑ loading the earlier turns…"
 	}
 	for _, r := range w.records {
@@ -87,13 +152,62 @@ func alignPage(v store.View) store.View {
 	if !v.Earlier {
 		return v
 	}
-	for i, r := range v.Records {
-		if r.Kind == store.KindCheckpoint || r.Role == "user" {
-			v.Records = v.Records[i:]
+	if i := slices.IndexFunc(v.Records, boundary); i >= 0 {
+		v.Records = v.Records[i:]
+	}
+	return v
+}
+
+// alignEnd drops the records a page ends with from its last turn or step
+// boundary after records[keep] on, unless the page ends the view: the next
+// page then starts at the boundary, so a tool call and its results are
+// never split between two pages. A page without such a boundary is kept
+// whole.
+func alignEnd(v store.View, keep int) store.View {
+	if !v.Later {
+		return v
+	}
+	for i := len(v.Records) - 1; i > keep; i-- {
+		if boundary(v.Records[i]) {
+			for i-1 > keep && v.Records[i-1].Kind == store.KindCheckpoint {
+				i-- // the turn's checkpoint goes with its prompt
+			}
+			v.Records = v.Records[:i]
 			return v
 		}
 	}
 	return v
+}
+
+// alignAround aligns the window around a search hit's record (at) at both
+// ends, as alignPage and alignEnd align pages, never dropping the hit's
+// record; i is its index in the window (-1 when v does not hold it).
+func alignAround(v store.View, at store.ViewPos) (store.View, int) {
+	i := slices.IndexFunc(v.Records, func(r store.Record) bool {
+		return r.Seq == at.Seq && (at.SessionID == "" || r.SessionID == at.SessionID)
+	})
+	if i < 0 {
+		return v, -1
+	}
+	v = alignEnd(v, i)
+	if j := slices.IndexFunc(v.Records[:i+1], boundary); v.Earlier && j > 0 {
+		v.MessagesBefore += messagesIn(v.Records[:j])
+		v.Records, i = v.Records[j:], i-j
+	}
+	return v, i
+}
+
+// boundary reports whether a turn or a step starts at r.
+func boundary(r store.Record) bool { return r.Kind == store.KindCheckpoint || r.Role == "user" }
+
+// pageItems is the conversation items of a page of session id's view,
+// the partial answers of its interrupted steps dimmed.
+func (c *Controller) pageItems(ctx context.Context, id string, page store.View) []views.Item {
+	var interrupted map[int][]message.Message
+	if gens, err := c.db.Generations(ctx, id); err == nil {
+		interrupted = interruptedIn(ctx, c.db, page, gens)
+	}
+	return viewItemsWith(page, interrupted)
 }
 
 // onUILoadEarlier reads the page before the window on a worker and
@@ -125,15 +239,11 @@ func (c *Controller) loadEarlier() {
 		var ev evReload
 		if err == nil {
 			page = alignPage(page)
+			nw := w.withEarlier(page)
 			loaded := page
-			loaded.Records = append(append(make([]store.Record, 0, len(page.Records)+len(w.records)), page.Records...), w.records...)
+			loaded.Records, loaded.Later = nw.records, nw.later > 0
 			ev, err = c.reloadOf(ctx, w.session, loaded, true)
-			var interrupted map[int][]message.Message // the page's dimmed partial answers
-			if gens, gerr := c.db.Generations(ctx, w.session); gerr == nil {
-				interrupted = interruptedIn(ctx, c.db, page, gens)
-			}
-			ev.items = viewItemsWith(page, interrupted)
-			nw := windowOf(loaded)
+			ev.items = c.pageItems(ctx, w.session, page)
 			ev.win = &nw
 			c.watch.onWorkerPrepend(w.session, w.gen, w.start, page.Records)
 		}
@@ -161,13 +271,81 @@ func (c *Controller) loadEarlier() {
 	})
 }
 
-// showWindowMarker shows the window's marker above the conversation, or
-// none while the conversation shows something else (a preview).
+// onUILoadLater reads the page after the window on a worker and appends
+// its items to the conversation (the conversation calls it when scrolled
+// to its bottom above the later marker: opened at a search hit). The page
+// that reaches the end of the view makes the window the tail window: the
+// followed view starts from everything loaded, so live appends extend it.
+func (c *Controller) onUILoadLater() {
+	w := c.win
+	if w.later == 0 || w.loading || c.tt.previewing {
+		return
+	}
+	c.win.loading, c.win.down = true, true
+	c.showWindowMarker()
+	o := c.cur()
+	c.onWorker(func() {
+		ctx := c.ctx
+		page, err := c.db.ViewAfter(ctx, w.session, w.gen, w.end(), pageRecords)
+		var ev evReload
+		var nw window
+		var items []views.Item
+		if err == nil {
+			page = alignEnd(page, 0)
+			nw = w.withLater(page)
+			loaded := page
+			loaded.Records, loaded.Earlier = nw.records, nw.earlier > 0
+			// at the end, the items of everything loaded: the followed view's
+			ev, err = c.reloadOf(ctx, w.session, loaded, nw.later > 0)
+			if err == nil && nw.later == 0 && o != nil && o.sess.ID == w.session {
+				c.watch.onWorkerAdopt(o, loaded, ev, false)
+			}
+			items = c.pageItems(ctx, w.session, page)
+		}
+		c.onUIThreadAsync(func() {
+			if c.win.session != w.session || c.win.gen != w.gen || c.win.start != w.start || c.win.end() != w.end() {
+				return // the view was replaced meanwhile
+			}
+			c.win.loading, c.win.down = false, false
+			if err != nil {
+				c.showWindowMarker()
+				c.setMessage("cannot load the later messages: "+oneLine(err.Error(), 100), true)
+				return
+			}
+			c.win = nw
+			c.conv.AppendPage(items, c.win.laterMarker())
+			c.stepStart = c.conv.Len()
+			if nw.later == 0 {
+				c.watch.onUIConvReplaced(ev)
+			}
+			c.timeline.SetModel(ev.timeline)
+			c.showWindowMarker()
+		})
+	})
+}
+
+// onUIJumpToEnd leaves a search hit's window for the end of the
+// conversation (G/End there, or a prompt sent from it): the tail is read
+// again, as on opening the session; then runs once it is shown.
+func (c *Controller) onUIJumpToEnd(then func()) {
+	c.onWorker(func() {
+		c.onWorkerReload(nil)
+		if then != nil {
+			c.post(evFunc{f: then})
+		}
+	})
+}
+
+// showWindowMarker shows the window's markers above and below the
+// conversation, or none while the conversation shows something else (a
+// preview).
 func (c *Controller) showWindowMarker() {
 	c.timeline.SetEarlier(c.win.timelineMarker())
 	if c.tt.previewing {
 		c.conv.SetEarlier("")
+		c.conv.SetLater("")
 		return
 	}
 	c.conv.SetEarlier(c.win.marker())
+	c.conv.SetLater(c.win.laterMarker())
 }

@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// zeppelinRecords is longRecords(turns) with the answer of turn hit saying
+// "answer <hit> about the zeppelin", the one record a search for zeppelin
+// finds.
+func zeppelinRecords(turns, hit int) []store.Record {
+	recs := longRecords(turns)
+	asst := message.NewText("assistant", fmt.Sprintf("answer %d about the zeppelin", hit))
+	asst.ToolCalls = []message.ToolCall{{ID: fmt.Sprintf("call_%d", hit), Name: "Shell", Args: fmt.Sprintf(`{"command":"echo %d"}`, hit)}}
+	b, err := json.Marshal(asst)
+	if err != nil {
+		panic(err)
+	}
+	recs[5*hit+2].Body = b
+	for i := range recs {
+		recs[i].TokenCount = min(recs[i].TokenCount, 1000) // no compaction before a prompt's run
+	}
+	return recs
+}
+
+// hitHarness starts a workspace on a new session beside a session of the
+// given generations (the last current), and opens the search hit for
+// "zeppelin" from the browser. It returns the session's id.
+func hitHarness(t *testing.T, w, hh int, gens ...[]store.Record) (*harness, string) {
+	t.Helper()
+	var id string
+	h := newHarness(t, hopts{w: w, h: hh, before: func(h *harness) {
+		var ig []store.ImportedGeneration
+		for _, g := range gens {
+			ig = append(ig, store.ImportedGeneration{Records: g})
+		}
+		s, err := h.db.ImportSession(context.Background(), store.NewSession{Title: "long haul", WorkDir: h.work}, ig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = s.ID
+	}}, llmtest.Text("the reply after the hit"))
+	h.openBrowser()
+	h.typeText("/zeppelin", false)
+	h.waitUntil("the hit", func() bool { return len(h.c.br.list.Hits()) == 1 })
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace on the hit's session", func() bool { return h.c.SessionID() == id && h.c.pages.top() == "" })
+	return h, id
+}
+
+// assertMarked fails unless sub is on screen in a row the conversation
+// marks as the search hit: a bar in the match colour left of it.
+func (h *harness) assertMarked(sub string) {
+	h.t.Helper()
+	x, y, ok := h.findText(sub)
+	if !ok {
+		h.t.Fatalf("%q is not on screen:\n%s", sub, h.text())
+	}
+	want := h.theme().MatchHighlight
+	for cx := range x {
+		c := h.cell(cx, y)
+		if fg, _, _ := c.Style.Decompose(); len(c.Runes) > 0 && c.Runes[0] == '┃' && fg == want {
+			return
+		}
+	}
+	h.t.Fatalf("the row of %q has no mark (┃ in %v):\n%s", sub, want, h.text())
+}
+
+// TestBrowserOpensASearchHitAtTheHit: Enter on a full-text hit far from
+// the end of a long session (15,000 records) opens the conversation at the
+// hit, marked, not at the session's tail; only the pages around it are
+// read, and the messages either side are counted.
+func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			h, _ := hitHarness(t, size[0], size[1], zeppelinRecords(3000, 1000))
+			text := h.waitFor("about the zeppelin")
+			if strings.Contains(text, "prompt 2999") || strings.Contains(text, "← here") {
+				t.Fatalf("the session's tail, or its current position, is on screen:\n%s", text)
+			}
+			h.assertMarked("about the zeppelin")
+			h.waitFor("search hit ┃")
+			h.c.onUIThread(func() {
+				w := h.c.win
+				// 1,001 records around the hit aligned to turns: turns 901–1099
+				if len(w.records) != 5*199 || w.earlier != 3*901 || w.later != 3*1900 {
+					t.Errorf("window of %d records, %d earlier and %d later messages; want %d, %d, %d",
+						len(w.records), w.earlier, w.later, 5*199, 3*901, 3*1900)
+				}
+				if it, ok := h.c.conv.Item(h.c.conv.Marked()); !ok || it.Text != "answer 1000 about the zeppelin" || h.c.app.GetFocus() != h.c.conv {
+					t.Errorf("marked item %+v, focus on the conversation %v", it, h.c.app.GetFocus() == h.c.conv)
+				}
+			})
+		})
+	}
+}
+
+// TestSearchHitWindowScrollsDownToTheEnd: from a search hit, reaching the
+// bottom of the conversation loads the page after it, page by page, each
+// turn once, until the end of the session; from there the window is the
+// tail's, and a prompt's run appends to it.
+func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
+	t.Parallel()
+	h, _ := hitHarness(t, 120, 40, zeppelinRecords(600, 100))
+	h.waitFor("about the zeppelin")
+	pages := 0
+	for {
+		var later int
+		var loading bool
+		h.c.onUIThread(func() { later, loading = h.c.win.later, h.c.win.loading })
+		if loading {
+			continue
+		}
+		if later == 0 {
+			break
+		}
+		if pages++; pages > 5 {
+			t.Fatalf("still %d later messages after %d pages", later, pages)
+		}
+		// the last item (j there): the bottom, above the later marker
+		h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) })
+		h.waitUntil("the page after", func() bool { return h.c.win.later != later && !h.c.win.loading })
+	}
+	if pages != 3 { // 2,000 records after the window, a page ending before the turn it cuts
+		t.Errorf("loaded %d pages after the window, want 3 (2,000 records in pages of %d)", pages, pageRecords)
+	}
+	h.c.onUIThread(func() {
+		var prompts []string
+		for i := range h.c.conv.Len() {
+			if it, _ := h.c.conv.Item(i); strings.HasPrefix(it.Text, "prompt ") {
+				prompts = append(prompts, it.Text)
+			}
+		}
+		first := 600 - len(prompts)
+		for i, p := range prompts {
+			if p != fmt.Sprintf("prompt %d", first+i) {
+				t.Fatalf("prompt %d of the conversation is %q, want prompt %d (turns missing or twice)", i, p, first+i)
+			}
+		}
+		if first > 100 {
+			t.Errorf("the conversation starts at prompt %d, after the hit's turn", first)
+		}
+	})
+	h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) }) // the page stayed where it was read
+	h.waitFor("answer 599")
+	h.focus(h.c.input)
+	h.submit("one more question")
+	h.waitFor("the reply after the hit")
+	h.c.onUIThread(func() {
+		n := h.c.conv.Len()
+		prev, _ := h.c.conv.Item(n - 3)
+		if !strings.HasPrefix(prev.Text, "echo 599") && prev.KeyArg != "echo 599" {
+			t.Errorf("the prompt does not follow the session's last turn: item before it %+v", prev)
+		}
+	})
+}
+
+// TestSearchHitPromptJumpsToTheEnd: a prompt sent while the conversation
+// shows a search hit far from the end goes after the newest message: the
+// conversation jumps to the end first (as End does), then the run streams
+// there.
+func TestSearchHitPromptJumpsToTheEnd(t *testing.T) {
+	t.Parallel()
+	h, _ := hitHarness(t, 120, 40, zeppelinRecords(3000, 1000))
+	h.waitFor("about the zeppelin")
+	h.focus(h.c.input)
+	h.submit("what came of it")
+	h.waitFor("the reply after the hit", "answer 2999")
+	h.waitUntil("the run's end", h.idle)
+	h.c.onUIThread(func() {
+		if h.c.win.later != 0 || h.c.conv.Marked() != -1 {
+			t.Errorf("after the prompt: %d later messages, marked item %d", h.c.win.later, h.c.conv.Marked())
+		}
+		n := h.c.conv.Len()
+		if p, _ := h.c.conv.Item(n - 2); p.Text != "what came of it" {
+			t.Errorf("the item before the reply is %+v", p)
+		}
+	})
+}
+
+// TestSearchHitInAnArchivedGeneration: a hit in an archived generation
+// opens the session at its current conversation with that generation's
+// preview over it, at the hit and marked, as the timeline shows an
+// archived generation; Esc goes back to the current conversation.
+func TestSearchHitInAnArchivedGeneration(t *testing.T) {
+	t.Parallel()
+	cur := longRecords(3)
+	h, _ := hitHarness(t, 160, 48, zeppelinRecords(400, 300), cur)
+	h.waitFor("ARCHIVED generation 0", "about the zeppelin")
+	h.assertMarked("about the zeppelin")
+	h.waitFor("archived generation 0 (read-only)")
+	h.c.onUIThread(func() {
+		if item, ok := h.c.timeline.SelectedItem(); !ok || item.Generation.Gen != 0 {
+			t.Errorf("the timeline's selection is %+v, want generation 0", item)
+		}
+	})
+	h.key(tcell.KeyEsc)
+	h.waitGone("ARCHIVED generation 0")
+	h.waitFor("prompt 2", "answer 2")
+	if strings.Contains(h.text(), "zeppelin") {
+		t.Fatalf("the current conversation shows the archived hit:\n%s", h.text())
+	}
+}
