@@ -62,15 +62,16 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 // or importTxTime, and a larger session is written alone, in transactions
 // of importTxTime, hidden (like a deleted session) until its last one.
 // Each session is written whole or not at all: a failure drops the hidden
-// part written, and sessions of earlier transactions stay. A write lock
-// held elsewhere is waited for (RetryBusy) until ctx ends.
+// part written, and sessions of earlier transactions stay (returned with
+// the error, oldest first). A write lock held elsewhere is waited for
+// (RetryBusy) until ctx ends.
 func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Session, error) {
 	out := make([]Session, 0, len(in))
 	for i := 0; i < len(in); {
 		if w := newSessionImport(in[i]); w.records > db.importChunk {
 			s, err := db.importLarge(ctx, w)
 			if err != nil {
-				return nil, fmt.Errorf("store: import: %w", err)
+				return out, fmt.Errorf("store: import: %w", err)
 			}
 			out, i = append(out, s), i+1
 			continue
@@ -95,7 +96,7 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("store: import: %w", err)
+			return out, fmt.Errorf("store: import: %w", err)
 		}
 		out, i = append(out, got...), next
 	}

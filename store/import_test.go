@@ -12,7 +12,8 @@ import (
 // TestImportSessionsCancelled: cancelling an import between two records
 // stops it with context.Canceled and leaves nothing of the session being
 // written, in one transaction or hidden across several (a large session);
-// sessions committed before stay, and the database takes writes after.
+// sessions committed before stay and are returned with the error, and the
+// database takes writes after.
 func TestImportSessionsCancelled(t *testing.T) {
 	// Not parallel: it sets the package-global afterInsertHook.
 	body, _ := json.Marshal(message.NewText("user", "import me"))
@@ -45,10 +46,13 @@ func TestImportSessionsCancelled(t *testing.T) {
 				}
 				return nil
 			}
-			_, err := db.ImportSessions(ctx, []ImportedSession{session("first", 10), session("second", 10)})
+			done, err := db.ImportSessions(ctx, []ImportedSession{session("first", 10), session("second", 10)})
 			afterInsertHook = nil
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("cancelled import: %v, want context.Canceled", err)
+			}
+			if len(done) != len(tc.wantTitle) || len(done) > 0 && done[0].Title != tc.wantTitle[0] {
+				t.Fatalf("sessions returned as imported: %+v, want %q", done, tc.wantTitle)
 			}
 			var titles []string
 			rows, err := db.Reader().Query(`SELECT title FROM sessions ORDER BY title`)
