@@ -82,22 +82,20 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		}
 	}
 	var batch []store.ImportedSession
+	var batchSizes []int // records of each session of the batch
 	batchRecords := 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		out, err := db.ImportSessions(ctx, batch)
-		if err != nil {
-			return err
-		}
-		for _, s := range out {
+		for i, s := range out { // on an error, the sessions committed before it
 			res.SessionIDs = append(res.SessionIDs, s.ID)
+			res.Records += batchSizes[i]
 		}
-		res.Imported += len(batch)
-		res.Records += batchRecords
-		batch, batchRecords = batch[:0], 0
-		return nil
+		res.Imported += len(out)
+		batch, batchSizes, batchRecords = batch[:0], batchSizes[:0], 0
+		return err
 	}
 	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, Warn: func(e *LineError) {
 		if o.Warn != nil {
@@ -162,9 +160,8 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 				break
 			}
 			is.Kimi = &k
-			batch = append(batch, is)
-			batchRecords += n
-			if batchRecords >= o.BatchRecords {
+			batch, batchSizes = append(batch, is), append(batchSizes, n)
+			if batchRecords += n; batchRecords >= o.BatchRecords {
 				if err := flush(); err != nil {
 					return res, fmt.Errorf("import: %w", err)
 				}
@@ -223,29 +220,41 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions)
 	return p
 }
 
-// readSession reads and hashes a session's files and parses them. old (the
-// last import's signatures) asks for the hash of the current file's old
-// prefix, to tell growth from a rewrite.
+// readSession reads and hashes a session's files and parses them, unless
+// they are the files of the last import (old), unchanged: then nothing is
+// parsed (a re-run reads and hashes, and warns of nothing twice). old also
+// asks for the hash of the current file's old prefix, to tell growth from
+// a rewrite.
 func readSession(src Source, old []fileSig, o ParseOptions) ([]fileSig, []File, error) {
 	sigs := make([]fileSig, len(src.Files))
-	files := make([]File, len(src.Files))
+	data := make([][]byte, len(src.Files))
 	for i, p := range src.Files {
-		data, err := readRegular(p)
-		if err != nil {
+		var err error
+		if data[i], err = readRegular(p); err != nil {
 			return nil, nil, err
 		}
-		sum := sha256.Sum256(data)
-		sigs[i] = fileSig{Name: filepath.Base(p), Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+		sum := sha256.Sum256(data[i])
+		sigs[i] = fileSig{Name: filepath.Base(p), Size: int64(len(data[i])), SHA256: hex.EncodeToString(sum[:])}
 		if i == len(src.Files)-1 && len(old) > 0 {
-			if n := old[len(old)-1].Size; n <= int64(len(data)) {
-				pre := sha256.Sum256(data[:n])
+			if n := old[len(old)-1].Size; n <= int64(len(data[i])) {
+				pre := sha256.Sum256(data[i][:n])
 				sigs[i].prefix = hex.EncodeToString(pre[:])
 			}
 		}
-		f, err := ParseWith(bytes.NewReader(data), p, o)
+	}
+	if sameFiles(old, sigs) {
+		for i := range sigs {
+			sigs[i].Records = old[i].Records
+		}
+		return sigs, nil, nil
+	}
+	files := make([]File, len(src.Files))
+	for i, p := range src.Files {
+		f, err := ParseWith(bytes.NewReader(data[i]), p, o)
 		if err != nil {
 			return nil, nil, err
 		}
+		data[i] = nil
 		sigs[i].Records = len(f.Records)
 		files[i] = f
 	}
