@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -131,7 +132,9 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		return err
 	}
 	defer db.Close()
-	warnWorkDirs(rt, d, cfg.WorkDir)
+	if len(d.Sources) > 1 {
+		warnWorkDirs(rt, d, cfg.WorkDir) // before the import, which may be long
+	}
 	bar := newProgressBar(rt.Stderr)
 	start := time.Now()
 	res, err := kimi.ImportAll(ctx, db, d, kimi.BulkOptions{
@@ -145,15 +148,12 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		return ro
 	}
 	if err != nil {
-		var le *kimi.LineError
-		if done := res.Imported + res.Updated; done > 0 && errors.As(err, &le) {
-			return userErrorf(err, "%s:%d: %s; the %d %s before it were imported whole, nothing of this one: fix the line or pass --skip-invalid, and run the import again (it skips what is in)",
-				le.File, le.Line, oneLine(le.Err.Error()), done, words.Plural(done, "session", "sessions"))
+		// What was committed before the failure stays, whole: its ids go to
+		// stdout as on success, and the line says how many.
+		if err := printLines(rt.Stdout, res.SessionIDs); err != nil {
+			return err
 		}
-		if errors.As(err, &le) && len(d.Sources) > 1 {
-			return userErrorf(err, "%s:%d: %s; nothing was imported (--skip-invalid skips bad lines)", le.File, le.Line, oneLine(le.Err.Error()))
-		}
-		return importError(err, path)
+		return importFailed(err, path, res.Imported+res.Updated, len(d.Sources))
 	}
 	ids := res.SessionIDs
 	if len(d.Sources) == 1 && res.Unchanged == 1 {
@@ -164,13 +164,50 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 	if len(d.Sources) == 1 && res.Empty == 1 {
 		return userErrorf(nil, "cannot import %s: nothing to import, the context is empty; nothing was imported", path)
 	}
-	for _, id := range ids {
-		if _, err := fmt.Fprintln(rt.Stdout, id); err != nil {
+	if err := printLines(rt.Stdout, ids); err != nil {
+		return err
+	}
+	line := importSummary(res, time.Since(start))
+	if len(d.Sources) == 1 && len(d.Unmapped) > 0 && res.Imported > 0 {
+		line += fmt.Sprintf("; its work dir is %s: no kimi.json names one (--work-dir chooses another)", cfg.WorkDir)
+	}
+	_, err = fmt.Fprintln(rt.Stderr, line)
+	return err
+}
+
+func printLines(w io.Writer, lines []string) error {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}
-	_, err = fmt.Fprintln(rt.Stderr, importSummary(res, time.Since(start)))
-	return err
+	return nil
+}
+
+// importFailed is the line of an import that stopped: why, what of it was
+// imported (done sessions, whole; their ids were printed) and what to do.
+func importFailed(err error, path string, done, sources int) error {
+	kept, rerun := "nothing was imported", ""
+	switch {
+	case done == 1:
+		kept = "the session imported before it is in, whole (id above), nothing of the rest"
+	case done > 1:
+		kept = fmt.Sprintf("the %s sessions imported before it are in, whole (ids above), nothing of the rest", words.Thousands(done))
+	}
+	if done > 0 {
+		rerun = "; run the import again to go on (it skips what is in)"
+	}
+	var le *kimi.LineError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return userErrorf(err, "import interrupted: %s%s", kept, rerun)
+	case errors.As(err, &le):
+		return userErrorf(err, "%s:%d: %s; %s: fix the line or pass --skip-invalid (skips bad lines, each reported)%s",
+			le.File, le.Line, oneLine(le.Err.Error()), kept, rerun)
+	case done > 0 && sources > 1:
+		return userErrorf(err, "import stopped: %s; %s%s", oneLine(strings.TrimPrefix(err.Error(), "import: ")), kept, rerun)
+	}
+	return importError(err, path)
 }
 
 // importSummary is the one line an import ends with. A run that found
@@ -217,19 +254,17 @@ func warnWorkDirs(rt *Runtime, d kimi.Discovery, fallback string) {
 		return
 	}
 	if d.Metadata == "" {
-		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s get work dir %s (--work-dir chooses another)\n",
-			n, words.Plural(n, "session", "sessions"), fallback)
+		fmt.Fprintf(rt.Stderr, "warning: no kimi.json names the work dirs: %d %s work dir %s (--work-dir chooses another)\n",
+			n, words.Plural(n, "session gets", "sessions get"), fallback)
 		return
 	}
-	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d sessions/ dirs): they get work dir %s (--work-dir chooses another)\n",
-		d.Metadata, n, words.Plural(n, "session", "sessions"), len(d.Unmapped), fallback)
+	fmt.Fprintf(rt.Stderr, "warning: %s does not name the work dir of %d %s (in %d %s of sessions/): %s work dir %s (--work-dir chooses another)\n",
+		d.Metadata, n, words.Plural(n, "session", "sessions"), len(d.Unmapped), words.Plural(len(d.Unmapped), "directory", "directories"),
+		words.Plural(n, "it gets", "they get"), fallback)
 }
 
 func importError(err error, path string) error {
-	var le *kimi.LineError
 	switch {
-	case errors.As(err, &le):
-		return userErrorf(err, "%s:%d: %s; nothing was imported", le.File, le.Line, oneLine(le.Err.Error()))
 	case errors.Is(err, regfile.ErrNotRegular):
 		return userErrorf(err, "cannot import: %v", err)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):

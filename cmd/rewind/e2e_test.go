@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -744,5 +745,126 @@ func TestImportShareDir(t *testing.T) {
 	r = e.mustOK("import", filepath.Join(share, "sessions"))
 	if strings.TrimSpace(r.stdout) != "" || strings.TrimSpace(r.stderr) != "nothing new: 2 sessions already imported" {
 		t.Errorf("second run: %q %q", r.stdout, r.stderr)
+	}
+}
+
+// TestImportPathFormsAreOneSession: a share dir's session imported as its
+// context.jsonl gets the work dir kimi.json names, and is the same session
+// when imported again as its dir, through kimi.json or as the share dir; a
+// re-run parses nothing (no warning repeats); a session dir outside a
+// share dir says which work dir it gets.
+func TestImportPathFormsAreOneSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	share := filepath.Join(t.TempDir(), ".kimi")
+	sum := md5.Sum([]byte("/home/me/proj"))
+	sessions := filepath.Join(share, "sessions", hex.EncodeToString(sum[:]))
+	for uuid, content := range map[string]string{
+		"u1": `{"role":"user","content":"task one"}` + "\n",
+		"u2": `{"role":"user","content":"task two"}` + "\n" + `{"role":"assistant","content":"half a li`, // torn final line
+	} {
+		if err := os.MkdirAll(filepath.Join(sessions, uuid), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(sessions, uuid, "context.jsonl"), content)
+	}
+	writeFile(t, filepath.Join(share, "kimi.json"), `{"work_dirs":[{"path":"/home/me/proj","kaos":"local"}]}`)
+
+	r := e.mustOK("import", filepath.Join(sessions, "u1", "context.jsonl"))
+	id := strings.TrimSpace(r.stdout)
+	if strings.Contains(r.stderr, "warning") {
+		t.Errorf("the file of a mapped session warned: %q", r.stderr)
+	}
+	if list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(list) != 1 || list[0]["work_dir"] != "/home/me/proj" {
+		t.Fatalf("after importing the file: %v", list)
+	}
+	r = e.mustOK("import", filepath.Join(sessions, "u1"))
+	if strings.TrimSpace(r.stdout) != id || !strings.Contains(r.stderr, "nothing new: 1 session already imported") {
+		t.Errorf("the session dir after its file: %q %q", r.stdout, r.stderr)
+	}
+	r = e.mustOK("import", filepath.Join(share, "kimi.json"))
+	if !strings.Contains(r.stderr, "torn final line") || !strings.Contains(r.stderr, "imported 1 session") || !strings.Contains(r.stderr, "1 session already imported") {
+		t.Errorf("kimi.json: %q", r.stderr)
+	}
+	r = e.mustOK("import", share)
+	if strings.TrimSpace(r.stderr) != "nothing new: 2 sessions already imported" {
+		t.Errorf("a re-run: %q", r.stderr)
+	}
+	if n := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)); n != 2 {
+		t.Errorf("%d sessions after four imports of two", n)
+	}
+
+	lone := filepath.Join(t.TempDir(), "copied-session")
+	if err := os.MkdirAll(lone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(lone, "context.jsonl"), `{"role":"user","content":"task three"}`+"\n")
+	elsewhere := t.TempDir()
+	r = e.mustOK("import", lone, "--work-dir", elsewhere)
+	if want := "; its work dir is " + elsewhere + ": no kimi.json names one (--work-dir chooses another)"; !strings.HasSuffix(strings.TrimSpace(r.stderr), want) {
+		t.Errorf("a session dir outside a share dir: %q, want it to end with %q", r.stderr, want)
+	}
+}
+
+// TestImportInterruptedSaysWhatItKept: Ctrl-C in the middle of a bulk
+// import ends it with exit 130 and one line saying how many sessions were
+// imported whole before it (it said "nothing was imported" while 113 were
+// in), their ids on stdout, and exactly those sessions are in the database.
+func TestImportInterruptedSaysWhatItKept(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	share := filepath.Join(t.TempDir(), ".kimi")
+	sum := md5.Sum([]byte("/home/me/proj"))
+	line := `{"role":"user","content":"a task to import, one of many"}` + "\n"
+	for i := range 200 {
+		dir := filepath.Join(share, "sessions", hex.EncodeToString(sum[:]), fmt.Sprintf("u%03d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "context.jsonl"), strings.Repeat(line, 1000))
+	}
+	writeFile(t, filepath.Join(share, "kimi.json"), `{"work_dirs":[{"path":"/home/me/proj","kaos":"local"}]}`)
+
+	e.mustOK("sessions") // the database exists: no process below announces creating it
+	cmd := e.command(context.Background(), "import", share)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Interrupt once a first batch is committed (read-only commands take no lock).
+	for {
+		if r := e.run("sessions", "--json"); r.code == 0 && strings.TrimSpace(r.stdout) != "[]" {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the import ended before a first batch was seen: %v: %s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	ids := strings.Fields(stdout.String())
+	if code := cmd.ProcessState.ExitCode(); code == 0 {
+		t.Skipf("the import finished before the interrupt reached it (%d sessions)", len(ids))
+	}
+	want := fmt.Sprintf("import interrupted: the %d sessions imported before it are in, whole (ids above)", len(ids))
+	if len(ids) == 1 {
+		want = "import interrupted: the session imported before it is in, whole (id above)"
+	}
+	expectError(t, result{code: cmd.ProcessState.ExitCode(), stderr: stderr.String()}, 130, want)
+	var inDB []string
+	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+		inDB = append(inDB, s["id"].(string))
+	}
+	slices.Sort(ids)
+	slices.Sort(inDB)
+	if len(ids) == 0 || !slices.Equal(ids, inDB) {
+		t.Errorf("ids printed %v, sessions in the database %v", ids, inDB)
 	}
 }

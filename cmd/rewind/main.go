@@ -379,7 +379,7 @@ func newCLI() *cli {
 	var skipInvalid bool
 	imp := &cobra.Command{
 		Use:   "import PATH",
-		Short: "Import kimi-cli history: a context.jsonl, a session dir, or the whole share dir (~/.kimi or ~/.kimi/sessions); prints the session ids",
+		Short: "Import kimi-cli history: a context.jsonl, a session dir, or the whole share dir (~/.kimi or ~/.kimi/sessions); prints the ids of the sessions imported or updated",
 		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
 			return app.Import(ctx, c.rt, args[0], skipInvalid)
@@ -431,6 +431,7 @@ func newCLI() *cli {
 
 	c.modelFlags(compact)
 	c.workDirFlag(imp)
+	imp.Flags().Lookup("work-dir").Usage = "work dir of the sessions whose own is unknown (no kimi.json names it; default: the current directory)"
 	c.modelFlags(watch)
 	c.agentFlags(watch)
 	c.themeFlag(watch)

@@ -62,14 +62,16 @@ type Source struct {
 	// Title is the title kimi-cli recorded for the session, if any.
 	Title   string
 	ModTime time.Time // of the current context file
+	empty   bool      // every context file is empty: nothing to import
 }
 
 // Discovery is what a path holds.
 type Discovery struct {
 	Sources []Source
-	// Unmapped counts sessions per sessions/ key that kimi.json does not
-	// name (or all of them when there is no kimi.json): their work dir is
-	// unknown.
+	// Unmapped counts the sessions (empty ones aside) whose work dir is
+	// unknown, per sessions/ key that kimi.json does not name (all of them
+	// when there is no kimi.json; key "" for a session outside a share
+	// dir).
 	Unmapped map[string]int
 	// Metadata is the kimi.json used ("" when none).
 	Metadata string
@@ -89,30 +91,19 @@ func Discover(path string) (Discovery, error) {
 	}
 	d := Discovery{Unmapped: map[string]int{}}
 	switch {
+	case !fi.IsDir() && filepath.Base(abs) == MetadataFile:
+		return discoverShare(filepath.Dir(abs), filepath.Join(filepath.Dir(abs), SessionsDir), d) // kimi.json: its share dir
+	case !fi.IsDir() && filepath.Base(abs) == CurrentFile && inShare(filepath.Dir(abs)):
+		return discoverSession(filepath.Dir(abs), d) // a share dir's session, however it is named
 	case !fi.IsDir():
-		d.Sources = []Source{{ID: "file:" + abs, Path: abs, Files: []string{abs}, ModTime: fi.ModTime()}}
-		return d, nil
-	case exists(filepath.Join(abs, CurrentFile)):
-		src, err := sessionSource(abs)
-		if err != nil {
-			return Discovery{}, err
-		}
-		// Inside a share dir (sessions/<key>/<uuid>), kimi.json names the work dir.
-		keyDir := filepath.Dir(abs)
-		if sessions := filepath.Dir(keyDir); filepath.Base(sessions) == SessionsDir {
-			meta, metaPath, err := readMetadata(filepath.Dir(sessions))
-			if err != nil {
-				return Discovery{}, err
-			}
-			d.Metadata = metaPath
-			if wd, ok := workDirs(meta)[filepath.Base(keyDir)]; ok {
-				src.WorkDir = wd
-			} else {
-				d.Unmapped[filepath.Base(keyDir)]++
-			}
+		src := Source{ID: "file:" + abs, Path: abs, Files: []string{abs}, ModTime: fi.ModTime()}
+		if fi.Size() > 0 {
+			d.Unmapped[""]++
 		}
 		d.Sources = []Source{src}
 		return d, nil
+	case exists(filepath.Join(abs, CurrentFile)):
+		return discoverSession(abs, d)
 	case exists(filepath.Join(abs, MetadataFile)) || isDir(filepath.Join(abs, SessionsDir)):
 		return discoverShare(abs, filepath.Join(abs, SessionsDir), d)
 	case hasRotated(abs):
@@ -122,6 +113,35 @@ func Discover(path string) (Discovery, error) {
 		// sessions/ itself: kimi.json, if any, is next to it.
 		return discoverShare(filepath.Dir(abs), abs, d)
 	}
+}
+
+// inShare: dir is a session dir of a share dir (sessions/<key>/<uuid>).
+func inShare(dir string) bool {
+	return filepath.Base(filepath.Dir(filepath.Dir(dir))) == SessionsDir
+}
+
+// discoverSession describes one session dir; inside a share dir, kimi.json
+// names its work dir.
+func discoverSession(dir string, d Discovery) (Discovery, error) {
+	src, err := sessionSource(dir)
+	if err != nil {
+		return Discovery{}, err
+	}
+	key := ""
+	if inShare(dir) {
+		meta, metaPath, err := readMetadata(filepath.Dir(filepath.Dir(filepath.Dir(dir))))
+		if err != nil {
+			return Discovery{}, err
+		}
+		d.Metadata = metaPath
+		key = filepath.Base(filepath.Dir(dir))
+		src.WorkDir = workDirs(meta)[key]
+	}
+	if src.WorkDir == "" && !src.empty {
+		d.Unmapped[key]++
+	}
+	d.Sources = []Source{src}
+	return d, nil
 }
 
 // discoverShare lists sessions/<key>/<uuid>/ with kimi.json from share.
@@ -159,7 +179,7 @@ func discoverShare(share, sessions string, d Discovery) (Discovery, error) {
 			}
 			if wd, ok := dirs[k.Name()]; ok {
 				src.WorkDir = wd
-			} else {
+			} else if !src.empty {
 				d.Unmapped[k.Name()]++
 			}
 			d.Sources = append(d.Sources, src)
@@ -216,9 +236,12 @@ func sessionSource(dir string) (Source, error) {
 	if err != nil {
 		return Source{}, err
 	}
-	src := Source{ID: filepath.Base(dir), Path: dir, Files: files, Title: recordedTitle(dir)}
-	if fi, err := os.Stat(files[len(files)-1]); err == nil {
-		src.ModTime = fi.ModTime()
+	src := Source{ID: filepath.Base(dir), Path: dir, Files: files, Title: recordedTitle(dir), empty: true}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			src.ModTime = fi.ModTime() // the last: the current file's
+			src.empty = src.empty && fi.Size() == 0
+		}
 	}
 	return src, nil
 }
