@@ -212,3 +212,42 @@ func TestSearchHitInAnArchivedGeneration(t *testing.T) {
 		t.Fatalf("the current conversation shows the archived hit:\n%s", h.text())
 	}
 }
+
+// TestSearchHitWindowStaysWhileTheSessionGrows: turns added to the session
+// while the conversation shows a search hit far from the end leave the
+// conversation and its timeline where they are (no whole read of the tail
+// replaces them); End then shows the end with the new turn.
+func TestSearchHitWindowStaysWhileTheSessionGrows(t *testing.T) {
+	t.Parallel()
+	h, id := hitHarness(t, 120, 40, zeppelinRecords(3000, 1000))
+	h.waitFor("about the zeppelin")
+	var timeline int
+	h.c.onUIThread(func() { timeline = len(h.c.timeline.Model().Checkpoints) })
+	h.waitUntil("the followed view to read the session", func() bool {
+		h.c.watch.viewMu.Lock()
+		defer h.c.watch.viewMu.Unlock()
+		return h.c.watch.view.id == id
+	})
+	seedTurns(t, h.db, id, "a new prompt")
+	last, err := h.db.SessionVersion(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitUntil("the followed view to read the new turn", func() bool {
+		h.c.watch.viewMu.Lock()
+		defer h.c.watch.viewMu.Unlock()
+		return h.c.watch.view.id == id && h.c.watch.view.cursor >= last.MaxSeq
+	})
+	applied := make(chan struct{})
+	h.c.post(evFunc{f: func() { close(applied) }}) // after what the catch-up posted
+	<-applied
+	h.assertMarked("about the zeppelin")
+	h.c.onUIThread(func() {
+		if n := len(h.c.timeline.Model().Checkpoints); n != timeline || h.c.win.later == 0 {
+			t.Errorf("after the new turn: %d timeline checkpoints (%d before), %d later messages", n, timeline, h.c.win.later)
+		}
+	})
+	h.key(tcell.KeyEnd)
+	h.waitFor("a new prompt")
+	h.waitGone("about the zeppelin")
+}

@@ -279,6 +279,12 @@ func (w *watcher) onUIFollow(ev evFollow) {
 	if o == nil || o.sess.ID != ev.session {
 		return
 	}
+	if c.win.later > 0 && c.win.session == ev.session {
+		// The conversation shows the records around a search hit: it and
+		// its timeline stay; scrolling down reaches what was added.
+		c.onUIShowHeader(c.timeline.Model(), ev.title, ev.gen)
+		return
+	}
 	if ev.conv {
 		if w.shown != (convAt{ev.session, ev.gen, ev.from, ev.base}) {
 			c.onWorker(func() { w.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) })

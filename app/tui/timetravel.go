@@ -324,15 +324,19 @@ func (t *timeTravel) onUIEndPreview() {
 
 // frozen reports whether a live event must stay out of the conversation
 // because a preview shows there (a watcher previews while its writer
-// runs); the preview stays as it was and its end reads the live view.
+// runs), or the records around a search hit that stop short of the end
+// (window.go): the preview stays as it was and its end reads the live
+// view; the window's last page brings the committed records.
 func (t *timeTravel) frozen(e soul.Event) bool {
-	if !t.previewing {
+	if !t.previewing && t.c.win.later == 0 {
 		return false
 	}
 	switch e.(type) {
 	case soul.ContentPart, soul.ReasoningPart, soul.ToolCall, soul.CompactionBegin,
 		soul.StepInterrupted, soul.Error, soul.LoopWarning:
-		t.missedLive = true
+		if t.previewing {
+			t.missedLive = true
+		}
 		return true
 	}
 	return false
