@@ -44,11 +44,8 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 			ev.FilesError = "no file checkpoints are recorded in this session"
 		}
 	}
-	if _, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled); err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
-	}
-	if _, err := s.st.AppendMessage(wctx, s.sessionID, message.DMail(d.message)); err != nil {
-		return fmt.Errorf("append D-Mail: %w", err)
+	if _, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, message.DMail(d.message)); err != nil {
+		return fmt.Errorf("start the D-Mail's turn: %w", err)
 	}
 	if v, err := s.st.View(wctx, s.sessionID); err == nil {
 		s.noteView(v)

@@ -359,20 +359,15 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	}
 	// Store writes are never cut short by the interrupt: each is one
 	// transaction, done or not, like kimi's asyncio.shield. While another
-	// process holds the write lock the prompt waits (RetryBusy); an
-	// interrupt then ends the wait, and the prompt was not saved.
+	// process holds the write lock the turn's start waits (RetryBusy); an
+	// interrupt then ends the wait, and nothing of the turn was saved: its
+	// checkpoint, marker and prompt are one transaction.
 	wctx := context.WithoutCancel(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
-		_, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled)
+		_, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, message.NewText("user", input))
 		return err
 	}); err != nil {
-		return s.notSaved(ctx, "checkpoint", err)
-	}
-	if err := s.st.RetryBusy(ctx, func() error {
-		_, err := s.st.AppendMessage(wctx, s.sessionID, message.NewText("user", input))
-		return err
-	}); err != nil {
-		return s.notSaved(ctx, "append user message", err)
+		return s.notSaved(ctx, "start the turn", err)
 	}
 	if title := titleFrom(input); title != "" {
 		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil {

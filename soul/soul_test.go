@@ -41,6 +41,14 @@ type hopts struct {
 	set        *tools.Set
 	maxRetries int // llm retries; 0 = 2
 	noStream   bool
+	// store, when set, opens the database (at path) with these options and
+	// wraps it as the soul's Store.
+	store *storeOpts
+}
+
+type storeOpts struct {
+	opts store.Options
+	wrap func(db *store.DB, path string) Store
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -51,11 +59,20 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	path := filepath.Join(dir, "rewind.db")
+	so := o.store
+	if so == nil {
+		so = &storeOpts{}
+	}
+	db, err := store.OpenWith(ctx, path, so.opts)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
+	var st Store = db
+	if so.wrap != nil {
+		st = so.wrap(db, path)
+	}
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work, Model: "fake-model"})
 	if err != nil {
 		t.Fatalf("create session: %v", err)
@@ -78,7 +95,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		set = tools.Default()
 	}
 	h := &harness{t: t, ctx: ctx, db: db, sid: sess.ID, srv: srv, work: work}
-	h.soul = New(o.cfg, db, sess.ID, client, set, work, h.sink)
+	h.soul = New(o.cfg, st, sess.ID, client, set, work, h.sink)
 	return h
 }
 

@@ -16,7 +16,10 @@ type Store interface {
 
 	View(ctx context.Context, sessionID string) (store.View, error)
 	ViewBefore(ctx context.Context, sessionID string, gen int, before store.ViewPos, limit int) (store.View, error)
-	AppendMessage(ctx context.Context, sessionID string, m message.Message) (store.Record, error)
+	// StartTurn writes a turn's checkpoint, its marker (when addMarker) and
+	// its prompt in one transaction.
+	StartTurn(ctx context.Context, sessionID string, addMarker bool, prompt message.Message) (int, error)
+	// Checkpoint writes a step's checkpoint (and marker).
 	Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error)
 	CommitStep(ctx context.Context, sessionID string, s store.Step) ([]store.Record, error)
 	// RetryBusy runs a write again while another process holds the write

@@ -503,19 +503,46 @@ func (db *DB) AppendUsage(ctx context.Context, sessionID string, tokens int) (Re
 // when addUserMessage, the user message "<system>CHECKPOINT N</system>".
 func (db *DB) Checkpoint(ctx context.Context, sessionID string, addUserMessage bool) (int, error) {
 	id := -1
-	_, err := db.appendTx(ctx, sessionID, func(a *appender) error {
-		id = a.gen.nextCP
-		if _, err := a.add(Record{Kind: KindCheckpoint, CheckpointID: id}, nil); err != nil {
-			return err
-		}
-		if addUserMessage {
-			_, err := a.message(message.Checkpoint(id))
-			return err
-		}
-		return nil
+	_, err := db.appendTx(ctx, sessionID, func(a *appender) (err error) {
+		id, err = a.checkpoint(addUserMessage)
+		return err
 	})
 	if err != nil {
 		return -1, fmt.Errorf("store: checkpoint %s: %w", sessionID, err)
+	}
+	return id, nil
+}
+
+// StartTurn starts a turn in one transaction: a checkpoint as Checkpoint
+// writes it (with its marker when addMarker) and the turn's prompt. A
+// turn is never left without its prompt, whatever stops it (a lock held
+// elsewhere and the user giving up the wait).
+func (db *DB) StartTurn(ctx context.Context, sessionID string, addMarker bool, prompt message.Message) (checkpointID int, err error) {
+	id := -1
+	_, err = db.appendTx(ctx, sessionID, func(a *appender) (err error) {
+		if id, err = a.checkpoint(addMarker); err != nil {
+			return err
+		}
+		_, err = a.message(prompt)
+		return err
+	})
+	if err != nil {
+		return -1, fmt.Errorf("store: start a turn in %s: %w", sessionID, err)
+	}
+	return id, nil
+}
+
+// checkpoint appends a checkpoint record numbered next_checkpoint_id and,
+// when addMarker, its marker message.
+func (a *appender) checkpoint(addMarker bool) (int, error) {
+	id := a.gen.nextCP
+	if _, err := a.add(Record{Kind: KindCheckpoint, CheckpointID: id}, nil); err != nil {
+		return -1, err
+	}
+	if addMarker {
+		if _, err := a.message(message.Checkpoint(id)); err != nil {
+			return -1, err
+		}
 	}
 	return id, nil
 }

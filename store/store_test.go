@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -304,6 +305,48 @@ func TestCommitStepAtomic(t *testing.T) {
 	}
 	if v := checkCounters(t, db, s.ID); v.Tokens != 99 || len(v.Records) != len(before.Records)+4 {
 		t.Fatalf("after good step: %d records %d tokens", len(v.Records), v.Tokens)
+	}
+}
+
+// TestStartTurnAtomic: a turn's checkpoint, its marker and its prompt are
+// one transaction: a failure at the prompt leaves neither the checkpoint
+// nor the marker (an empty turn in the timeline, a stray marker sent to
+// the model).
+func TestStartTurnAtomic(t *testing.T) {
+	// Not parallel: it sets the package-global afterInsertHook.
+	db := openTest(t)
+	s := newSession(t, db, "t", "/w")
+	turn(t, db, s.ID, "first", 10)
+	before := checkCounters(t, db, s.ID)
+	prompt := message.NewText("user", "fix the parser")
+	for _, marker := range []bool{false, true} {
+		t.Run(fmt.Sprintf("marker=%v", marker), func(t *testing.T) {
+			afterInsertHook = func(r Record) error {
+				if r.Kind == KindMessage && strings.Contains(string(r.Body), "fix the parser") {
+					return errors.New("injected")
+				}
+				return nil
+			}
+			_, err := db.StartTurn(bg, s.ID, marker, prompt)
+			afterInsertHook = nil
+			if err == nil {
+				t.Fatal("turn started")
+			}
+			after := checkCounters(t, db, s.ID)
+			if len(after.Records) != len(before.Records) || after.NextCheckpointID != before.NextCheckpointID {
+				t.Fatalf("a failed turn start left %d records; next checkpoint %d, was %d",
+					len(after.Records)-len(before.Records), after.NextCheckpointID, before.NextCheckpointID)
+			}
+		})
+	}
+	id := must[int](t)(db.StartTurn(bg, s.ID, true, prompt))
+	v := checkCounters(t, db, s.ID)
+	added := v.Records[len(before.Records):]
+	if id != before.NextCheckpointID || len(added) != 3 || added[0].Kind != KindCheckpoint || added[0].CheckpointID != id {
+		t.Fatalf("turn %d: records %+v", id, added)
+	}
+	if got := texts(View{Records: added[1:]}); !slices.Equal(got, []string{fmt.Sprintf("user:<system>CHECKPOINT %d</system>", id), "user:fix the parser"}) {
+		t.Fatalf("turn's messages %q", got)
 	}
 }
 

@@ -64,10 +64,7 @@ func seedScenes(ctx context.Context, db *store.DB, work string) (string, error) 
 	if _, err := db.RevertTo(ctx, id, 8, store.CauseBacktrack, "the fixtures expect column numbers from 1, not 0"); err != nil {
 		return "", err
 	}
-	if _, err := db.Checkpoint(ctx, id, false); err != nil {
-		return "", err
-	}
-	if _, err := db.AppendMessage(ctx, id, message.DMail("the fixtures expect column numbers from 1, not 0")); err != nil {
+	if _, err := db.StartTurn(ctx, id, false, message.DMail("the fixtures expect column numbers from 1, not 0")); err != nil {
 		return "", err
 	}
 	call := message.NewText("assistant", "Columns are 1-based in the fixtures; fixing the caret position.")
@@ -81,10 +78,7 @@ func seedScenes(ctx context.Context, db *store.DB, work string) (string, error) 
 // turn appends checkpoint, user message and a one-step answer with a Grep
 // tool call in between.
 func turn(ctx context.Context, db *store.DB, id, user, answer string, tokens int) error {
-	if _, err := db.Checkpoint(ctx, id, false); err != nil {
-		return err
-	}
-	if _, err := db.AppendMessage(ctx, id, message.NewText("user", user)); err != nil {
+	if _, err := db.StartTurn(ctx, id, false, message.NewText("user", user)); err != nil {
 		return err
 	}
 	call := message.NewText("assistant", "")
