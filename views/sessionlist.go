@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -344,7 +345,9 @@ func (l *SessionList) refilter() {
 	var src fuzzySubset
 	src.targets = l.targets
 	if l.lastQ != "\x00" && l.lastQ != "" && strings.HasPrefix(q, l.lastQ) && !strings.HasPrefix(l.lastQ, "/") {
-		src.idx = append([]int(nil), l.visible...)
+		// in list order (newest first), not the last query's ranking: the
+		// sort is stable, so equal scores stay newest first
+		src.idx = slices.Sorted(slices.Values(l.visible))
 	} else {
 		src.idx = nil
 	}
