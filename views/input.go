@@ -291,16 +291,22 @@ func (in *Input) killLine() {
 
 func (in *Input) killWord() {
 	l := in.lines[in.row]
-	i := in.col
+	i := wordStart(l, in.col)
+	in.lines[in.row] = append(l[:i:i], l[in.col:]...)
+	in.col = i
+	in.updateMatches()
+}
+
+// wordStart is where the word before i starts in l (Ctrl-W deletes from
+// there): spaces before i are skipped, then the word.
+func wordStart(l []rune, i int) int {
 	for i > 0 && l[i-1] == ' ' {
 		i--
 	}
 	for i > 0 && l[i-1] != ' ' {
 		i--
 	}
-	in.lines[in.row] = append(l[:i:i], l[in.col:]...)
-	in.col = i
-	in.updateMatches()
+	return i
 }
 
 // commandWord returns the leading "/word" being typed, if any.

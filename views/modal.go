@@ -84,6 +84,9 @@ func (e *lineEditor) handle(ev *tcell.EventKey) bool {
 		e.pos = len(e.text)
 	case tcell.KeyCtrlU:
 		e.text, e.pos = e.text[e.pos:], 0
+	case tcell.KeyCtrlW:
+		i := wordStart(e.text, e.pos)
+		e.text, e.pos = append(e.text[:i], e.text[e.pos:]...), i
 	default:
 		return false
 	}

@@ -3,6 +3,8 @@ package views
 import (
 	"testing"
 	"time"
+
+	"github.com/gdamore/tcell/v2"
 )
 
 // Sessions the filter scores the same are listed newest first, however
@@ -29,4 +31,24 @@ func TestSessionListFilterTiesNewestFirst(t *testing.T) {
 	if v := l.Visible(); len(v) != 2 || v[0].ID != "new" {
 		t.Errorf("visible %+v, want new then old", v)
 	}
+}
+
+// Ctrl-W deletes the word before the cursor in the filter, as it does in
+// the input line.
+func TestSessionListCtrlWDeletesAWord(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	send(l, runes("/build cache")...)
+	send(l, key(tcell.KeyCtrlW, 0, tcell.ModCtrl))
+	if got := l.Filter(); got != "/build " {
+		t.Fatalf("filter after Ctrl-W is %q, want %q", got, "/build ")
+	}
+	send(l, key(tcell.KeyCtrlW, 0, tcell.ModCtrl))
+	if got := l.Filter(); got != "" {
+		t.Fatalf("filter after a second Ctrl-W is %q, want it empty", got)
+	}
+	s := draw(t, l, 80, 24)
+	mustFind(t, s, "filter: type to filter")
 }
