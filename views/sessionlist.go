@@ -318,10 +318,14 @@ func (l *SessionList) refilter() {
 	q := l.filter.String()
 	if strings.HasPrefix(q, "/") {
 		ft := strings.TrimSpace(q[1:])
+		if ft == "" {
+			l.clearHits()
+		}
 		if ft != l.lastAsked {
+			// The hits of the last query stay until this one's replace
+			// them (the count says "searching…"): blanking the list on
+			// every key made it flicker.
 			l.lastAsked = ft
-			l.hits = nil
-			l.hitsQuery = ""
 			if ft != "" && l.search != nil {
 				l.search(ft)
 			}
@@ -331,6 +335,7 @@ func (l *SessionList) refilter() {
 		return
 	}
 	l.lastAsked = ""
+	l.clearHits()
 	q = strings.TrimSpace(q)
 	if q == "" {
 		l.visible = l.visible[:0]
@@ -360,6 +365,11 @@ func (l *SessionList) refilter() {
 	}
 	l.lastQ = q
 	l.selected, l.top = 0, 0
+}
+
+// clearHits forgets the full-text hits (the query was cleared).
+func (l *SessionList) clearHits() {
+	l.hits, l.hitsQuery, l.hitsMore = nil, "", false
 }
 
 // fuzzySubset is a fuzzy.Source over all targets or a subset of them.
@@ -523,6 +533,8 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 				more = "+"
 			}
 			count = fmt.Sprintf(" %d/%d%s", len(l.visible), len(l.sessions), more)
+		} else if q := strings.TrimSpace(l.filter.String()[1:]); l.hitsQuery != "" && l.hitsQuery != q {
+			count = " searching…" // the hits shown are the last query's
 		} else if l.hitsQuery != "" {
 			more := ""
 			if l.hitsMore {
@@ -762,7 +774,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		drawText(screen, x, y, w, "Type words to search all messages.", base.Foreground(th.Dim))
 		return
 	}
-	if l.hitsQuery != q {
+	if l.hitsQuery != q && len(l.hits) == 0 {
 		drawText(screen, x, y, w, "Searching…", base.Foreground(th.Dim))
 		return
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -51,4 +52,61 @@ func TestSessionListCtrlWDeletesAWord(t *testing.T) {
 	}
 	s := draw(t, l, 80, 24)
 	mustFind(t, s, "filter: type to filter")
+}
+
+// Typing on after a query keeps its hits on screen until the new ones
+// arrive, with "searching…" where the count was: every key used to blank
+// the list to "Searching…" for the length of a query.
+func TestSessionListKeepsHitsWhileSearching(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	var asked []string
+	l.SetSearchFunc(func(q string) { asked = append(asked, q) })
+	send(l, runes("/build")...)
+	l.SetHits("build", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "the «build» failed"}}, true)
+	send(l, runes("s")...)
+	if asked[len(asked)-1] != "builds" {
+		t.Fatalf("asked %q", asked)
+	}
+	s := draw(t, l, 80, 24)
+	if _, _, ok := find(s, "Searching…"); ok {
+		t.Errorf("the list was blanked while the next query runs:\n%s", screenText(s))
+	}
+	mustFind(t, s, "the build failed")
+	if r := row(s, 1); !strings.Contains(r, "searching…") || strings.Contains(r, "hit") {
+		t.Errorf("filter row %q: want a searching… marker, not the old count", r)
+	}
+	l.SetHits("builds", []SearchHit{{SessionID: "s2", Title: "write release notes", Role: "user", Snippet: "two «builds»"}}, false)
+	redraw(s, l)
+	mustFind(t, s, "two builds")
+	if _, _, ok := find(s, "the build failed"); ok {
+		t.Errorf("the old hits stayed after the new ones came:\n%s", screenText(s))
+	}
+	if r := row(s, 1); !strings.Contains(r, "1 hit") {
+		t.Errorf("filter row %q: want the new count", r)
+	}
+}
+
+// "/" alone after Ctrl-U cleared a query shows no count: it showed the
+// cleared query's "200+ hits" next to "Type words to search all messages."
+func TestSessionListSlashAloneHasNoCount(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	l.SetSearchFunc(func(string) {})
+	send(l, runes("/build")...)
+	l.SetHits("build", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "assistant", Snippet: "the «build» failed"}}, true)
+	send(l, key(tcell.KeyCtrlU, 0, tcell.ModCtrl))
+	send(l, runes("/")...)
+	s := draw(t, l, 80, 24)
+	mustFind(t, s, "Type words to search all messages.")
+	if r := row(s, 1); strings.Contains(r, "hit") {
+		t.Errorf("filter row %q shows a count for no query", r)
+	}
+	if _, _, ok := find(s, "the build failed"); ok {
+		t.Errorf("the cleared query's hits are shown:\n%s", screenText(s))
+	}
 }
