@@ -368,3 +368,74 @@ func TestConversationEarlierMarker(t *testing.T) {
 		t.Errorf("onTop called with everything loaded (%d)", tops)
 	}
 }
+
+// TestConversationLaterMarkerAndMark: items that stop short of the end (a
+// search hit's window) show a later marker under the last item once
+// scrolled there, which asks for the page after; a later page keeps the
+// rows on screen; G/End asks for the end instead of following; the marked
+// item carries a bar in the match colour until the items are replaced.
+func TestConversationLaterMarkerAndMark(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	c.SetTheme(dark)
+	var items []Item
+	for i := range 40 {
+		items = append(items, Item{Kind: ItemUser, Text: fmt.Sprintf("prompt %d", i)})
+	}
+	c.SetItems(items)
+	c.SetLater("↓ 60 later messages")
+	bottoms, ends := 0, 0
+	c.SetOnBottom(func() { bottoms++ })
+	c.SetOnEnd(func() { ends++ })
+	s := draw(t, c, 60, 12)
+	c.Mark(20)
+	redraw(s, c)
+	x, y := mustFind(t, s, "prompt 20")
+	cell, st, _ := s.Get(x-3, y)
+	if fg, _, _ := st.Decompose(); cell != "┃" || fg != dark.MatchHighlight {
+		t.Fatalf("the marked item's row starts with %q:\n%s", cell, screenText(s))
+	}
+	if _, _, ok := find(s, "later messages"); ok || bottoms != 0 {
+		t.Fatalf("later marker in the middle (bottoms %d):\n%s", bottoms, screenText(s))
+	}
+	send(c, key(tcell.KeyRune, 'G', 0))
+	if ends != 1 || bottoms != 0 {
+		t.Fatalf("G: %d ends, %d bottoms; want 1, 0", ends, bottoms)
+	}
+	c.Select(39) // j down to the last item
+	redraw(s, c)
+	if bottoms != 1 {
+		t.Fatalf("reaching the bottom called onBottom %d times", bottoms)
+	}
+	mx, my := mustFind(t, s, "↓ 60 later messages")
+	_, py := mustFind(t, s, "prompt 39")
+	if my <= py || mx != x-2 {
+		t.Fatalf("marker at %d,%d, last item at row %d:\n%s", mx, my, py, screenText(s))
+	}
+
+	var page []Item
+	for i := range 60 {
+		page = append(page, Item{Kind: ItemUser, Text: fmt.Sprintf("prompt %d", 40+i)})
+	}
+	c.AppendPage(page, "")
+	redraw(s, c)
+	if _, y := mustFind(t, s, "prompt 39"); y != py {
+		t.Errorf("prompt 39 moved from row %d to %d", py, y)
+	}
+	if _, _, ok := find(s, "later messages"); ok {
+		t.Fatalf("marker still shown:\n%s", screenText(s))
+	}
+	send(c, key(tcell.KeyRune, 'G', 0))
+	redraw(s, c)
+	if ends != 1 {
+		t.Errorf("G with everything loaded asked for the end (%d)", ends)
+	}
+	mustFind(t, s, "prompt 99")
+	if c.Marked() != 20 {
+		t.Errorf("marked %d after the page, want 20", c.Marked())
+	}
+	c.SetItems(items)
+	if c.Marked() != -1 {
+		t.Errorf("marked %d after SetItems", c.Marked())
+	}
+}
