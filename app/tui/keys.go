@@ -54,16 +54,16 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	if c.pages.top() == "confirm" && c.tg.onUIConfirmKey(ev) {
 		return nil // typed before the question appeared
 	}
-	for _, b := range c.keys {
-		if overlay && !b.Overlays {
-			continue
+	if b, ok := c.globalBinding(ev, overlay); ok {
+		pane := c.typingPane()
+		if overlay || pane == nil || !printable(ev) {
+			b.Handler()
+			return nil
 		}
-		for _, k := range b.Keys {
-			if k.Matches(ev) && (b.When == nil || b.When()) {
-				b.Handler()
-				return nil
-			}
+		if c.tg.onUIGlobalKey(pane, ev, b.Handler) {
+			return nil
 		}
+		// Typed in a word: on to the input, as a key the pane does not bind.
 	}
 	if ev.Key() != tcell.KeyCtrlC {
 		c.quitArmed = time.Time{}
@@ -75,6 +75,36 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 		c.tg.onUIKeyTyped(ev)
 	}
 	return ev
+}
+
+// globalBinding is the global binding ev matches that applies now.
+func (c *Controller) globalBinding(ev *tcell.EventKey, overlay bool) (globalBinding, bool) {
+	for _, b := range c.keys {
+		if overlay && !b.Overlays {
+			continue
+		}
+		for _, k := range b.Keys {
+			if k.Matches(ev) && (b.When == nil || b.When()) {
+				return b, true
+			}
+		}
+	}
+	return globalBinding{}, false
+}
+
+// typingPane is the focused pane whose typed keys go to the input (the
+// conversation, the tool output or the timeline: panes without a text
+// field), or nil.
+func (c *Controller) typingPane() views.Bound {
+	switch f := c.app.GetFocus(); f {
+	case c.conv:
+		return c.conv
+	case c.toolOut:
+		return c.toolOut
+	case c.timeline:
+		return c.timeline
+	}
+	return nil
 }
 
 // onUITypedInPane sends typing to the input: in the conversation, the tool
@@ -89,15 +119,8 @@ func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
 	if !printable(ev) {
 		return
 	}
-	var pane views.Bound
-	switch f := c.app.GetFocus(); f {
-	case c.conv:
-		pane = c.conv
-	case c.toolOut:
-		pane = c.toolOut
-	case c.timeline:
-		pane = c.timeline
-	default:
+	pane := c.typingPane()
+	if pane == nil {
 		return
 	}
 	for _, b := range pane.Bindings() {

@@ -19,6 +19,11 @@ import (
 //     keys did is taken back (a toggled wrap toggles back, a dialog they
 //     requested is never shown) and its letters go to the input, before
 //     the key that showed it.
+//   - The workspace's printable global keys (i, ?, y, Y) count as the
+//     pane's own keys: in a burst they are typing; otherwise they act and
+//     start one. The i of "fix it" moved the focus to the input and was
+//     lost; the i of "it" moves it there, and the word's next key, typed
+//     within typingGap, puts the i back in front of it.
 //   - A confirm dialog takes no choice within confirmGrace of appearing,
 //     and when it appeared while keys were being typed, a printable key
 //     in that grace cancels it and goes to the input with the letters of
@@ -48,6 +53,9 @@ type typingGuard struct {
 	burst   []rune    // pane keys typed each within typingGap of the last
 	burstAt time.Time
 	undo    []func() // takes back what the burst's keys toggled
+	// intoInput: the burst's last key moved the focus to the input (the
+	// global i), where the word's next key lands.
+	intoInput bool
 	// epoch changes when a burst turns out to be typing: a dialog its keys
 	// requested (planned on the worker) checks it before it appears.
 	epoch int
@@ -129,6 +137,7 @@ func (g *typingGuard) onUIPaneKey(pane views.Bound, ev *tcell.EventKey, bound bo
 	now := g.when(ev)
 	live := g.live(now)
 	g.lastKey = now
+	g.intoInput = false
 	if bound {
 		if !live {
 			g.burst, g.undo = nil, nil
@@ -149,6 +158,12 @@ func (g *typingGuard) onUIPaneKey(pane views.Bound, ev *tcell.EventKey, bound bo
 		g.burst, g.undo = nil, nil
 		return
 	}
+	g.wasTyping()
+}
+
+// wasTyping takes back what the burst's keys did and puts their letters
+// in the input.
+func (g *typingGuard) wasTyping() {
 	g.epoch++
 	for i := len(g.undo) - 1; i >= 0; i-- {
 		g.undo[i]()
@@ -157,9 +172,31 @@ func (g *typingGuard) onUIPaneKey(pane views.Bound, ev *tcell.EventKey, bound bo
 	g.burst, g.undo = nil, nil
 }
 
-// onUIKeyTyped notes a printable key typed outside the panes (the input).
-func (g *typingGuard) onUIKeyTyped(ev *tcell.EventKey) {
-	if printable(ev) {
-		g.lastKey = g.when(ev)
+// onUIGlobalKey follows a printable global key typed at pane; handler is
+// what the key does. In a burst the key was typed in a word: false, and it
+// goes on as a key the pane does not bind. Otherwise it acts and starts a
+// burst, as a pane's own key.
+func (g *typingGuard) onUIGlobalKey(pane views.Bound, ev *tcell.EventKey, handler func()) bool {
+	if g.live(g.when(ev)) {
+		return false
 	}
+	g.onUIPaneKey(pane, ev, true)
+	handler()
+	g.intoInput = g.c.app.GetFocus() == g.c.input
+	return true
+}
+
+// onUIKeyTyped notes a printable key typed outside the panes (the input):
+// typed right after a burst that moved the focus here, it shows the
+// burst was typing.
+func (g *typingGuard) onUIKeyTyped(ev *tcell.EventKey) {
+	if !printable(ev) {
+		return
+	}
+	now := g.when(ev)
+	if g.intoInput && g.live(now) {
+		g.wasTyping()
+	}
+	g.intoInput = false
+	g.lastKey = now
 }

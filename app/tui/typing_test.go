@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -111,5 +113,70 @@ func TestDeliberateUndoFromTheTimeline(t *testing.T) {
 	}
 	if got := h.c.input.Text(); got != "" {
 		t.Errorf("the input holds %q", got)
+	}
+}
+
+// inputLine is the text the input box shows on the screen (its first
+// line, without the border).
+func (h *harness) inputLine() string {
+	rows := h.rows()
+	for y, row := range rows {
+		if strings.Contains(row, " Input ") && y+1 < len(rows) {
+			return strings.TrimSpace(strings.Trim(strings.TrimSpace(rows[y+1]), "║│"))
+		}
+	}
+	return ""
+}
+
+// The workspace's printable global keys (i: back to the input, ?: help,
+// y and Y: copy in the conversation) typed in a word at a pane go to the
+// input like the pane's own keys: the i of "fix it" typed at the timeline
+// moved the focus to the input and was lost ("fx t").
+func TestTypingAtAPaneKeepsTheGlobalKeys(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		key  rune
+		pane string
+		text string
+	}{
+		{'i', "timeline", "fix it"},
+		{'i', "timeline", "it works"},
+		{'i', "conversation", "it works"},
+		{'i', "tool output", "it works"},
+		{'?', "timeline", "huh?"},
+		{'?', "conversation", "gg?"},
+		{'y', "conversation", "yes it is"},
+		{'Y', "conversation", "Yes"},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%c at the %s: %s", tc.key, tc.pane, tc.text), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, hopts{w: 80, h: 24})
+			panes := map[string]interface{ HasFocus() bool }{"timeline": h.c.timeline, "conversation": h.c.conv, "tool output": h.c.toolOut}
+			h.focus(panes[tc.pane])
+			h.typeText(tc.text, false)
+			h.waitUntil("the whole text in the input", func() bool {
+				return h.c.input.Text() == tc.text && h.c.app.GetFocus() == h.c.input
+			})
+			if got := h.inputLine(); got != tc.text {
+				t.Errorf("the input box shows %q, want %q", got, tc.text)
+			}
+			h.waitUntil("no overlay", func() bool { return h.c.pages.top() == "" })
+		})
+	}
+}
+
+// A lone i still only moves the focus to the input: a word typed after a
+// pause does not get it.
+func TestDeliberateIMovesToTheInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	h.focus(h.c.timeline)
+	h.typeText("i", false)
+	h.waitUntil("input focus", func() bool { return h.c.app.GetFocus() == h.c.input })
+	h.typeText("ok", false)
+	h.waitUntil("the word in the input", func() bool { return h.c.input.Text() != "" })
+	if got := h.inputLine(); got != "ok" {
+		t.Errorf("the input box shows %q, want %q", got, "ok")
 	}
 }
