@@ -87,7 +87,8 @@ type SessionList struct {
 	// full-text mode
 	hits      []SearchHit
 	hitsQuery string
-	hitsMore  bool // there are more hits than the list holds
+	hitsMore  bool   // there are more hits than the list holds
+	hitsNote  string // why hitsQuery is not searched (SetSearchNote)
 
 	selected int
 	top      int
@@ -284,8 +285,19 @@ func (l *SessionList) SetHits(query string, hits []SearchHit, more bool) {
 	}
 	l.hitsQuery = query
 	l.hitsMore = more
+	l.hitsNote = ""
 	l.selected = min(l.selected, max(0, len(l.hits)-1))
 	l.askPreview()
+}
+
+// SetSearchNote answers query with a note instead of hits: the app does
+// not search it (yet), and says why ("Type one more letter…").
+func (l *SessionList) SetSearchNote(query, note string) {
+	if !l.FullText() || query != strings.TrimSpace(l.filter.String()[1:]) {
+		return
+	}
+	l.hits, l.hitsQuery, l.hitsMore, l.hitsNote = nil, query, false, note
+	l.selected, l.top = 0, 0
 }
 
 // SetPreview delivers the preview of k (ignored unless k is the one last
@@ -369,7 +381,7 @@ func (l *SessionList) refilter() {
 
 // clearHits forgets the full-text hits (the query was cleared).
 func (l *SessionList) clearHits() {
-	l.hits, l.hitsQuery, l.hitsMore = nil, "", false
+	l.hits, l.hitsQuery, l.hitsMore, l.hitsNote = nil, "", false, ""
 }
 
 // fuzzySubset is a fuzzy.Source over all targets or a subset of them.
@@ -535,7 +547,7 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 			count = fmt.Sprintf(" %d/%d%s", len(l.visible), len(l.sessions), more)
 		} else if q := strings.TrimSpace(l.filter.String()[1:]); l.hitsQuery != "" && l.hitsQuery != q {
 			count = " searching…" // the hits shown are the last query's
-		} else if l.hitsQuery != "" {
+		} else if l.hitsQuery != "" && l.hitsNote == "" {
 			more := ""
 			if l.hitsMore {
 				more = "+"
@@ -779,7 +791,15 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		return
 	}
 	if len(l.hits) == 0 {
-		drawText(screen, x, y, w, "No message matches.", base.Foreground(th.Dim))
+		msg := "No message matches."
+		if l.hitsQuery == q && l.hitsNote != "" {
+			msg = l.hitsNote
+		}
+		for i, line := range wrapPlain(msg, w, base.Foreground(th.Dim)) {
+			if i < h {
+				drawLine(screen, x, y+i, w, line)
+			}
+		}
 		return
 	}
 	l.scrollTo(len(l.hits), h)

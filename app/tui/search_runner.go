@@ -47,7 +47,20 @@ type searchRunner struct {
 	mu     sync.Mutex
 	timer  *time.Timer
 	cancel context.CancelFunc
+	last   lastSearch // the last query run to its end
 }
+
+// lastSearch is a query's options and hits: the query typed next, when it
+// has the same options (a one-letter word typed after it), shows them
+// again unread.
+type lastSearch struct {
+	o    store.SearchOptions
+	hits []views.SearchHit
+	more bool
+}
+
+// oneMoreLetter answers a query of one-letter words, which is not searched.
+const oneMoreLetter = "Type one more letter: a word is searched from its second letter on."
 
 func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 	return &searchRunner{c: c, list: list, search: c.db.SearchEach}
@@ -55,8 +68,12 @@ func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 
 // request is the list's SearchFunc (UI goroutine): it supersedes whatever
 // query is waiting or running.
+// A trailing one-letter word is not searched (asYouType): the query is
+// answered at once with the hits of the words before it, when those were
+// the last query's, or with a note when there are none.
 func (r *searchRunner) request(query string) {
 	ctx, cancel := context.WithCancel(r.c.ctx)
+	o := store.SearchOptions{Query: asYouType(query), Limit: searchLimit + 1}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timer != nil {
@@ -66,15 +83,27 @@ func (r *searchRunner) request(query string) {
 		r.cancel()
 	}
 	r.cancel = cancel
+	switch {
+	case o.Query == "":
+		r.list.SetSearchNote(query, oneMoreLetter)
+		return
+	case o == r.last.o:
+		r.list.SetHits(query, r.last.hits, r.last.more)
+		if r.onFinal != nil {
+			r.onFinal(query)
+		}
+		return
+	}
+	r.last = lastSearch{} // only the next query reuses a query's hits: they may be stale later
 	r.timer = time.AfterFunc(searchDebounce, func() {
-		r.c.onWorker(func() { r.onWorkerRun(ctx, query) })
+		r.c.onWorker(func() { r.onWorkerRun(ctx, query, o) })
 	})
 }
 
 // onWorkerRun runs one query and posts its hits unless it was superseded:
 // once at the end, and a first page before that when the query is slow.
 // It asks for one hit more than it shows, to know whether there are more.
-func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
+func (r *searchRunner) onWorkerRun(ctx context.Context, query string, o store.SearchOptions) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -96,7 +125,7 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
 	start := time.Now()
 	posted := false
 	more := false
-	err := r.search(ctx, store.SearchOptions{Query: asYouType(query), Limit: searchLimit + 1}, func(h store.SearchHit) error {
+	err := r.search(ctx, o, func(h store.SearchHit) error {
 		if len(hits) == searchLimit { // the one more asked for
 			more = true
 			return nil
@@ -117,19 +146,33 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string) {
 		r.c.post(evNote{text: "search: " + err.Error(), isErr: true})
 		return
 	}
+	r.mu.Lock()
+	r.last = lastSearch{o: o, hits: hits, more: more}
+	r.mu.Unlock()
 	post(more, true)
 }
 
 // asYouType makes the word being typed a prefix: "lookahead fla" finds
-// "flaky". A one-letter word stays a whole word (every message has a word
-// starting with "t"), as does a word followed by a space or a quote.
+// "flaky". A word being typed that has one letter yet is left out
+// ("build c" searches "build*", "b" nothing: ""): as a whole word it
+// matched almost nothing, and as a prefix almost everything, which the
+// index cannot answer fast (docs/DECISIONS.md). A word followed by a quote
+// stays a whole word.
 func asYouType(q string) string {
 	if q == "" || strings.HasSuffix(q, "*") || strings.HasSuffix(q, "\"") || strings.Count(q, "\"")%2 == 1 {
 		return q
 	}
-	last := q[strings.LastIndexAny(q, " \t")+1:]
-	if utf8.RuneCountInString(last) < 2 || last == "OR" {
+	i := strings.LastIndexAny(q, " \t") + 1
+	last := q[i:]
+	if last == "OR" {
 		return q
+	}
+	if utf8.RuneCountInString(last) < 2 {
+		rest := strings.TrimSpace(q[:i])
+		if rest == "OR" || strings.HasSuffix(rest, " OR") {
+			rest = strings.TrimSpace(strings.TrimSuffix(rest, "OR"))
+		}
+		return asYouType(rest)
 	}
 	return q + "*"
 }
