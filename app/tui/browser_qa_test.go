@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // A one-letter word being typed is not searched: "/quokka g" keeps the
@@ -48,4 +51,44 @@ func TestAsYouType(t *testing.T) {
 			t.Errorf("asYouType(%q) = %q, want %q", q, got, want)
 		}
 	}
+}
+
+// The tool pane follows the session opened from the browser, even when
+// the new session has a call of the same id (kimi-cli numbers its calls
+// "Shell:0", "Shell:1"… in every session): it kept showing the old
+// session's call and output.
+func TestToolPaneFollowsAResumedSessionWithTheSameCallIDs(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before: func(h *harness) {
+			for _, s := range []struct{ title, out string }{{"first shell", "alpha-output"}, {"second shell", "beta-output"}} {
+				sess, err := h.db.CreateSession(h.ctx, store.NewSession{Title: s.title, WorkDir: h.work})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := h.db.AppendMessage(h.ctx, sess.ID, message.NewText("user", "run it in "+s.title)); err != nil {
+					t.Fatal(err)
+				}
+				call := message.NewText("assistant", "")
+				call.ToolCalls = []message.ToolCall{{ID: "Shell:0", Name: "Shell", Args: `{"command":"ls"}`}}
+				result := message.Message{Role: "tool", ToolCallID: "Shell:0", Content: message.TextContent(s.out)}
+				if _, err := h.db.CommitStep(h.ctx, sess.ID, store.Step{Assistant: call, ToolResults: []message.Message{result}}); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, sess.ID)
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[0] },
+	})
+	h.waitFor("run it in first shell")
+	h.focus(h.c.conv)
+	h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) })
+	h.waitFor("alpha-output")
+	h.openBrowser()
+	h.typeText("second", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.key(tcell.KeyEnter)
+	h.waitFor("run it in second shell")
+	h.waitGone("alpha-output")
 }

@@ -97,14 +97,19 @@ func (tp *toolPane) onUIBacktrack(ev soul.Backtrack) {
 
 // onUIViewReplaced drops what belonged to the old view.
 func (tp *toolPane) onUIViewReplaced(ev viewReplaced) {
+	id := tp.pane.Tool().ID
 	if ev.session != tp.session {
-		if tp.session != "" { // call ids are only unique within a session
+		if tp.session != "" {
+			// Call ids are only unique within a session (kimi-cli numbers
+			// them "Shell:0", "Shell:1"… in each): the new view's call of
+			// the same id is another call.
 			tp.outputs, tp.order = map[string]*callOutput{}, nil
+			id = ""
 		}
 		tp.session = ev.session
 	}
-	id := tp.pane.Tool().ID
 	if id == "" {
+		tp.pane.SetTool(views.ToolCallInfo{})
 		return
 	}
 	for _, it := range ev.items {
