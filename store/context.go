@@ -290,13 +290,17 @@ type appender struct {
 	insRec  *sql.Stmt
 	insFTS  *sql.Stmt
 	added   []Record
+	// fixedIDs: records get ids nextID, nextID+1, … (an import's block,
+	// see sessionImport) instead of the next rowid.
+	fixedIDs bool
+	nextID   int64
 }
 
 // The append path's writes (with stateQuery, genQuery and resolveQuery,
 // prepared once per writer connection: see txStmts).
 const (
-	insertRecordQuery = `INSERT INTO context (session_id, seq, gen, kind, role, checkpoint_id,
-		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertRecordQuery = `INSERT INTO context (id, session_id, seq, gen, kind, role, checkpoint_id,
+		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertFTSQuery      = `INSERT INTO context_fts (docid, text) VALUES (?, ?)`
 	updateCountersQuery = `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
 		WHERE session_id = ? AND gen = ?`
@@ -404,7 +408,12 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 	default:
 		return Record{}, fmt.Errorf("record %d: unknown kind %q", r.Seq, r.Kind)
 	}
-	res, err := a.insRec.ExecContext(a.ctx, a.session, r.Seq, r.Gen, string(r.Kind), role, cp, tokens, body,
+	var id any // NULL: the next rowid
+	if a.fixedIDs {
+		id = a.nextID
+		a.nextID++
+	}
+	res, err := a.insRec.ExecContext(a.ctx, id, a.session, r.Seq, r.Gen, string(r.Kind), role, cp, tokens, body,
 		a.gen.messages, a.gen.tokens, r.CreatedAt.UnixMilli())
 	if err != nil {
 		return Record{}, err

@@ -57,8 +57,9 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 	return out[0], nil
 }
 
-// ImportSessions imports sessions (bulk import and benchmark databases) in
-// short transactions: sessions are grouped up to importTxRecords records
+// ImportSessions imports sessions (bulk import and benchmark databases),
+// given oldest first (search ranks them below every record written before,
+// newest first: see idBlocks), in short transactions: sessions are grouped up to importTxRecords records
 // or importTxTime, and a larger session is written alone, in transactions
 // of importTxTime, hidden (like a deleted session) until its last one.
 // Each session is written whole or not at all: a failure drops the hidden
@@ -67,8 +68,15 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 // (RetryBusy) until ctx ends.
 func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Session, error) {
 	out := make([]Session, 0, len(in))
+	ws := make([]*sessionImport, len(in))
+	ids := &idBlocks{}
+	for i := range in {
+		ws[i] = newSessionImport(in[i])
+		ws[i].ids, ws[i].offset = ids, ids.total
+		ids.total += int64(ws[i].records)
+	}
 	for i := 0; i < len(in); {
-		if w := newSessionImport(in[i]); w.records > db.importChunk {
+		if w := ws[i]; w.records > db.importChunk {
 			s, err := db.importLarge(ctx, w)
 			if err != nil {
 				return out, fmt.Errorf("store: import: %w", err)
@@ -78,11 +86,12 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 		}
 		var got []Session
 		next := i
+		saved := *ids
 		err := db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
-			got, next = got[:0], i
+			got, next, *ids = got[:0], i, saved
 			start, n := time.Now(), 0
 			for ; next < len(in); next++ {
-				w := newSessionImport(in[next])
+				w := ws[next]
 				if w.records > db.importChunk ||
 					next > i && (n+w.records > db.importChunk || time.Since(start) >= db.importTime) {
 					break
@@ -101,6 +110,34 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 		out, i = append(out, got...), next
 	}
 	return out, nil
+}
+
+// idBlocks gives the records of one ImportSessions call their ids: a
+// range below every other record's (and below 0), reserved in the call's
+// first transaction, each session a block of it in the order given. Search
+// reads the highest ids first: imported history, older than what rewind
+// recorded itself, comes after it whenever it was imported (kimi-cli keeps
+// no time per message), and ImportAll hands its newest sessions over
+// first. Ids ascend within a transaction, as FTS4 wants them (a lower
+// docid flushes its pending terms).
+type idBlocks struct {
+	total int64 // records of the call
+	base  int64
+	set   bool
+}
+
+// first sets w's next id when w starts (the range is reserved then, by the
+// first session of the call to start).
+func (b *idBlocks) first(ctx context.Context, tx *sql.Tx, w *sessionImport) error {
+	if !b.set {
+		var low sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM context`).Scan(&low); err != nil {
+			return err
+		}
+		b.base, b.set = min(low.Int64, 0)-b.total, true
+	}
+	w.nextID = b.base + w.offset
+	return nil
 }
 
 // importTx runs fn in one write transaction with the insert statements
@@ -172,9 +209,9 @@ func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error
 	w.staged = nowMS()
 	var s Session
 	for done := false; !done; {
-		saved := *w
+		saved, savedIDs := *w, *w.ids
 		err := db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
-			*w = saved // a retried attempt starts where the last commit ended
+			*w, *w.ids = saved, savedIDs // a retried attempt starts where the last commit ended
 			if w.id == "" {
 				if err := dropSessions(ctx, tx, `deleted_at < 0 AND deleted_at > ?`, -(w.staged - stagedFor.Milliseconds())); err != nil {
 					return err
@@ -247,6 +284,9 @@ type sessionImport struct {
 	gen     genRow // generation gi, when genOpen
 	genOpen bool
 	lastSeq int64
+	ids     *idBlocks
+	offset  int64 // of its block in ids
+	nextID  int64 // the id of its next record
 }
 
 func newSessionImport(is ImportedSession) *sessionImport {
@@ -271,6 +311,9 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			return Session{}, false, err
 		}
 		w.id = id
+		if err := w.ids.first(ctx, tx, w); err != nil {
+			return Session{}, false, err
+		}
 		if w.staged > 0 {
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted_at = ? WHERE id = ?`, -w.staged, id); err != nil {
 				return Session{}, false, err
@@ -297,7 +340,8 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		// The inserts get a context that is never done, and ctx is checked
 		// before each record instead: go-sqlite3 watches a cancellable
 		// context with a goroutine per statement, a fifth of the import.
-		a := &appender{ctx: context.WithoutCancel(ctx), tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created, insRec: st.rec, insFTS: st.fts}
+		a := &appender{ctx: context.WithoutCancel(ctx), tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created,
+			insRec: st.rec, insFTS: st.fts, fixedIDs: true, nextID: w.nextID}
 		for ; w.ri < len(ig.Records); w.ri, n = w.ri+1, n+1 {
 			if !until.IsZero() && n > 0 && !time.Now().Before(until) {
 				break // the time is spent
@@ -314,7 +358,7 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			}
 		}
 		st.rec, st.fts = a.insRec, a.insFTS
-		w.gen, w.lastSeq = a.gen, a.lastSeq
+		w.gen, w.lastSeq, w.nextID = a.gen, a.lastSeq, a.nextID
 		if _, err := tx.ExecContext(ctx, updateCountersQuery, w.gen.messages, w.gen.nextCP, w.gen.tokens, w.id, w.gi); err != nil {
 			return Session{}, false, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -77,5 +78,46 @@ func TestImportSessionsCancelled(t *testing.T) {
 				t.Fatalf("import after a cancelled one: %v", err)
 			}
 		})
+	}
+}
+
+// TestSearchRanksImportedHistoryAfterRewindsOwn: search reads the highest
+// record id first; an import, even one run after rewind recorded sessions
+// of its own, ranks after them (kimi-cli history is older than rewind's);
+// the sessions of one ImportSessions call rank in reverse of the order
+// given (oldest first), and a later call's below an earlier one's (ImportAll
+// hands its newest sessions over first). Imported ids used to follow the
+// native ones, so a history imported later came before everything.
+func TestSearchRanksImportedHistoryAfterRewindsOwn(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	native := newSession(t, db, "native", "/w")
+	must[Record](t)(db.AppendMessage(bg, native.ID, message.NewText("user", "the flaky lookahead test")))
+	body := func(text string) json.RawMessage { b, _ := json.Marshal(message.NewText("user", text)); return b }
+	imported := func(title string) ImportedSession {
+		return ImportedSession{Session: NewSession{Title: title, WorkDir: "/w"}, Generations: []ImportedGeneration{{Records: []Record{
+			{Kind: KindCheckpoint}, {Kind: KindMessage, Body: body("flaky in " + title)}, {Kind: KindMessage, Body: body("still flaky in " + title)},
+		}}}}
+	}
+	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("older import"), imported("newer import")}))
+	later := newSession(t, db, "native later", "/w")
+	must[Record](t)(db.AppendMessage(bg, later.ID, message.NewText("user", "flaky again")))
+	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("oldest import")}))
+
+	var got []string
+	for _, h := range must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "flaky"})) {
+		got = append(got, h.Title)
+	}
+	want := []string{"native later", "native", "newer import", "newer import", "older import", "older import", "oldest import", "oldest import"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("hits in order %q, want %q", got, want)
+	}
+	// An imported session's records keep their order.
+	v := must[View](t)(db.View(bg, must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "newer"}))[0].SessionID))
+	if len(v.Records) != 3 || v.Records[0].Kind != KindCheckpoint {
+		t.Fatalf("imported view: %+v", v.Records)
+	}
+	if got := strings.Join(texts(v), ","); got != "user:flaky in newer import,user:still flaky in newer import" {
+		t.Errorf("imported messages in order %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sync/semaphore"
 
@@ -88,6 +89,12 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		if len(batch) == 0 {
 			return nil
 		}
+		// The batch holds sessions newest first (Discover's order), and
+		// goes to the store oldest first: ImportSessions ranks the sessions
+		// of a call in search in the order given, below those of earlier
+		// calls.
+		slices.Reverse(batch)
+		slices.Reverse(batchSizes)
 		out, err := db.ImportSessions(ctx, batch)
 		for i, s := range out { // on an error, the sessions committed before it
 			res.SessionIDs = append(res.SessionIDs, s.ID)

@@ -189,8 +189,9 @@ func discoverShare(share, sessions string, d Discovery) (Discovery, error) {
 		return Discovery{}, fmt.Errorf("%s: no kimi-cli session here (no %s, %s, or session dirs with a %s): give a context.jsonl, a kimi-cli session dir or the kimi-cli share dir (~/.kimi)",
 			sessions, CurrentFile, MetadataFile, CurrentFile)
 	}
-	// Oldest first, so that rewind's "newest" order matches kimi-cli's.
-	sort.SliceStable(d.Sources, func(i, j int) bool { return d.Sources[i].ModTime.Before(d.Sources[j].ModTime) })
+	// Newest first: the import writes them in this order, and search
+	// ranks an import's sessions in the order written (store.ImportSessions).
+	sort.SliceStable(d.Sources, func(i, j int) bool { return d.Sources[i].ModTime.After(d.Sources[j].ModTime) })
 	return d, nil
 }
 
