@@ -251,3 +251,38 @@ func TestSearchHitWindowStaysWhileTheSessionGrows(t *testing.T) {
 	h.waitFor("a new prompt")
 	h.waitGone("about the zeppelin")
 }
+
+// TestSearchHitSharedWithTheCurrentView: a hit that names an archived
+// generation whose record the current view shares (a revert keeps the
+// turns before its checkpoint) opens in the current conversation, marked,
+// with no archived preview.
+func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		s, err := h.db.ImportSession(h.ctx, store.NewSession{Title: "reverted", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: zeppelinRecords(100, 10)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.db.RevertTo(h.ctx, s.ID, 50, store.CauseRevert, ""); err != nil {
+			t.Fatal(err)
+		}
+		id = s.ID
+	}})
+	h.openBrowser()
+	h.typeText("/zeppelin", false)
+	h.waitUntil("the hit in generation 0", func() bool { hs := h.c.br.list.Hits(); return len(hs) == 1 && hs[0].Gen == 0 })
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace on the hit's session", func() bool { return h.c.SessionID() == id && h.c.pages.top() == "" })
+	h.waitFor("about the zeppelin", "search hit ┃")
+	h.assertMarked("about the zeppelin")
+	if strings.Contains(h.text(), "ARCHIVED") {
+		t.Fatalf("the hit opened as archived:\n%s", h.text())
+	}
+	h.c.onUIThread(func() {
+		if h.c.tt.previewing || h.c.win.gen != 1 {
+			t.Errorf("previewing %v, window of generation %d; want the current view (1)", h.c.tt.previewing, h.c.win.gen)
+		}
+	})
+}

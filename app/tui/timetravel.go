@@ -254,7 +254,7 @@ func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
 		if o == nil || o.sess.ID != id {
 			return
 		}
-		var g views.GenerationRow
+		g := views.GenerationRow{Gen: at.gen, Archived: true} // until the timeline names its cause
 		for _, r := range c.timeline.Model().Generations {
 			if r.Gen == at.gen {
 				g = r
