@@ -256,7 +256,6 @@ func previewOf(v store.View, k views.PreviewKey) views.Preview {
 			i -= start
 			items := viewItems(store.View{Records: win})
 			if at := hitItem(win, i, items); at >= 0 {
-				items[at].Expanded = true // a tool call shows the result that matched
 				from := max(0, at-3)
 				return views.Preview{Items: items[from:min(len(items), at+previewItems)], Focus: at - from}
 			}
@@ -267,9 +266,19 @@ func previewOf(v store.View, k views.PreviewKey) views.Preview {
 }
 
 // hitItem is the index in items (viewItems of recs) of the item showing
-// recs[i]: its first item (reasoning is skipped: it is folded), or for a
-// tool result the item of its call; -1 when there is no such item.
+// recs[i] (a search hit's record), which it unfolds so that the text that
+// matched shows (a tool call's result, a long paste): the record's first
+// item (reasoning is skipped: it is folded), or for a tool result the item
+// of its call; -1 when there is no such item.
 func hitItem(recs []store.Record, i int, items []views.Item) int {
+	at := hitItemAt(recs, i, items)
+	if at >= 0 {
+		items[at].Expanded = true
+	}
+	return at
+}
+
+func hitItemAt(recs []store.Record, i int, items []views.Item) int {
 	before := viewItems(store.View{Records: recs[:i]})
 	if m, err := recs[i].Message(); err == nil && m.Role == "tool" {
 		for j, it := range before {

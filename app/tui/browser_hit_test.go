@@ -286,3 +286,18 @@ func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchHitInAToolResult: a hit in a tool call's output opens with
+// the call marked and unfolded, so the output that matched is on screen.
+func TestSearchHitInAToolResult(t *testing.T) {
+	t.Parallel()
+	recs := longRecords(3000)
+	b, err := json.Marshal(message.Message{Role: "tool", ToolCallID: "call_1000", Content: message.TextContent("output 1000: the zeppelin landed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs[5*1000+3].Body = b
+	h, _ := hitHarness(t, 120, 40, recs)
+	h.waitFor("the zeppelin landed", "search hit ┃")
+	h.assertMarked("▾ ✓ Shell echo 1000") // unfolded (the tool pane shows it too, without ▾)
+}
