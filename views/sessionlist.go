@@ -690,8 +690,8 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			if s.Unanswered && !s.Current {
 				tagSt = dim.Foreground(th.Error)
 			}
-			n := min(strWidth(title), tw)
-			drawText(screen, x+1+n, y+r, strWidth(tags), tags, tagSt)
+			// at the end of the title column, so the marks line up
+			drawText(screen, x+1+tw, y+r, strWidth(tags), tags, tagSt)
 		}
 		drawHighlighted(screen, x+1, y+r, tw, title, 0, m, st, hl)
 		if dirW > 0 {

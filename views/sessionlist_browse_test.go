@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,27 @@ func TestSessionListSlashAloneHasNoCount(t *testing.T) {
 	}
 	if _, _, ok := find(s, "the build failed"); ok {
 		t.Errorf("the cleared query's hits are shown:\n%s", screenText(s))
+	}
+}
+
+// The marks after titles line up in one column whether the title is cut
+// or not: "⇣ kimi" followed a short title directly, one column left of
+// where it stood after a cut one.
+func TestSessionListMarksAligned(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	for _, sz := range []struct{ w, h int }{{80, 24}, {160, 48}} {
+		l := NewSessionList()
+		l.SetTheme(dark)
+		l.SetSessions([]SessionRow{
+			{ID: "a", Title: "short", WorkDir: "/w", Updated: now, Imported: true},
+			{ID: "b", Title: strings.Repeat("a long imported title ", 6), WorkDir: "/w", Updated: now, Imported: true},
+		})
+		s := draw(t, l, sz.w, sz.h)
+		_, y1 := mustFind(t, s, "short")
+		x1, x2 := slices.Index([]rune(row(s, y1)), '⇣'), slices.Index([]rune(row(s, y1+1)), '⇣')
+		if x1 < 0 || x1 != x2 {
+			t.Errorf("%dx%d: the ⇣ marks are not in one column:\n%s\n%s", sz.w, sz.h, row(s, y1), row(s, y1+1))
+		}
 	}
 }

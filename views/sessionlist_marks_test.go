@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -45,8 +46,12 @@ func TestSessionListHeadersAndMarks(t *testing.T) {
 	if str, _, _ := s.Get(x-1, y); str != "▶" {
 		t.Errorf("current session marked %q, want ▶", str)
 	}
-	mustFind(t, s, "from kimi ⇣ kimi")
-	mustFind(t, s, "failed run ✗ no answer")
+	for title, mark := range map[string]string{"from kimi": "⇣ kimi", "failed run": "✗ no answer"} {
+		_, y := mustFind(t, s, title)
+		if r := row(s, y); !strings.Contains(r, title+" ") || !strings.Contains(r, " "+mark+" ") {
+			t.Errorf("row %q: want %q marked %q", r, title, mark)
+		}
+	}
 	mustFind(t, s, "…/proj1")
 	mustFind(t, s, "…/proj2")
 }

@@ -52,7 +52,10 @@ func TestSessionListCurrentSessionIsNotMarkedUnanswered(t *testing.T) {
 	if row := row(s, y); strings.Contains(row, "no answer") {
 		t.Errorf("current session row %q says no answer", row)
 	}
-	mustFind(t, s, "failed run ✗ no answer")
+	_, y = mustFind(t, s, "failed run")
+	if row := row(s, y); !strings.Contains(row, " ✗ no answer") {
+		t.Errorf("failed run row %q is not marked no answer", row)
+	}
 }
 
 // In the narrow Sessions tab (80 columns) the filter hint loses whole parts,
