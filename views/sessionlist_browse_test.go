@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -131,5 +132,26 @@ func TestSessionListMarksAligned(t *testing.T) {
 		if x1 < 0 || x1 != x2 {
 			t.Errorf("%dx%d: the ⇣ marks are not in one column:\n%s\n%s", sz.w, sz.h, row(s, y1), row(s, y1+1))
 		}
+	}
+}
+
+// A checkpoint with no tokens counted yet (row 0, before the first answer)
+// shows its time in the time column, not in the tokens column.
+func TestTimelineTimeColumnWithoutTokens(t *testing.T) {
+	t.Parallel()
+	at := time.Now().Add(-time.Minute)
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(TimelineModel{Checkpoints: []CheckpointRow{
+		{ID: 0, Label: "first prompt", Time: at},
+		{ID: 1, Label: "second prompt", Time: at, Tokens: 1200},
+	}, Position: -1})
+	s := draw(t, tl, 60, 10)
+	ts := at.Format("15:04")
+	_, y0 := mustFind(t, s, "first prompt")
+	col := func(y int) int { r := row(s, y); return utf8.RuneCountInString(r[:max(0, strings.Index(r, ts))]) }
+	x0, x1 := col(y0), col(y0+1)
+	if x0 < 0 || x0 != x1 {
+		t.Errorf("the times are not in one column:\n%s\n%s", row(s, y0), row(s, y0+1))
 	}
 }

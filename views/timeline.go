@@ -467,8 +467,11 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			if ts := relTime(c.Time, now); ts != "" && w >= 40 {
 				right = ts
 			}
-			if c.Tokens > 0 && w >= 28 {
+			switch {
+			case c.Tokens > 0 && w >= 28:
 				right += " " + padLeft(FormatTokens(c.Tokens), 6)
+			case right != "" && w >= 28:
+				right += strings.Repeat(" ", 7) // none counted yet: the time stays in its column
 			}
 			rw := strWidth(right)
 			label := c.Label
