@@ -75,7 +75,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	for _, h := range hits {
 		title := clip(oneLine(h.Title), 40)
 		if n := len(h.AlsoIn); n > 0 {
-			title += fmt.Sprintf(" (+%d %s)", n, words.Plural(n, "fork", "forks"))
+			title += " " + words.AlsoInForks(n)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", h.SessionID, h.Gen, h.Seq, localTime(h.CreatedAt),
 			oneLine(h.Role), title, clip(oneLine(h.Snippet), 100))

@@ -810,7 +810,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		head := truncate(hit.Title, min(30, w/3))
 		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
 		if hit.AlsoIn > 0 {
-			cx += drawText(screen, cx, y+r, x+w-cx, fmt.Sprintf(" +%d fork(s)", hit.AlsoIn), dim)
+			cx += drawText(screen, cx, y+r, x+w-cx, " "+words.AlsoInForks(hit.AlsoIn), dim)
 		}
 		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
 		text, marks := snippetWindow(hit.Snippet, x+w-cx)

@@ -155,3 +155,20 @@ func TestTimelineTimeColumnWithoutTokens(t *testing.T) {
 		t.Errorf("the times are not in one column:\n%s\n%s", row(s, y0), row(s, y0+1))
 	}
 }
+
+// A hit shared with forks says so as `rewind search` does: "(+1 fork)",
+// "(+2 forks)", not "+1 fork(s)".
+func TestSessionListHitNamesItsForks(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSearchFunc(func(string) {})
+	send(l, runes("/build")...)
+	l.SetHits("build", []SearchHit{
+		{SessionID: "s1", Title: "one", Role: "user", Snippet: "the «build»", AlsoIn: 1},
+		{SessionID: "s2", Title: "two", Role: "user", Snippet: "a «build»", AlsoIn: 2},
+	}, false)
+	s := draw(t, l, 160, 48)
+	mustFind(t, s, "one (+1 fork) · user: the build")
+	mustFind(t, s, "two (+2 forks) · user: a build")
+}

@@ -2,7 +2,10 @@
 // CLI, the TUI, time travel, the tools), so each is written once.
 package words
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Plural is one when n is 1, else many: Plural(n, "message", "messages").
 func Plural(n int, one, many string) string {
@@ -10,6 +13,12 @@ func Plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// AlsoInForks is how a search hit shared with n forks says so, in the
+// CLI and the TUI alike: "(+1 fork)", "(+2 forks)".
+func AlsoInForks(n int) string {
+	return fmt.Sprintf("(+%d %s)", n, Plural(n, "fork", "forks"))
 }
 
 // Thousands formats 128000 as "128,000".

@@ -36,3 +36,13 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestAlsoInForks(t *testing.T) {
+	t.Parallel()
+	if got := AlsoInForks(1); got != "(+1 fork)" {
+		t.Errorf("AlsoInForks(1) = %q", got)
+	}
+	if got := AlsoInForks(3); got != "(+3 forks)" {
+		t.Errorf("AlsoInForks(3) = %q", got)
+	}
+}
