@@ -87,6 +87,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		}
 		o.Mode, o.WorkDir, o.Client, o.Model = tui.ModeNew, wd, m.Client(), demo.ModelName
 		o.Demo, o.NewSessionTitle, o.Welcome = true, demo.Title, demo.Welcome
+		o.ApprovalAnswered = m.Answered
 		o.Soul.MaxContextSize, o.Soul.ReservedTokens = demoMaxContext, demoReserved
 	case TUIWatch:
 		o.Mode, o.SessionID, o.ReadOnly = tui.ModeWatch, opts.SessionID, true

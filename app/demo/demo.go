@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -41,6 +42,7 @@ type Options struct {
 type Model struct {
 	srv    *llmtest.Server
 	client *llm.Provider
+	sc     *script
 }
 
 // Start serves the script on a local port and returns a Provider for it.
@@ -49,14 +51,14 @@ func Start(o Options) (*Model, error) {
 		o.TokensPerSecond = DefaultRate
 	}
 	srv := llmtest.NewServer(nil)
-	sc := &script{rate: o.TokensPerSecond}
+	sc := &script{rate: o.TokensPerSecond, answers: map[string]int{}}
 	srv.Handle(sc.reply)
 	p, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "demo-key-not-secret", Model: ModelName, Stream: true, MaxRetries: 1})
 	if err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("demo model: %w", err)
 	}
-	return &Model{srv: srv, client: p}, nil
+	return &Model{srv: srv, client: p, sc: sc}, nil
 }
 
 // Client is the provider talking to the demo server.
@@ -64,6 +66,18 @@ func (m *Model) Client() llm.Client { return m.client }
 
 // Requests returns what the demo model was sent (tests).
 func (m *Model) Requests() []llmtest.Request { return m.srv.Requests() }
+
+// Answered tells the script who answered the approval of its tool call
+// toolCallID: watcherPID 0 for the workspace's own screen, else the
+// process of the watcher that did. The tool round trip's table says so;
+// a call nobody was asked about (--yolo, approved for the session) is
+// "not asked". The workspace calls it as the answer counts, before the
+// tool runs: two requests before the table is written.
+func (m *Model) Answered(toolCallID string, watcherPID int) {
+	m.sc.mu.Lock()
+	defer m.sc.mu.Unlock()
+	m.sc.answers[toolCallID] = watcherPID
+}
 
 // Close stops the server.
 func (m *Model) Close() { m.srv.Close() }
@@ -82,7 +96,13 @@ func WorkDir(home string) (string, error) {
 	return dir, nil
 }
 
-type script struct{ rate int }
+type script struct {
+	rate int
+
+	mu      sync.Mutex
+	writes  int            // WriteFile calls made: each gets its own id
+	answers map[string]int // tool call id → who answered (Model.Answered)
+}
 
 var checkpointRE = regexp.MustCompile(`^<system>CHECKPOINT (\d+)</system>$`)
 
@@ -93,6 +113,7 @@ type turn struct {
 	dmail      bool              // the last real user message is a D-Mail
 	results    []message.Message // tool results after it, in order
 	calls      []string          // tool names called after it
+	writeID    string            // the id of the WriteFile call after it
 	stepCP     int               // first checkpoint after the prompt (-1 none)
 }
 
@@ -126,6 +147,9 @@ func readTurn(req llmtest.Request) turn {
 		case "assistant":
 			for _, c := range m.ToolCalls {
 				t.calls = append(t.calls, c.Name)
+				if c.Name == "WriteFile" {
+					t.writeID = c.ID
+				}
 			}
 		case "tool":
 			t.results = append(t.results, m)
@@ -174,7 +198,11 @@ func (s *script) reply(req llmtest.Request) llmtest.Reply {
 func (s *script) toolTrip(t turn) llmtest.Reply {
 	switch len(t.results) {
 	case 0:
-		r := llmtest.Calls(llmtest.Call("demo_write_1", "WriteFile", map[string]any{"path": "hello.go", "content": helloGo}))
+		s.mu.Lock()
+		s.writes++
+		id := "demo_write_" + strconv.Itoa(s.writes)
+		s.mu.Unlock()
+		r := llmtest.Calls(llmtest.Call(id, "WriteFile", map[string]any{"path": "hello.go", "content": helloGo}))
 		r.Content = "I'll write a small Go program into the demo work directory. rewind asks you first — press **y** to approve once, **a** for the rest of the session, **n** to reject.\n"
 		return r.WithRate(s.rate)
 	case 1:
@@ -185,7 +213,22 @@ func (s *script) toolTrip(t turn) llmtest.Reply {
 		r.Content = "Written. Reading it back to check (reads need no approval):\n"
 		return r.WithRate(s.rate)
 	}
-	return s.text(toolDone)
+	return s.text(fmt.Sprintf(toolDone, s.approval(t.writeID)))
+}
+
+// approval is who answered the approval of tool call id, for the table.
+func (s *script) approval(id string) string {
+	s.mu.Lock()
+	pid, ok := s.answers[id]
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		return "not asked"
+	case pid == 0:
+		return "asked you"
+	default:
+		return fmt.Sprintf("by watcher pid %d", pid)
+	}
 }
 
 // backtrack: a failed attempt, then a D-Mail to the step's checkpoint.
@@ -229,7 +272,7 @@ const codeAnswer = "## A tiny checkpointed store\n\n" +
 	"Next, try **write a file** to see a tool call and the approval dialog."
 
 const toolDone = "Done: `hello.go` is in the demo work directory and reads back as written.\n\n" +
-	"| step | tool | approval |\n|---|---|---|\n| 1 | WriteFile | asked you |\n| 2 | ReadFile | not needed |\n\n" +
+	"| step | tool | approval |\n|---|---|---|\n| 1 | WriteFile | %s |\n| 2 | ReadFile | not needed |\n\n" +
 	"Each step started at a checkpoint — the Timeline pane lists them. Next, try **backtrack** to watch the model send a D-Mail to its past self, or `/compact`."
 
 const afterDMail = "Following the note from my future self, I skipped the missing settings file.\n\n" +

@@ -58,7 +58,9 @@ func TestScriptEndToEnd(t *testing.T) {
 			if r.Tool != "WriteFile" || !strings.Contains(r.Diff, "hello from the rewind demo") {
 				t.Errorf("approval = %+v", r)
 			}
-			r.Respond(soul.ApproveOnce, "")
+			if r.Answer(soul.ApproveOnce, "") {
+				m.Answered(r.ToolCallID, 0) // as the workspace does
+			}
 		}
 	}
 	s := soul.New(soul.Config{MaxContextSize: 32000, ReservedTokens: 4000}, db, sess.ID, m.Client(), tools.Default(), work, sink)
@@ -89,7 +91,7 @@ func TestScriptEndToEnd(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(work, "hello.go")); err != nil || !strings.Contains(string(b), "package main") {
 		t.Fatalf("hello.go = %q, %v", b, err)
 	}
-	if a := last(); !strings.Contains(a, "reads back as written") {
+	if a := last(); !strings.Contains(a, "reads back as written") || !strings.Contains(a, "| WriteFile | asked you |") {
 		t.Fatalf("tool trip answer = %q", a)
 	}
 
@@ -187,5 +189,50 @@ func TestRejectedWriteStopsTheRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "hello.go")); err == nil {
 		t.Fatal("hello.go was written after a reject")
+	}
+}
+
+// TestToolTripSaysWhoAnswered: the tool round trip's table says who
+// answered the WriteFile's approval: it said "asked you" also when a
+// watcher (another process) had answered, or when nobody was asked.
+func TestToolTripSaysWhoAnswered(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		yolo       bool
+		watcherPID int
+		want       string
+	}{
+		{"this screen", false, 0, "| 1 | WriteFile | asked you |"},
+		{"a watcher", false, 4242, "| 1 | WriteFile | by watcher pid 4242 |"},
+		{"yolo", true, 0, "| 1 | WriteFile | not asked |"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, db, work, m := demoEnv(t)
+			sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := soul.New(soul.Config{Yolo: tc.yolo}, db, sess.ID, m.Client(), tools.Default(), work, func(e soul.Event) {
+				if r, ok := e.(*soul.ApprovalRequest); ok {
+					if r.Answer(soul.ApproveOnce, "") {
+						m.Answered(r.ToolCallID, tc.watcherPID) // as the workspace does
+					}
+				}
+			})
+			if err := s.Run(ctx, "write a file"); err != nil {
+				t.Fatal(err)
+			}
+			v, err := db.View(ctx, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := v.Messages()
+			if a := msgs[len(msgs)-1].Content.PlainText(); !strings.Contains(a, tc.want) {
+				t.Fatalf("the answer does not say %q:\n%s", tc.want, a)
+			}
+		})
 	}
 }

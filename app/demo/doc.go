@@ -9,5 +9,7 @@
 // a fenced code block, a tool round trip (WriteFile → approval → ReadFile),
 // a summary when it receives the compaction prompt, and a model-initiated
 // backtrack (a failed attempt, SendDMail to the step's checkpoint, a better
-// answer). Anything else gets a friendly reply saying what to try.
+// answer). Anything else gets a friendly reply saying what to try. The
+// workspace tells it who answered an approval (Model.Answered), so the tool
+// round trip's table says whether you or a watcher did, or nobody was asked.
 package demo

@@ -139,6 +139,9 @@ func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, f
 	if !req.Answer(d, feedback) {
 		return // a watcher answered first
 	}
+	if f := a.c.opts.ApprovalAnswered; f != nil {
+		f(req.ToolCallID, 0)
+	}
 	if o := a.c.cur(); o != nil && o.pub != nil {
 		o.pub.AnnounceAnswer(req.ToolCallID, d, "the writer")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/app/demo"
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
@@ -180,4 +181,53 @@ func TestWatcherAnswerStaysOnTheWritersScreen(t *testing.T) {
 		m, _ := h.c.status.Message()
 		return strings.Contains(m, "answered from a watcher")
 	})
+}
+
+// TestDemoSaysWhoAnswered: in `rewind demo` the tool round trip's table
+// says who answered the WriteFile's approval: "asked you" when it was
+// this screen, the watcher's pid when a watcher (another process) did; it
+// said "asked you" for both.
+func TestDemoSaysWhoAnswered(t *testing.T) {
+	t.Parallel()
+	for _, watcher := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watcher=%v", watcher), func(t *testing.T) {
+			t.Parallel()
+			home := shortHome(t)
+			m, err := demo.Start(demo.Options{TokensPerSecond: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(m.Close)
+			h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) {
+				o.Home, o.AllowRemoteApproval, o.Client, o.Model = home, true, m.Client(), demo.ModelName
+				o.ApprovalAnswered = m.Answered // as app wires `rewind demo`
+			}})
+			h.submit("write a file")
+			h.waitFor("Approve WriteFile", "[y] approve")
+			want := "asked you"
+			if watcher {
+				var id string
+				h.c.onUIThread(func() { id = h.c.ap.cur.ToolCallID })
+				conn, err := live.Dial(h.ctx, home, h.sessionID())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if err := conn.Answer(id, soul.ApproveOnce, ""); err != nil {
+					t.Fatal(err)
+				}
+				want = fmt.Sprintf("by watcher pid %d", os.Getpid())
+			} else {
+				h.clock.advance(approvalGrace)
+				h.typeText("y", false)
+			}
+			h.waitFor("reads back as written", "ReadFile")
+			h.waitUntil("the run to end", h.idle)
+			rows := h.rows()
+			row := rowOf(rows, "│ WriteFile │")
+			if row < 0 || !strings.Contains(rows[row], want) {
+				t.Fatalf("the demo's table does not say %q:\n%s", want, strings.Join(rows, "\n"))
+			}
+		})
+	}
 }

@@ -23,6 +23,9 @@ func (c *Controller) onWorkerPublish(sess store.Session, workDir string) (*live.
 		Hello:               live.Hello{SessionID: sess.ID, Title: sess.Title, WorkDir: workDir, Model: c.opts.Model},
 		AllowRemoteApproval: c.opts.AllowRemoteApproval,
 		OnRemoteAnswer: func(req *soul.ApprovalRequest, a live.Answer) {
+			if f := c.opts.ApprovalAnswered; f != nil {
+				f(req.ToolCallID, a.PID)
+			}
 			c.onUIThreadAsync(func() { c.ap.onUIRemoteAnswered(req, a) })
 		},
 	})

@@ -78,6 +78,11 @@ type Options struct {
 	// AllowRemoteApproval lets watchers of the session this workspace
 	// writes answer its approval requests (the live channel, app/live).
 	AllowRemoteApproval bool
+	// ApprovalAnswered, when set, hears who answered each approval request
+	// of the session this workspace writes, as the answer counts (before
+	// the tool runs): watcherPID 0 for this screen, else the process of the
+	// watcher that did (`rewind demo`'s script says who).
+	ApprovalAnswered func(toolCallID string, watcherPID int)
 	// Notify announces runs that finish, fail or wait for approval: "bell",
 	// "osc" (OSC 9 + OSC 777) or "off" ("" = "bell").
 	Notify string
