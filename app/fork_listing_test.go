@@ -44,7 +44,7 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 	if err := Sessions(ctx, rt, false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "⑂ mouse theme (fork of mouse theme @ checkpoint 0)") {
+	if row := strings.Split(out.String(), "\n")[1]; !strings.Contains(row, "⑂ fork @0") || !strings.HasSuffix(row, "  fork of mouse theme @ checkpoint 0") {
 		t.Errorf("sessions does not tell the fork apart:\n%s", out.String())
 	}
 	out.Reset()

@@ -25,7 +25,14 @@ type SessionJSON struct {
 	Messages    int    `json:"messages"`
 	Checkpoints int    `json:"checkpoints"`
 	Tokens      int    `json:"tokens"`
-	ForkOf      string `json:"fork_of,omitempty"` // the source session of a fork
+	// A fork names its source session, the source's title and the
+	// checkpoint it was cut at (absent for a whole view); title stays the
+	// session's own (DECISIONS: the session lists' JSON).
+	ForkOf         string `json:"fork_of,omitempty"`
+	ForkOfTitle    string `json:"fork_of_title,omitempty"`
+	ForkCheckpoint *int   `json:"fork_checkpoint,omitempty"`
+	Imported       bool   `json:"imported,omitempty"`  // a kimi-cli import
+	NoAnswer       bool   `json:"no_answer,omitempty"` // prompts but no answer ever written (a failed run)
 }
 
 // GenerationJSON is one element of `rewind generations --json`.
@@ -81,12 +88,19 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 	if asJSON {
 		out := make([]SessionJSON, 0, len(list))
 		for _, s := range list {
-			out = append(out, SessionJSON{
+			j := SessionJSON{
 				ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
 				CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
 				CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
-				ForkOf: s.ForkOf,
-			})
+				ForkOf: s.ForkOf, Imported: s.Imported, NoAnswer: s.Unanswered,
+			}
+			if s.ForkOf != "" {
+				j.ForkOfTitle = s.ForkOfTitle
+				if s.ForkCheckpoint >= 0 {
+					j.ForkCheckpoint = &s.ForkCheckpoint
+				}
+			}
+			out = append(out, j)
 		}
 		return writeJSON(rt.Stdout, out)
 	}
@@ -95,16 +109,28 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tGEN\tMSGS\tCKPTS\tTOKENS\tWORK DIR\tTITLE")
+	fmt.Fprintln(tw, "ID\tUPDATED\tGEN\tMSGS\tCKPTS\tTOKENS\tWORK DIR\tMARK\tTITLE")
 	for _, s := range list {
-		title := clip(oneLine(s.Title), 60)
-		if note := s.ForkNote(); note != "" {
-			title = "⑂ " + title + " (" + clip(oneLine(note), 80) + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, localTime(s.UpdatedAt), s.CurrentGen,
-			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, localTime(s.UpdatedAt), s.CurrentGen,
+			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), sessionMark(s), clip(oneLine(s.ListTitle()), 120))
 	}
 	return tw.Flush()
+}
+
+// sessionMark is the MARK column of `rewind sessions`: the marks the TUI's
+// session lists show ("-" for none, so the column is never empty).
+func sessionMark(s store.Session) string {
+	switch {
+	case s.Unanswered:
+		return "✗ no answer"
+	case s.ForkOf != "" && s.ForkCheckpoint >= 0:
+		return fmt.Sprintf("⑂ fork @%d", s.ForkCheckpoint)
+	case s.ForkOf != "":
+		return "⑂ fork"
+	case s.Imported:
+		return "⇣ kimi"
+	}
+	return "-"
 }
 
 // Generations lists a session's generations in order.

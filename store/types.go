@@ -123,6 +123,26 @@ func (s Session) ForkNote() string {
 	return "fork of " + src
 }
 
+// ListTitle is the title the session lists show (the TUI's and `rewind
+// sessions`): its title ("(untitled)" when empty) and, for a fork, what it
+// was cut from, "<title> (fork of <source> @ checkpoint N)". A fork that
+// kept its source's title (every fork starts with it) shows only the note,
+// "fork of <title> @ checkpoint N", so the title is not said twice.
+func (s Session) ListTitle() string {
+	title := s.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	note := s.ForkNote()
+	switch {
+	case note == "":
+		return title
+	case s.Title != "" && s.Title == s.ForkOfTitle:
+		return note
+	}
+	return title + " (" + note + ")"
+}
+
 // Generation is one version of a session's context. Its view is its parent's
 // view restricted to records with seq < ForkSeq, followed by its own records.
 type Generation struct {

@@ -341,16 +341,9 @@ func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]
 }
 
 // sessionRow converts a session for the lists. A fork says what it was
-// cut from: "… (fork of <title> @ checkpoint N)".
+// cut from (store.Session.ListTitle).
 func sessionRow(s store.Session) views.SessionRow {
-	title := s.Title
-	if title == "" {
-		title = "(untitled)"
-	}
-	if note := s.ForkNote(); note != "" {
-		title += " (" + note + ")"
-	}
-	return views.SessionRow{ID: s.ID, Title: title, WorkDir: s.WorkDir, Updated: s.UpdatedAt,
+	return views.SessionRow{ID: s.ID, Title: s.ListTitle(), WorkDir: s.WorkDir, Updated: s.UpdatedAt,
 		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Unanswered: s.Unanswered,
 		Fork: s.ForkOf != "", ForkCheckpoint: s.ForkCheckpoint}
 }

@@ -117,8 +117,12 @@ func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
 func TestSessionRowTitlesForks(t *testing.T) {
 	t.Parallel()
 	r := sessionRow(store.Session{ID: "f", Title: "parser", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
-	if r.Title != "parser (fork of parser @ checkpoint 3)" {
+	if r.Title != "fork of parser @ checkpoint 3" { // its source's title, said once
 		t.Errorf("fork title %q", r.Title)
+	}
+	r = sessionRow(store.Session{ID: "f", Title: "lexer", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
+	if r.Title != "lexer (fork of parser @ checkpoint 3)" {
+		t.Errorf("renamed fork title %q", r.Title)
 	}
 	r = sessionRow(store.Session{ID: "w", Title: "", ForkOf: "01abcdefghijk", ForkCheckpoint: -1, Imported: true})
 	if r.Title != "(untitled) (fork of 01abcdefgh)" || !r.Imported {

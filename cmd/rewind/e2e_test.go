@@ -868,3 +868,69 @@ func TestImportInterruptedSaysWhatItKept(t *testing.T) {
 		t.Errorf("ids printed %v, sessions in the database %v", ids, inDB)
 	}
 }
+
+// TestSessionsMarkers: `rewind sessions` marks what the TUI's lists mark —
+// a kimi import, a run that never got an answer, a fork and where it was
+// cut — in the text table and in the JSON, and a fork that kept its
+// source's title says that title once.
+func TestSessionsMarkers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	src := e.seed("mouse theme")
+	ctx := context.Background()
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := db.ForkSession(ctx, src.id, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, err := db.CreateSession(ctx, store.NewSession{Title: "failed run", WorkDir: e.workDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendMessage(ctx, failed.ID, message.NewText("user", "hello?")); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	dir := filepath.Join(t.TempDir(), "kimi-session")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "context.jsonl"), fixtureCurrent)
+	imported := strings.TrimSpace(e.mustOK("import", dir).stdout)
+
+	byID := map[string]map[string]any{}
+	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+		byID[s["id"].(string)] = s
+	}
+	if s := byID[imported]; s["imported"] != true || s["no_answer"] != nil {
+		t.Errorf("imported session: %v", s)
+	}
+	if s := byID[failed.ID]; s["no_answer"] != true || s["imported"] != nil {
+		t.Errorf("failed run: %v", s)
+	}
+	if s := byID[fork.ID]; s["fork_of"] != src.id || s["fork_of_title"] != "mouse theme" || s["fork_checkpoint"] != 1.0 || s["title"] != "mouse theme" {
+		t.Errorf("fork: %v", s)
+	}
+	if s := byID[src.id]; s["imported"] != nil || s["no_answer"] != nil || s["fork_of"] != nil || s["fork_checkpoint"] != nil {
+		t.Errorf("plain session: %v", s)
+	}
+
+	text := e.mustOK("sessions").stdout
+	rows := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]] = line
+		}
+	}
+	for id, want := range map[string]string{imported: "⇣ kimi", failed.ID: "✗ no answer", fork.ID: "⑂ fork @1"} {
+		if !strings.Contains(rows[id], want) {
+			t.Errorf("row of %s lacks %q:\n%s", id, want, text)
+		}
+	}
+	if row := rows[fork.ID]; strings.Count(row, "mouse theme") != 1 || !strings.Contains(row, "fork of mouse theme @ checkpoint 1") {
+		t.Errorf("fork row says its title other than once: %q", row)
+	}
+}
