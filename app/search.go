@@ -36,12 +36,19 @@ type SearchHitJSON struct {
 
 // Search prints the messages matching a full-text query, newest first.
 func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
+	q := store.AsYouType(a.Query)
+	if !store.HasTerms(q) {
+		return UsageIn("rewind search", fmt.Errorf("QUERY %q has no word of two letters or more to search for", a.Query))
+	}
+	if a.Limit < 1 {
+		return UsageIn("rewind search", fmt.Errorf("--limit must be at least 1, got %d", a.Limit))
+	}
 	db, _, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	o := store.SearchOptions{Query: a.Query, Limit: a.Limit}
+	o := store.SearchOptions{Query: q, Limit: a.Limit}
 	if a.WorkDir != "" {
 		if o.WorkDir, err = filepath.Abs(a.WorkDir); err != nil {
 			return userErrorf(err, "work dir %s: %v", a.WorkDir, err)
@@ -78,7 +85,39 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 			title += " " + words.AlsoInForks(n)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", h.SessionID, h.Gen, h.Seq, localTime(h.CreatedAt),
-			oneLine(h.Role), title, clip(oneLine(h.Snippet), 100))
+			oneLine(h.Role), title, snippetAround(oneLine(h.Snippet), 100))
 	}
 	return tw.Flush()
+}
+
+// snippetAround clips a snippet to n runes around its first match (marked
+// «…»), as the TUI's hit rows do: when the match would be cut off, the
+// text before it is dropped (to "…" and some words of context) so the
+// match is always shown.
+func snippetAround(s string, n int) string {
+	r := []rune(s)
+	first, end := -1, -1
+	for i, c := range r {
+		if c == '«' && first < 0 {
+			first = i
+		}
+		if c == '»' && first >= 0 {
+			end = i
+			break
+		}
+	}
+	if len(r) <= n || first < 0 || end < n-1 {
+		return clip(s, n)
+	}
+	// a third of the width before the match, starting at a word
+	start := max(0, first-n/3)
+	if start > 0 && r[start-1] != ' ' {
+		for i := start; i < first; i++ {
+			if r[i] == ' ' {
+				start = i + 1
+				break
+			}
+		}
+	}
+	return clip("…"+string(r[start:]), n)
 }

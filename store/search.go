@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -105,6 +106,35 @@ func ftsQuery(in string) string {
 	}
 	return strings.Join(terms, " ")
 }
+
+// AsYouType is how the TUI's search and `rewind search` read what was
+// typed: the word being typed is a prefix, so "lookahead fla" finds
+// "flaky". A last word of one letter is left out ("build c" searches
+// "build*", "b" nothing: ""): as a whole word it matched almost nothing,
+// and as a prefix almost everything, which the index cannot answer fast
+// (docs/DECISIONS.md). A word followed by a quote stays a whole word.
+func AsYouType(q string) string {
+	if q == "" || strings.HasSuffix(q, "*") || strings.HasSuffix(q, "\"") || strings.Count(q, "\"")%2 == 1 {
+		return q
+	}
+	i := strings.LastIndexAny(q, " \t") + 1
+	last := q[i:]
+	if last == "OR" {
+		return q
+	}
+	if utf8.RuneCountInString(last) < 2 {
+		rest := strings.TrimSpace(q[:i])
+		if rest == "OR" || strings.HasSuffix(rest, " OR") {
+			rest = strings.TrimSpace(strings.TrimSuffix(rest, "OR"))
+		}
+		return AsYouType(rest)
+	}
+	return q + "*"
+}
+
+// HasTerms reports whether a query has anything to search for: a word, a
+// prefix or a phrase ("", spaces, punctuation and a bare OR have none).
+func HasTerms(q string) bool { return ftsQuery(q) != "" }
 
 // phrase quotes s as an FTS phrase keeping only letters, digits and spaces
 // (what the unicode61 tokenizer indexes anyway).

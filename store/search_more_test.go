@@ -96,3 +96,31 @@ func TestSessionOrigins(t *testing.T) {
 		t.Errorf("failed %+v, imported %+v", got[failed.ID], got[imp.ID])
 	}
 }
+
+// AsYouType makes the word being typed a prefix and leaves out a last
+// word of one letter; HasTerms says whether anything is left to search.
+func TestAsYouTypeAndHasTerms(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"build":          "build*",
+		"buil":           "buil*",
+		"build c":        "build*",
+		"b":              "",
+		"a b":            "",
+		"a build":        "a build*",
+		"build OR c":     "build*",
+		`"flaky test" c`: `"flaky test"`,
+		`"flaky te`:      `"flaky te`,
+		"build OR":       "build OR",
+		"sche*":          "sche*",
+	} {
+		if got := AsYouType(q); got != want {
+			t.Errorf("AsYouType(%q) = %q, want %q", q, got, want)
+		}
+	}
+	for q, want := range map[string]bool{"": false, "  ": false, "()": false, "OR": false, "x": true, `"a b"`: true, "buil*": true} {
+		if got := HasTerms(q); got != want {
+			t.Errorf("HasTerms(%q) = %v", q, got)
+		}
+	}
+}

@@ -34,25 +34,6 @@ func TestBrowserSearchWaitsForASecondLetter(t *testing.T) {
 	}
 }
 
-func TestAsYouType(t *testing.T) {
-	t.Parallel()
-	for q, want := range map[string]string{
-		"build":          "build*",
-		"build c":        "build*",
-		"b":              "",
-		"a b":            "",
-		"a build":        "a build*",
-		"build OR c":     "build*",
-		`"flaky test" c`: `"flaky test"`,
-		`"flaky te`:      `"flaky te`,
-		"build OR":       "build OR",
-	} {
-		if got := asYouType(q); got != want {
-			t.Errorf("asYouType(%q) = %q, want %q", q, got, want)
-		}
-	}
-}
-
 // The tool pane follows the session opened from the browser, even when
 // the new session has a call of the same id (kimi-cli numbers its calls
 // "Shell:0", "Shell:1"… in every session): it kept showing the old

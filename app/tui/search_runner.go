@@ -2,10 +2,8 @@ package tui
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
@@ -68,12 +66,12 @@ func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 
 // request is the list's SearchFunc (UI goroutine): it supersedes whatever
 // query is waiting or running.
-// A trailing one-letter word is not searched (asYouType): the query is
+// A trailing one-letter word is not searched (store.AsYouType): the query is
 // answered at once with the hits of the words before it, when those were
 // the last query's, or with a note when there are none.
 func (r *searchRunner) request(query string) {
 	ctx, cancel := context.WithCancel(r.c.ctx)
-	o := store.SearchOptions{Query: asYouType(query), Limit: searchLimit + 1}
+	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timer != nil {
@@ -150,29 +148,4 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string, o store.Se
 	r.last = lastSearch{o: o, hits: hits, more: more}
 	r.mu.Unlock()
 	post(more, true)
-}
-
-// asYouType makes the word being typed a prefix: "lookahead fla" finds
-// "flaky". A word being typed that has one letter yet is left out
-// ("build c" searches "build*", "b" nothing: ""): as a whole word it
-// matched almost nothing, and as a prefix almost everything, which the
-// index cannot answer fast (docs/DECISIONS.md). A word followed by a quote
-// stays a whole word.
-func asYouType(q string) string {
-	if q == "" || strings.HasSuffix(q, "*") || strings.HasSuffix(q, "\"") || strings.Count(q, "\"")%2 == 1 {
-		return q
-	}
-	i := strings.LastIndexAny(q, " \t") + 1
-	last := q[i:]
-	if last == "OR" {
-		return q
-	}
-	if utf8.RuneCountInString(last) < 2 {
-		rest := strings.TrimSpace(q[:i])
-		if rest == "OR" || strings.HasSuffix(rest, " OR") {
-			rest = strings.TrimSpace(strings.TrimSuffix(rest, "OR"))
-		}
-		return asYouType(rest)
-	}
-	return q + "*"
 }

@@ -934,3 +934,50 @@ func TestSessionsMarkers(t *testing.T) {
 		t.Errorf("fork row says its title other than once: %q", row)
 	}
 }
+
+// TestSearchCommandAsTheTUI: `rewind search` builds its query as the TUI's
+// search does (the last word is a prefix), shows the match in a long
+// message's snippet, and refuses a query with nothing to find and a
+// --limit below 1 with one usage line.
+func TestSearchCommandAsTheTUI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "long", WorkDir: e.workDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// long words: the 16 tokens around the match run past the table's width
+	long := `store Shell {"command":"grep -rn 7f3a9c0e5b2d4f6a8c1e3b5d7f9a0c2e4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a ` +
+		`initialcontexttablesandindexesforsessionsgenerationsandrecords ` +
+		`generationsparentsessionforksequencecolumnsandtheirindexes"} then the schema of the context table`
+	if _, err := db.AppendMessage(ctx, s.ID, message.NewText("user", long)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendMessage(ctx, s.ID, message.NewText("assistant", "the build passes")); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	text := e.mustOK("search", "sche*").stdout
+	if !strings.Contains(text, "«schema»") {
+		t.Errorf("the snippet does not show the match:\n%s", text)
+	}
+	hits := decode[[]map[string]any](t, e.mustOK("search", "the", "buil", "--json").stdout)
+	if len(hits) != 1 || !strings.Contains(hits[0]["snippet"].(string), "«build»") {
+		t.Errorf("the last word is not a prefix as in the TUI: %v", hits)
+	}
+	for _, q := range []string{"", "  ", "()", "x"} {
+		expectError(t, e.run("search", q), 2, "QUERY", "(see `rewind search --help`)")
+	}
+	for _, n := range []string{"0", "-1"} {
+		expectError(t, e.run("search", "build", "--limit", n), 2, "--limit", "at least 1")
+	}
+	if help := e.mustOK("search", "--help").stdout; !strings.Contains(help, "prefix") || !strings.Contains(help, "last word") {
+		t.Errorf("help does not say the last word is a prefix:\n%s", help)
+	}
+}

@@ -391,6 +391,13 @@ func newCLI() *cli {
 	search := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Full-text search of every session's messages, newest first (word* for a prefix, \"a phrase\", OR)",
+		Long: `Full-text search of every session's messages, newest first.
+
+Every word must match; word* is a prefix, "a phrase" matches the words in
+order, OR between two terms matches either. As in the workspace's search,
+the last word is a prefix too ("rewind search buil" finds "build"), unless
+it is quoted; a last word of one letter is left out. Snippets mark the
+matches with « ».`,
 		Args: usageArgs(func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("`%s` needs a QUERY", cmd.CommandPath())
@@ -403,7 +410,7 @@ func newCLI() *cli {
 		}),
 	}
 	search.Flags().BoolVar(&sa.JSON, "json", false, "print JSON: [{session_id, title, work_dir, gen, seq, role, snippet, created_at, also_in}]")
-	search.Flags().IntVar(&sa.Limit, "limit", 50, "at most N hits")
+	search.Flags().IntVar(&sa.Limit, "limit", 50, "at most N hits (1 or more)")
 	search.Flags().StringVar(&sa.SessionID, "session", "", "only this session (with what it shares with its fork source)")
 	search.Flags().StringVar(&sa.WorkDir, "work-dir", "", "only sessions of this work dir")
 
