@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -148,13 +149,19 @@ func (db *DB) importTx(ctx context.Context, fn func(*sql.Tx, *importStmts) error
 		return err
 	}
 	defer db.importGap.done()
-	return db.RetryBusy(ctx, func() error {
+	err := db.RetryBusy(ctx, func() error {
 		return db.WriteTx(ctx, func(tx *sql.Tx) error {
 			var st importStmts
 			defer st.close()
 			return fn(tx, &st)
 		})
 	})
+	if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+		// Cancelling ctx rolls the transaction back under a running insert,
+		// which then fails as "statement is closed": the cause is the cancel.
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
 }
 
 // importGap leaves the write lock free for a while between two import
