@@ -333,6 +333,7 @@ func (l *SessionList) refilter() {
 		if ft == "" {
 			l.clearHits()
 		}
+		l.visible, l.matched = l.visible[:0], nil // the hits are listed, not the sessions
 		if ft != l.lastAsked {
 			// The hits of the last query stay until this one's replace
 			// them (the count says "searching…"): blanking the list on

@@ -172,3 +172,17 @@ func TestSessionListHitNamesItsForks(t *testing.T) {
 	mustFind(t, s, "one (+1 fork) · user: the build")
 	mustFind(t, s, "two (+2 forks) · user: a build")
 }
+
+// Sessions listed again during a full-text search (Ctrl-T: fewer of them)
+// keep the hits; the list indexed its fuzzy matches of the longer list.
+func TestSessionListFewerSessionsDuringASearch(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	l.SetSearchFunc(func(string) {})
+	send(l, runes("/build")...)
+	l.SetHits("build", []SearchHit{{SessionID: "s1", Title: "fix the parser bug", Role: "user", Snippet: "the «build»"}}, false)
+	l.SetSessions(sampleSessions()[:1])
+	mustFind(t, draw(t, l, 80, 24), "the build")
+}
