@@ -112,6 +112,7 @@ type SessionList struct {
 	onClose      func()
 	onScope      func()
 	scope        string // "" (no toggle), else what is listed: "this dir" or "all"
+	scopeDir     string // the dir "this dir" means
 	keys         Keymap
 	lastAsked    string
 }
@@ -193,9 +194,23 @@ func (l *SessionList) SetOnUndoDelete(f func()) { l.onUndoDelete = f }
 // says which one is listed.
 func (l *SessionList) SetOnScope(f func()) { l.onScope = f }
 
-// SetScope names what the list holds ("this dir" or "all"), shown in its
-// header.
-func (l *SessionList) SetScope(scope string) { l.scope = scope }
+// SetScope names what the list holds ("this dir" or "all") and the dir
+// "this dir" is, shown in its header.
+func (l *SessionList) SetScope(scope, dir string) { l.scope, l.scopeDir = scope, SanitizeLine(dir) }
+
+// thisDir reports whether the list holds one dir's sessions.
+func (l *SessionList) thisDir() bool { return l.scope == "this dir" }
+
+// SearchAgain runs the full-text query again (what it searches changed:
+// Ctrl-T); its hits stay until the new ones come.
+func (l *SessionList) SearchAgain() {
+	if !l.FullText() || l.lastAsked == "" {
+		return
+	}
+	l.lastAsked = ""
+	l.refilter()
+	l.askPreview()
+}
 
 // SetOnClose is called on Esc with an empty filter.
 func (l *SessionList) SetOnClose(f func()) { l.onClose = f }
@@ -529,7 +544,10 @@ func (l *SessionList) Draw(screen tcell.Screen) {
 	base := l.base()
 	// filter line
 	prompt := "filter: "
-	if l.FullText() {
+	switch {
+	case l.FullText() && l.thisDir() && w >= 60:
+		prompt = "search (this dir): "
+	case l.FullText():
 		prompt = "search: "
 	}
 	n := drawText(screen, x, y, w, prompt, base.Foreground(th.Accent).Bold(true))
@@ -623,13 +641,22 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	}
 	if h >= 3 {
 		head := base.Foreground(th.Dim).Bold(true)
-		title := "TITLE"
-		if l.scope != "" {
-			title += " · " + l.scope + " (Ctrl-T)"
-		}
-		drawText(screen, x+1, y, titleW-1, title, head)
-		if dirW > 0 {
-			drawText(screen, x+titleW+1, y, dirW, "WORK DIR", head)
+		if l.thisDir() {
+			// the header names the dir, over the work dir column too
+			hw := titleW - 1
+			if dirW > 0 {
+				hw += 1 + dirW
+			}
+			drawText(screen, x+1, y, hw, thisDirHeader(l.scopeDir, hw), head)
+		} else {
+			title := "TITLE"
+			if l.scope != "" {
+				title += " · " + l.scope + " (Ctrl-T)"
+			}
+			drawText(screen, x+1, y, titleW-1, title, head)
+			if dirW > 0 {
+				drawText(screen, x+titleW+1, y, dirW, "WORK DIR", head)
+			}
 		}
 		if statsW > 0 {
 			drawText(screen, x+w-statsW, y, statsW, padLeft("AGE  MSGS TOKENS GENS", statsW), head)
@@ -645,10 +672,10 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			msg = fmt.Sprintf("No match in the newest %d sessions · searching them all…", len(l.sessions))
 		case l.filter.String() != "":
 			msg = "No session matches."
-		case l.scope == "this dir":
-			msg = "No sessions in this work dir (Ctrl-T shows all)."
+		case l.thisDir():
+			msg = "No sessions in " + l.scopeDir + " (Ctrl-T shows all)."
 		}
-		drawText(screen, x, y, w, msg, base.Foreground(th.Dim))
+		drawWrapped(screen, x, y, w, h, msg, base.Foreground(th.Dim))
 		return
 	}
 	l.scrollTo(len(l.visible), h)
@@ -707,6 +734,32 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			stats := fmt.Sprintf("%5s %5d %6s %4d", FormatAge(s.Updated, now), s.Messages, FormatTokens(s.Tokens), s.Generations)
 			drawText(screen, x+w-statsW, y+r, statsW, padLeft(stats, statsW), dim)
 		}
+	}
+}
+
+// thisDirHeader is the list's header when it holds one dir's sessions,
+// fitted to w: the dir elided in the middle, then fewer words around it.
+func thisDirHeader(dir string, w int) string {
+	for _, f := range []struct{ pre, post string }{
+		{"TITLE · in ", " (Ctrl-T: all)"},
+		{"in ", " (Ctrl-T: all)"},
+		{"in ", ""},
+	} {
+		room := w - strWidth(f.pre) - strWidth(f.post)
+		if room >= min(strWidth(dir), 16) {
+			return f.pre + ElidePath(dir, room) + f.post
+		}
+	}
+	return ElidePath(dir, w)
+}
+
+// drawWrapped draws msg word-wrapped in at most h rows of w cells.
+func drawWrapped(screen tcell.Screen, x, y, w, h int, msg string, st tcell.Style) {
+	for i, line := range wrapPlain(msg, w, st) {
+		if i >= h {
+			return
+		}
+		drawLine(screen, x, y+i, w, line)
 	}
 }
 
@@ -783,24 +836,23 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 	th := l.theme
 	base := l.base()
 	q := strings.TrimSpace(strings.TrimPrefix(l.filter.String(), "/"))
-	if q == "" {
-		drawText(screen, x, y, w, "Type words to search all messages.", base.Foreground(th.Dim))
-		return
+	var msg string
+	switch {
+	case q == "" && l.thisDir():
+		msg = "Type words to search the messages of " + l.scopeDir + " (Ctrl-T: all)."
+	case q == "":
+		msg = "Type words to search all messages."
+	case l.hitsQuery != q && len(l.hits) == 0:
+		msg = "Searching…"
+	case len(l.hits) == 0 && l.hitsNote != "":
+		msg = l.hitsNote
+	case len(l.hits) == 0 && l.thisDir():
+		msg = "No message matches in " + l.scopeDir + " (Ctrl-T searches all)."
+	case len(l.hits) == 0:
+		msg = "No message matches."
 	}
-	if l.hitsQuery != q && len(l.hits) == 0 {
-		drawText(screen, x, y, w, "Searching…", base.Foreground(th.Dim))
-		return
-	}
-	if len(l.hits) == 0 {
-		msg := "No message matches."
-		if l.hitsQuery == q && l.hitsNote != "" {
-			msg = l.hitsNote
-		}
-		for i, line := range wrapPlain(msg, w, base.Foreground(th.Dim)) {
-			if i < h {
-				drawLine(screen, x, y+i, w, line)
-			}
-		}
+	if msg != "" {
+		drawWrapped(screen, x, y, w, h, msg, base.Foreground(th.Dim))
 		return
 	}
 	l.scrollTo(len(l.hits), h)

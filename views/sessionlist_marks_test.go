@@ -32,7 +32,7 @@ func TestSessionListHeadersAndMarks(t *testing.T) {
 	now := time.Now()
 	l := NewSessionList()
 	l.SetTheme(dark)
-	l.SetScope("all")
+	l.SetScope("all", "")
 	l.SetSessions([]SessionRow{
 		{ID: "a", Title: "open one", WorkDir: "/home/dev/clients/acme/services/proj1", Updated: now, Current: true},
 		{ID: "b", Title: "from kimi", WorkDir: "/home/dev/clients/acme/services/proj2", Updated: now, Imported: true},
@@ -60,9 +60,9 @@ func TestSessionListEmptyThisDirSaysHowToSeeAll(t *testing.T) {
 	t.Parallel()
 	l := NewSessionList()
 	l.SetTheme(dark)
-	l.SetScope("this dir")
+	l.SetScope("this dir", "/home/dev/proj")
 	l.SetSessions(nil)
-	mustFind(t, draw(t, l, 100, 20), "No sessions in this work dir (Ctrl-T shows all).")
+	mustFind(t, draw(t, l, 100, 20), "No sessions in /home/dev/proj (Ctrl-T shows all).")
 }
 
 // A fork's long title is cut, but its ⑂ mark and checkpoint stay in view,

@@ -54,9 +54,12 @@ type browser struct {
 	sigMu   sync.Mutex
 	paneSig string
 
-	// thisDir: the lists show the workspace's work dir only (Ctrl-T);
-	// read by workers.
+	// thisDir: the lists show the sessions of the dir the agent works in
+	// only (Ctrl-T; Controller.workDir); read by workers.
 	thisDir atomic.Bool
+	// shownDir is the dir the lists' header names (UI state): when the
+	// agent moves, a search limited to it runs again.
+	shownDir string
 	// paneAll: the pane lists every session, not the newest sessionLimit,
 	// while its filter is typed (so the filter searches them all); read by
 	// workers.
@@ -349,13 +352,18 @@ func sessionRow(s store.Session) views.SessionRow {
 }
 
 // listOptions is what the lists show: every session, or (Ctrl-T) those of
-// the workspace's work dir.
+// the dir the agent works in.
 func (b *browser) listOptions(limit int) store.ListOptions {
-	o := store.ListOptions{Limit: limit}
+	return store.ListOptions{Limit: limit, WorkDir: b.scopeDir()}
+}
+
+// scopeDir is the work dir the lists and their searches are limited to:
+// "" for all, else the dir the agent works in (any goroutine).
+func (b *browser) scopeDir() string {
 	if b.thisDir.Load() {
-		o.WorkDir = b.c.opts.WorkDir
+		return b.c.workDir()
 	}
-	return o
+	return ""
 }
 
 // onUIOpened runs when the workspace shows a session (at start, and after
@@ -401,20 +409,30 @@ func (b *browser) workDirBanner(sess store.Session) *views.Item {
 	return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text}
 }
 
-// onUIToggleScope switches both lists between this work dir and all.
+// onUIToggleScope switches both lists, and their searches, between the
+// dir the agent works in and all.
 func (b *browser) onUIToggleScope() {
 	b.thisDir.Store(!b.thisDir.Load())
-	b.applyScope()
 	b.onUIRefresh()
+	b.pane.SearchAgain()
+	b.list.SearchAgain()
 }
 
+// applyScope names what the lists hold in their headers; a full-text
+// query runs again when what it searches changed.
 func (b *browser) applyScope() {
-	scope := "all"
+	scope, dir := "all", b.c.workDir()
 	if b.thisDir.Load() {
 		scope = "this dir"
 	}
-	b.pane.SetScope(scope)
-	b.list.SetScope(scope)
+	for _, l := range []*views.SessionList{b.pane, b.list} {
+		l.SetScope(scope, dir)
+	}
+	if b.thisDir.Load() && dir != b.shownDir {
+		b.pane.SearchAgain()
+		b.list.SearchAgain()
+	}
+	b.shownDir = dir
 }
 
 // onUISetRows shows rows on a list, marking the session open here.
@@ -430,6 +448,7 @@ func (b *browser) onUISetRows(l *views.SessionList, rows []views.SessionRow) {
 // workspace changed a session.
 func (b *browser) onUIRefresh() {
 	c := b.c
+	b.applyScope()               // the agent may work in another dir now
 	browserOpen := b.stop != nil // UI state: read it here, not on the worker
 	c.onWorker(func() {
 		b.storePaneSig("") // force the pane's next list through

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,4 +73,48 @@ func TestToolPaneFollowsAResumedSessionWithTheSameCallIDs(t *testing.T) {
 	h.key(tcell.KeyEnter)
 	h.waitFor("run it in second shell")
 	h.waitGone("alpha-output")
+}
+
+// With "this dir" on, the browser's full-text search finds the messages
+// of the agent's work dir only, as its list does.
+func TestBrowserThisDirLimitsTheSearch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		for _, s := range []struct{ title, dir string }{{"here task", h.work}, {"there task", "/srv/other/proj2"}} {
+			sess, err := h.db.CreateSession(h.ctx, store.NewSession{Title: s.title, WorkDir: s.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedTurns(t, h.db, sess.ID, "the walrus migrates in "+s.title)
+		}
+	}})
+	h.openBrowser()
+	h.typeText("/walrus", false)
+	h.waitFor("4 hits")
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitFor("2 hits")
+	if text := h.text(); strings.Contains(text, "there task") {
+		t.Errorf("a hit of another work dir is listed with this dir on:\n%s", text)
+	}
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitFor("4 hits", "there task")
+}
+
+// At 80 columns the Sessions pane's "no sessions here" message wraps at
+// words and names the dir; it was cut mid-sentence ("No sessions in this
+// work dir (").
+func TestSessionsPaneEmptyThisDirWrapsAt80(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24, before: func(h *harness) {
+		sess, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "elsewhere", WorkDir: "/srv/other/proj2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, sess.ID, "far away")
+	}})
+	h.focus(h.c.sessions)
+	h.waitFor("elsewhere")
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitFor("No sessions in", "(Ctrl-T shows all).")
+	h.waitFor(filepath.Base(h.work))
 }

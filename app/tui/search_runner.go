@@ -71,7 +71,7 @@ func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 // the last query's, or with a note when there are none.
 func (r *searchRunner) request(query string) {
 	ctx, cancel := context.WithCancel(r.c.ctx)
-	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1}
+	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1, WorkDir: r.c.br.scopeDir()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timer != nil {

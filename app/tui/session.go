@@ -328,6 +328,16 @@ func joinNotes(a, b string) string {
 	return a + " · " + b
 }
 
+// workDir is the directory the agent works in: the open session's, else
+// the one rewind was started in (any goroutine). /status shows it, and the
+// session lists' "this dir" is it.
+func (c *Controller) workDir() string {
+	if o := c.cur(); o != nil {
+		return workDirOf(o.sess, c.opts.WorkDir)
+	}
+	return c.opts.WorkDir
+}
+
 // workDirOf is the directory the agent works in for sess.
 // demoReadOnly says why the demo opens a session of another work dir
 // read-only.

@@ -53,10 +53,7 @@ func (c *Controller) cmdStatus(string) {
 		yolo = o.soul.Yolo()
 		approved = o.soul.ApprovedForSession()
 	}
-	workDir := c.opts.WorkDir
-	if o != nil {
-		workDir = workDirOf(o.sess, c.opts.WorkDir)
-	}
+	workDir := c.workDir()
 	notices := slices.Clone(c.notices)
 	c.onWorker(func() {
 		var files []instructions.File
