@@ -435,38 +435,40 @@ func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool
 	})
 }
 
-// onUIFork forks the open session's current generation into a new session
-// and opens that for writing.
+// onUIFork forks a session's current generation into a new session and
+// opens that for writing.
 func (c *Controller) onUIFork(id string) {
 	if c.busy != "" {
 		c.setMessage("wait for the run to finish (or press Esc) before forking", true)
 		return
 	}
-	c.onUISwitch("fork", func(ctx context.Context) (store.Session, *views.Item, error) {
-		src, err := c.db.GetSession(ctx, id)
-		if err != nil {
-			return store.Session{}, nil, err
-		}
-		return c.onWorkerFork(ctx, id, src.CurrentGen, func(fork string) string {
-			return fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork))
-		})
+	c.onUIForkInto(id, -1, -1, func(fork string) string {
+		return fmt.Sprintf("Forked session %s into %s: this copy is yours to write; the original is unchanged.", shortID(id), shortID(fork))
 	}, nil)
 }
 
-// onUIForkInto forks generation gen of session id into a new session, opens
-// it for writing, shows banner(new id) and then runs then (UI).
-func (c *Controller) onUIForkInto(id string, gen int, banner func(fork string) string, then func()) {
+// onUIForkInto forks generation gen (< 0: the current one) of session id,
+// up to checkpoint cp (< 0: the whole view), into a new session, opens it
+// for writing, shows banner(new id) and then runs then (UI). Every fork
+// goes through here, so each says, as resuming does, when the agent now
+// works in another dir (the fork's, its source's).
+func (c *Controller) onUIForkInto(id string, gen, cp int, banner func(fork string) string, then func()) {
 	c.onUISwitch("fork", func(ctx context.Context) (store.Session, *views.Item, error) {
-		return c.onWorkerFork(ctx, id, gen, banner)
-	}, then)
-}
-
-func (c *Controller) onWorkerFork(ctx context.Context, id string, gen int, banner func(fork string) string) (store.Session, *views.Item, error) {
-	fork, err := c.db.ForkSession(ctx, id, gen, -1)
-	if err != nil {
-		return store.Session{}, nil, err
-	}
-	return fork, &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: banner(fork.ID)}, nil
+		fork, err := c.db.ForkSession(ctx, id, gen, cp)
+		if err != nil {
+			return store.Session{}, nil, err
+		}
+		text := banner(fork.ID)
+		if wd := c.br.workDirBanner(fork); wd != nil {
+			text += "\n" + wd.Text
+		}
+		return fork, &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text}, nil
+	}, func() {
+		c.br.onUIOpened(false)
+		if then != nil {
+			then()
+		}
+	})
 }
 
 // onUIOpenSession switches the workspace to another session (session list

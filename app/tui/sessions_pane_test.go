@@ -170,3 +170,26 @@ func TestSessionsPaneFilterSearchesEverySession(t *testing.T) {
 	h.waitUntil("the newest two again", func() bool { return len(h.c.sessions.Visible()) == 2 })
 	h.waitGone("zebra notes")
 }
+
+// Forking a session of another work dir moves the agent there, and says so
+// as resuming it does: Ctrl-F in the pane said only "Forked session X into
+// Y" while /status showed the agent working in the source's dir.
+func TestForkAcrossWorkDirsSaysWhereTheAgentWorks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seedTurns(t, h.db, s.ID, "work in the other dir")
+		},
+	})
+	h.waitFor("elsewhere task")
+	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
+	h.typeText("elsewhere", false)
+	h.waitUntil("the row alone", func() bool { return len(h.c.sessions.Visible()) == 1 })
+	h.ctrl(tcell.KeyCtrlF)
+	h.waitFor("Forked session", "This session belongs to /srv/other/proj2: the agent works there now")
+	h.waitFor("working in /srv/other/proj2")
+}

@@ -731,7 +731,7 @@ func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	}
 	t.onUIEndPreview()
 	src := o.sess.ID
-	c.onUIForkInto(src, g.Gen, func(fork string) string {
+	c.onUIForkInto(src, g.Gen, -1, func(fork string) string {
 		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
 	}, func() {
 		c.onWorker(c.br.onWorkerListPane)
