@@ -111,6 +111,7 @@ type SessionList struct {
 	onUndoDelete func()
 	onClose      func()
 	onScope      func()
+	onHelp       func()
 	scope        string // "" (no toggle), else what is listed: "this dir" or "all"
 	scopeDir     string // the dir "this dir" means
 	keys         Keymap
@@ -136,12 +137,13 @@ func NewSessionList() *SessionList {
 			}
 		}, K(tcell.KeyCtrlY)),
 		bind("clear the filter / close", l.escape, K(tcell.KeyEsc)),
-		bind("sessions of this work dir / all sessions", func() {
+		bind("only the sessions of the dir the agent works in / all", func() {
 			if l.onScope != nil {
 				l.onScope()
 			}
 		}, K(tcell.KeyCtrlT)),
 		{Keys: []Key{R('/')}, Description: "as first character: full-text search of messages", Visible: true},
+		{Keys: []Key{K(tcell.KeyF1), R('?')}, Description: "help: every key (? while the filter is empty)", Handler: l.help, Visible: true},
 	}
 	return l
 }
@@ -210,6 +212,15 @@ func (l *SessionList) SearchAgain() {
 	l.lastAsked = ""
 	l.refilter()
 	l.askPreview()
+}
+
+// SetOnHelp is called on F1, and on ? while the filter is empty.
+func (l *SessionList) SetOnHelp(f func()) { l.onHelp = f }
+
+func (l *SessionList) help() {
+	if l.onHelp != nil {
+		l.onHelp()
+	}
 }
 
 // SetOnClose is called on Esc with an empty filter.
@@ -979,6 +990,10 @@ func (l *SessionList) drawPreview(screen tcell.Screen, x, y, w, h int, side bool
 func (l *SessionList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)) {
 	return l.WrapInputHandler(func(ev *tcell.EventKey, _ func(tview.Primitive)) {
 		if ev.Key() != tcell.KeyRune && l.keys.Handle(ev) {
+			return
+		}
+		if ev.Key() == tcell.KeyRune && ev.Rune() == '?' && l.filter.String() == "" && l.onHelp != nil {
+			l.onHelp()
 			return
 		}
 		before, was := l.filter.String(), l.Filtering()

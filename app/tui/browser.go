@@ -73,7 +73,9 @@ type browser struct {
 func (c *Controller) initBrowser() {
 	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	c.br = b
-	b.list.SetPaneTitle("Sessions · type to filter · / full-text search · Enter resume · Ctrl-R rename · Ctrl-D delete · Ctrl-Y undelete · Ctrl-F fork · Ctrl-E export · Esc close")
+	// Most wanted first: a narrow title loses parts from the end, and
+	// "F1 help" lists every key.
+	b.list.SetPaneTitle("Sessions · F1 help · Enter resume · / search messages · Ctrl-T this dir/all · Ctrl-R rename · Ctrl-D delete · Ctrl-Y undelete · Ctrl-F fork · Ctrl-E export · Esc close")
 	for _, l := range []*views.SessionList{b.pane, b.list} {
 		l.SetOnRename(b.onUIRename)
 		l.SetOnDelete(b.onUIDelete)
@@ -84,6 +86,7 @@ func (c *Controller) initBrowser() {
 		l.SetSearchFunc(newSearchRunner(c, l).request)
 		l.SetOnScope(b.onUIToggleScope)
 		l.SetOnUndoDelete(b.onUIUndoDelete)
+		l.SetOnHelp(c.showHelp)
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)

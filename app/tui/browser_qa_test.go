@@ -118,3 +118,37 @@ func TestSessionsPaneEmptyThisDirWrapsAt80(t *testing.T) {
 	h.waitFor("No sessions in", "(Ctrl-T shows all).")
 	h.waitFor(filepath.Base(h.work))
 }
+
+// At 80 columns the browser's title keeps "F1 help" (it stopped at "Enter
+// resume …", hiding rename, delete, fork, export and Ctrl-T), F1 opens
+// help with the browser's keys first (it did nothing), and so does "?"
+// while the filter is empty; typed in a filter "?" is a character.
+func TestBrowserHelpAt80Columns(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	h := newHarness(t, hopts{w: 80, h: 24,
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[2] },
+	})
+	h.openBrowser()
+	h.waitFor("F1 help")
+	h.key(tcell.KeyF1)
+	h.waitUntil("help over the browser", func() bool { return h.c.pages.top() == "help" })
+	text := h.waitFor("Session browser", "rename", "the dir the agent works in / all")
+	if i, j := strings.Index(text, "Session browser"), strings.Index(text, "Workspace"); j >= 0 && j < i {
+		t.Errorf("the browser's keys are not listed first:\n%s", text)
+	}
+	h.key(tcell.KeyEsc)
+	h.waitUntil("back in the browser", func() bool { return h.c.pages.top() == browserPage })
+	h.typeText("?", false)
+	h.waitUntil("help from ?", func() bool { return h.c.pages.top() == "help" })
+	h.key(tcell.KeyEsc)
+	h.waitUntil("back in the browser", func() bool { return h.c.pages.top() == browserPage })
+	h.typeText("ze?", false)
+	h.waitUntil("? typed in the filter", func() bool { return h.c.br.list.Filter() == "ze?" })
+	var top string
+	h.c.onUIThread(func() { top = h.c.pages.top() })
+	if top != browserPage {
+		t.Errorf("top page %q after ? in a filter", top)
+	}
+}

@@ -19,12 +19,12 @@ func TestHintsAndTitlesKeepWholeWords(t *testing.T) {
 			h, _ := browserHarness(t)
 			h.resize(sz.w, sz.h)
 			h.openBrowser()
-			top := h.waitFor("Sessions · type to filter")
+			top := h.waitFor("Sessions · F1 help · Enter resume")
 			title := strings.Split(top, "\n")[0]
 			if !strings.HasSuffix(strings.TrimRight(title, "═╗┐─ "), "…") && !strings.Contains(title, "Esc close") {
 				t.Errorf("browser title cut without a mark: %q", title)
 			}
-			for _, part := range []string{"full-text search", "Enter resume", "Ctrl-R rename"} {
+			for _, part := range []string{"/ search messages", "Ctrl-T this dir/all", "Ctrl-R rename"} {
 				first := strings.Fields(part)[0]
 				if strings.Contains(title, first) && !strings.Contains(title, part) {
 					t.Errorf("browser title cuts %q: %q", part, title)

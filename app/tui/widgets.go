@@ -72,8 +72,13 @@ func (c *Controller) showConfirm(title, message string, choices []views.Choice, 
 }
 
 // showHelp opens the help overlay, generated from the registries (UI).
+// Over the session browser its keys come first.
 func (c *Controller) showHelp() {
-	sections := []views.HelpSection{{Title: "Workspace", Bindings: c.visibleGlobalBindings()}}
+	var sections []views.HelpSection
+	if c.pages.top() == browserPage {
+		sections = append(sections, views.HelpSection{Title: "Session browser (Ctrl-O)", Bindings: c.br.list.Bindings()})
+	}
+	sections = append(sections, views.HelpSection{Title: "Workspace", Bindings: c.visibleGlobalBindings()})
 	for _, s := range []struct {
 		title string
 		b     views.Bound
@@ -82,6 +87,9 @@ func (c *Controller) showHelp() {
 		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.ap.modal},
 		{"Live runs (Ctrl-L)", c.runs.list},
 	} {
+		if s.b == c.sessions && c.pages.top() == browserPage {
+			continue // the browser's keys, listed first
+		}
 		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
 	}
 	c.help.SetContent(sections, c.commands.slashCommands())
