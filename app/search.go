@@ -20,8 +20,9 @@ type SearchArgs struct {
 }
 
 // SearchHitJSON is one hit of `rewind search --json`. A record a fork
-// shares with its source is one hit under the source; also_in names the
-// forks that show it too.
+// shares with its source is one hit, under the newest session that shows
+// it (under --session's session when given); also_in names the others
+// (store.SearchHit).
 type SearchHitJSON struct {
 	SessionID string   `json:"session_id"`
 	Title     string   `json:"title"`
@@ -82,7 +83,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	for _, h := range hits {
 		title := clip(oneLine(h.Title), 40)
 		if n := len(h.AlsoIn); n > 0 {
-			title += " " + words.AlsoInForks(n)
+			title += " " + words.AlsoInSessions(n)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", h.SessionID, h.Gen, h.Seq, localTime(h.CreatedAt),
 			oneLine(h.Role), title, snippetAround(oneLine(h.Snippet), 100))

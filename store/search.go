@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -23,18 +26,27 @@ type SearchOptions struct {
 
 // SearchHit is one message matching a search. Snippet marks the matched
 // terms with « and ». A record a fork shares with its source is one hit,
-// under the session that wrote it; AlsoIn names the forks that show it too.
+// under the newest (last updated) session that shows it, or, with
+// SearchOptions.SessionID, under that session; AlsoIn names the others
+// that show it, newest first. SessionID, Title, WorkDir and Gen are that
+// session's (Gen: its generation that shows the record); RecordSession is
+// the session that wrote the record, so ViewPos{RecordSession, Seq} is its
+// position in any view that shows it.
 type SearchHit struct {
-	SessionID string    `json:"session_id"`
-	Title     string    `json:"title"`
-	WorkDir   string    `json:"work_dir"`
-	Gen       int       `json:"gen"`
-	Seq       int64     `json:"seq"`
-	Role      string    `json:"role"`
-	Snippet   string    `json:"snippet"`
-	CreatedAt time.Time `json:"created_at"`
-	AlsoIn    []string  `json:"also_in,omitempty"`
+	SessionID     string    `json:"session_id"`
+	Title         string    `json:"title"`
+	WorkDir       string    `json:"work_dir"`
+	Gen           int       `json:"gen"`
+	Seq           int64     `json:"seq"`
+	Role          string    `json:"role"`
+	Snippet       string    `json:"snippet"`
+	CreatedAt     time.Time `json:"created_at"`
+	AlsoIn        []string  `json:"also_in,omitempty"`
+	RecordSession string    `json:"-"`
 }
+
+// Pos is the hit's record's position in a view (ViewAround, ViewHolds).
+func (h SearchHit) Pos() ViewPos { return ViewPos{SessionID: h.RecordSession, Seq: h.Seq} }
 
 // searchText is what the full-text index holds for a message: its text
 // content and the arguments of its tool calls. Checkpoint markers and
@@ -176,10 +188,13 @@ func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) 
 // LIMIT stops the walk early and snippets are built for the returned rows
 // only. (Ordering by created_at instead sorted every match: 0.25 s for two
 // common words on a million records.) A fork shares its source's records
-// up to fork_seq; also_in lists those forks.
-const searchQuery = `SELECT c.session_id, s.title, s.work_dir, c.seq, c.gen, coalesce(c.role, ''),
+// up to fork_seq; the last column lists those forks (id, the generation
+// that shows the record, title, work dir, updated_at) for labelHit, read
+// for the returned rows only.
+const searchQuery = `SELECT c.session_id, s.title, s.work_dir, s.updated_at, c.seq, c.gen, coalesce(c.role, ''),
 	snippet(context_fts, '«', '»', '…', -1, 16), c.created_at,
-	(SELECT group_concat(g.session_id) FROM generations g JOIN sessions fs ON fs.id = g.session_id
+	(SELECT json_group_array(json_array(g.session_id, g.gen, fs.title, fs.work_dir, fs.updated_at))
+		FROM generations g JOIN sessions fs ON fs.id = g.session_id
 		WHERE g.parent_session = c.session_id AND g.cause = 'fork' AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)
 		AND fs.deleted_at IS NULL)
 	FROM context_fts f
@@ -229,14 +244,17 @@ func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit
 	defer rows.Close()
 	for rows.Next() {
 		var h SearchHit
-		var created int64
-		var also sql.NullString
-		if err := rows.Scan(&h.SessionID, &h.Title, &h.WorkDir, &h.Seq, &h.Gen, &h.Role, &h.Snippet, &created, &also); err != nil {
+		var created, updated int64
+		var forks sql.NullString
+		if err := rows.Scan(&h.SessionID, &h.Title, &h.WorkDir, &updated, &h.Seq, &h.Gen, &h.Role, &h.Snippet, &created, &forks); err != nil {
 			return fmt.Errorf("store: search %q: %w", o.Query, err)
 		}
 		h.CreatedAt = fromMS(created)
-		if also.String != "" {
-			h.AlsoIn = strings.Split(also.String, ",")
+		h.RecordSession = h.SessionID
+		if forks.String != "" && forks.String != "[]" {
+			if err := labelHit(&h, updated, forks.String, o.SessionID); err != nil {
+				return fmt.Errorf("store: search %q: %w", o.Query, err)
+			}
 		}
 		if err := fn(h); err != nil {
 			return err
@@ -244,6 +262,55 @@ func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: search %q: %w", o.Query, err)
+	}
+	return nil
+}
+
+// labelHit puts a hit of a record that forks share under the session it
+// is listed under (SearchHit): the one asked for (only, when not ""), else
+// the newest of the writer (updated at updated) and the forks that show it
+// (forks: searchQuery's JSON rows); AlsoIn names the others, newest first.
+func labelHit(h *SearchHit, updated int64, forks, only string) error {
+	var rows [][]any
+	if err := json.Unmarshal([]byte(forks), &rows); err != nil {
+		return fmt.Errorf("the forks sharing record %d: %w", h.Seq, err)
+	}
+	type shower struct {
+		id, title, workDir string
+		gen                int
+		updated            int64
+	}
+	all := []shower{{h.SessionID, h.Title, h.WorkDir, h.Gen, updated}}
+	for _, r := range rows {
+		if len(r) != 5 {
+			return fmt.Errorf("the forks sharing record %d: row %v", h.Seq, r)
+		}
+		id, _ := r[0].(string)
+		gen, _ := r[1].(float64)
+		title, _ := r[2].(string)
+		wd, _ := r[3].(string)
+		up, _ := r[4].(float64)
+		all = append(all, shower{id, title, wd, int(gen), int64(up)})
+	}
+	slices.SortStableFunc(all, func(a, b shower) int {
+		if c := cmp.Compare(b.updated, a.updated); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	pick := 0
+	for i, s := range all {
+		if s.id == only {
+			pick = i
+		}
+	}
+	p := all[pick]
+	h.SessionID, h.Title, h.WorkDir, h.Gen = p.id, p.title, p.workDir, p.gen
+	h.AlsoIn = nil
+	for i, s := range all {
+		if i != pick {
+			h.AlsoIn = append(h.AlsoIn, s.id)
+		}
 	}
 	return nil
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestSearchNewestFirstAndForks: hits come newest first; a record a fork
-// shares with its source is one hit under the source naming the fork, and
-// the fork's own records are its own hits.
+// shares with its source is one hit, under the newest session that shows
+// it naming the others (under --session, under that session), and the
+// fork's own records are its own hits.
 func TestSearchNewestFirstAndForks(t *testing.T) {
 	t.Parallel()
 	db := openTest(t)
@@ -20,24 +21,44 @@ func TestSearchNewestFirstAndForks(t *testing.T) {
 	must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", "a later wombat after the fork point")))
 	fork := must[Session](t)(db.ForkSession(bg, src.ID, -1, 0))
 	must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "the fork's own wombat")))
+	touch := func(id string, ms int64) { // updated_at, set: two writes may share a millisecond
+		t.Helper()
+		if _, err := db.writer.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, ms, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(src.ID, 1000)
+	touch(fork.ID, 2000)
 
 	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"}))
 	if len(hits) != 3 {
 		t.Fatalf("%d hits, want 3 (no duplicate for the shared record): %+v", len(hits), hits)
 	}
-	if hits[0].SessionID != fork.ID || hits[1].SessionID != src.ID || hits[2].SessionID != src.ID {
+	if hits[0].SessionID != fork.ID || hits[1].SessionID != src.ID {
 		t.Fatalf("not newest first: %+v", hits)
 	}
-	if len(hits[2].AlsoIn) != 1 || hits[2].AlsoIn[0] != fork.ID {
-		t.Errorf("shared record: also_in %v, want the fork", hits[2].AlsoIn)
+	shared := hits[2]
+	if shared.SessionID != fork.ID || shared.Gen != 0 || shared.RecordSession != src.ID || len(shared.AlsoIn) != 1 || shared.AlsoIn[0] != src.ID {
+		t.Errorf("shared record: %+v, want it under the fork (the newest), naming the source", shared)
 	}
-	if len(hits[1].AlsoIn) != 0 {
-		t.Errorf("record after the fork point names forks %v", hits[1].AlsoIn)
+	if len(hits[1].AlsoIn) != 0 || hits[1].RecordSession != src.ID {
+		t.Errorf("record after the fork point: %+v", hits[1])
 	}
-	// --session of the fork: its own record and the one it shares.
+	// --session of the fork: its own record and the one it shares, both
+	// under the fork.
 	inFork := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat", SessionID: fork.ID}))
-	if len(inFork) != 2 || inFork[0].SessionID != fork.ID || inFork[1].Seq != hits[2].Seq {
+	if len(inFork) != 2 || inFork[0].SessionID != fork.ID || inFork[1].SessionID != fork.ID || inFork[1].Seq != shared.Seq {
 		t.Fatalf("session filter: %+v", inFork)
+	}
+	// --session of the source: the shared record under the source.
+	inSrc := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat", SessionID: src.ID}))
+	if len(inSrc) != 2 || inSrc[1].SessionID != src.ID || inSrc[1].Title != "source" || len(inSrc[1].AlsoIn) != 1 || inSrc[1].AlsoIn[0] != fork.ID {
+		t.Fatalf("source filter: %+v", inSrc)
+	}
+	// The source written again is the newest: the shared record moves there.
+	touch(src.ID, 3000)
+	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"})); hits[2].SessionID != src.ID || hits[2].AlsoIn[0] != fork.ID {
+		t.Errorf("after the source was written: %+v", hits[2])
 	}
 }
 

@@ -981,3 +981,37 @@ func TestSearchCommandAsTheTUI(t *testing.T) {
 		t.Errorf("help does not say the last word is a prefix:\n%s", help)
 	}
 }
+
+// TestSearchSessionLabelsSharedRecords: with --session FORK, a record the
+// fork shares with its source is a hit of the fork (it was labelled with
+// the source's id, title and generation), naming the source in also_in.
+func TestSearchSessionLabelsSharedRecords(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	src := e.seed("the source")
+	ctx := context.Background()
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := db.ForkSession(ctx, src.id, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RenameSession(ctx, fork.ID, "the fork"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	hits := decode[[]map[string]any](t, e.mustOK("search", "hello", "--json", "--session", fork.ID).stdout)
+	if len(hits) != 1 || hits[0]["session_id"] != fork.ID || hits[0]["title"] != "the fork" || hits[0]["gen"] != 0.0 ||
+		!reflect.DeepEqual(hits[0]["also_in"], []any{src.id}) {
+		t.Errorf("--session of the fork: %v", hits)
+	}
+	if text := e.mustOK("search", "hello", "--session", fork.ID).stdout; !strings.Contains(text, "the fork (+1 session)") || strings.Contains(text, src.id) {
+		t.Errorf("--session of the fork, table:\n%s", text)
+	}
+	hits = decode[[]map[string]any](t, e.mustOK("search", "hello", "--json", "--session", src.id).stdout)
+	if len(hits) != 1 || hits[0]["session_id"] != src.id || !reflect.DeepEqual(hits[0]["also_in"], []any{fork.ID}) {
+		t.Errorf("--session of the source: %v", hits)
+	}
+}
