@@ -43,16 +43,20 @@ type SearchHit struct {
 	Role      string
 	Snippet   string
 	Time      time.Time
-	AlsoIn    int // forks that share this record (shown once, under its source)
+	AlsoIn    int // other sessions that show this record (shown once: store.SearchHit)
+	// RecordSession wrote the record (Seq is its seq there): a hit listed
+	// under a fork may be its source's record.
+	RecordSession string
 }
 
 // PreviewKey names what the preview shows: a session (its newest
 // messages) or, with Hit, the record a full-text hit found (Gen, Seq).
 type PreviewKey struct {
-	SessionID string
-	Hit       bool
-	Gen       int
-	Seq       int64
+	SessionID     string
+	Hit           bool
+	Gen           int
+	Seq           int64
+	RecordSession string // the session that wrote the hit's record
 }
 
 // Preview is what the preview pane shows: conversation items, drawn the way
@@ -480,7 +484,7 @@ func (l *SessionList) selectedPreviewKey() (PreviewKey, bool) {
 			return PreviewKey{}, false
 		}
 		h := l.hits[l.selected]
-		return PreviewKey{SessionID: h.SessionID, Hit: true, Gen: h.Gen, Seq: h.Seq}, true
+		return PreviewKey{SessionID: h.SessionID, Hit: true, Gen: h.Gen, Seq: h.Seq, RecordSession: h.RecordSession}, true
 	}
 	id, ok := l.selectedID()
 	return PreviewKey{SessionID: id}, ok
@@ -874,7 +878,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		head := truncate(hit.Title, min(30, w/3))
 		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
 		if hit.AlsoIn > 0 {
-			cx += drawText(screen, cx, y+r, x+w-cx, " "+words.AlsoInForks(hit.AlsoIn), dim)
+			cx += drawText(screen, cx, y+r, x+w-cx, " "+words.AlsoInSessions(hit.AlsoIn), dim)
 		}
 		cx += drawText(screen, cx, y+r, x+w-cx, " · "+hit.Role+": ", dim)
 		text, marks := snippetWindow(hit.Snippet, x+w-cx)

@@ -156,8 +156,8 @@ func TestTimelineTimeColumnWithoutTokens(t *testing.T) {
 	}
 }
 
-// A hit shared with forks says so as `rewind search` does: "(+1 fork)",
-// "(+2 forks)", not "+1 fork(s)".
+// A hit shared with other sessions (its source, forks) says so as `rewind
+// search` does: "(+1 session)", "(+2 sessions)", not "+1 fork(s)".
 func TestSessionListHitNamesItsForks(t *testing.T) {
 	t.Parallel()
 	l := NewSessionList()
@@ -169,8 +169,8 @@ func TestSessionListHitNamesItsForks(t *testing.T) {
 		{SessionID: "s2", Title: "two", Role: "user", Snippet: "a «build»", AlsoIn: 2},
 	}, false)
 	s := draw(t, l, 160, 48)
-	mustFind(t, s, "one (+1 fork) · user: the build")
-	mustFind(t, s, "two (+2 forks) · user: a build")
+	mustFind(t, s, "one (+1 session) · user: the build")
+	mustFind(t, s, "two (+2 sessions) · user: a build")
 }
 
 // Sessions listed again during a full-text search (Ctrl-T: fewer of them)

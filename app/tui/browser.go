@@ -205,7 +205,7 @@ func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	if k.Hit {
 		// a few records before the hit's and previewRecords after it, not
 		// the whole view (a hit in a 240,000-message session read all of it)
-		v, err = c.db.ViewAround(c.ctx, k.SessionID, k.Gen, store.ViewPos{Seq: k.Seq}, previewBefore, previewRecords)
+		v, err = c.db.ViewAround(c.ctx, k.SessionID, k.Gen, store.ViewPos{SessionID: k.RecordSession, Seq: k.Seq}, previewBefore, previewRecords)
 	} else {
 		v, err = c.db.ViewBefore(c.ctx, k.SessionID, -1, store.ViewPos{}, previewRecords) // its newest records only
 	}

@@ -301,3 +301,51 @@ func TestSearchHitInAToolResult(t *testing.T) {
 	h.waitFor("the zeppelin landed", "search hit ┃")
 	h.assertMarked("▾ ✓ Shell echo 1000") // unfolded (the tool pane shows it too, without ▾)
 }
+
+// TestSearchHitSharedWithANewerFork: a record a fork shares with its
+// source is listed under the newer of the two (store.SearchHit), and Enter
+// opens that session, the fork, at the record, marked. The fork's own
+// records have seqs of their own that the source's also have, so the hit
+// names the session that wrote it.
+func TestSearchHitSharedWithANewerFork(t *testing.T) {
+	t.Parallel()
+	var fork string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		src, err := h.db.ImportSession(h.ctx, store.NewSession{Title: "the source", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: zeppelinRecords(20, 10)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := h.db.ForkSession(h.ctx, src.ID, -1, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fork = f.ID
+		if err := h.db.RenameSession(h.ctx, fork, "the fork"); err != nil {
+			t.Fatal(err)
+		}
+		// the fork's own records, some with the hit's seq; written until
+		// the fork is the newer by the clock
+		for i := 0; ; i++ {
+			if _, err := h.db.AppendMessage(h.ctx, fork, message.NewText("user", fmt.Sprintf("fork note %d", i))); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := h.db.GetSession(h.ctx, src.ID)
+			f, _ := h.db.GetSession(h.ctx, fork)
+			if i >= 120 && f.UpdatedAt.After(s.UpdatedAt) {
+				break
+			}
+		}
+	}})
+	h.openBrowser()
+	h.typeText("/zeppelin", false)
+	h.waitUntil("one hit, under the fork", func() bool {
+		hs := h.c.br.list.Hits()
+		return len(hs) == 1 && hs[0].SessionID == fork && hs[0].AlsoIn == 1
+	})
+	h.waitFor("the fork (+1 session)")
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace on the fork", func() bool { return h.c.SessionID() == fork && h.c.pages.top() == "" })
+	h.waitFor("about the zeppelin", "search hit ┃")
+	h.assertMarked("about the zeppelin")
+}

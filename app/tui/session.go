@@ -482,7 +482,7 @@ func (c *Controller) onUIOpenSession(id string) { c.onUIOpenSessionAt(id, nil) }
 // (docs/DECISIONS.md).
 func (c *Controller) onUIOpenHit(k views.PreviewKey) {
 	c.tt.onUIEndPreview()
-	c.onUIOpenSessionAt(k.SessionID, &hitAt{gen: k.Gen, pos: store.ViewPos{Seq: k.Seq}})
+	c.onUIOpenSessionAt(k.SessionID, &hitAt{gen: k.Gen, pos: store.ViewPos{SessionID: k.RecordSession, Seq: k.Seq}})
 }
 
 // hitAt is a search hit's record, where a session opens.

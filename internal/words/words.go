@@ -15,10 +15,11 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
-// AlsoInForks is how a search hit shared with n forks says so, in the
-// CLI and the TUI alike: "(+1 fork)", "(+2 forks)".
-func AlsoInForks(n int) string {
-	return fmt.Sprintf("(+%d %s)", n, Plural(n, "fork", "forks"))
+// AlsoInSessions is how a search hit shared with n other sessions (its
+// source or forks) says so, in the CLI and the TUI alike: "(+1 session)",
+// "(+2 sessions)".
+func AlsoInSessions(n int) string {
+	return fmt.Sprintf("(+%d %s)", n, Plural(n, "session", "sessions"))
 }
 
 // Thousands formats 128000 as "128,000".

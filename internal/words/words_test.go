@@ -37,12 +37,12 @@ func TestThousands(t *testing.T) {
 	}
 }
 
-func TestAlsoInForks(t *testing.T) {
+func TestAlsoInSessions(t *testing.T) {
 	t.Parallel()
-	if got := AlsoInForks(1); got != "(+1 fork)" {
-		t.Errorf("AlsoInForks(1) = %q", got)
+	if got := AlsoInSessions(1); got != "(+1 session)" {
+		t.Errorf("AlsoInSessions(1) = %q", got)
 	}
-	if got := AlsoInForks(3); got != "(+3 forks)" {
-		t.Errorf("AlsoInForks(3) = %q", got)
+	if got := AlsoInSessions(3); got != "(+3 sessions)" {
+		t.Errorf("AlsoInSessions(3) = %q", got)
 	}
 }
