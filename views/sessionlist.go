@@ -758,6 +758,7 @@ func thisDirHeader(dir string, w int) string {
 	for _, f := range []struct{ pre, post string }{
 		{"TITLE · in ", " (Ctrl-T: all)"},
 		{"in ", " (Ctrl-T: all)"},
+		{"in ", " (Ctrl-T)"},
 		{"in ", ""},
 	} {
 		room := w - strWidth(f.pre) - strWidth(f.post)
