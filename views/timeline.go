@@ -95,6 +95,7 @@ type Timeline struct {
 	onDiff     func(GenerationRow)
 	onRestore  func(GenerationRow)
 	onFork     func(GenerationRow)
+	onForkAt   func(CheckpointRow)
 	onUndo     func()
 
 	// earlier, when set, is the line above the first row: the rows are the
@@ -121,7 +122,7 @@ func NewTimeline() *Timeline {
 		bind("revert here / read the generation", func() { t.fire(t.onActivate) }, K(tcell.KeyEnter)),
 		bind("diff generation with current", func() { t.fireGen(t.onDiff) }, R('d')),
 		{Keys: []Key{R('r')}, Description: "restore this generation", Handler: func() { t.fireGen(t.onRestore) }, Visible: true, Dangerous: true},
-		bind("fork generation to new session", func() { t.fireGen(t.onFork) }, R('f')),
+		bind("fork to a new session: the generation, or the conversation before the checkpoint", t.fork, R('f')),
 		{Keys: []Key{R('u')}, Description: "undo the last rewind", Handler: func() {
 			if t.onUndo != nil {
 				t.onUndo()
@@ -152,6 +153,10 @@ func (t *Timeline) SetOnRestore(f func(GenerationRow)) { t.onRestore = f }
 // SetOnFork is called on f with the selected generation.
 func (t *Timeline) SetOnFork(f func(GenerationRow)) { t.onFork = f }
 
+// SetOnForkAt is called on f with the selected checkpoint (a turn's or a
+// step's).
+func (t *Timeline) SetOnForkAt(f func(CheckpointRow)) { t.onForkAt = f }
+
 // SetOnUndo is called on u.
 func (t *Timeline) SetOnUndo(f func()) { t.onUndo = f }
 
@@ -172,6 +177,19 @@ func (t *Timeline) fire(f func(TimelineItem)) {
 func (t *Timeline) fireGen(f func(GenerationRow)) {
 	if it, ok := t.SelectedItem(); ok && it.Kind == TimelineGeneration && f != nil {
 		f(it.Generation)
+	}
+}
+
+// fork is f: the selected generation, or the view at the selected
+// checkpoint.
+func (t *Timeline) fork() {
+	it, ok := t.SelectedItem()
+	switch {
+	case !ok:
+	case it.Kind == TimelineGeneration && t.onFork != nil:
+		t.onFork(it.Generation)
+	case it.Kind == TimelineCheckpoint && t.onForkAt != nil:
+		t.onForkAt(it.Checkpoint)
 	}
 }
 

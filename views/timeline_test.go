@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +197,34 @@ func TestTimelineScrollMarkersAndFollow(t *testing.T) {
 	tl.SetModel(m)
 	if it, _ := tl.SelectedItem(); it.Checkpoint.ID != 50 {
 		t.Errorf("selection %+v did not follow the current checkpoint 50", it)
+	}
+}
+
+// f forks what is selected: an archived generation (SetOnFork), or the
+// conversation at a checkpoint (SetOnForkAt), a turn's or a step's.
+func TestTimelineForkKey(t *testing.T) {
+	t.Parallel()
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(sampleTimeline())
+	var gens, at []int
+	tl.SetOnFork(func(g GenerationRow) { gens = append(gens, g.Gen) })
+	tl.SetOnForkAt(func(c CheckpointRow) { at = append(at, c.ID) })
+	draw(t, tl, 80, 24)
+	send(tl, key(tcell.KeyRune, 'f', 0))                             // checkpoint 2
+	send(tl, key(tcell.KeyRune, 'k', 0), key(tcell.KeyRune, 'f', 0)) // generation 3
+	if fmt.Sprint(gens, at) != "[3] [2]" {
+		t.Fatalf("forks of generations %v, at checkpoints %v; want [3] [2]", gens, at)
+	}
+	var help []string
+	for _, b := range tl.Bindings() {
+		for _, k := range b.Keys {
+			if k == R('f') {
+				help = append(help, b.Description)
+			}
+		}
+	}
+	if len(help) != 1 || !strings.Contains(help[0], "checkpoint") || !strings.Contains(help[0], "generation") {
+		t.Errorf("f's help %q: one entry naming both", help)
 	}
 }
