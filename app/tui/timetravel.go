@@ -73,6 +73,7 @@ func (c *Controller) initTimeTravel() {
 	c.timeline.SetOnDiff(t.onUIGenerationDiff)
 	c.timeline.SetOnRestore(func(g views.GenerationRow) { t.onUIRequestRestore(g.Gen) })
 	c.timeline.SetOnFork(t.onUIGenerationFork)
+	c.timeline.SetOnForkAt(t.onUICheckpointFork)
 	c.timeline.SetOnUndo(t.onUIRequestUndo)
 	// Leaving the timeline for another pane ends the preview; the
 	// conversation (reading the preview) and overlays (the confirm dialog)
@@ -140,7 +141,7 @@ func (t *timeTravel) onUIRewindPicker() {
 	if it, ok := c.timeline.SelectedItem(); ok {
 		t.onUITimelineSelect(it) // SelectCheckpoint does not fire when already selected
 	}
-	c.setMessage("↑/↓ pick a turn · → steps · Enter reverts · Esc cancels", false) // the preview banner shows the conversation
+	c.setMessage("↑/↓ pick a turn · → steps · Enter reverts · f forks · Esc cancels", false) // the preview banner shows the conversation
 }
 
 // onUITimelineSelect previews the selected checkpoint or generation.
@@ -275,7 +276,7 @@ func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
 // previewBanner is the banner of the preview before checkpoint cp, with
 // later messages after it.
 func previewBanner(cp, later int) string {
-	return fmt.Sprintf("PREVIEW · before checkpoint %d · %s later %s not shown · Enter revert · Esc back", cp, words.Thousands(later), words.Plural(later, "message", "messages"))
+	return fmt.Sprintf("PREVIEW · before checkpoint %d · %s later %s not shown · Enter revert · f fork · Esc back", cp, words.Thousands(later), words.Plural(later, "message", "messages"))
 }
 
 // onUIShowPreview puts a preview in the conversation pane, saving the live
@@ -736,6 +737,37 @@ func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	}, func() {
 		c.onWorker(c.br.onWorkerListPane)
 		c.app.SetFocus(c.input)
+	})
+}
+
+// onUICheckpointFork asks, then forks the current view as it was before
+// checkpoint cp into a new session (titled "fork of <title> @ checkpoint
+// N" in the lists) and switches the workspace to it: f on a checkpoint row.
+func (t *timeTravel) onUICheckpointFork(cp views.CheckpointRow) {
+	c := t.c
+	o := c.cur()
+	if o == nil {
+		return
+	}
+	src := o.sess.ID
+	c.showConfirm("Fork at a checkpoint", fmt.Sprintf("Fork the conversation before checkpoint %d into a new session and switch to it? This session stays as it is.", cp.ID), []views.Choice{
+		{Label: "Fork into a new session", Key: 'f'},
+		choiceCancel,
+	}, 0, func(i int) {
+		if i != 0 {
+			return
+		}
+		if c.busy != "" {
+			c.setMessage("a run is active: press Esc to stop it before forking", true)
+			return
+		}
+		t.onUIEndPreview()
+		c.onUIForkInto(src, -1, cp.ID, func(fork string) string {
+			return fmt.Sprintf("Forked session %s at checkpoint %d into this new session %s: the conversation before it, yours to continue; the original is unchanged.", shortID(src), cp.ID, shortID(fork))
+		}, func() {
+			c.onWorker(c.br.onWorkerListPane)
+			c.app.SetFocus(c.input)
+		})
 	})
 }
 

@@ -324,3 +324,53 @@ func TestGenerationRestoreAndFork(t *testing.T) {
 		t.Fatalf("fork %+v %v, want 4 messages (generation 1's view)", fork, err)
 	}
 }
+
+// f on a checkpoint row asks, then forks the conversation as it was before
+// that checkpoint into a new session and switches to it; the lists title
+// the fork "fork of <title> @ checkpoint N" (no UI path forked at a
+// checkpoint: the README's "@ checkpoint N" never appeared).
+func TestForkAtACheckpoint(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "three tasks", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task", "third task")
+		id = s.ID
+		return id
+	})
+	h.waitFor("third task")
+	h.focus(h.c.timeline)
+	h.waitUntil("checkpoint 1 selected", func() bool {
+		for i := 0; i < h.c.timeline.Len(); i++ {
+			h.c.timeline.Select(i)
+			if it, ok := h.c.timeline.SelectedItem(); ok && it.Kind == views.TimelineCheckpoint && it.Checkpoint.ID == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	h.typeText("f", false)
+	h.waitFor("Fork the conversation before checkpoint 1")
+	h.typeText("f", false)
+	waitForSentence(h, "Forked session "+shortID(id)+" at checkpoint 1 into")
+	h.waitUntil("the workspace on the fork", func() bool { return h.c.SessionID() != id && h.idle() })
+	fork, err := h.db.GetSession(context.Background(), h.sessionID())
+	if err != nil || fork.ForkOf != id || fork.ForkCheckpoint != 1 || fork.Messages != 2 {
+		t.Fatalf("fork %+v %v, want the 2 messages before checkpoint 1 of %s", fork, err, id)
+	}
+	h.waitFor("▶fork of three", "⑂ fork @1")
+	h.waitUntil("the fork's row titled with its checkpoint", func() bool {
+		for _, r := range h.c.sessions.Visible() {
+			if r.ID == fork.ID {
+				return r.Title == "fork of three tasks @ checkpoint 1"
+			}
+		}
+		return false
+	})
+	if strings.Contains(h.text(), "second task") {
+		t.Errorf("the fork shows the turn after its checkpoint:\n%s", h.text())
+	}
+}
