@@ -186,3 +186,24 @@ func TestSessionListFewerSessionsDuringASearch(t *testing.T) {
 	l.SetSessions(sampleSessions()[:1])
 	mustFind(t, draw(t, l, 80, 24), "the build")
 }
+
+// The "this dir" header names the dir at any width, elided in the middle,
+// and keeps the key that shows all while it can.
+func TestThisDirHeaderFits(t *testing.T) {
+	t.Parallel()
+	dir := "/home/dev/project47"
+	for w, want := range map[int]string{
+		60: "TITLE · in /home/dev/project47 (Ctrl-T: all)",
+		36: "in /home/dev/project47 (Ctrl-T: all)",
+		28: "in /home…/project47 (Ctrl-T)",
+		20: "in /home/…/project47",
+	} {
+		got := thisDirHeader(dir, w)
+		if got != want {
+			t.Errorf("thisDirHeader(%q, %d) = %q, want %q", dir, w, got, want)
+		}
+		if strWidth(got) > w {
+			t.Errorf("thisDirHeader(%q, %d) = %q: wider than %d", dir, w, got, w)
+		}
+	}
+}
