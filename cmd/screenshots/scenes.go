@@ -166,7 +166,7 @@ func (p *player) play() error {
 		// session previewed.
 		func() error {
 			p.ctrl(tcell.KeyCtrlO)
-			if _, err := p.waitFor("full-text search", "benchmark fuzzy filter"); err != nil {
+			if _, err := p.waitFor("F1 help", "benchmark fuzzy filter"); err != nil {
 				return err
 			}
 			p.typeText("/lookahead")
@@ -175,7 +175,7 @@ func (p *player) play() error {
 			}
 			p.key(tcell.KeyEsc)
 			p.key(tcell.KeyEsc)
-			return p.waitGone("full-text search")
+			return p.waitGone("F1 help")
 		},
 
 		// A run: the model edits a file; the approval shows its diff.
