@@ -15,23 +15,7 @@ import (
 // checks that every migration since keeps it whole and usable.
 func TestMigrateSchemaV2Fixture(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("testdata/schema-v2.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "rewind.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := Open(bg, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var v int
-	if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
-		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
-	}
+	db := openFixture(t, "testdata/schema-v2.db")
 	list := must[[]Session](t)(db.ListSessions(bg, ListOptions{IncludeDeleted: true}))
 	if len(list) != 4 {
 		t.Fatalf("%d sessions, want 4", len(list))
@@ -80,23 +64,7 @@ func TestMigrateSchemaV2Fixture(t *testing.T) {
 // every part readable, and takes writes. A later migration is tested here.
 func TestOpenSchemaV7Fixture(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("testdata/schema-v7.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "rewind.db")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := Open(bg, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var v int
-	if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
-		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
-	}
+	db := openFixture(t, "testdata/schema-v7.db")
 	list := must[[]Session](t)(db.ListSessions(bg, ListOptions{IncludeDeleted: true}))
 	byTitle := map[string][]Session{}
 	for _, s := range list {
@@ -153,4 +121,28 @@ func TestOpenSchemaV7Fixture(t *testing.T) {
 	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "upgrade"})); len(hits) != 3 {
 		t.Errorf("after a write: %d hits for the new turn, want 3", len(hits))
 	}
+}
+
+// openFixture opens a copy of a fixture database and checks it was
+// migrated to the current schema.
+func openFixture(t *testing.T, name string) *DB {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var v int
+	if err := db.Reader().QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion() {
+		t.Fatalf("%s: user_version %d (%v), want %d", name, v, err, SchemaVersion())
+	}
+	return db
 }
