@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -59,8 +60,9 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 }
 
 // ImportSessions imports sessions (bulk import and benchmark databases),
-// given oldest first (search ranks them below every record written before,
-// newest first: see idBlocks), in short transactions: sessions are grouped up to importTxRecords records
+// given oldest first (search ranks those older than the last record
+// written below every record, newest first: see idBlocks), in short
+// transactions: sessions are grouped up to importTxRecords records
 // or importTxTime, and a larger session is written alone, in transactions
 // of importTxTime, hidden (like a deleted session) until its last one.
 // Each session is written whole or not at all: a failure drops the hidden
@@ -113,30 +115,39 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 	return out, nil
 }
 
-// idBlocks gives the records of one ImportSessions call their ids: a
-// range below every other record's (and below 0), reserved in the call's
-// first transaction, each session a block of it in the order given. Search
-// reads the highest ids first: imported history, older than what rewind
-// recorded itself, comes after it whenever it was imported (kimi-cli keeps
-// no time per message), and ImportAll hands its newest sessions over
-// first. Ids ascend within a transaction, as FTS4 wants them (a lower
+// idBlocks gives the records of one ImportSessions call their ids. Search
+// reads the highest ids first, so ids stand for time: a session older than
+// the last record written (kimi-cli history imported after rewind was
+// used) takes a block of a range below every other record's (and below
+// 0), reserved in the call's first transaction, each such session a block
+// in the order given; a newer one (a kimi-cli session started since the
+// last import) takes the next ids, as rewind's own records do. ImportAll
+// hands its newest sessions over first, so the older ones of later calls
+// rank below. Ids ascend within a transaction, as FTS4 wants them (a lower
 // docid flushes its pending terms).
 type idBlocks struct {
 	total int64 // records of the call
 	base  int64
+	top   int64 // created_at of the record written last before the call
 	set   bool
 }
 
-// first sets w's next id when w starts (the range is reserved then, by the
-// first session of the call to start).
+// first sets where w's ids go when w starts (the range is reserved then,
+// by the first session of the call to start).
 func (b *idBlocks) first(ctx context.Context, tx *sql.Tx, w *sessionImport) error {
 	if !b.set {
 		var low sql.NullInt64
 		if err := tx.QueryRowContext(ctx, `SELECT min(id) FROM context`).Scan(&low); err != nil {
 			return err
 		}
+		b.top = math.MinInt64
+		err := tx.QueryRowContext(ctx, `SELECT created_at FROM context ORDER BY id DESC LIMIT 1`).Scan(&b.top)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 		b.base, b.set = min(low.Int64, 0)-b.total, true
 	}
+	w.below = w.created < b.top
 	w.nextID = b.base + w.offset
 	return nil
 }
@@ -293,6 +304,7 @@ type sessionImport struct {
 	lastSeq int64
 	ids     *idBlocks
 	offset  int64 // of its block in ids
+	below   bool  // its records take ids from nextID on (idBlocks)
 	nextID  int64 // the id of its next record
 }
 
@@ -348,7 +360,7 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		// before each record instead: go-sqlite3 watches a cancellable
 		// context with a goroutine per statement, a fifth of the import.
 		a := &appender{ctx: context.WithoutCancel(ctx), tx: tx, session: w.id, gen: w.gen, lastSeq: w.lastSeq, now: w.created,
-			insRec: st.rec, insFTS: st.fts, fixedIDs: true, nextID: w.nextID}
+			insRec: st.rec, insFTS: st.fts, fixedIDs: w.below, nextID: w.nextID}
 		for ; w.ri < len(ig.Records); w.ri, n = w.ri+1, n+1 {
 			if !until.IsZero() && n > 0 && !time.Now().Before(until) {
 				break // the time is spent

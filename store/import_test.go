@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -82,33 +83,40 @@ func TestImportSessionsCancelled(t *testing.T) {
 }
 
 // TestSearchRanksImportedHistoryAfterRewindsOwn: search reads the highest
-// record id first; an import, even one run after rewind recorded sessions
-// of its own, ranks after them (kimi-cli history is older than rewind's);
+// record id first; imported sessions older than the last record written,
+// even imported after rewind recorded sessions of its own, rank after them;
 // the sessions of one ImportSessions call rank in reverse of the order
 // given (oldest first), and a later call's below an earlier one's (ImportAll
-// hands its newest sessions over first). Imported ids used to follow the
-// native ones, so a history imported later came before everything.
+// hands its newest sessions over first); a session newer than everything
+// written ranks first. Imported ids used to follow the native ones, so a
+// history imported later came before everything.
 func TestSearchRanksImportedHistoryAfterRewindsOwn(t *testing.T) {
 	t.Parallel()
 	db := openTest(t)
 	native := newSession(t, db, "native", "/w")
 	must[Record](t)(db.AppendMessage(bg, native.ID, message.NewText("user", "the flaky lookahead test")))
 	body := func(text string) json.RawMessage { b, _ := json.Marshal(message.NewText("user", text)); return b }
-	imported := func(title string) ImportedSession {
-		return ImportedSession{Session: NewSession{Title: title, WorkDir: "/w"}, Generations: []ImportedGeneration{{Records: []Record{
+	imported := func(title string, daysAgo int) ImportedSession {
+		at := time.Now().AddDate(0, 0, -daysAgo)
+		return ImportedSession{Session: NewSession{Title: title, WorkDir: "/w", CreatedAt: at}, Generations: []ImportedGeneration{{Records: []Record{
 			{Kind: KindCheckpoint}, {Kind: KindMessage, Body: body("flaky in " + title)}, {Kind: KindMessage, Body: body("still flaky in " + title)},
 		}}}}
 	}
-	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("older import"), imported("newer import")}))
+	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("older import", 2), imported("newer import", 1)}))
 	later := newSession(t, db, "native later", "/w")
 	must[Record](t)(db.AppendMessage(bg, later.ID, message.NewText("user", "flaky again")))
-	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("oldest import")}))
+	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{imported("oldest import", 3)}))
+	// A kimi-cli session started since: newer than anything written, it
+	// ranks first, as rewind's own new records do.
+	fresh := imported("fresh import", 0)
+	fresh.Session.CreatedAt = time.Now().Add(time.Minute)
+	must[[]Session](t)(db.ImportSessions(bg, []ImportedSession{fresh}))
 
 	var got []string
 	for _, h := range must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "flaky"})) {
 		got = append(got, h.Title)
 	}
-	want := []string{"native later", "native", "newer import", "newer import", "older import", "older import", "oldest import", "oldest import"}
+	want := []string{"fresh import", "fresh import", "native later", "native", "newer import", "newer import", "older import", "older import", "oldest import", "oldest import"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("hits in order %q, want %q", got, want)
 	}
