@@ -41,7 +41,7 @@ type BulkResult struct {
 	Imported, Updated, Unchanged int      // sessions
 	Empty                        int      // sessions with no record (skipped)
 	Records                      int      // records written
-	Bytes                        int64    // context file bytes read
+	Bytes                        int64    // context file bytes of the sessions imported or updated
 	SessionIDs                   []string // rewind sessions imported or updated, in order
 }
 
@@ -83,7 +83,9 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		}
 	}
 	var batch []store.ImportedSession
-	var batchSizes []int // records of each session of the batch
+	var batchSizes []int   // records of each session of the batch
+	var batchBytes []int64 // and bytes
+	var scanned int64      // bytes of the sessions read so far (Progress)
 	batchRecords := 0
 	flush := func() error {
 		if len(batch) == 0 {
@@ -95,13 +97,15 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		// calls.
 		slices.Reverse(batch)
 		slices.Reverse(batchSizes)
+		slices.Reverse(batchBytes)
 		out, err := db.ImportSessions(ctx, batch)
 		for i, s := range out { // on an error, the sessions committed before it
 			res.SessionIDs = append(res.SessionIDs, s.ID)
 			res.Records += batchSizes[i]
+			res.Bytes += batchBytes[i]
 		}
 		res.Imported += len(out)
-		batch, batchSizes, batchRecords = batch[:0], batchSizes[:0], 0
+		batch, batchSizes, batchBytes, batchRecords = batch[:0], batchSizes[:0], batchBytes[:0], 0
 		return err
 	}
 	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, Warn: func(e *LineError) {
@@ -139,9 +143,11 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			return res, p.err
 		}
 		src := p.src
+		var size int64
 		for _, s := range p.sigs {
-			res.Bytes += s.Size
+			size += s.Size
 		}
+		scanned += size
 		sigJSON, _ := json.Marshal(p.sigs)
 		k := store.KimiImport{KimiSession: src.ID, Source: src.Path, Files: string(sigJSON)}
 		switch {
@@ -159,6 +165,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			}
 			res.Updated++
 			res.Records += len(cur)
+			res.Bytes += size
 			res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
 		default:
 			is, n := newSession(src, p.files, o.WorkDir)
@@ -167,7 +174,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 				break
 			}
 			is.Kimi = &k
-			batch, batchSizes = append(batch, is), append(batchSizes, n)
+			batch, batchSizes, batchBytes = append(batch, is), append(batchSizes, n), append(batchBytes, size)
 			if batchRecords += n; batchRecords >= o.BatchRecords {
 				if err := flush(); err != nil {
 					return res, fmt.Errorf("import: %w", err)
@@ -175,7 +182,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			}
 		}
 		if o.Progress != nil {
-			o.Progress(res.Bytes, total)
+			o.Progress(scanned, total)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -116,7 +116,7 @@ func TestImportShareDirTwice(t *testing.T) {
 	}
 
 	again := importAll(t, db, share, BulkOptions{WorkDir: "/fallback"})
-	if again.Imported != 0 || again.Updated != 0 || again.Unchanged != 2 || again.Records != 0 {
+	if again.Imported != 0 || again.Updated != 0 || again.Unchanged != 2 || again.Records != 0 || again.Bytes != 0 {
 		t.Fatalf("second run imported again: %+v", again)
 	}
 	if n := len(listIDs(t, db)); n != 2 {
@@ -134,6 +134,9 @@ func TestImportShareDirTwice(t *testing.T) {
 	grown := importAll(t, db, filepath.Join(share, SessionsDir), BulkOptions{WorkDir: "/fallback"})
 	if grown.Updated != 1 || grown.Unchanged != 1 || grown.Records != 1 || grown.SessionIDs[0] != a.ID {
 		t.Fatalf("after growth: %+v", grown)
+	}
+	if fi, err := os.Stat(ctxFile); err != nil || grown.Bytes != fi.Size() {
+		t.Errorf("after growth: %d bytes counted, want the grown file's only (%v)", grown.Bytes, err)
 	}
 	gens, err := db.Generations(ctx, a.ID)
 	if err != nil {
