@@ -38,6 +38,9 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.AppendMessage(ctx, fork.ID, message.NewText("user", "kumquat")); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	var out bytes.Buffer
 	rt := &Runtime{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Flags: Overrides{Home: &home}}
@@ -65,5 +68,13 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 	lines := strings.Split(out.String(), "\n")
 	if f := strings.Fields(lines[1]); len(f) < 2 || f[1] != "-" || !strings.Contains(lines[1], "fork of "+src.ID+" gen 0") {
 		t.Errorf("the fork's generation 0 row: %q", lines[1])
+	}
+	// rewind search titles a hit as the lists do
+	out.Reset()
+	if err := Search(ctx, rt, SearchArgs{Query: "kumquat", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(out.String(), "\n"); len(lines) < 2 || !strings.Contains(lines[1], "fork of mouse theme @ checkpoint 0") {
+		t.Errorf("search does not title the fork's hit as the lists do:\n%s", out.String())
 	}
 }

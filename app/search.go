@@ -33,6 +33,7 @@ type SearchHitJSON struct {
 	Snippet   string   `json:"snippet"`
 	CreatedAt string   `json:"created_at"`
 	AlsoIn    []string `json:"also_in,omitempty"`
+	Archived  bool     `json:"archived,omitempty"` // the session's current view no longer shows it
 }
 
 // Search prints the messages matching a full-text query, newest first.
@@ -70,7 +71,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 		out := make([]SearchHitJSON, len(hits))
 		for i, h := range hits {
 			out[i] = SearchHitJSON{SessionID: h.SessionID, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq,
-				Role: h.Role, Snippet: h.Snippet, CreatedAt: rfc3339(h.CreatedAt), AlsoIn: h.AlsoIn}
+				Role: h.Role, Snippet: h.Snippet, CreatedAt: rfc3339(h.CreatedAt), AlsoIn: h.AlsoIn, Archived: h.Archived}
 		}
 		return writeJSON(rt.Stdout, out)
 	}
@@ -81,7 +82,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tGEN\tSEQ\tWHEN\tROLE\tTITLE\tSNIPPET")
 	for _, h := range hits {
-		title := clip(oneLine(h.Title), 40)
+		title := clip(oneLine(h.ListTitle), 40)
 		if n := len(h.AlsoIn); n > 0 {
 			title += " " + words.AlsoInSessions(n)
 		}

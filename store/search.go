@@ -31,7 +31,11 @@ type SearchOptions struct {
 // that show it, newest first. SessionID, Title, WorkDir and Gen are that
 // session's (Gen: its generation that shows the record); RecordSession is
 // the session that wrote the record, so ViewPos{RecordSession, Seq} is its
-// position in any view that shows it.
+// position in any view that shows it. ListTitle and Fork describe that
+// session as the session lists do (Session.ListTitle); Archived says its
+// current view no longer shows the record (a compaction or rewind replaced
+// that generation: a message a compaction kept is then found twice, in
+// the archived generation and in the current one).
 type SearchHit struct {
 	SessionID     string    `json:"session_id"`
 	Title         string    `json:"title"`
@@ -42,6 +46,9 @@ type SearchHit struct {
 	Snippet       string    `json:"snippet"`
 	CreatedAt     time.Time `json:"created_at"`
 	AlsoIn        []string  `json:"also_in,omitempty"`
+	ListTitle     string    `json:"list_title"`
+	Fork          bool      `json:"fork,omitempty"`
+	Archived      bool      `json:"archived,omitempty"`
 	RecordSession string    `json:"-"`
 }
 
@@ -242,6 +249,11 @@ func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit
 		return fmt.Errorf("store: search %q: %w", o.Query, err)
 	}
 	defer rows.Close()
+	type listedSession struct {
+		s    Session
+		segs []segment // its current view
+	}
+	listed := map[string]listedSession{} // the sessions hits are listed under, read once each
 	for rows.Next() {
 		var h SearchHit
 		var created, updated int64
@@ -251,11 +263,26 @@ func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit
 		}
 		h.CreatedAt = fromMS(created)
 		h.RecordSession = h.SessionID
+		recordGen := h.Gen
 		if forks.String != "" && forks.String != "[]" {
 			if err := labelHit(&h, updated, forks.String, o.SessionID); err != nil {
 				return fmt.Errorf("store: search %q: %w", o.Query, err)
 			}
 		}
+		ls, ok := listed[h.SessionID]
+		if !ok {
+			if ls.s, err = getSession(ctx, db.reader, h.SessionID); err != nil {
+				return fmt.Errorf("store: search %q: %w", o.Query, err)
+			}
+			if ls.segs, _, _, err = resolveSegments(ctx, db.reader, h.SessionID, ls.s.CurrentGen); err != nil {
+				return fmt.Errorf("store: search %q: %w", o.Query, err)
+			}
+			listed[h.SessionID] = ls
+		}
+		h.ListTitle, h.Fork = ls.s.ListTitle(), ls.s.ForkOf != ""
+		h.Archived = !slices.ContainsFunc(ls.segs, func(sg segment) bool {
+			return sg.session == h.RecordSession && sg.gen == recordGen && h.Seq < sg.bound
+		})
 		if err := fn(h); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -143,5 +144,35 @@ func TestAsYouTypeAndHasTerms(t *testing.T) {
 		if got := HasTerms(q); got != want {
 			t.Errorf("HasTerms(%q) = %v", q, got)
 		}
+	}
+}
+
+// TestSearchHitListTitleForkAndArchived: a hit carries the session list's
+// title (a fork's says what it was cut from) and whether the session's
+// current view still shows the record: after a compaction a kept message
+// is found twice, once archived (generation 0) and once current.
+func TestSearchHitListTitleForkAndArchived(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	src := newSession(t, db, "source", "/w")
+	must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", "kumquat marmalade")))
+	must[Generation](t)(db.StartCompacted(bg, src.ID, []message.Message{message.NewText("user", "kumquat marmalade")}, 0, 10))
+	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "kumquat", SessionID: src.ID}))
+	if len(hits) != 2 {
+		t.Fatalf("%d hits, want 2: %+v", len(hits), hits)
+	}
+	if hits[0].Gen != 1 || hits[0].Archived || hits[1].Gen != 0 || !hits[1].Archived {
+		t.Errorf("archived marks: %+v", hits)
+	}
+	if hits[0].ListTitle != "source" || hits[0].Fork {
+		t.Errorf("source hit: %+v", hits[0])
+	}
+	cp := must[int](t)(db.Checkpoint(bg, src.ID, false))
+	fork := must[Session](t)(db.ForkSession(bg, src.ID, -1, cp))
+	must[Record](t)(db.AppendMessage(bg, fork.ID, message.NewText("user", "kumquat jam")))
+	got := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "jam"}))
+	fork = must[Session](t)(db.GetSession(bg, fork.ID))
+	if len(got) != 1 || !got[0].Fork || got[0].ListTitle != fork.ListTitle() || got[0].Archived || !strings.Contains(got[0].ListTitle, "fork of source") {
+		t.Errorf("fork hit: %+v, want the list title %q", got, fork.ListTitle())
 	}
 }

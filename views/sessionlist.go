@@ -33,13 +33,17 @@ type SessionRow struct {
 	Unanswered     bool // has a prompt but never got an answer (a failed run)
 }
 
-// SearchHit is one full-text search result.
+// SearchHit is one full-text search result. Title is the session's list
+// title; Fork marks a session forked from another, Archived a record its
+// current view no longer shows (store.SearchHit).
 type SearchHit struct {
 	SessionID string
 	Title     string
 	WorkDir   string
 	Gen       int
 	Seq       int64
+	Fork      bool
+	Archived  bool
 	Role      string
 	Snippet   string
 	Time      time.Time
@@ -876,8 +880,15 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 		i := l.top + r
 		hit := l.hits[i]
 		st, dim, hl := l.rowStyles(screen, x, y+r, w, i == l.selected)
+		cx := x
+		if hit.Fork {
+			cx += drawText(screen, cx, y+r, w, "⑂ ", dim)
+		}
 		head := truncate(hit.Title, min(30, w/3))
-		cx := x + drawText(screen, x, y+r, w, head, st.Bold(true))
+		cx += drawText(screen, cx, y+r, x+w-cx, head, st.Bold(true))
+		if hit.Archived {
+			cx += drawText(screen, cx, y+r, x+w-cx, fmt.Sprintf(" g%d archived", hit.Gen), dim)
+		}
 		if hit.AlsoIn > 0 {
 			cx += drawText(screen, cx, y+r, x+w-cx, " "+words.AlsoInSessions(hit.AlsoIn), dim)
 		}

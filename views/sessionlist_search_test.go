@@ -126,3 +126,32 @@ func TestSessionListHitPreviewShowsTheHit(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionListHitMarksForkAndArchived: at 80 columns a hit under a fork
+// shows the fork mark, and a hit of an archived generation says so, so the
+// two hits of a message a compaction kept can be told apart.
+func TestSessionListHitMarksForkAndArchived(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	send(l, runes("/kumquat")...)
+	l.SetHits("kumquat", []SearchHit{
+		{SessionID: "s1", Title: "demo", Gen: 1, Role: "user", Snippet: "«kumquat» marmalade"},
+		{SessionID: "s1", Title: "demo", Gen: 0, Archived: true, Role: "user", Snippet: "«kumquat» marmalade"},
+		{SessionID: "s2", Title: "fork of demo @ checkpoint 2", Gen: 0, Fork: true, Role: "user", Snippet: "«kumquat» jam"},
+	}, false)
+	s := draw(t, l, 80, 24)
+	_, y0 := mustFind(t, s, "demo · user: kumquat marmalade")
+	_, y1 := mustFind(t, s, "demo g0 archived · user: kumquat marmalade")
+	if y0 == y1 {
+		t.Errorf("the current and the archived hit on one row %d", y0)
+	}
+	x, y := mustFind(t, s, "⑂ fork of demo @ checkpoint… · user: kumquat jam")
+	if fg(s, x, y) == fg(s, x+2, y) {
+		t.Errorf("the fork mark is drawn like the title")
+	}
+	if fg(s, x+len("demo "), y1) == dark.MatchHighlight {
+		t.Errorf("archived mark drawn as a match")
+	}
+}

@@ -343,7 +343,7 @@ func TestSearchHitSharedWithANewerFork(t *testing.T) {
 		hs := h.c.br.list.Hits()
 		return len(hs) == 1 && hs[0].SessionID == fork && hs[0].AlsoIn == 1
 	})
-	h.waitFor("the fork (+1 session)")
+	h.waitFor("⑂ the fork (fork of the source) (+1 session)") // the list title, marked a fork
 	h.key(tcell.KeyEnter)
 	h.waitUntil("the workspace on the fork", func() bool { return h.c.SessionID() == fork && h.c.pages.top() == "" })
 	h.waitFor("about the zeppelin", "search hit ┃")

@@ -128,8 +128,8 @@ func (r *searchRunner) onWorkerRun(ctx context.Context, query string, o store.Se
 			more = true
 			return nil
 		}
-		hits = append(hits, views.SearchHit{SessionID: h.SessionID, RecordSession: h.RecordSession, Title: h.Title, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq,
-			Role: h.Role, Snippet: views.MarkdownText(h.Snippet, snippetRunes), Time: h.CreatedAt, AlsoIn: len(h.AlsoIn)})
+		hits = append(hits, views.SearchHit{SessionID: h.SessionID, RecordSession: h.RecordSession, Title: h.ListTitle, WorkDir: h.WorkDir, Gen: h.Gen, Seq: h.Seq,
+			Fork: h.Fork, Archived: h.Archived, Role: h.Role, Snippet: views.MarkdownText(h.Snippet, snippetRunes), Time: h.CreatedAt, AlsoIn: len(h.AlsoIn)})
 		if !posted && len(hits) >= searchFirstPage && time.Since(start) >= searchFirstPageAfter {
 			posted = true
 			post(true, false)
