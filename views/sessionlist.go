@@ -1013,7 +1013,13 @@ func (l *SessionList) InputHandler() func(*tcell.EventKey, func(tview.Primitive)
 			return
 		}
 		before, was := l.filter.String(), l.Filtering()
-		if l.filter.handle(ev) && l.filter.String() != before {
+		handled := false
+		if ev.Key() == tcell.KeyCtrlU && l.FullText() && l.filter.pos > 1 {
+			// clear the words, keep the "/": still a full-text search
+			f := &l.filter
+			f.text, f.pos, handled = append([]rune{'/'}, f.text[f.pos:]...), 1, true
+		}
+		if (handled || l.filter.handle(ev)) && l.filter.String() != before {
 			l.refilter()
 			l.askPreview()
 			l.filterChanged(was)

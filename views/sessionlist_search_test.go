@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
 )
 
 // At 80 columns a hit whose match is at the end of a long snippet shows the
@@ -153,5 +155,31 @@ func TestSessionListHitMarksForkAndArchived(t *testing.T) {
 	}
 	if fg(s, x+len("demo "), y1) == dark.MatchHighlight {
 		t.Errorf("archived mark drawn as a match")
+	}
+}
+
+// TestSessionListCtrlUKeepsTheSlash: Ctrl-U in a full-text search clears
+// the words and keeps the "/", so what is typed next is searched for, not
+// matched against the titles (Backspace keeps it too).
+func TestSessionListCtrlUKeepsTheSlash(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetSessions(sampleSessions())
+	l.SetSearchFunc(func(string) {})
+	send(l, runes("/build")...)
+	send(l, key(tcell.KeyCtrlU, 0, tcell.ModCtrl))
+	if f := l.Filter(); f != "/" || !l.FullText() {
+		t.Fatalf("filter after Ctrl-U %q, want \"/\"", f)
+	}
+	send(l, runes("deadlock")...)
+	if f := l.Filter(); f != "/deadlock" {
+		t.Errorf("filter %q, want /deadlock", f)
+	}
+	mustFind(t, draw(t, l, 80, 24), "search: /deadlock")
+	// a second Ctrl-U at the "/" clears it too: back to the title filter
+	send(l, key(tcell.KeyCtrlU, 0, tcell.ModCtrl), key(tcell.KeyCtrlU, 0, tcell.ModCtrl))
+	if f := l.Filter(); f != "" {
+		t.Errorf("filter after Ctrl-U at the slash %q, want empty", f)
 	}
 }
