@@ -161,7 +161,8 @@ func (t *Timeline) SetOnForkAt(f func(CheckpointRow)) { t.onForkAt = f }
 func (t *Timeline) SetOnUndo(f func()) { t.onUndo = f }
 
 // SetEarlier sets the line shown above the first row when the rows cover
-// only the newest part of the view; "" removes it.
+// only the newest part of the view; "" removes it. A narrow pane drops
+// its " · "-separated parts from the end, never cutting a word.
 func (t *Timeline) SetEarlier(text string) { t.earlier = SanitizeLine(text) }
 
 // SetOnTop sets what runs when the selection moves up past the first row
@@ -424,7 +425,7 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	base := t.base()
 	border := y - 1 // the pane's top border: the "↑ N more" marker
 	if t.earlier != "" {
-		drawText(screen, x, y, w, truncate(t.earlier, w), base.Foreground(th.Dim).Italic(true))
+		drawText(screen, x, y, w, fitParts(t.earlier, w), base.Foreground(th.Dim).Italic(true))
 		y, h = y+1, h-1
 		if h <= 0 {
 			return

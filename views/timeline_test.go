@@ -228,3 +228,20 @@ func TestTimelineForkKey(t *testing.T) {
 		t.Errorf("f's help %q: one entry naming both", help)
 	}
 }
+
+// TestTimelineEarlierLineFitsAtWords: a narrow timeline keeps the earlier
+// line's count and drops the parts after it whole ("↑ 101 earlier
+// checkpoints: sc…" at 80 columns).
+func TestTimelineEarlierLineFitsAtWords(t *testing.T) {
+	t.Parallel()
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(sampleTimeline())
+	tl.SetEarlier("↑ 101 earlier checkpoints · scroll up to load, or /revert N")
+	s := draw(t, tl, 30, 20)
+	_, y := mustFind(t, s, "↑ 101 earlier checkpoints …")
+	if r := row(s, y); strings.Contains(r, "sc") {
+		t.Errorf("row %q cuts a word", r)
+	}
+	mustFind(t, draw(t, tl, 80, 20), "↑ 101 earlier checkpoints · scroll up to load, or /revert N")
+}

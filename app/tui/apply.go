@@ -205,7 +205,8 @@ func (c *Controller) onUIReload(ev evReload) {
 		}
 		if ev.mark != nil {
 			c.conv.Mark(*ev.mark)
-			c.setMessage("search hit ┃ · scroll for the messages around it · End: the newest", false)
+			// the essentials first: a narrow status bar drops the last parts
+			c.setMessage("search hit ┃ · End: the newest · scroll: the messages around it", false)
 		}
 	}
 	if ev.banner != nil {

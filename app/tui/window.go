@@ -128,7 +128,7 @@ func (w window) laterMarker() string {
 // timelineMarker is the line above the timeline's first row: how many
 // checkpoints come before the loaded part (a view numbers them from 0),
 // and how to reach them ("" when all are loaded). The count comes first:
-// a narrow pane cuts the line's end.
+// a narrow pane drops the " · " parts after it (Timeline.SetEarlier).
 func (w window) timelineMarker() string {
 	switch {
 	case w.earlier == 0:
@@ -138,7 +138,8 @@ func (w window) timelineMarker() string {
 	}
 	for _, r := range w.records {
 		if r.Kind == store.KindCheckpoint && r.CheckpointID > 0 {
-			return fmt.Sprintf("↑ %s earlier checkpoints: scroll up to load, or /revert N", words.Thousands(r.CheckpointID))
+			return fmt.Sprintf("↑ %s earlier %s · scroll up to load, or /revert N",
+				words.Thousands(r.CheckpointID), words.Plural(r.CheckpointID, "checkpoint", "checkpoints"))
 		}
 	}
 	return "↑ earlier turns: scroll up to load them"

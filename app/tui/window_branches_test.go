@@ -171,7 +171,7 @@ func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999", "↑ 3,800 earlier checkpoints: scroll up to load, or /revert N")
+	h.waitFor("prompt 3999", "↑ 3,800 earlier checkpoints · scroll up to load, or /revert N")
 	h.focus(h.c.timeline)
 	h.typeText("g", false) // the first row: nothing loads yet
 	h.waitFor("● 3800")
@@ -181,7 +181,7 @@ func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 		}
 	})
 	h.typeText("k", false)
-	h.waitFor("↑ 3,600 earlier checkpoints: scroll up to load, or /revert N")
+	h.waitFor("↑ 3,600 earlier checkpoints · scroll up to load, or /revert N")
 	h.c.onUIThread(func() {
 		if n := len(h.c.timeline.Model().Checkpoints); n != 400 {
 			t.Errorf("after moving past the top: %d timeline checkpoints, want 400", n)

@@ -1,0 +1,31 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// TestSearchHitHintAt80Columns: at 80 columns the status bar's hint after
+// opening a search hit keeps its essentials, the mark and End, first (it
+// was cut to "search hit ┃ …").
+func TestSearchHitHintAt80Columns(t *testing.T) {
+	t.Parallel()
+	h, _ := hitHarness(t, 80, 24, zeppelinRecords(3000, 1000))
+	h.waitFor("about the zeppelin", "search hit ┃ · End: the newest")
+}
+
+// TestTimelineMarkerSaysOneCheckpoint: one earlier checkpoint is said in
+// the singular.
+func TestTimelineMarkerSaysOneCheckpoint(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{
+		1:    "↑ 1 earlier checkpoint · scroll up to load, or /revert N",
+		1200: "↑ 1,200 earlier checkpoints · scroll up to load, or /revert N",
+	} {
+		w := window{earlier: 3, records: []store.Record{{Kind: store.KindCheckpoint, CheckpointID: n}}}
+		if got := w.timelineMarker(); got != want {
+			t.Errorf("%d earlier: %q, want %q", n, got, want)
+		}
+	}
+}
