@@ -46,10 +46,11 @@ func (c *Conversation) drawWelcome(screen tcell.Screen, x, y, w, h int) {
 			return
 		}
 		pre := Span{padRight(name, 10), label}
-		if name == "work dir" {
+		if name == "work dir" { // one row: the path's end
 			value = trimLeft(value, max(1, w-strWidth(pre.Text)))
 		}
-		add(append(Line{pre}, wrapSpans([]Span{{value, base}}, w-strWidth(pre.Text), nil, nil)[0]...))
+		// the others wrap at words under the value
+		lines = append(lines, wrapSpans([]Span{{value, base}}, max(strWidth(pre.Text)+8, w), Line{pre}, Line{{padRight("", 10), base}})...)
 	}
 	field("work dir", c.welcome.WorkDir)
 	field("model", c.welcome.Model)
