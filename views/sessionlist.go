@@ -692,7 +692,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		case l.filter.String() != "":
 			msg = "No session matches."
 		case l.thisDir():
-			msg = "No sessions in " + l.scopeDir + " (Ctrl-T shows all)."
+			msg = "No sessions in " + ElidePath(l.scopeDir, w) + " (Ctrl-T shows all)."
 		}
 		drawWrapped(screen, x, y, w, h, msg, base.Foreground(th.Dim))
 		return
@@ -774,6 +774,7 @@ func thisDirHeader(dir string, w int) string {
 }
 
 // drawWrapped draws msg word-wrapped in at most h rows of w cells.
+// Callers elide a path in msg to w (ElidePath), so no row breaks it.
 func drawWrapped(screen tcell.Screen, x, y, w, h int, msg string, st tcell.Style) {
 	for i, line := range wrapPlain(msg, w, st) {
 		if i >= h {
@@ -859,7 +860,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 	var msg string
 	switch {
 	case q == "" && l.thisDir():
-		msg = "Type words to search the messages of " + l.scopeDir + " (Ctrl-T: all)."
+		msg = "Type words to search the messages of " + ElidePath(l.scopeDir, w) + " (Ctrl-T: all)."
 	case q == "":
 		msg = "Type words to search all messages."
 	case l.hitsQuery != q && len(l.hits) == 0:
@@ -867,7 +868,7 @@ func (l *SessionList) drawHits(screen tcell.Screen, x, y, w, h int) {
 	case len(l.hits) == 0 && l.hitsNote != "":
 		msg = l.hitsNote
 	case len(l.hits) == 0 && l.thisDir():
-		msg = "No message matches in " + l.scopeDir + " (Ctrl-T searches all)."
+		msg = "No message matches in " + ElidePath(l.scopeDir, w) + " (Ctrl-T searches all)."
 	case len(l.hits) == 0:
 		msg = "No message matches."
 	}

@@ -81,3 +81,26 @@ func TestSessionListMarksForks(t *testing.T) {
 	s := draw(t, l, 100, 20)
 	mustFind(t, s, "⑂ fork @187")
 }
+
+// TestSessionListEmptyThisDirElidesALongPath: in a narrow list a long dir
+// is elided in the middle, never broken across rows mid-word ("…/path/t",
+// "o/a/project…").
+func TestSessionListEmptyThisDirElidesALongPath(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetScope("this dir", "/home/dev/a/very/long/path/to/a/project/with/many/levels/proj")
+	l.SetSessions(nil)
+	s := draw(t, l, 30, 20)
+	mustFind(t, s, "…/proj")
+	if _, _, ok := find(s, "levels/p"); ok {
+		t.Errorf("the path is not elided:\n%s", screenText(s))
+	}
+	for y := range 20 {
+		if r := strings.TrimSpace(strings.Trim(row(s, y), "│")); strings.HasPrefix(r, "o/") || strings.HasSuffix(r, "/t") {
+			t.Errorf("row %d %q breaks the path", y, r)
+		}
+	}
+	send(l, runes("/")...)
+	mustFind(t, draw(t, l, 30, 20), "…/proj")
+}
