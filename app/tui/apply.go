@@ -205,8 +205,9 @@ func (c *Controller) onUIReload(ev evReload) {
 		}
 		if ev.mark != nil {
 			c.conv.Mark(*ev.mark)
-			// the essentials first: a narrow status bar drops the last parts
-			c.setMessage("search hit ┃ · End: the newest · scroll: the messages around it", false)
+			// short, the essentials first: a crowded status bar (80
+			// columns, watching) drops the last parts
+			c.setMessage("hit ┃ · End: the newest · scroll: around it", false)
 		}
 	}
 	if ev.banner != nil {

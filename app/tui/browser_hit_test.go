@@ -90,7 +90,7 @@ func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
 				t.Fatalf("the session's tail, or its current position, is on screen:\n%s", text)
 			}
 			h.assertMarked("about the zeppelin")
-			h.waitFor("search hit ┃")
+			h.waitFor("hit ┃ · End: the newest")
 			h.c.onUIThread(func() {
 				w := h.c.win
 				// 1,001 records around the hit aligned to turns: turns 901–1099
@@ -275,7 +275,7 @@ func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
 	h.waitUntil("the hit in generation 0", func() bool { hs := h.c.br.list.Hits(); return len(hs) == 1 && hs[0].Gen == 0 })
 	h.key(tcell.KeyEnter)
 	h.waitUntil("the workspace on the hit's session", func() bool { return h.c.SessionID() == id && h.c.pages.top() == "" })
-	h.waitFor("about the zeppelin", "search hit ┃")
+	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 	h.assertMarked("about the zeppelin")
 	if strings.Contains(h.text(), "ARCHIVED") {
 		t.Fatalf("the hit opened as archived:\n%s", h.text())
@@ -298,7 +298,7 @@ func TestSearchHitInAToolResult(t *testing.T) {
 	}
 	recs[5*1000+3].Body = b
 	h, _ := hitHarness(t, 120, 40, recs)
-	h.waitFor("the zeppelin landed", "search hit ┃")
+	h.waitFor("the zeppelin landed", "hit ┃ · End: the newest")
 	h.assertMarked("▾ ✓ Shell echo 1000") // unfolded (the tool pane shows it too, without ▾)
 }
 
@@ -346,6 +346,6 @@ func TestSearchHitSharedWithANewerFork(t *testing.T) {
 	h.waitFor("⑂ the fork (fork of the source) (+1 session)") // the list title, marked a fork
 	h.key(tcell.KeyEnter)
 	h.waitUntil("the workspace on the fork", func() bool { return h.c.SessionID() == fork && h.c.pages.top() == "" })
-	h.waitFor("about the zeppelin", "search hit ┃")
+	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 	h.assertMarked("about the zeppelin")
 }

@@ -12,7 +12,7 @@ import (
 func TestSearchHitHintAt80Columns(t *testing.T) {
 	t.Parallel()
 	h, _ := hitHarness(t, 80, 24, zeppelinRecords(3000, 1000))
-	h.waitFor("about the zeppelin", "search hit ┃ · End: the newest")
+	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 }
 
 // TestTimelineMarkerSaysOneCheckpoint: one earlier checkpoint is said in
