@@ -82,7 +82,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tGEN\tSEQ\tWHEN\tROLE\tTITLE\tSNIPPET")
 	for _, h := range hits {
-		title := clip(oneLine(h.ListTitle), 40)
+		title := clip(oneLine(h.ListTitle), 60) // room for a fork's "(fork of … @ checkpoint N)"
 		if n := len(h.AlsoIn); n > 0 {
 			title += " " + words.AlsoInSessions(n)
 		}

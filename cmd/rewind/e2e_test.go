@@ -1007,7 +1007,7 @@ func TestSearchSessionLabelsSharedRecords(t *testing.T) {
 		!reflect.DeepEqual(hits[0]["also_in"], []any{src.id}) {
 		t.Errorf("--session of the fork: %v", hits)
 	}
-	if text := e.mustOK("search", "hello", "--session", fork.ID).stdout; !strings.Contains(text, "the fork (+1 session)") || strings.Contains(text, src.id) {
+	if text := e.mustOK("search", "hello", "--session", fork.ID).stdout; !strings.Contains(text, "the fork (fork of the source @ checkpoint 1) (+1 session)") || strings.Contains(text, src.id) {
 		t.Errorf("--session of the fork, table:\n%s", text)
 	}
 	hits = decode[[]map[string]any](t, e.mustOK("search", "hello", "--json", "--session", src.id).stdout)
