@@ -349,3 +349,43 @@ func TestSearchHitSharedWithANewerFork(t *testing.T) {
 	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 	h.assertMarked("about the zeppelin")
 }
+
+// TestSearchHitInTheGenerationThisProcessCompactedInto: after /compact in
+// this process, a hit in the new (current) generation opens in the live
+// conversation, writable, not as an archived generation's read-only
+// preview (the open session's generation was the one before the
+// compaction).
+func TestSearchHitInTheGenerationThisProcessCompactedInto(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48},
+		llmtest.Text("first answer"),
+		llmtest.Text("second answer"),
+		llmtest.Text("marmalade noted"),
+		llmtest.Text("SUMMARY: the user likes kumquat marmalade."))
+	for _, p := range []string{"one", "two", "kumquat marmalade"} {
+		h.submit(p)
+		h.waitUntil("the run to end", h.idle)
+	}
+	h.waitFor("marmalade noted")
+	h.submit("/compact")
+	h.waitFor("Context compacted into generation 1")
+	h.waitUntil("compaction to end", h.idle)
+	h.openBrowser()
+	h.typeText("/kumquat", false)
+	h.waitUntil("a hit in generation 1", func() bool {
+		hs := h.c.br.list.Hits()
+		return len(hs) > 0 && hs[0].Gen == 1
+	})
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the workspace", func() bool { return h.c.pages.top() == "" })
+	h.waitFor("hit ┃ · End: the newest")
+	if text := h.text(); strings.Contains(text, "read-only") || strings.Contains(text, "ARCHIVED") {
+		t.Fatalf("the hit in the current generation opened archived:\n%s", text)
+	}
+	h.c.onUIThread(func() {
+		if h.c.tt.previewing || h.c.win.gen != 1 || h.c.cur().soul == nil {
+			t.Errorf("previewing %v, window of generation %d, writable %v; want the live current view (1)",
+				h.c.tt.previewing, h.c.win.gen, h.c.cur().soul != nil)
+		}
+	})
+}

@@ -325,9 +325,18 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 		return
 	}
 	ctx, id := context.WithoutCancel(c.ctx), o.sess.ID
-	if at.gen != o.sess.CurrentGen {
+	// o.sess is the session as it was opened: a compaction, revert or
+	// D-Mail since (in this process or another) made a newer generation
+	// current, so the current generation is read afresh.
+	ver, err := c.db.SessionVersion(ctx, id)
+	if err != nil {
+		c.onWorkerReload(banner)
+		c.post(evNote{text: "cannot read the session's current generation: " + oneLine(err.Error(), 80), isErr: true})
+		return
+	}
+	if at.gen != ver.CurrentGen {
 		// a revert's generation shares the turns before it with the one it archived
-		if ok, err := c.db.ViewHolds(ctx, id, o.sess.CurrentGen, at.pos); err != nil || !ok {
+		if ok, err := c.db.ViewHolds(ctx, id, ver.CurrentGen, at.pos); err != nil || !ok {
 			c.onWorkerReload(banner)
 			c.tt.onWorkerArchivedHit(id, at)
 			return
