@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +18,8 @@ import (
 
 // SearchOptions filters Search. Zero Since/Until mean unbounded; Limit <= 0
 // means 50. SessionID (an exact id) keeps the hits of one session and the
-// records it shares with its fork source.
+// records it shares with its fork source. WorkDir is compared cleaned
+// (filepath.Clean: "dir/" is dir).
 type SearchOptions struct {
 	Query, WorkDir, SessionID string
 	Since, Until              time.Time
@@ -227,7 +229,7 @@ func (db *DB) SearchEach(ctx context.Context, o SearchOptions, fn func(SearchHit
 	args := []any{q}
 	if o.WorkDir != "" {
 		sqlText += " AND s.work_dir = ?"
-		args = append(args, o.WorkDir)
+		args = append(args, filepath.Clean(o.WorkDir)) // "dir/" is dir
 	}
 	if o.SessionID != "" {
 		sqlText += ` AND (c.session_id = ? OR EXISTS (SELECT 1 FROM generations g WHERE g.session_id = ?

@@ -41,3 +41,22 @@ func TestSearchSkipsMetadataRoles(t *testing.T) {
 		t.Fatalf("system prompt found: %+v", hits)
 	}
 }
+
+// TestWorkDirFilterIgnoresATrailingSlash: a work dir filter is the same
+// dir with or without a trailing slash or a "." in it, in the search and in
+// the session list (`rewind search build --work-dir /home/dev/project48/`
+// found nothing).
+func TestWorkDirFilterIgnoresATrailingSlash(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := must[Session](t)(db.CreateSession(bg, NewSession{Title: "dir", WorkDir: "/home/dev/project48"}))
+	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "build the kumquat")))
+	for _, dir := range []string{"/home/dev/project48", "/home/dev/project48/", "/home/dev/./project48"} {
+		if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "kumquat", WorkDir: dir})); len(hits) != 1 {
+			t.Errorf("search in %s: %d hits, want 1", dir, len(hits))
+		}
+		if list := must[[]Session](t)(db.ListSessions(bg, ListOptions{WorkDir: dir})); len(list) != 1 {
+			t.Errorf("sessions of %s: %d, want 1", dir, len(list))
+		}
+	}
+}

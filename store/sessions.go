@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,7 +18,8 @@ type NewSession struct {
 	CreatedAt             time.Time
 }
 
-// ListOptions filters ListSessions. Limit <= 0 means no limit.
+// ListOptions filters ListSessions. Limit <= 0 means no limit. WorkDir
+// is compared cleaned (filepath.Clean: "dir/" is dir).
 type ListOptions struct {
 	WorkDir        string
 	IncludeDeleted bool
@@ -196,7 +198,7 @@ func (db *DB) ListSessions(ctx context.Context, o ListOptions) ([]Session, error
 	}
 	if o.WorkDir != "" {
 		where = append(where, "s.work_dir = ?")
-		args = append(args, o.WorkDir)
+		args = append(args, filepath.Clean(o.WorkDir)) // "dir/" is dir
 	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
