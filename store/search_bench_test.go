@@ -43,25 +43,38 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	rare := gen.RareWords()
-	for _, c := range []struct{ name, query string }{
-		{"common/the", "the"},
-		{"common/two", "refactor test"},
-		{"common/three", "build fix error"},
-		{"rare/one", rare[0]},
-		{"rare/with-common", "the " + rare[1]},
-		{"rare/absent", "xylophone"},
-		{"prefix/2", "re*"},
-		{"prefix/3", "ret*"},
-		{"prefix/5", "check*"},
-		{"prefix/word-and-prefix", "cancel dea*"},
-		{"prefix/common-and-rare-prefix", "the quo*"},
+	// The oldest session: its records are the last a newest-first walk of
+	// the index reaches.
+	var oldest string
+	if err := db.Reader().QueryRowContext(ctx, `SELECT session_id FROM context ORDER BY id LIMIT 1`).Scan(&oldest); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, query, workDir, session string }{
+		{"common/the", "the", "", ""},
+		{"common/two", "refactor test", "", ""},
+		{"common/three", "build fix error", "", ""},
+		{"rare/one", rare[0], "", ""},
+		{"rare/with-common", "the " + rare[1], "", ""},
+		{"rare/absent", "xylophone", "", ""},
+		{"prefix/2", "re*", "", ""},
+		{"prefix/3", "ret*", "", ""},
+		{"prefix/5", "check*", "", ""},
+		{"prefix/word-and-prefix", "cancel dea*", "", ""},
+		{"prefix/common-and-rare-prefix", "the quo*", "", ""},
+		// Filtered: a dir of 20 of the 1,000 sessions, a dir of none, one
+		// session.
+		{"workdir/the", "the", "/home/dev/project7", ""},
+		{"workdir/two", "refactor test", "/home/dev/project7", ""},
+		{"workdir-empty/the", "the", "/nowhere", ""},
+		{"session/the", "the", "", oldest},
+		{"session/prefix", "re*", "", oldest},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var times []time.Duration
 			cpu0 := cpuTime()
 			for b.Loop() {
 				start := time.Now()
-				if _, err := db.Search(ctx, store.SearchOptions{Query: c.query, Limit: 200}); err != nil {
+				if _, err := db.Search(ctx, store.SearchOptions{Query: c.query, WorkDir: c.workDir, SessionID: c.session, Limit: 200}); err != nil {
 					b.Fatal(err)
 				}
 				times = append(times, time.Since(start))
