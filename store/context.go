@@ -894,6 +894,11 @@ func (db *DB) ForkSession(ctx context.Context, id string, gen int, checkpointID 
 		if err := insertGeneration(ctx, tx, g); err != nil {
 			return err
 		}
+		if g.parentSession != st.id { // the cut is in the source's source's records
+			if _, err := tx.ExecContext(ctx, `UPDATE generations SET fork_of = ? WHERE session_id = ? AND gen = 0`, st.id, newID); err != nil {
+				return err
+			}
+		}
 		s, err = getSession(ctx, tx, newID)
 		return err
 	})

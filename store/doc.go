@@ -54,7 +54,10 @@
 // (session, gen) pairs, and a fork_seq always bounds the parent's session.
 // That is why a revert's parent is the generation holding the checkpoint
 // rather than the previous current one: the cut is then always expressed in
-// the seq space of the records it cuts, also across sessions.
+// the seq space of the records it cuts, also across sessions. So a fork
+// cut at a checkpoint its source shares with the source's own source
+// points at that older session's records; generations.fork_of then names
+// the session forked, which the lists show as the fork's source.
 //
 // KeepInterrupted writes two generations in one transaction: one with cause
 // interrupt (the current view plus an interrupted step's partial answer),

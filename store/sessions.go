@@ -106,7 +106,32 @@ func getSession(ctx context.Context, q querier, id string) (Session, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
 	}
-	return s, err
+	if err != nil {
+		return Session{}, err
+	}
+	return s, forkSource(ctx, q, &s)
+}
+
+// forkSource corrects ForkOf and ForkOfTitle of a fork cut at a checkpoint
+// of a fork whose records hold it are the fork's source's: its
+// parent_session names the session of those records, generations.fork_of
+// the session forked (ForkSession). One primary-key lookup, for such forks
+// only; sessionColumns does not read fork_of, so the code still reads a
+// database of an older schema.
+func forkSource(ctx context.Context, q querier, s *Session) error {
+	if s.ForkOf == "" || s.ForkCheckpoint < 0 {
+		return nil
+	}
+	var src, title sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT g.fork_of, ps.title FROM generations g LEFT JOIN sessions ps ON ps.id = g.fork_of
+		WHERE g.session_id = ? AND g.gen = 0`, s.ID).Scan(&src, &title)
+	if err != nil {
+		return fmt.Errorf("fork source of %s: %w", s.ID, err)
+	}
+	if src.Valid {
+		s.ForkOf, s.ForkOfTitle = src.String, title.String
+	}
+	return nil
 }
 
 // resolveQuery finds the sessions whose id starts with a prefix, the exact
@@ -223,6 +248,12 @@ func (db *DB) ListSessions(ctx context.Context, o ListOptions) ([]Session, error
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: list sessions: %w", err)
+	}
+	rows.Close() // before the reads of forkSource
+	for i := range out {
+		if err := forkSource(ctx, db.reader, &out[i]); err != nil {
+			return nil, fmt.Errorf("store: list sessions: %w", err)
+		}
 	}
 	return out, nil
 }

@@ -795,3 +795,34 @@ func TestListVersion(t *testing.T) {
 		t.Errorf("lease heartbeats moved the list version: %d → %d", last, v)
 	}
 }
+
+// TestForkOfAForkAtASharedCheckpoint: a fork cut at a checkpoint of a fork
+// whose record the fork shares with its source names the fork it was made
+// from (ForkOf, its title), not the source whose records it
+// reads; its view is the fork's up to the checkpoint.
+func TestForkOfAForkAtASharedCheckpoint(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	src := newSession(t, db, "source", "/w")
+	turn(t, db, src.ID, "a", 10)
+	turn(t, db, src.ID, "b", 20)
+	mid := must[Session](t)(db.ForkSession(bg, src.ID, -1, -1))
+	if err := db.RenameSession(bg, mid.ID, "intermediate otter"); err != nil {
+		t.Fatal(err)
+	}
+	ff := must[Session](t)(db.ForkSession(bg, mid.ID, -1, 1)) // checkpoint 1: a record of src
+	if ff.ForkOf != mid.ID || ff.ForkOfTitle != "intermediate otter" || ff.ForkCheckpoint != 1 {
+		t.Fatalf("fork of %s (%q) @ checkpoint %d; want %s (intermediate otter) @ 1", ff.ForkOf, ff.ForkOfTitle, ff.ForkCheckpoint, mid.ID)
+	}
+	if got, want := ff.ListTitle(), "intermediate otter (fork of intermediate otter @ checkpoint 1)"; got != want && got != "fork of intermediate otter @ checkpoint 1" {
+		t.Errorf("list title %q", got)
+	}
+	if got := texts(checkCounters(t, db, ff.ID)); len(got) != 4 || got[3] != "tool:out a" {
+		t.Fatalf("view %v", got)
+	}
+	for _, s := range must[[]Session](t)(db.ListSessions(bg, ListOptions{})) {
+		if s.ID == ff.ID && s.ForkOf != mid.ID {
+			t.Errorf("listed as a fork of %s", s.ForkOf)
+		}
+	}
+}
