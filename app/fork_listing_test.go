@@ -78,3 +78,57 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 		t.Errorf("search does not title the fork's hit as the lists do:\n%s", out.String())
 	}
 }
+
+// TestForkOfAForkNamesTheForkAsItsSource: a fork cut at a checkpoint of a
+// fork, a checkpoint the fork shares with its own source, is listed as a
+// fork of the fork: `rewind sessions` and the NOTE of `rewind generations`
+// name the fork, not the original session whose records hold the
+// checkpoint.
+func TestForkOfAForkNamesTheForkAsItsSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := db.CreateSession(ctx, store.NewSession{Title: "mouse theme", WorkDir: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"one", "two"} {
+		if _, err := db.Checkpoint(ctx, src.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AppendMessage(ctx, src.ID, message.NewText("user", p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mid, err := db.ForkSession(ctx, src.ID, -1, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RenameSession(ctx, mid.ID, "intermediate otter"); err != nil {
+		t.Fatal(err)
+	}
+	ff, err := db.ForkSession(ctx, mid.ID, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var out bytes.Buffer
+	rt := &Runtime{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Flags: Overrides{Home: &home}}
+	if err := Sessions(ctx, rt, false); err != nil {
+		t.Fatal(err)
+	}
+	if row := strings.Split(out.String(), "\n")[1]; !strings.HasPrefix(row, ff.ID) || !strings.HasSuffix(row, "fork of intermediate otter @ checkpoint 1") {
+		t.Errorf("the fork of the fork is not listed as one:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Generations(ctx, rt, ff.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if row := strings.Split(out.String(), "\n")[1]; !strings.Contains(row, "fork of "+mid.ID+" gen 0") {
+		t.Errorf("the fork's generation 0 row: %q", row)
+	}
+}

@@ -175,7 +175,13 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 			// a fork's first generation: its parent is a generation of the
 			// source, not of this session; the note says which
 			if note == "" {
-				note = fmt.Sprintf("fork of %s gen %d", g.ParentSession, *g.ParentGen)
+				src, gen := g.ParentSession, *g.ParentGen
+				if g.Gen == 0 && s.ForkOf != "" && g.SourceGen != nil {
+					// the session forked, which a checkpoint its source
+					// holds leaves out of ParentSession
+					src, gen = s.ForkOf, *g.SourceGen
+				}
+				note = fmt.Sprintf("fork of %s gen %d", src, gen)
 			}
 		case g.ParentGen != nil:
 			parent = fmt.Sprint(*g.ParentGen)
