@@ -61,7 +61,8 @@ func TestMigrateSchemaV2Fixture(t *testing.T) {
 // at checkpoint 1 with a turn of its own; a compacted session; a cleared
 // one; a deleted one; a kimi-cli import with its import record; input
 // history) and checks that it opens, migrated to the current schema, with
-// every part readable, and takes writes. A later migration is tested here.
+// every part readable, and takes writes: migration 0008 and every later one
+// run against it.
 func TestOpenSchemaV7Fixture(t *testing.T) {
 	t.Parallel()
 	db := openFixture(t, "testdata/schema-v7.db")
