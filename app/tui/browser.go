@@ -214,6 +214,7 @@ func (b *browser) onWorkerPreview(list *views.SessionList, k views.PreviewKey) {
 	}
 	p := previewOf(v, k)
 	c.onUIThreadAsync(func() { list.SetPreview(k, p) })
+	c.pollStats.previews.Add(1)
 }
 
 // previewDebounce is how long a preview waits for the selection to move

@@ -182,11 +182,13 @@ func TestIdleWatcherDoesNotRedraw(t *testing.T) {
 	})
 	h.waitFor("watched at rest")
 	stats := &h.c.pollStats
-	// Settled: the list and the session's records were read, the writer
-	// checked since, and the clock is quiet.
+	// Settled: the list, the selected session's preview and the session's
+	// records were read, the writer checked since, and the clock is quiet.
+	// (The preview, 40 ms after the list, was posted within the checks
+	// below in full test runs.)
 	h.waitUntil("the first reads", func() bool {
 		_, known := h.c.watch.runState(id)
-		return known && stats.listLoads.Load() >= 1 && !h.c.ticking.Load()
+		return known && stats.listLoads.Load() >= 1 && stats.previews.Load() >= 1 && !h.c.ticking.Load()
 	})
 	var draws atomic.Int64
 	h.c.onUIThread(func() {

@@ -42,6 +42,7 @@ type pollStats struct {
 	deltaReads                        atomic.Int64 // store.ViewSince calls
 	deltaRecords                      atomic.Int64 // records they returned
 	writerChecks                      atomic.Int64 // rounds of the writer check (follow.go)
+	previews                          atomic.Int64 // session-list previews handed to the UI (browser.go)
 }
 
 // changeGate remembers the last data version a poll acted on.
