@@ -40,19 +40,19 @@ type SearchOptions struct {
 // that generation: a message a compaction kept is then found twice, in
 // the archived generation and in the current one).
 type SearchHit struct {
-	SessionID     string    `json:"session_id"`
-	Title         string    `json:"title"`
-	WorkDir       string    `json:"work_dir"`
-	Gen           int       `json:"gen"`
-	Seq           int64     `json:"seq"`
-	Role          string    `json:"role"`
-	Snippet       string    `json:"snippet"`
-	CreatedAt     time.Time `json:"created_at"`
-	AlsoIn        []string  `json:"also_in,omitempty"`
-	ListTitle     string    `json:"list_title"`
-	Fork          bool      `json:"fork,omitempty"`
-	Archived      bool      `json:"archived,omitempty"`
-	RecordSession string    `json:"-"`
+	SessionID     string
+	Title         string
+	WorkDir       string
+	Gen           int
+	Seq           int64
+	Role          string
+	Snippet       string
+	CreatedAt     time.Time
+	AlsoIn        []string
+	ListTitle     string
+	Fork          bool
+	Archived      bool
+	RecordSession string
 }
 
 // Pos is the hit's record's position in a view (ViewAround, ViewHolds).
