@@ -83,9 +83,8 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		}
 	}
 	var batch []store.ImportedSession
-	var batchSizes []int   // records of each session of the batch
-	var batchBytes []int64 // and bytes
-	var scanned int64      // bytes of the sessions read so far (Progress)
+	var sizes []batchSize // of each session of the batch
+	var scanned int64     // bytes of the sessions read so far (Progress)
 	batchRecords := 0
 	flush := func() error {
 		if len(batch) == 0 {
@@ -96,16 +95,15 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		// of a call in search in the order given, below those of earlier
 		// calls.
 		slices.Reverse(batch)
-		slices.Reverse(batchSizes)
-		slices.Reverse(batchBytes)
+		slices.Reverse(sizes)
 		out, err := db.ImportSessions(ctx, batch)
 		for i, s := range out { // on an error, the sessions committed before it
 			res.SessionIDs = append(res.SessionIDs, s.ID)
-			res.Records += batchSizes[i]
-			res.Bytes += batchBytes[i]
+			res.Records += sizes[i].records
+			res.Bytes += sizes[i].bytes
 		}
 		res.Imported += len(out)
-		batch, batchSizes, batchBytes, batchRecords = batch[:0], batchSizes[:0], batchBytes[:0], 0
+		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
 		return err
 	}
 	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, Warn: func(e *LineError) {
@@ -174,7 +172,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 				break
 			}
 			is.Kimi = &k
-			batch, batchSizes, batchBytes = append(batch, is), append(batchSizes, n), append(batchBytes, size)
+			batch, sizes = append(batch, is), append(sizes, batchSize{n, size})
 			if batchRecords += n; batchRecords >= o.BatchRecords {
 				if err := flush(); err != nil {
 					return res, fmt.Errorf("import: %w", err)
@@ -192,6 +190,13 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		return res, fmt.Errorf("import: %w", err)
 	}
 	return res, nil
+}
+
+// batchSize is what a session of a batch counts for in BulkResult once
+// it is written.
+type batchSize struct {
+	records int
+	bytes   int64
 }
 
 // parsedSession is one source read and parsed, with what the last import
