@@ -182,6 +182,9 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
+	if o := c.cur(); ev.session != "" && (o == nil || o.sess.ID != ev.session) {
+		return // a read begun before a switch (a poller's): the new session's own read follows
+	}
 	if ev.follow && c.win.later > 0 && ev.session == c.win.session {
 		// The conversation shows the records around a search hit: it stays,
 		// with its timeline; scrolling down reaches what changed.

@@ -91,6 +91,9 @@ func (w *watcher) onWorkerCatchUp(o *openSession, cu catchUp, step int) bool {
 	c := w.c
 	w.viewMu.Lock()
 	defer w.viewMu.Unlock()
+	if c.cur() != o {
+		return false // switched since the poll began: the new session is followed from its own read
+	}
 	f := &w.view
 	withConv := o.soul == nil
 	// A whole read mid-run left the conversation on screen behind: the
@@ -165,6 +168,9 @@ func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp,
 func (w *watcher) onWorkerAdopt(o *openSession, v store.View, ev evReload, post bool) {
 	w.viewMu.Lock()
 	defer w.viewMu.Unlock()
+	if w.c.cur() != o {
+		return // switched since the read: following it would follow the wrong session
+	}
 	w.view.reset(v, ev, o.soul == nil)
 	if post {
 		w.c.post(ev) // under the lock: no catch-up posts between the read and it
