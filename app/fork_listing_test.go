@@ -131,4 +131,30 @@ func TestForkOfAForkNamesTheForkAsItsSource(t *testing.T) {
 	if row := strings.Split(out.String(), "\n")[1]; !strings.Contains(row, "fork of "+mid.ID+" gen 0") {
 		t.Errorf("the fork's generation 0 row: %q", row)
 	}
+	// generations --json names the session forked, as sessions --json
+	// does, beside parent_session (whose records hold the checkpoint)
+	for _, tc := range []struct {
+		id, forkOf string
+		cp         float64
+	}{{ff.ID, mid.ID, 1}, {mid.ID, src.ID, -1}} {
+		out.Reset()
+		if err := Generations(ctx, rt, tc.id, true); err != nil {
+			t.Fatal(err)
+		}
+		var gens []map[string]any
+		if err := json.Unmarshal(out.Bytes(), &gens); err != nil {
+			t.Fatal(err)
+		}
+		cp, hasCP := gens[0]["fork_checkpoint"]
+		if gens[0]["fork_of"] != tc.forkOf || hasCP != (tc.cp >= 0) || (hasCP && cp != tc.cp) {
+			t.Errorf("generations --json of %s: gen 0 is %v, want fork_of %s, fork_checkpoint %v", tc.id, gens[0], tc.forkOf, tc.cp)
+		}
+	}
+	out.Reset()
+	if err := Generations(ctx, rt, src.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `"fork_of"`) || strings.Contains(out.String(), `"fork_checkpoint"`) {
+		t.Errorf("generations --json of a session that is no fork names one: %s", out.String())
+	}
 }

@@ -49,6 +49,12 @@ type GenerationJSON struct {
 	CreatedAt       string `json:"created_at"`
 	Archived        bool   `json:"archived"`
 	Messages        int    `json:"messages"`
+	// A fork's first generation names the session forked and the
+	// checkpoint it was cut at, as `rewind sessions --json` does (fork_of
+	// is the session forked, which parent_session is not for a fork of a
+	// fork cut at a checkpoint they share); absent elsewhere.
+	ForkOf         string `json:"fork_of,omitempty"`
+	ForkCheckpoint *int   `json:"fork_checkpoint,omitempty"`
 }
 
 // ViewJSON is `rewind show --json`.
@@ -154,6 +160,12 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 			}
 			if g.ParentSession != "" { // not a generation of this session
 				j.ParentGen, j.ParentSession, j.ParentSourceGen = nil, g.ParentSession, g.ParentGen
+			}
+			if g.Gen == 0 && s.ForkOf != "" {
+				j.ForkOf = s.ForkOf
+				if s.ForkCheckpoint >= 0 {
+					j.ForkCheckpoint = &s.ForkCheckpoint
+				}
 			}
 			out = append(out, j)
 		}
