@@ -94,19 +94,7 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 	if asJSON {
 		out := make([]SessionJSON, 0, len(list))
 		for _, s := range list {
-			j := SessionJSON{
-				ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
-				CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
-				CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
-				ForkOf: s.ForkOf, Imported: s.Imported, NoAnswer: s.Unanswered,
-			}
-			if s.ForkOf != "" {
-				j.ForkOfTitle = s.ForkOfTitle
-				if s.ForkCheckpoint >= 0 {
-					j.ForkCheckpoint = &s.ForkCheckpoint
-				}
-			}
-			out = append(out, j)
+			out = append(out, sessionJSON(s))
 		}
 		return writeJSON(rt.Stdout, out)
 	}
@@ -121,6 +109,24 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), sessionMark(s), clip(oneLine(s.ListTitle()), 120))
 	}
 	return tw.Flush()
+}
+
+// sessionJSON is a session as `rewind sessions --json` (and `rewind fork
+// --json`) print it.
+func sessionJSON(s store.Session) SessionJSON {
+	j := SessionJSON{
+		ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
+		CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
+		CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
+		ForkOf: s.ForkOf, Imported: s.Imported, NoAnswer: s.Unanswered,
+	}
+	if s.ForkOf != "" {
+		j.ForkOfTitle = s.ForkOfTitle
+		if s.ForkCheckpoint >= 0 {
+			j.ForkCheckpoint = &s.ForkCheckpoint
+		}
+	}
+	return j
 }
 
 // sessionMark is the MARK column of `rewind sessions`: the marks the TUI's

@@ -323,6 +323,29 @@ func newCLI() *cli {
 	revert.Flags().BoolVar(&revFiles.DryRun, "dry-run", false, "print what would be archived and which files would change; change nothing")
 	revert.Flags().BoolVar(&revFiles.Diffs, "diff", false, "with --dry-run and a files flag: print the unified diff of every file")
 
+	var fa app.ForkArgs
+	var forkGen, forkCP int
+	fork := &cobra.Command{
+		Use:   "fork ID",
+		Short: "Fork a session into a new one (the current generation's whole view by default); prints the new session's id",
+		Long: `Fork a session into a new session you can write to, as the workspace's
+fork does: the source is unchanged and no record is copied. --generation
+forks an archived generation, --checkpoint the conversation before that
+checkpoint. stdout gets the new session's id (--json: the new session as
+rewind sessions --json prints it); stderr says the work dir it belongs to.
+A session another rewind process is writing can be forked.`,
+		Args: usageArgs(nArgs(1, 1)),
+		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
+			fa.SessionID = args[0]
+			fa.Generation = given(cmd.Flags(), "generation", &forkGen)
+			fa.Checkpoint = given(cmd.Flags(), "checkpoint", &forkCP)
+			return app.Fork(ctx, c.rt, fa)
+		}),
+	}
+	fork.Flags().IntVar(&forkGen, "generation", 0, "fork this generation instead of the current one")
+	fork.Flags().IntVar(&forkCP, "checkpoint", 0, "fork the conversation before this checkpoint instead of the whole view")
+	fork.Flags().BoolVar(&fa.JSON, "json", false, "print the new session as JSON (the shape of rewind sessions --json)")
+
 	var resFiles app.FileOptions
 	restore := &cobra.Command{
 		Use:   "restore ID GEN",
@@ -445,7 +468,7 @@ matches with « ».`,
 	c.themeFlag(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 
-	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, compact, export, imp, search, watch, demo)
+	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo)
 	for _, sub := range root.Commands() {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}
