@@ -46,7 +46,7 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 		{"revert", []string{"--files", "--dry-run"}, []string{"--theme", "--model", "--yolo"}},
 		{"compact", []string{"--model", "--base-url"}, []string{"--theme", "--yolo", "--work-dir"}},
 		{"import", []string{"--work-dir"}, []string{"--theme", "--model"}},
-		{"demo", []string{"--theme"}, []string{"--model", "--base-url", "--work-dir"}},
+		{"demo", []string{"--theme", "--yolo", "--allow-remote-approval"}, []string{"--model", "--base-url", "--work-dir"}},
 		{"watch", []string{"--theme", "--model"}, []string{"--work-dir"}},
 	}
 	for _, tc := range cases {

@@ -547,7 +547,7 @@ func TestTUIEntryWithoutTerminal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	s := e.seed("tui")
-	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}, {"demo"}} {
+	for _, args := range [][]string{{}, {"-c"}, {"--session", s.id}, {"watch"}, {"watch", s.id}, {"demo"}, {"demo", "--yolo", "--allow-remote-approval"}} {
 		t.Run(strings.Join(append([]string{"rewind"}, args...), " "), func(t *testing.T) {
 			r := e.run(args...)
 			expectError(t, r, 1, "the workspace needs a terminal (stdin/stdout is not a TTY)", "rewind -p PROMPT")

@@ -467,6 +467,7 @@ matches with « ».`,
 	c.themeFlag(watch)
 	c.themeFlag(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
+	demo.Flags().BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of the demo's run (rewind watch, same user) answer its approval requests")
 
 	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo)
 	for _, sub := range root.Commands() {
