@@ -472,6 +472,11 @@ func TestCompactBetweenRunsEndsIdle(t *testing.T) {
 	if r := c.Hello.Run; r.State != StateIdle || !r.Started.IsZero() || r.Elapsed(time.Now()) != 0 || r.Label() != StateIdle {
 		t.Fatalf("after /compact the run is %+v (%q), want idle with no clock", r, r.Label())
 	}
+	// Nothing is in flight, so nothing is replayed: the compaction's
+	// events were, and every later watcher showed "compacting…".
+	if n := p.replayed.Load(); n != 0 {
+		t.Fatalf("a watcher joining the idle writer was replayed %d events", n)
+	}
 	before := time.Now()
 	p.Publish(soul.StepBegin{N: 1}) // the next run's first step
 	p.mu.Lock()

@@ -146,7 +146,14 @@ func (p *Publisher) Publish(e soul.Event) {
 	case soul.ToolResult:
 		delete(p.pending, ev.ID)
 	}
-	if _, end := e.(soul.RunEnd); !end {
+	if p.hello.Run.State == StateIdle {
+		// Nothing is in flight: a run or a /compact between runs (which
+		// ends at its StatusUpdate, no RunEnd) is over, and a watcher
+		// joining now needs the hello alone. The compaction's events,
+		// kept, were replayed to every later watcher as a compaction
+		// under way ("compacting…" while the writer idled).
+		p.step = nil
+	} else {
 		p.step = appendMerged(p.step, e)
 	}
 	for w := range p.watchers {

@@ -308,3 +308,63 @@ func TestWatcherNoticesLeadWithThePointAt80Columns(t *testing.T) {
 	})
 	h.waitFor("approved once")
 }
+
+// TestWatchIdleWriterAfterCompactShowsNoCompaction: a watcher that
+// connects to an idle writer whose last act was a /compact between runs is
+// not told the writer compacts: the compaction, over, stayed in what a
+// joining watcher is replayed (the step in flight), so every new watcher
+// showed "compacting…" and a "Compacting the context" banner.
+func TestWatchIdleWriterAfterCompactShowsNoCompaction(t *testing.T) {
+	t.Parallel()
+	home, err := os.MkdirTemp("", "rwc") // short: socket paths must fit in 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var w *liveWriter
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "compacted, idle", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			w = startLiveWriter(t, h.db, home, id, h.work, false, "first",
+				llmtest.Text("one"), llmtest.Text("two"), llmtest.Text("the summary"), llmtest.Text("three"))
+			if err := <-w.done; err != nil {
+				t.Fatal(err)
+			}
+			w.done <- nil // for the cleanup
+			if err := w.soul.Run(h.ctx, "second"); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.soul.Compact(h.ctx); err != nil {
+				t.Fatal(err)
+			}
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client, o.Home = ModeWatch, id, nil, home },
+	})
+	h.waitFor("WATCH · live")
+	// A run after the connection: its events follow anything replayed on
+	// the same channel, so once its answer shows the replay was applied.
+	h.waitUntil("the watcher to be connected", func() bool { return h.c.watch.conn != nil })
+	if err := w.soul.Run(h.ctx, "third"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("three")
+	var notices []string
+	h.c.onUIThread(func() {
+		for _, n := range h.c.notices {
+			notices = append(notices, n.text)
+		}
+	})
+	for _, n := range notices {
+		if strings.Contains(n, "compacting") {
+			t.Errorf("the watcher of an idle writer said %q (notices %q)", n, notices)
+		}
+	}
+	if strings.Contains(h.text(), "Compacting the context") {
+		t.Errorf("the watcher shows a compaction in progress:\n%s", h.text())
+	}
+}
