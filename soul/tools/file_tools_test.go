@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -398,4 +399,88 @@ func TestReadFileAndGrepSkipFIFOs(t *testing.T) {
 			t.Fatal("a tool blocked on the FIFO")
 		}
 	}
+}
+
+// TestDanglingSymlinkOutWriteRefused: a symlink in the work dir to a file
+// outside that does not exist yet was taken for a new file inside ("Create
+// dangle"), and with --yolo WriteFile created the file outside. A dangling
+// link is resolved like any other, and refused.
+func TestDanglingSymlinkOutWriteRefused(t *testing.T) {
+	t.Parallel()
+	env, rec := newEnv(t)
+	outside := t.TempDir()
+	links := map[string]string{
+		"dangle":        filepath.Join(outside, "created.txt"),                   // absolute
+		"dangle-rel":    "",                                                      // relative, through .. (set below)
+		"dangle-chain":  "dangle-hop",                                            // a link to a dangling link
+		"dangle-hop":    filepath.Join(outside, "created-chain.txt"),             //
+		"dangle-dir":    filepath.Join(outside, "newdir"),                        // a missing dir
+		"dangle-parent": filepath.Join(outside, "missing", "deeper", "file.txt"), // several missing levels
+	}
+	links["dangle-rel"] = relTo(t, env.WorkDir, filepath.Join(outside, "created-rel.txt"))
+	for name, to := range links {
+		if err := os.Symlink(to, filepath.Join(env.WorkDir, name)); err != nil {
+			t.Skip("symlinks unsupported:", err)
+		}
+	}
+	yolo := &Env{WorkDir: env.WorkDir, Files: rec}
+	for _, path := range []string{"dangle", "dangle-rel", "dangle-chain", "dangle-dir/new.txt", "dangle-parent"} {
+		mustErr(t, call(t, &WriteFile{}, yolo, map[string]any{"path": path, "content": "pwned"}), "symlink", "outside the work dir")
+		mustErr(t, call(t, &WriteFile{}, yolo, map[string]any{"path": path, "content": "pwned", "mode": "append"}), "symlink", "outside the work dir")
+		mustErr(t, call(t, &StrReplaceFile{}, yolo, map[string]any{"path": path, "old": "a", "new": "pwned"}), "symlink", "outside the work dir")
+	}
+	// Asked (no yolo), the approval never says "Create dangle": nothing is
+	// asked at all, the write is refused.
+	mustErr(t, call(t, &WriteFile{}, env, map[string]any{"path": "dangle", "content": "pwned"}), "symlink", "outside the work dir")
+	if len(rec.approvals) != 0 {
+		t.Fatalf("asked to approve a write through a dangling link: %+v", rec.approvals)
+	}
+	err := filepath.WalkDir(outside, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != outside {
+			t.Errorf("created outside the work dir: %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := rec.Log(); len(log) != 0 {
+		t.Fatalf("tracker called for refused writes: %v", log)
+	}
+
+	// A dangling link that stays inside the work dir is written through,
+	// creating its target, and the tracker gets the target.
+	if err := os.Symlink("sub/made.txt", filepath.Join(env.WorkDir, "inside-dangle")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(env.WorkDir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, call(t, &WriteFile{}, yolo, map[string]any{"path": "inside-dangle", "content": "ok\n"}))
+	made := filepath.Join(env.WorkDir, "sub", "made.txt")
+	if got := readFile(t, made); got != "ok\n" {
+		t.Fatalf("inside dangling link: %q", got)
+	}
+	if log := rec.Log(); !slices.Contains(log, "before-write:"+made) {
+		t.Fatalf("tracker log %v, want before-write of %s", log, made)
+	}
+
+	// A link loop is a bad path, not a hang.
+	if err := os.Symlink("loop-b", filepath.Join(env.WorkDir, "loop-a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop-a", filepath.Join(env.WorkDir, "loop-b")); err != nil {
+		t.Fatal(err)
+	}
+	mustErr(t, call(t, &WriteFile{}, yolo, map[string]any{"path": "loop-a", "content": "x"}), "symlink")
+}
+
+// relTo is target relative to dir.
+func relTo(t *testing.T, dir, target string) string {
+	t.Helper()
+	rel, err := filepath.Rel(dir, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
 }

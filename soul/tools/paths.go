@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -47,22 +48,51 @@ func within(base, p string) bool {
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
 }
 
-// evalExisting resolves symlinks in the longest existing prefix of p and
-// appends the rest unchanged.
-func evalExisting(p string) string {
-	rest := ""
-	cur := p
-	for {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(real, rest)
+// maxLinks bounds the symlinks followed in one path (Linux's MAXSYMLINKS).
+const maxLinks = 40
+
+// evalExisting resolves every symlink of p as the kernel would when
+// creating it, also a dangling one (a link to a file or directory that does
+// not exist yet, which a write would create wherever it points), and keeps
+// the components past the first missing one as they are. p is absolute.
+func evalExisting(p string) (string, error) {
+	cur := string(filepath.Separator)
+	rest := strings.Split(strings.TrimPrefix(filepath.Clean(p), cur), cur)
+	links := 0
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur) // cur has no links left: lexical is right
+			continue
 		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		switch {
+		case err != nil:
+			// Missing (or not a directory, or not searchable): nothing
+			// below it can be reached, through a link or otherwise.
+			return filepath.Join(append([]string{next}, rest...)...), nil
+		case fi.Mode()&fs.ModeSymlink == 0:
+			cur = next
+			continue
 		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("too many levels of symlinks at %s", next)
+		}
+		to, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(to) {
+			cur = string(filepath.Separator)
+		}
+		rest = append(strings.Split(to, string(filepath.Separator)), rest...)
 	}
+	return cur, nil
 }
 
 // resolve resolves a path argument. An empty path means the work dir.
@@ -82,8 +112,13 @@ func resolve(env *Env, p string) (target, error) {
 	} else {
 		t.Abs = filepath.Join(wd, p)
 	}
-	realWD := evalExisting(wd)
-	t.Real = evalExisting(t.Abs)
+	realWD, err := evalExisting(wd)
+	if err != nil {
+		return target{}, fmt.Errorf("cannot resolve the work dir %q: %v", wd, err)
+	}
+	if t.Real, err = evalExisting(t.Abs); err != nil {
+		return target{}, fmt.Errorf("cannot resolve its symlinks: %v", err)
+	}
 	lexInside := within(wd, t.Abs)
 	t.Inside = within(realWD, t.Real)
 	t.Escapes = lexInside && !t.Inside
