@@ -81,11 +81,12 @@ type Preview struct {
 // search hit the messages from the hit on.
 type SessionList struct {
 	pane
-	sessions []SessionRow
-	targets  []string // title + "  " + work dir, for fuzzy matching
-	more     bool     // sessions holds the newest only: there are more
-	onFilter func(filtering bool)
-	filter   lineEditor
+	sessions  []SessionRow
+	targets   []string // title + "  " + work dir, for fuzzy matching
+	lowTitles []string // titles in lower case: an exact or prefix match ranks first
+	more      bool     // sessions holds the newest only: there are more
+	onFilter  func(filtering bool)
+	filter    lineEditor
 
 	// fuzzy mode: visible = indices into sessions, best first
 	visible []int
@@ -242,12 +243,14 @@ func (l *SessionList) SetSessions(rows []SessionRow) {
 	}
 	l.sessions = make([]SessionRow, len(rows))
 	l.targets = make([]string, len(rows))
+	l.lowTitles = make([]string, len(rows))
 	for i, r := range rows {
 		r.ID = SanitizeLine(r.ID)
 		r.Title = SanitizeLine(r.Title)
 		r.WorkDir = SanitizeLine(r.WorkDir)
 		l.sessions[i] = r
 		l.targets[i] = r.Title + "  " + r.WorkDir
+		l.lowTitles[i] = strings.ToLower(r.Title)
 	}
 	l.lastQ = "\x00" // force a full refilter
 	l.refilter()
@@ -404,6 +407,28 @@ func (l *SessionList) refilter() {
 		src.idx = nil
 	}
 	ms := fuzzy.FindFrom(q, src)
+	// A title the query equals, starts or contains as typed ranks first:
+	// fuzzy scores count unmatched letters, so a longer work dir put
+	// "SCALE-50" after SCALE-508 for "scale-50". Within a tier the fuzzy
+	// order (ties newest first) stays.
+	lq := strings.ToLower(q)
+	var tiers [4][]fuzzy.Match
+	for _, m := range ms {
+		title := l.lowTitles[src.index(m.Index)]
+		t := 3
+		switch {
+		case title == lq:
+			t = 0
+		case strings.HasPrefix(title, lq):
+			t = 1
+		case strings.Contains(title, lq):
+			t = 2
+		}
+		tiers[t] = append(tiers[t], m)
+	}
+	if len(tiers[3]) < len(ms) {
+		ms = slices.Concat(tiers[0], tiers[1], tiers[2], tiers[3])
+	}
 	l.visible = make([]int, len(ms))
 	l.matched = make([][]int, len(ms))
 	for i, m := range ms {

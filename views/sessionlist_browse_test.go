@@ -206,3 +206,37 @@ func TestThisDirHeaderFits(t *testing.T) {
 		}
 	}
 }
+
+// A title the filter equals, or starts with, ranks before fuzzy matches:
+// "scale-50" listed SCALE-508, 506, 501 and 500 (newer) before SCALE-50.
+func TestSessionListFilterExactAndPrefixFirst(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.now = func() time.Time { return now }
+	var rows []SessionRow
+	for i, n := range []string{"SCALE-508", "SCALE-506", "a scale-50 rerun", "SCALE-501", "SCALE-500", "SCALE-50", "sc ale-5 0"} {
+		dir := "/home/dev/project7"
+		if n == "SCALE-50" {
+			dir = "/home/dev/project42" // one more unmatched letter: fuzzy scored it below SCALE-508
+		}
+		rows = append(rows, SessionRow{ID: n, Title: n, WorkDir: dir, Updated: now.Add(-time.Duration(i) * time.Hour)})
+	}
+	l.SetSessions(rows)
+	send(l, runes("scale-50")...)
+	var got []string
+	for _, r := range l.Visible() {
+		got = append(got, r.ID)
+	}
+	want := []string{"SCALE-50", "SCALE-508", "SCALE-506", "SCALE-501", "SCALE-500", "a scale-50 rerun", "sc ale-5 0"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("filter \"scale-50\" lists %q, want %q (exact, then prefixes newest first, then the word inside, then fuzzy)", got, want)
+	}
+	s := draw(t, l, 80, 24)
+	_, yExact := mustFind(t, s, "SCALE-50 ")
+	_, y508 := mustFind(t, s, "SCALE-508")
+	if yExact > y508 {
+		t.Errorf("SCALE-50 drawn below SCALE-508:\n%s", screenText(s))
+	}
+}
