@@ -67,7 +67,9 @@ func (db *DB) ImportSession(ctx context.Context, ns NewSession, gens []ImportedG
 // of importTxTime, hidden (like a deleted session) until its last one.
 // Each session is written whole or not at all: a failure drops the hidden
 // part written, and sessions of earlier transactions stay (returned with
-// the error, oldest first). A write lock held elsewhere is waited for
+// the error, oldest first). A session whose Kimi import is recorded by the
+// time its transaction runs (another import of the same share dir took it)
+// is skipped: its place in the result is the zero Session. A write lock held elsewhere is waited for
 // (RetryBusy) until ctx ends.
 func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Session, error) {
 	out := make([]Session, 0, len(in))
@@ -322,9 +324,18 @@ func newSessionImport(is ImportedSession) *sessionImport {
 // write goes on writing the session in tx: all of it, or when until is
 // set, no record after until (but at least one). When the last record is
 // written it finishes the session (current generation, kimi import record,
-// shown) and returns it with done.
+// shown) and returns it with done. A session whose kimi-cli session another
+// import claimed first is not written (or, written in part, dropped): done
+// with the zero Session.
 func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, until time.Time) (Session, bool, error) {
 	if w.id == "" {
+		// The claim of a kimi-cli session: another import (another process
+		// importing the same share dir) that wrote it since this one looked
+		// it up has it, and this one skips it. The write lock held from here
+		// to the commit makes the check and the import record one step.
+		if claimed, err := kimiClaimed(ctx, tx, w.is.Kimi); err != nil || claimed {
+			return Session{}, claimed, err
+		}
 		id, err := insertSession(ctx, tx, w.is.Session)
 		if err != nil {
 			return Session{}, false, err
@@ -383,6 +394,16 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		}
 		if w.ri < len(ig.Records) {
 			return Session{}, false, nil // the budget is spent
+		}
+	}
+	if w.staged > 0 {
+		// Written over several transactions: another import may have
+		// claimed the session since the first; the hidden copy goes.
+		if claimed, err := kimiClaimed(ctx, tx, w.is.Kimi); err != nil || claimed {
+			if err == nil {
+				err = dropSessions(ctx, tx, `id = ?`, w.id)
+			}
+			return Session{}, err == nil, err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ?, deleted_at = NULL WHERE id = ?`,

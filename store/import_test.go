@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,5 +129,78 @@ func TestSearchRanksImportedHistoryAfterRewindsOwn(t *testing.T) {
 	}
 	if got := strings.Join(texts(v), ","); got != "user:flaky in newer import,user:still flaky in newer import" {
 		t.Errorf("imported messages in order %q", got)
+	}
+}
+
+// TestImportClaimsAKimiSessionOnce: an import of a kimi-cli session that
+// another import recorded since this one looked it up skips it, whether
+// written in one transaction or, large, over several (its hidden part is
+// dropped); an update made from an import record that changed since it was
+// read writes nothing. On the old code each made a second session or
+// generation and moved the import record onto it, leaving the first behind.
+func TestImportClaimsAKimiSessionOnce(t *testing.T) {
+	t.Parallel()
+	body, _ := json.Marshal(message.NewText("user", "import me"))
+	session := func(uuid string, n int) ImportedSession {
+		recs := make([]Record, n)
+		for i := range recs {
+			recs[i] = Record{Kind: KindMessage, Body: body}
+		}
+		return ImportedSession{Session: NewSession{Title: uuid, WorkDir: "/w"}, Generations: []ImportedGeneration{{Records: recs}},
+			Kimi: &KimiImport{KimiSession: uuid, Source: "/share/" + uuid, Files: `[]`, Records: n}}
+	}
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	var dbs [2]*DB
+	for i := range dbs {
+		db, err := Open(bg, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		db.importChunk, db.importTime = 4, 0 // "large" is written a record per transaction
+		dbs[i] = db
+	}
+	first := must[[]Session](t)(dbs[0].ImportSessions(bg, []ImportedSession{session("small", 2)}))
+	again := must[[]Session](t)(dbs[1].ImportSessions(bg, []ImportedSession{session("small", 2), session("other", 1)}))
+	if len(again) != 2 || again[0].ID != "" || again[1].ID == "" {
+		t.Errorf("re-import of a claimed session and a new one: %+v", again)
+	}
+	var wg sync.WaitGroup
+	var got [2][]Session
+	for i := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = must[[]Session](t)(dbs[i].ImportSessions(bg, []ImportedSession{session("large", 12)}))
+		}()
+	}
+	wg.Wait()
+	if (got[0][0].ID == "") == (got[1][0].ID == "") {
+		t.Errorf("two imports of one large session at once: %q and %q, want one of them", got[0][0].ID, got[1][0].ID)
+	}
+	var sessions, records, imports int
+	if err := dbs[0].Reader().QueryRow(`SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM context),
+		(SELECT count(*) FROM kimi_imports)`).Scan(&sessions, &records, &imports); err != nil {
+		t.Fatal(err)
+	}
+	if sessions != 3 || records != 2+1+12 || imports != 3 {
+		t.Errorf("%d sessions, %d records, %d import records; want 3, 15, 3", sessions, records, imports)
+	}
+
+	prev, ok, err := dbs[0].LookupKimiImport(bg, "small")
+	if err != nil || !ok || prev.SessionID != first[0].ID {
+		t.Fatalf("the import record of small: %+v %v %v", prev, ok, err)
+	}
+	next := prev
+	next.Files, next.Records = `["grown"]`, 3
+	recs := []Record{{Kind: KindMessage, Body: body}}
+	if _, ok, err := dbs[0].ExtendImport(bg, prev, next, true, recs); err != nil || !ok {
+		t.Fatalf("the first update: %v %v", ok, err)
+	}
+	if _, ok, err := dbs[1].ExtendImport(bg, prev, next, true, recs); err != nil || ok {
+		t.Errorf("an update from a stale import record: ok %v, %v; want nothing written", ok, err)
+	}
+	if s := must[Session](t)(dbs[0].GetSession(bg, first[0].ID)); s.CurrentGen != 1 || s.Messages != 3 {
+		t.Errorf("after one update: generation %d, %d messages", s.CurrentGen, s.Messages)
 	}
 }

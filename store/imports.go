@@ -34,6 +34,21 @@ func (db *DB) LookupKimiImport(ctx context.Context, kimiSession string) (KimiImp
 	return k, true, nil
 }
 
+// kimiClaimed: k's kimi-cli session has an import record already. Asked in
+// the write transaction that would record it, so two imports never both
+// find it free.
+func kimiClaimed(ctx context.Context, tx *sql.Tx, k *KimiImport) (bool, error) {
+	if k == nil {
+		return false, nil
+	}
+	var claimed bool
+	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM kimi_imports WHERE kimi_session = ?)`, k.KimiSession).Scan(&claimed)
+	if err != nil {
+		return false, fmt.Errorf("kimi import %s: %w", k.KimiSession, err)
+	}
+	return claimed, nil
+}
+
 func recordKimiImport(ctx context.Context, tx *sql.Tx, k *KimiImport, sessionID string) error {
 	if k == nil {
 		return nil
@@ -52,10 +67,25 @@ func recordKimiImport(ctx context.Context, tx *sql.Tx, k *KimiImport, sessionID 
 // parent is the current one, so the view is the old records (shared, not
 // copied) followed by records; otherwise records are a new root
 // generation (kimi rewrote or rotated the file). Either way the previous
-// generation is archived, as after a revert.
-func (db *DB) ExtendImport(ctx context.Context, k KimiImport, grown bool, records []Record) (Generation, error) {
+// generation is archived, as after a revert. prev is the import record
+// the caller compared the files with: when the record is no longer that
+// (another import updated the session since it was read), nothing is
+// written and ok is false.
+func (db *DB) ExtendImport(ctx context.Context, prev, k KimiImport, grown bool, records []Record) (gen Generation, ok bool, err error) {
 	var out genRow
-	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+	err = db.WriteTx(ctx, func(tx *sql.Tx) error {
+		var files, sessionID string
+		err := tx.QueryRowContext(ctx, `SELECT files, session_id FROM kimi_imports WHERE kimi_session = ?`, prev.KimiSession).Scan(&files, &sessionID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if files != prev.Files || sessionID != prev.SessionID {
+			return nil
+		}
+		ok = true
 		st, err := loadState(ctx, tx, k.SessionID)
 		if err != nil {
 			return err
@@ -85,8 +115,11 @@ func (db *DB) ExtendImport(ctx context.Context, k KimiImport, grown bool, record
 		}
 		return recordKimiImport(ctx, tx, &k, st.id)
 	})
-	if err != nil {
-		return Generation{}, fmt.Errorf("store: update import of %s: %w", k.SessionID, err)
+	if err != nil || !ok {
+		if err != nil {
+			err = fmt.Errorf("store: update import of %s: %w", k.SessionID, err)
+		}
+		return Generation{}, false, err
 	}
-	return out.public(), nil
+	return out.public(), true, nil
 }

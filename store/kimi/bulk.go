@@ -98,11 +98,15 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		slices.Reverse(sizes)
 		out, err := db.ImportSessions(ctx, batch)
 		for i, s := range out { // on an error, the sessions committed before it
+			if s.ID == "" { // another import running at once took it first
+				res.Unchanged++
+				continue
+			}
 			res.SessionIDs = append(res.SessionIDs, s.ID)
 			res.Records += sizes[i].records
 			res.Bytes += sizes[i].bytes
+			res.Imported++
 		}
-		res.Imported += len(out)
 		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
 		return err
 	}
@@ -158,8 +162,13 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 				cur = cur[p.old[len(p.old)-1].Records:]
 			}
 			k.SessionID = p.prev.SessionID
-			if _, err := db.ExtendImport(ctx, k, grown, cur); err != nil {
+			_, ok, err := db.ExtendImport(ctx, p.prev, k, grown, cur)
+			if err != nil {
 				return res, fmt.Errorf("import %s: %w", src.Path, err)
+			}
+			if !ok { // another import updated it since it was read
+				res.Unchanged++
+				break
 			}
 			res.Updated++
 			res.Records += len(cur)
