@@ -415,6 +415,13 @@ func relTime(ts time.Time, now time.Time) string {
 	return ts.Format("Jan 2")
 }
 
+// The pane widths from which a checkpoint row shows its tokens and its
+// time on the right.
+const (
+	timelineTokensWidth = 40
+	timelineTimeWidth   = 48
+)
+
 // Draw draws the visible rows.
 func (t *Timeline) Draw(screen tcell.Screen) {
 	x, y, w, h := t.frame(screen, t)
@@ -444,6 +451,14 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	}
 	t.top = max(0, min(t.top, len(t.rows)-h))
 	now := time.Now()
+	// The number column is as wide as the largest number shown, so the
+	// labels line up and a narrow pane gives them what is left.
+	numW := 3
+	for r := 0; r < h && t.top+r < len(t.rows); r++ {
+		if it := t.rows[t.top+r].item; it.Kind == TimelineCheckpoint {
+			numW = max(numW, len(fmt.Sprint(it.Checkpoint.ID)))
+		}
+	}
 	live := base.Foreground(th.Accent)
 	dim := base.Foreground(th.Dim)
 	for r := 0; r < h && t.top+r < len(t.rows); r++ {
@@ -473,7 +488,7 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			if c.Step > 0 {
 				cx += drawText(screen, cx, ry, x+w-cx, "  ", base)
 			}
-			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-3d", c.ID), base.Foreground(th.Accent))
+			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-*d", numW, c.ID), base.Foreground(th.Accent))
 			switch {
 			case row.steps > 0 && t.expanded[c.ID]:
 				cx += drawText(screen, cx, ry, x+w-cx, "▾ ", base.Foreground(th.Accent))
@@ -482,14 +497,17 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			case c.Step == 0:
 				cx += drawText(screen, cx, ry, x+w-cx, "  ", base)
 			}
+			// The time and the token count only where the label keeps
+			// room for a prompt's first words (at 80 columns the pane is
+			// about 30 cells: they left 13 for the label).
 			right := ""
-			if ts := relTime(c.Time, now); ts != "" && w >= 40 {
+			if ts := relTime(c.Time, now); ts != "" && w >= timelineTimeWidth {
 				right = ts
 			}
 			switch {
-			case c.Tokens > 0 && w >= 28:
+			case c.Tokens > 0 && w >= timelineTokensWidth:
 				right += " " + padLeft(FormatTokens(c.Tokens), 6)
-			case right != "" && w >= 28:
+			case right != "" && w >= timelineTokensWidth:
 				right += strings.Repeat(" ", 7) // none counted yet: the time stays in its column
 			}
 			rw := strWidth(right)
@@ -504,7 +522,12 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			if row.cur {
 				lst = lst.Bold(true)
 			}
-			drawText(screen, cx, ry, max(0, x+w-cx-rw-1), truncate(label, max(0, x+w-cx-rw-1)), lst)
+			room := x + w - cx
+			if rw > 0 {
+				room -= rw + 1
+			}
+			room = max(0, room)
+			drawText(screen, cx, ry, room, truncate(label, room), lst)
 			if rw > 0 && rw < w-6 {
 				drawText(screen, x+w-rw, ry, rw, right, dim)
 			}

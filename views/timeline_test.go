@@ -245,3 +245,27 @@ func TestTimelineEarlierLineFitsAtWords(t *testing.T) {
 	}
 	mustFind(t, draw(t, tl, 80, 20), "↑ 101 earlier checkpoints · scroll up to load, or /revert N")
 }
+
+// At 80 columns the timeline pane is about 30 cells wide: the label gets
+// the room (the token count and time go, the number column is as wide as
+// the largest number shown); imported turns cut to 13 letters all looked
+// alike.
+func TestTimelineLabelHasTheRoomWhenNarrow(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	m := TimelineModel{Position: -1}
+	for i := 0; i < 3; i++ {
+		m.Checkpoints = append(m.Checkpoints, CheckpointRow{ID: 20147 + i, Label: fmt.Sprintf("refactor the session browser, take %d", i), Time: now, Tokens: 12_100_000})
+	}
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(m)
+	s := draw(t, tl, 32, 10)
+	mustFind(t, s, "● 20147  refactor the session…")
+	mustFind(t, s, "◉ 20149  refactor the session…")
+	wide := draw(t, tl, 60, 10)
+	_, y := mustFind(t, wide, "● 20147  refactor the session browser, take 0")
+	if r := row(wide, y); !strings.Contains(r, "12.1M") || !strings.Contains(r, now.Format("15:04")) {
+		t.Errorf("a wide pane lost the time or the tokens: %q", r)
+	}
+}
