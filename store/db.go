@@ -277,12 +277,25 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := chmodPrivate(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			db.Close()
 			return nil, fmt.Errorf("store: open %s: %w", path, err)
 		}
 	}
 	return db, nil
+}
+
+// chmodPrivate makes path 0600 unless it is already: a chmod moves the
+// inode's ctime, which the integrity stamp holds.
+func chmodPrivate(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Mode().Perm() == 0o600 {
+		return nil
+	}
+	return os.Chmod(path, 0o600)
 }
 
 // prepareFile creates a missing database file with mode 0600 and refuses an

@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // ErrDamaged is wrapped by every write to a database that failed PRAGMA
@@ -46,7 +48,10 @@ type integrity struct {
 	err    error // set before done is closed
 	once   sync.Once
 	cancel context.CancelFunc // stops a check still running at Close
-	ran    bool               // quick_check ran (the cache did not answer), for tests
+	ran    bool               // quick_check ran (the cache did not answer)
+	// created: the file was empty at open (a new database): nothing in it
+	// was written by anyone but this process.
+	created bool
 }
 
 func (in *integrity) finish(err error) {
@@ -57,13 +62,14 @@ func (in *integrity) finish(err error) {
 }
 
 // startIntegrityCheck runs PRAGMA quick_check unless the cache says this
-// very file (size and mtime) passed it already. Small files are checked
-// before it returns; big ones on a goroutine.
+// very file (its stamp) passed it already. Small files are checked before
+// it returns; big ones on a goroutine.
 func (db *DB) startIntegrityCheck(ctx context.Context) {
 	db.check = &integrity{done: make(chan struct{}), cancel: func() {}}
 	stamp, ok := fileStamp(db.path)
 	if ok && stamp.size == 0 {
-		db.check.finish(nil) // a new database
+		db.check.created = true // a new database
+		db.check.finish(nil)
 		return
 	}
 	if ok && readCheckCache(db.path) == stamp {
@@ -132,39 +138,68 @@ func (db *DB) Damaged() error {
 	return nil
 }
 
-// stamp identifies one generation of the database file.
+// stamp identifies one generation of the database file: size, mtime, and
+// what a user cannot put back by hand, the inode's ctime (touch -d or a copy
+// with cp -p restores an mtime, not the ctime) and inode number, plus a
+// content signal, the header's file change counter (bytes 24..27). The WAL
+// is left out: see DECISIONS (its frames carry their own checksums).
 type stamp struct {
-	size, mtimeNs int64
+	size, mtimeNs, ctimeNs int64
+	inode                  uint64
+	counter                uint32
 }
 
 func fileStamp(path string) (stamp, bool) {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return stamp{}, false
 	}
-	return stamp{size: st.Size(), mtimeNs: st.ModTime().UnixNano()}, true
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return stamp{}, false
+	}
+	s := stamp{size: st.Size(), mtimeNs: st.ModTime().UnixNano()}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		s.ctimeNs = sys.Ctim.Nano()
+		s.inode = sys.Ino
+	}
+	head := make([]byte, 28)
+	if n, _ := f.ReadAt(head, 0); n == len(head) {
+		s.counter = binary.BigEndian.Uint32(head[24:28])
+	}
+	return s, true
 }
 
 // checkCachePath records the stamp of the file generation last known good.
 func checkCachePath(path string) string { return path + ".checked" }
 
+// stampFormat is the cache file's one line; a line in another format (an
+// older rewind's "size mtime") matches no stamp, so the file is checked.
+const stampFormat = "v2 %d %d %d %d %d\n"
+
 func readCheckCache(path string) stamp {
 	var s stamp
 	data, err := os.ReadFile(checkCachePath(path))
 	if err == nil {
-		_, _ = fmt.Sscanf(string(data), "%d %d", &s.size, &s.mtimeNs)
+		if _, err := fmt.Sscanf(string(data), stampFormat, &s.size, &s.mtimeNs, &s.ctimeNs, &s.inode, &s.counter); err != nil {
+			return stamp{}
+		}
 	}
 	return s
 }
 
 // stampCheckCache is called after each complete WAL checkpoint and by
 // Close once every connection is closed (the last one checkpoints the WAL
-// into the file): this process checked the file and wrote to it only
-// through SQLite, so the new generation is as good as the one checked, and
-// the next start (or another rewind opening the file meanwhile) need not
-// check it again.
+// into the file). Only a process that ran quick_check on the file itself
+// (or created it) stamps: it checked the file and wrote to it only through
+// SQLite, so the new generation is as good as the one checked, and the
+// next start need not check it again. A process whose verdict came from
+// the cache never stamps, so a stamp never outlives the check it stands
+// for by more than one run: damage the stamp cannot see (a disk's own
+// errors) is found by the next start after a writing run.
 func (db *DB) stampCheckCache() {
-	if db.check == nil {
+	if db.check == nil || !(db.check.ran || db.check.created) {
 		return
 	}
 	select {
@@ -176,6 +211,6 @@ func (db *DB) stampCheckCache() {
 		return
 	}
 	if s, ok := fileStamp(db.path); ok && s.size > 0 {
-		_ = os.WriteFile(checkCachePath(db.path), fmt.Appendf(nil, "%d %d\n", s.size, s.mtimeNs), 0o600)
+		_ = os.WriteFile(checkCachePath(db.path), fmt.Appendf(nil, stampFormat, s.size, s.mtimeNs, s.ctimeNs, s.inode, s.counter), 0o600)
 	}
 }

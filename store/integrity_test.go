@@ -168,3 +168,121 @@ func TestUnreadableSchemaIsDamagedNotForeign(t *testing.T) {
 		t.Error("the damaged file was written to")
 	}
 }
+
+// TestDamageBehindARestoredMtimeIsFound: pages of a real database are
+// overwritten in place (dd conv=notrunc), then the file's mtime is put back
+// (touch -d), so size and mtime are those of the generation last checked.
+// The next open still runs quick_check, opens read-only, and leaves the
+// stamp as it was. (The cache answered from size and mtime: rewind wrote a
+// new session onto the damaged file and stamped it as checked again.)
+func TestDamageBehindARestoredMtimeIsFound(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	_, pages := fillDB(t, path) // created and closed by rewind: stamped
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stampBefore, err := os.ReadFile(checkCachePath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := fileStamp(path); readCheckCache(path) != s {
+		t.Fatal("the file rewind closed last is not stamped as checked")
+	}
+	corruptPages(t, path, pages, 3)
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(path); after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		t.Fatal("size or mtime differ: the test does not hide the damage")
+	}
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatalf("open: %v (a damaged database must still open read-only)", err)
+	}
+	if !db.check.ran {
+		t.Error("the cache answered for a file damaged behind a restored mtime")
+	}
+	if _, err := db.CreateSession(bg, NewSession{Title: "new", WorkDir: "/w"}); !errors.Is(err, ErrDamaged) {
+		t.Errorf("a write onto the damaged file: %v, want ErrDamaged", err)
+	}
+	db.Close()
+	if got, _ := os.ReadFile(checkCachePath(path)); !bytes.Equal(got, stampBefore) {
+		t.Errorf("the stamp was rewritten over a damaged file: %q, was %q", got, stampBefore)
+	}
+}
+
+// TestOnlyACheckedFileIsStamped: a process whose verdict came from the
+// cache (quick_check did not run) writes and closes without stamping; the
+// next open checks again. A stamp is only ever written by a process that
+// checked the file itself (or created it).
+func TestOnlyACheckedFileIsStamped(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	fillDB(t, path)
+	if err := os.Remove(checkCachePath(path)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !db.check.ran {
+		t.Fatal("a file never checked was not checked")
+	}
+	db.Close()
+	db, err = Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.check.ran {
+		t.Fatal("the file rewind itself last checked was checked again")
+	}
+	stampBefore, _ := os.ReadFile(checkCachePath(path))
+	if _, err := db.CreateSession(bg, NewSession{Title: "written on a cached verdict", WorkDir: "/w"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if got, _ := os.ReadFile(checkCachePath(path)); !bytes.Equal(got, stampBefore) {
+		t.Errorf("a process that did not run the check stamped the file: %q, was %q", got, stampBefore)
+	}
+	db, err = Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if !db.check.ran {
+		t.Error("a file written on a cached verdict was not checked at the next open")
+	}
+}
+
+// TestStampCarriesTheHeaderChangeCounter: the stamp holds the header's file
+// change counter (bytes 24..27), so a file whose counter moved is checked
+// again even with size, mtime and ctime as stamped.
+func TestStampCarriesTheHeaderChangeCounter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	fillDB(t, path)
+	s, ok := fileStamp(path)
+	if !ok {
+		t.Fatal("no stamp")
+	}
+	head := make([]byte, 28)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(head, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if want := uint32(head[24])<<24 | uint32(head[25])<<16 | uint32(head[26])<<8 | uint32(head[27]); s.counter != want {
+		t.Errorf("stamp counter %d, header says %d", s.counter, want)
+	}
+	other := s
+	other.counter++
+	if other == s {
+		t.Error("the change counter is not part of the stamp's identity")
+	}
+}
