@@ -18,6 +18,7 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/soul/tools"
 )
@@ -70,6 +71,17 @@ type Config struct {
 	// servers); the API key and its variables are dropped whatever it says.
 	ShellEnv shellenv.Policy
 
+	// Thinking is the effort asked of the model (config thinking,
+	// --thinking / --no-thinking; off by default, as kimi-cli).
+	Thinking llm.Effort
+	// ThinkingStyle is how the server is asked to think: the config's
+	// thinking_style, else "kimi" for Kimi's servers and KIMI_* settings and
+	// "openai" otherwise.
+	ThinkingStyle llm.ThinkingStyle
+	// Capabilities are what the model declares (capabilities =
+	// ["thinking", "image_in"]); nil means undeclared: assumed to have all.
+	Capabilities []string
+
 	// Providers are the [providers.NAME] profiles, by name.
 	Providers []Provider
 
@@ -116,6 +128,8 @@ type Overrides struct {
 	MCPConfigFiles []string
 	// AllowRemoteApproval is --allow-remote-approval.
 	AllowRemoteApproval *bool
+	// Thinking is --thinking (true) or --no-thinking (false).
+	Thinking *bool
 }
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".
@@ -135,6 +149,9 @@ type fileConfig struct {
 	ModelCallTimeout    *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
 	AllowRemoteApproval *bool                     `toml:"allow_remote_approval" yaml:"allow_remote_approval"`
 	Notify              *string                   `toml:"notify" yaml:"notify"`
+	Thinking            *string                   `toml:"thinking" yaml:"thinking"`
+	ThinkingStyle       *string                   `toml:"thinking_style" yaml:"thinking_style"`
+	Capabilities        []string                  `toml:"capabilities" yaml:"capabilities"`
 	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
 }
 
@@ -146,6 +163,10 @@ type providerConfig struct {
 	APIKey    string   `toml:"api_key" yaml:"api_key"`         // or the key itself
 	Models    []string `toml:"models" yaml:"models"`
 	Stream    *bool    `toml:"stream" yaml:"stream"`
+	// ThinkingStyle and Capabilities as the top-level keys, for this
+	// provider's models.
+	ThinkingStyle string   `toml:"thinking_style" yaml:"thinking_style"`
+	Capabilities  []string `toml:"capabilities" yaml:"capabilities"`
 }
 
 // Provider is a resolved provider profile. APIKey is read from APIKeyEnv
@@ -157,6 +178,9 @@ type Provider struct {
 	APIKey    string
 	Models    []string
 	Stream    bool
+
+	ThinkingStyle llm.ThinkingStyle
+	Capabilities  []string
 }
 
 // shellEnvConfig is the [shell_env] table, codex's shell_environment_policy.
@@ -256,16 +280,32 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if c.Providers, err = resolveProviders(fc.Providers, getenv, file); err != nil {
 		return Config{}, err
 	}
+	if v := fc.Thinking; v != nil {
+		if c.Thinking, err = llm.ParseEffort(*v); err != nil {
+			return Config{}, userErrorf(err, "%s: %v", file, err)
+		}
+	}
+	if v := fc.ThinkingStyle; v != nil {
+		if c.ThinkingStyle, err = llm.ParseThinkingStyle(*v); err != nil {
+			return Config{}, userErrorf(err, "%s: %v", file, err)
+		}
+	}
+	if c.Capabilities, err = checkCapabilities(fc.Capabilities, file, "capabilities"); err != nil {
+		return Config{}, err
+	}
 	if se := fc.ShellEnv; se != nil {
 		c.ShellEnv = shellenv.Policy{Inherit: se.Inherit, IgnoreDefaultExcludes: se.IgnoreDefaultExcludes, Exclude: se.Exclude, IncludeOnly: se.IncludeOnly, Set: se.Set}
 	}
 
 	// Environment: the OpenAI names first, the kimi-cli names as fallback.
+	kimiEnv := false
 	if v := firstEnv(getenv, "OPENAI_API_KEY", "KIMI_API_KEY"); v != "" {
 		c.APIKey = v
+		kimiEnv = getenv("OPENAI_API_KEY") == ""
 	}
 	if v := firstEnv(getenv, "OPENAI_BASE_URL", "KIMI_BASE_URL"); v != "" {
 		c.BaseURL = v
+		kimiEnv = getenv("OPENAI_BASE_URL") == ""
 	}
 	if v := firstEnv(getenv, "REWIND_MODEL", "KIMI_MODEL_NAME"); v != "" {
 		c.Model = v
@@ -286,6 +326,19 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	}
 	if o.AllowRemoteApproval != nil && *o.AllowRemoteApproval {
 		c.AllowRemoteApproval = true
+	}
+	switch {
+	case o.Thinking == nil:
+	case !*o.Thinking:
+		c.Thinking = llm.EffortOff
+	case !c.Thinking.On():
+		c.Thinking = llm.EffortHigh // kimi-cli's --thinking
+	}
+	if c.Thinking == "" {
+		c.Thinking = llm.EffortOff
+	}
+	if c.ThinkingStyle == "" {
+		c.ThinkingStyle = defaultThinkingStyle(c.BaseURL, kimiEnv)
 	}
 
 	wd := ""
@@ -333,6 +386,19 @@ func resolveProviders(in map[string]providerConfig, getenv func(string) string, 
 			return nil, userErrorf(nil, "%s: [providers.%s] needs models = [\"…\"]", file, n)
 		}
 		p := Provider{Name: n, BaseURL: pc.BaseURL, APIKeyEnv: pc.APIKeyEnv, APIKey: pc.APIKey, Models: pc.Models, Stream: true}
+		p.ThinkingStyle = defaultThinkingStyle(pc.BaseURL, false)
+		if pc.ThinkingStyle != "" {
+			style, err := llm.ParseThinkingStyle(pc.ThinkingStyle)
+			if err != nil {
+				return nil, userErrorf(err, "%s: [providers.%s] %v", file, n, err)
+			}
+			p.ThinkingStyle = style
+		}
+		caps, err := checkCapabilities(pc.Capabilities, file, "[providers."+n+"] capabilities")
+		if err != nil {
+			return nil, err
+		}
+		p.Capabilities = caps
 		if pc.APIKeyEnv != "" {
 			if v := getenv(pc.APIKeyEnv); v != "" {
 				p.APIKey = v
@@ -467,7 +533,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, shell_env, providers"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, shell_env, providers"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {
@@ -515,5 +581,6 @@ func soulConfig(cfg Config) soul.Config {
 		MaxStepsPerRun:    cfg.MaxStepsPerRun,
 		Yolo:              cfg.Yolo,
 		DMailRevertsFiles: cfg.DMailRevertsFiles,
+		Thinking:          cfg.StartThinking(),
 	}
 }

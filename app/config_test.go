@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 )
 
@@ -84,7 +85,7 @@ notify = "osc"
 			env:  map[string]string{"KIMI_API_KEY": "kimi-key", "KIMI_BASE_URL": "http://kimi/v1", "KIMI_MODEL_NAME": "kimi-model"},
 			want: Config{BaseURL: "http://kimi/v1", Model: "kimi-model", APIKey: "kimi-key", Stream: false,
 				MaxContextSize: 9000, ReservedTokens: 1000, MaxStepsPerRun: 7, MaxRetriesPerStep: 5, Theme: "light",
-				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc"},
+				DMailRevertsFiles: true, FileSizeCap: 2048, AllowRemoteApproval: true, Notify: "osc", ThinkingStyle: llm.StyleKimi},
 		},
 		{
 			name: "openai env names win over kimi ones",
@@ -116,6 +117,10 @@ notify = "osc"
 			tc.want.Home, tc.want.WorkDir, tc.want.File = home, wd, filepath.Join(home, "config.toml")
 			tc.want.ShellEnv.SecretValues = []string{tc.want.APIKey}
 			tc.want.ModelCallTimeout = DefaultModelCallTimeout
+			tc.want.Thinking = llm.EffortOff
+			if tc.want.ThinkingStyle == "" {
+				tc.want.ThinkingStyle = llm.StyleOpenAI
+			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}

@@ -81,6 +81,7 @@ func (c Config) resolveModel(name string) (Config, ModelChoice, error) {
 
 func (c Config) withProvider(p Provider, model string) Config {
 	c.BaseURL, c.APIKey, c.Model, c.Stream = p.BaseURL, p.APIKey, model, p.Stream
+	c.ThinkingStyle, c.Capabilities = p.ThinkingStyle, p.Capabilities
 	return c
 }
 

@@ -56,6 +56,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if note := cfg.ThinkingNote(); note != "" {
+		fmt.Fprintln(rt.Stderr, "rewind: "+note)
+	}
 	db, _, err := rt.openDB(ctx)
 	if err != nil {
 		return err

@@ -42,6 +42,8 @@ func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
 		Stream:      cfg.Stream,
 		MaxRetries:  cfg.MaxRetriesPerStep,
 		CallTimeout: cfg.ModelCallTimeout,
+
+		ThinkingStyle: cfg.ThinkingStyle,
 	}
 	if lc.MaxRetries == 0 {
 		lc.MaxRetries = -1 // llm: 0 means its default, negative means none

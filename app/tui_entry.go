@@ -71,9 +71,19 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			client, choice, err := rt.SwitchModel(cfg, name)
 			return client, choice.String(), err
 		},
+		// The configured effort: the workspace checks it against the model
+		// (CheckThinking) and says why when it cannot be used.
+		CheckThinking: func(model string, e llm.Effort) (llm.Effort, string) {
+			mc := cfg
+			if next, _, err := cfg.resolveModel(model); err == nil && model != "" {
+				mc = next
+			}
+			return mc.checkThinking(e)
+		},
 		AllowRemoteApproval: cfg.AllowRemoteApproval,
 		Notify:              cfg.Notify,
 	}
+	o.Soul.Thinking = cfg.Thinking
 	switch opts.Mode {
 	case TUIDemo:
 		m, err := demo.Start(demo.Options{})

@@ -86,6 +86,8 @@ type StatusUpdate struct {
 	MaxContext     int     `json:"max_context"`
 	ContextPercent float64 `json:"context_percent"`
 	Generation     int     `json:"generation"`
+	// Thinking is the effort asked of the model ("" or "off" when none).
+	Thinking string `json:"thinking,omitempty"`
 }
 
 // ContentPart is a delta of the assistant's answer text.

@@ -62,6 +62,9 @@ type Config struct {
 	// Files records file checkpoints for WriteFile/StrReplaceFile/Shell;
 	// nil disables them.
 	Files tools.FileTracker
+	// Thinking is the effort asked of the model at the start; SetThinking
+	// changes it. "" is off.
+	Thinking llm.Effort
 }
 
 // DefaultConfig is Config with every default filled in.
@@ -122,6 +125,7 @@ type Soul struct {
 	mu             sync.Mutex // guards the fields below; never held while calling the sink
 	busy           bool
 	yolo           bool
+	thinking       llm.Effort
 	approved       map[string]bool // approval actions approved for the session
 	step           int
 	tokens         int
@@ -160,6 +164,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		systemPrompt: expandPrompt(prompt, workDir) + instructions.Format(cfg.Instructions),
 		dmailEnabled: set.Has(sendDMailName),
 		yolo:         cfg.Yolo,
+		thinking:     cfg.Thinking,
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
@@ -207,6 +212,21 @@ func (s *Soul) Yolo() bool {
 	return s.yolo
 }
 
+// SetThinking sets the effort asked of the model (/thinking); the next
+// model call carries it.
+func (s *Soul) SetThinking(e llm.Effort) {
+	s.mu.Lock()
+	s.thinking = e
+	s.mu.Unlock()
+	s.emitStatus()
+}
+
+func (s *Soul) thinkingEffort() llm.Effort {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thinking
+}
+
 // SetClient switches the model (/model): the next model call uses c. The
 // context is kept; a call in flight finishes on the old client.
 func (s *Soul) SetClient(c llm.Client) {
@@ -241,6 +261,7 @@ func (s *Soul) statusLocked() StatusUpdate {
 		MaxContext:     s.cfg.MaxContextSize,
 		ContextPercent: pct,
 		Generation:     s.gen,
+		Thinking:       string(s.thinking),
 	}
 }
 
@@ -494,7 +515,7 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 // unless the whole step succeeds; then assistant message, tool results and
 // usage commit in one transaction, and a pending D-Mail is delivered.
 func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
-	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.toolSpecs()}
+	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.toolSpecs(), Thinking: s.thinkingEffort()}
 	st := &streamState{}
 	cb := llm.Callbacks{
 		OnContent: func(text string) {

@@ -26,6 +26,7 @@ type Status struct {
 	Mode           string  // "" (normal), "WATCH", "READ-ONLY", "PREVIEW"…
 	Alert          string  // a standing problem, e.g. "MCP: github failed"; "" when none
 	Generation     int
+	Thinking       string // the effort asked of the model; shown unless "" or "off"
 }
 
 // StatusBar is a one-row bar at the bottom of the workspace. The app
@@ -152,6 +153,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		// elastic: at its shortest while segments compete, then it takes
 		// what room is left, up to 30 cells
 		segs = append(segs, statusSeg{" · " + truncate(s.SessionTitle, minStatusTitle), base, 83, segTitle})
+	}
+	if s.Thinking != "" && s.Thinking != "off" {
+		segs = append(segs, statusSeg{" · think " + s.Thinking, base.Foreground(th.Reasoning), 70, segPlain})
 	}
 	if s.Step > 0 {
 		segs = append(segs, statusSeg{fmt.Sprintf(" · step %d", s.Step), base, 80, segPlain})

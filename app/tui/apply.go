@@ -56,6 +56,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.MaxContext = ev.MaxContext
 		c.statusM.ContextPercent = ev.ContextPercent
 		c.statusM.Generation = ev.Generation
+		c.statusM.Thinking = ev.Thinking
 		if ev.Model != "" {
 			c.statusM.Model = ev.Model
 		}

@@ -17,4 +17,5 @@ func (c *Controller) initFeatures() {
 	c.initWatcher()
 	c.initRuns()
 	c.initNotify()
+	c.initThinking()
 }

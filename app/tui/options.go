@@ -65,6 +65,10 @@ type Options struct {
 	// worker) and returns the name to show. nil: /model cannot switch.
 	Models      func() []string
 	SwitchModel func(name string) (llm.Client, string, error)
+	// CheckThinking is effort e as the model named (as the status bar
+	// names it) can take it, and one line saying why not when it cannot;
+	// nil takes every effort.
+	CheckThinking func(model string, e llm.Effort) (llm.Effort, string)
 	// Export writes a session's current generation to path as kimi-cli
 	// context.jsonl, never replacing a file, and returns the lines written
 	// (the CLI's export; called on a worker).

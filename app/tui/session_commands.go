@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
+	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -73,7 +74,7 @@ func (c *Controller) cmdStatus(string) {
 		}
 		text := statusText(statusInfo{
 			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
-			yolo: yolo, readOnly: c.readOnly, approved: approved, files: files, loadErr: loadErr, mcp: servers,
+			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
 		c.onUIThreadAsync(func() { c.info(text) })
@@ -85,6 +86,7 @@ type statusInfo struct {
 	session            *openSession
 	tokens, maxContext int
 	yolo, readOnly     bool
+	thinking           llm.Effort
 	approved           []string
 	files              []instructions.File
 	loadErr            error
@@ -98,6 +100,7 @@ func statusText(s statusInfo) string {
 	row := func(label, value string) { fmt.Fprintf(&b, "%-10s %s\n", label, value) }
 	b.WriteString("Status\n")
 	row("model", orDash(s.model))
+	row("thinking", thinkingText(s.thinking))
 	row("work dir", s.workDir)
 	if s.session != nil {
 		title := s.session.sess.Title

@@ -52,6 +52,7 @@ type cli struct {
 	// common flags
 	home, workDir, model, baseURL, theme     string
 	yolo, noStream, allowRemote              bool
+	thinking, noThinking                     bool
 	maxSteps, maxContextSize, reservedTokens int
 	mcpConfigFiles                           []string
 }
@@ -81,7 +82,20 @@ func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 		ReservedTokens:      given(f, "reserved-tokens", &c.reservedTokens),
 		MCPConfigFiles:      c.mcpConfigFiles,
 		AllowRemoteApproval: given(f, "allow-remote-approval", &c.allowRemote),
+		Thinking:            c.thinkingOverride(f),
 	}
+}
+
+// thinkingOverride is --thinking (true), --no-thinking (false) or nil.
+func (c *cli) thinkingOverride(f interface{ Changed(string) bool }) *bool {
+	switch {
+	case f.Changed("no-thinking"):
+		off := !c.noThinking
+		return &off
+	case f.Changed("thinking"):
+		return &c.thinking
+	}
+	return nil
 }
 
 // given returns v when the flag name was on the command line, nil otherwise
@@ -176,6 +190,7 @@ func (c *cli) modelFlags(cmd *cobra.Command) {
 	f.StringVar(&c.model, "model", "", "model name (overrides REWIND_MODEL and the config file)")
 	f.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API base URL (overrides OPENAI_BASE_URL)")
 	f.BoolVar(&c.noStream, "no-stream", false, "do not stream model responses")
+	c.thinkingFlags(cmd)
 	f.IntVar(&c.maxContextSize, "max-context-size", app.DefaultMaxContextSize, "model context window in tokens")
 	f.IntVar(&c.reservedTokens, "reserved-tokens", app.DefaultReservedTokens, "tokens kept free for the answer; compaction starts before the rest fills up")
 }
@@ -186,6 +201,14 @@ func (c *cli) agentFlags(cmd *cobra.Command) {
 	f.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 	f.BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of this run (rewind watch, same user) answer its approval requests")
 	f.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
+}
+
+// thinkingFlags: --thinking / --no-thinking, as kimi-cli.
+func (c *cli) thinkingFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&c.thinking, "thinking", false, "ask the model to think (the config's thinking effort, else high)")
+	f.BoolVar(&c.noThinking, "no-thinking", false, "do not ask the model to think")
+	cmd.MarkFlagsMutuallyExclusive("thinking", "no-thinking")
 }
 
 func (c *cli) themeFlag(cmd *cobra.Command) {
@@ -466,6 +489,7 @@ matches with « ».`,
 	c.agentFlags(watch)
 	c.themeFlag(watch)
 	c.themeFlag(demo)
+	c.thinkingFlags(demo)
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 	demo.Flags().BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of the demo's run (rewind watch, same user) answer its approval requests")
 

@@ -33,6 +33,11 @@ func (p *Provider) attempt(ctx context.Context, req Request, cb Callbacks) (Resp
 		withR := !p.noReasoning.Load() && hasReasoning(req.Messages)
 		resp, err := p.send(ctx, req, cb, withSO, withR)
 		var e *Error
+		if err != nil && errors.As(err, &e) {
+			if r := rejectedCapability(e, p.sendsThinking(req), requestHasImage(req)); r != nil {
+				return resp, r
+			}
+		}
 		if err != nil && errors.As(err, &e) && (e.Status == http.StatusBadRequest || e.Status == http.StatusUnprocessableEntity) {
 			low := strings.ToLower(e.Message)
 			if withSO && strings.Contains(low, "stream_options") {
@@ -59,7 +64,20 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 	if withStreamOptions {
 		body.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
-	data, err := json.Marshal(body)
+	var payload any = body
+	switch p.thinkingStyle() {
+	case StyleOpenAI:
+		if req.Thinking.On() {
+			body.ReasoningEffort = string(req.Thinking)
+			payload = body
+		}
+	case StyleKimi:
+		payload = struct {
+			openai.ChatCompletionRequest
+			Thinking *kimiThinking `json:"thinking"`
+		}{body, thinkingField(req.Thinking)}
+	}
+	data, err := json.Marshal(payload)
 	if err != nil {
 		return Response{}, &Error{Message: "encoding request: " + err.Error(), Err: err}
 	}
@@ -110,6 +128,33 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 		return Response{}, htmlError(p.cfg.BaseURL, b)
 	}
 	return decodeJSONResponse(b, req, cb)
+}
+
+func (p *Provider) thinkingStyle() ThinkingStyle {
+	if p.cfg.ThinkingStyle == "" {
+		return StyleOpenAI
+	}
+	return p.cfg.ThinkingStyle
+}
+
+// sendsThinking reports whether req's body mentions thinking at all.
+func (p *Provider) sendsThinking(req Request) bool {
+	switch p.thinkingStyle() {
+	case StyleKimi:
+		return true
+	case StyleOpenAI:
+		return req.Thinking.On()
+	}
+	return false
+}
+
+func requestHasImage(req Request) bool {
+	for _, m := range req.Messages {
+		if hasImage(m.Content.Parts) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookupError rephrases a failed DNS lookup, the usual face of "no

@@ -52,6 +52,9 @@ type Config struct {
 	// CallTimeout is the overall deadline of one Chat call, retries
 	// included; 0 means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// ThinkingStyle is how this server is asked to think (Request.Thinking);
+	// "" is StyleOpenAI.
+	ThinkingStyle ThinkingStyle
 }
 
 // ToolSpec describes one tool offered to the model.
@@ -64,6 +67,9 @@ type ToolSpec struct {
 type Request struct {
 	Messages []message.Message
 	Tools    []ToolSpec
+	// Thinking is the effort asked of the model; "" is off. How it is sent
+	// depends on the provider's ThinkingStyle.
+	Thinking Effort
 }
 
 // Callbacks receive the answer while it streams. Every field may be nil.
@@ -112,7 +118,10 @@ type Error struct {
 	// HTML: the server answered 2xx with a web page, so the base URL is not
 	// an OpenAI-compatible API (a site, a portal, a proxy's page).
 	HTML bool
-	Err  error // underlying error, if any
+	// Rejected names the capability (CapThinking, CapImageIn) whose part of
+	// the request the server refused; "" for other failures.
+	Rejected string
+	Err      error // underlying error, if any
 
 	retryAfter time.Duration // from a Retry-After header; 0 = none
 	attempts   int

@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// This file is /thinking and Alt-T: how hard the model is asked to think,
+// for the open soul and the ones opened later, shown in the status bar.
+
+func (c *Controller) initThinking() {
+	c.commands.add(Command{Name: "/thinking", Args: "[off|low|medium|high]", Description: "how hard the model thinks before it answers; alone: on or off", Run: c.cmdThinking})
+	c.keys = append(c.keys, globalBinding{KeyBinding: views.KeyBinding{
+		Keys: []views.Key{{Key: tcell.KeyRune, Rune: 't', Mod: tcell.ModAlt}}, Description: "thinking on or off (/thinking LEVEL sets how hard)",
+		Handler: func() { c.cmdThinking("") }, Visible: true}})
+	if c.opts.CheckThinking != nil {
+		e, note := c.opts.CheckThinking(c.opts.Model, c.opts.Soul.Thinking)
+		c.opts.Soul.Thinking = e
+		if note != "" {
+			c.setMessage(note, true)
+		}
+	}
+	c.statusM.Thinking = string(c.opts.Soul.Thinking)
+}
+
+// cmdThinking sets the effort named, or turns thinking on (at the last
+// effort used, high at first) or off.
+func (c *Controller) cmdThinking(arg string) {
+	want := llm.EffortOff
+	if !c.opts.Soul.Thinking.On() {
+		want = c.lastThinking
+		if !want.On() {
+			want = llm.EffortHigh
+		}
+	}
+	if arg != "" {
+		e, err := llm.ParseEffort(arg)
+		if err != nil {
+			c.setMessage("/thinking: "+err.Error(), true)
+			return
+		}
+		want = e
+	}
+	c.setThinking(want)
+}
+
+// setThinking applies e, or what the model can take of it, and says so.
+func (c *Controller) setThinking(e llm.Effort) {
+	note := ""
+	if c.opts.CheckThinking != nil {
+		e, note = c.opts.CheckThinking(c.statusM.Model, e)
+	}
+	c.opts.Soul.Thinking = e
+	if e.On() {
+		c.lastThinking = e
+	}
+	if o := c.cur(); o != nil && o.soul != nil {
+		o.soul.SetThinking(e)
+	}
+	c.statusM.Thinking = string(e)
+	c.refreshStatus()
+	switch {
+	case note != "":
+		c.setMessage(note, true)
+	case e.On():
+		c.setMessage("thinking "+string(e)+": the next answer is thought through first (/thinking off to stop)", false)
+	default:
+		c.setMessage("thinking off: the model answers at once", false)
+	}
+}
+
+// thinkingText is /status's line for e.
+func thinkingText(e llm.Effort) string {
+	if !e.On() {
+		return "off (/thinking or Alt-T turns it on)"
+	}
+	return string(e) + " (/thinking LEVEL: off, low, medium, high)"
+}
