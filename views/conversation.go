@@ -181,13 +181,13 @@ func (c *Conversation) Bindings() []KeyBinding { return c.keys }
 func (c *Conversation) SetOnSelect(f func(index int, it Item)) { c.onSelect = f }
 
 func sanitizeItem(it Item) Item {
-	it.Text = Sanitize(it.Text)
-	it.Full = Sanitize(it.Full)
+	it.Text = sanitizeKeepTabs(it.Text)
+	it.Full = sanitizeKeepTabs(it.Full)
 	it.ID = SanitizeLine(it.ID)
 	it.ToolName = SanitizeLine(it.ToolName)
 	it.KeyArg = SanitizeLine(it.KeyArg)
-	it.Args = Sanitize(it.Args)
-	it.Result = Sanitize(it.Result)
+	it.Args = sanitizeKeepTabs(it.Args)
+	it.Result = sanitizeKeepTabs(it.Result)
 	return it
 }
 
@@ -487,7 +487,11 @@ func (c *Conversation) lines(i int) []Line {
 	return it.lines
 }
 
-func (c *Conversation) layout(it *convItem, first bool) []Line {
+func (c *Conversation) layout(ci *convItem, first bool) []Line {
+	// Items keep their tabs (copying takes them as written); drawn, a tab
+	// is spaces.
+	it := ci.Item
+	it.Text, it.Full, it.Args, it.Result = expandTabs(it.Text), expandTabs(it.Full), expandTabs(it.Args), expandTabs(it.Result)
 	th := c.theme
 	base := c.base()
 	w := c.width
@@ -596,7 +600,7 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-func (c *Conversation) toolLines(it *convItem, w int) []Line {
+func (c *Conversation) toolLines(it Item, w int) []Line {
 	th := c.theme
 	base := c.base()
 	glyph, col := ToolStatusGlyph(it.Status, th)

@@ -50,7 +50,7 @@ func MarkdownText(src string, n int) string {
 
 // CodeBlocks returns the text of the code blocks of markdown src, in order.
 func CodeBlocks(src string) []string {
-	b := []byte(Sanitize(src))
+	b := []byte(sanitizeKeepTabs(src))
 	doc := mdParser.Parse(text.NewReader(b))
 	var out []string
 	_ = ast.Walk(doc, func(node ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -14,7 +14,22 @@ const tabWidth = 4
 // carriage returns, DEL, bidi override characters, and invalid UTF-8; tabs
 // become spaces. Newlines are kept. Text that needs none of this is returned
 // as is without allocating.
-func Sanitize(s string) string {
+func Sanitize(s string) string { return sanitize(s, false) }
+
+// sanitizeKeepTabs is Sanitize that keeps tabs: the conversation stores
+// text so, for copying what the model wrote (a Makefile's tab is not four
+// spaces), and expands the tabs only when it lays the text out.
+func sanitizeKeepTabs(s string) string { return sanitize(s, true) }
+
+// expandTabs draws each tab as tabWidth spaces.
+func expandTabs(s string) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+}
+
+func sanitize(s string, keepTabs bool) string {
 	if isClean(s) {
 		return s
 	}
@@ -40,6 +55,8 @@ func Sanitize(s string) string {
 			continue
 		case r == '\n':
 			b.WriteByte('\n')
+		case r == '\t' && keepTabs:
+			b.WriteByte('\t')
 		case r == '\t':
 			b.WriteString(strings.Repeat(" ", tabWidth))
 		case r == '\r':

@@ -23,7 +23,7 @@ func (s *streamSanitizer) Write(delta string) string {
 			s.pending = ""
 		}
 	}
-	return Sanitize(text)
+	return sanitizeKeepTabs(text)
 }
 
 // incompleteTail returns the index where an unfinished escape sequence or

@@ -123,7 +123,7 @@ func (o *ToolOutput) AppendOutput(text string) {
 			}
 			p = p[j+1:]
 		}
-		clean := o.stream.Write(p)
+		clean := expandTabs(o.stream.Write(p))
 		if clean == "" {
 			continue
 		}
