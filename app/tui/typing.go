@@ -20,10 +20,11 @@ import (
 //     requested is never shown) and its letters go to the input, before
 //     the key that showed it.
 //   - The workspace's printable global keys (i, ?, y, Y) count as the
-//     pane's own keys: in a burst they are typing; otherwise they act and
-//     start one. The i of "fix it" moved the focus to the input and was
-//     lost; the i of "it" moves it there, and the word's next key, typed
-//     within typingGap, puts the i back in front of it.
+//     pane's own keys: in a burst they are typing (the i of "fix it" moved
+//     the focus to the input and was lost); otherwise they act and start
+//     one. An i that starts a burst is the help's "back to the input",
+//     however soon the next key comes: put back in front of a quick "/",
+//     it sent "i/copy code" to the model.
 //   - A confirm dialog takes no choice within confirmGrace of appearing,
 //     and when it appeared while keys were being typed, a printable key
 //     in that grace cancels it and goes to the input with the letters of
@@ -53,9 +54,6 @@ type typingGuard struct {
 	burst   []rune    // pane keys typed each within typingGap of the last
 	burstAt time.Time
 	undo    []func() // takes back what the burst's keys toggled
-	// intoInput: the burst's last key moved the focus to the input (the
-	// global i), where the word's next key lands.
-	intoInput bool
 	// epoch changes when a burst turns out to be typing: a dialog its keys
 	// requested (planned on the worker) checks it before it appears.
 	epoch int
@@ -137,7 +135,6 @@ func (g *typingGuard) onUIPaneKey(pane views.Bound, ev *tcell.EventKey, bound bo
 	now := g.when(ev)
 	live := g.live(now)
 	g.lastKey = now
-	g.intoInput = false
 	if bound {
 		if !live {
 			g.burst, g.undo = nil, nil
@@ -182,21 +179,13 @@ func (g *typingGuard) onUIGlobalKey(pane views.Bound, ev *tcell.EventKey, handle
 	}
 	g.onUIPaneKey(pane, ev, true)
 	handler()
-	g.intoInput = g.c.app.GetFocus() == g.c.input
 	return true
 }
 
 // onUIKeyTyped notes a printable key typed outside the panes (the input):
-// typed right after a burst that moved the focus here, it shows the
-// burst was typing.
+// a confirm dialog that appears right after it appeared while typing.
 func (g *typingGuard) onUIKeyTyped(ev *tcell.EventKey) {
-	if !printable(ev) {
-		return
+	if printable(ev) {
+		g.lastKey = g.when(ev)
 	}
-	now := g.when(ev)
-	if g.intoInput && g.live(now) {
-		g.wasTyping()
-	}
-	g.intoInput = false
-	g.lastKey = now
 }

@@ -140,9 +140,6 @@ func TestTypingAtAPaneKeepsTheGlobalKeys(t *testing.T) {
 		text string
 	}{
 		{'i', "timeline", "fix it"},
-		{'i', "timeline", "it works"},
-		{'i', "conversation", "it works"},
-		{'i', "tool output", "it works"},
 		{'?', "timeline", "huh?"},
 		{'?', "conversation", "gg?"},
 		{'y', "conversation", "yes it is"},
@@ -162,6 +159,26 @@ func TestTypingAtAPaneKeepsTheGlobalKeys(t *testing.T) {
 				t.Errorf("the input box shows %q, want %q", got, tc.text)
 			}
 			h.waitUntil("no overlay", func() bool { return h.c.pages.top() == "" })
+		})
+	}
+}
+
+// The i that starts what is typed at a pane is the key the help names,
+// "back to the input", however soon the next key comes: "i/copy code" was
+// sent to the model when the i was put back in front of a quick "/".
+func TestIStartingAPaneBurstOnlyMovesToTheInput(t *testing.T) {
+	t.Parallel()
+	for _, pane := range []string{"timeline", "conversation", "tool output"} {
+		t.Run(pane, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, hopts{w: 80, h: 24})
+			panes := map[string]interface{ HasFocus() bool }{"timeline": h.c.timeline, "conversation": h.c.conv, "tool output": h.c.toolOut}
+			h.focus(panes[pane])
+			h.typeText("i/copy code", false) // one burst: i and the command at once
+			h.waitUntil("the command in the input", func() bool { return h.c.input.Text() == "/copy code" })
+			if got := h.inputLine(); got != "/copy code" {
+				t.Errorf("the input box shows %q, want %q", got, "/copy code")
+			}
 		})
 	}
 }
