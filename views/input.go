@@ -167,6 +167,22 @@ func (in *Input) submit() {
 	}
 }
 
+// Stash empties the input and keeps what it held as the newest history
+// entry, so Up brings it back (Ctrl-C's clear, a draft a revert's prompt
+// replaces). The entry lives in this input only: it was never sent.
+func (in *Input) Stash() {
+	text := in.expandPastes(in.Text())
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if n := len(in.history); n == 0 || in.history[n-1] != text {
+		in.history = append(in.history, text)
+	}
+	in.histPos = len(in.history)
+	in.SetText("")
+	in.draft = ""
+}
+
 // Insert types s at the cursor, as if typed (keys a pane took for its own
 // before they turned out to be typing).
 func (in *Input) Insert(s string) { in.insert([]rune(SanitizeLine(s))...) }

@@ -75,3 +75,28 @@ func TestLongPasteInTheWorkspace(t *testing.T) {
 		t.Fatal("the model did not get the whole paste")
 	}
 }
+
+// Ctrl-C clears the input, as in codex and Claude Code, but the text is
+// not lost: Up brings it back (it joins this process's history, not the
+// saved one: it was never sent).
+func TestCtrlCClearedInputComesBackWithUp(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24})
+	h.typeText("a long draft I almost lost", false)
+	h.waitUntil("the draft typed", func() bool { return h.c.input.Text() == "a long draft I almost lost" })
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("input cleared (Up brings it back)")
+	h.waitUntil("the input empty", func() bool { return h.c.input.Text() == "" })
+	h.key(tcell.KeyUp)
+	h.waitUntil("the draft back", func() bool { return h.c.input.Text() == "a long draft I almost lost" })
+	if got := h.inputLine(); got != "a long draft I almost lost" {
+		t.Errorf("the input box shows %q", got)
+	}
+	saved, err := h.db.InputHistory(h.ctx, h.work, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved) != 0 {
+		t.Errorf("the cleared draft was saved to the database: %q", saved)
+	}
+}

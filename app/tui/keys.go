@@ -140,9 +140,9 @@ func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
 // saying so lasts exactly as long as that window.
 func (c *Controller) onUICtrlC() {
 	if c.pages.top() == "" && c.input.Text() != "" {
-		c.input.SetText("")
+		c.input.Stash()
 		c.quitArmed = time.Time{}
-		c.setMessageFor("input cleared · Ctrl-C again interrupts or quits", false, quitWindow)
+		c.setMessageFor("input cleared (Up brings it back) · Ctrl-C again interrupts or quits", false, quitWindow)
 		return
 	}
 	if !c.quitArmed.IsZero() && time.Since(c.quitArmed) < quitWindow {
