@@ -55,6 +55,9 @@ type FileChange struct {
 	After   FileState
 	Pending bool
 	Tool    string
+	// Guarded: After is content someone else made (a rewind put the user's
+	// edit back), so a later rewind treats the file as a conflict.
+	Guarded bool
 }
 
 // FileSettle fills in the after state of a pending event.
@@ -76,6 +79,7 @@ type FileEvent struct {
 	After     FileState
 	Pending   bool
 	Tool      string
+	Guarded   bool // see FileChange.Guarded
 	CreatedAt time.Time
 }
 
@@ -201,8 +205,8 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 			}
 			now := nowMS()
 			st, err := tx.PrepareContext(ctx, `INSERT INTO file_events
-				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -215,7 +219,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				}
 				res, err := st.ExecContext(ctx, b.SessionID, seq, gen, c.Path,
 					nullHash(c.Before.Hash), int64(c.Before.Mode), nullHash(after.Hash), int64(after.Mode),
-					pending, c.Tool, now)
+					pending, c.Tool, c.Guarded, now)
 				if err != nil {
 					return fmt.Errorf("event %s: %w", c.Path, err)
 				}
@@ -224,7 +228,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 					return err
 				}
 				out = append(out, FileEvent{ID: id, SessionID: b.SessionID, Seq: seq, Gen: gen, Path: c.Path,
-					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, CreatedAt: fromMS(now)})
+					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, Guarded: c.Guarded, CreatedAt: fromMS(now)})
 			}
 		}
 		for _, id := range b.Drop {
@@ -364,7 +368,7 @@ func (db *DB) FileIndex(ctx context.Context, workDir string) ([]FileIndexEntry, 
 	return out, nil
 }
 
-const fileEventCols = `id, session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, created_at`
+const fileEventCols = `id, session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, created_at`
 
 func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 	defer rows.Close()
@@ -374,7 +378,7 @@ func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 		var bh, ah sql.NullString
 		var bm, am, created int64
 		var pending int
-		if err := rows.Scan(&e.ID, &e.SessionID, &e.Seq, &e.Gen, &e.Path, &bh, &bm, &ah, &am, &pending, &e.Tool, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.SessionID, &e.Seq, &e.Gen, &e.Path, &bh, &bm, &ah, &am, &pending, &e.Tool, &e.Guarded, &created); err != nil {
 			return nil, err
 		}
 		e.Before = FileState{Hash: bh.String, Mode: uint32(bm)}
@@ -390,6 +394,39 @@ func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 // first.
 func (db *DB) FileEvents(ctx context.Context, sessionID string, fromID int64) ([]FileEvent, error) {
 	return db.fileEvents(ctx, "file events", sessionID, "id >= ?", fromID)
+}
+
+// LastFileEventsBefore returns, for each of paths, the session's last file
+// event with id < beforeID (the change that left the file as it was at
+// that position); paths without one are absent from the map.
+func (db *DB) LastFileEventsBefore(ctx context.Context, sessionID string, paths []string, beforeID int64) (map[string]FileEvent, error) {
+	out := make(map[string]FileEvent, len(paths))
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `SELECT `+fileEventCols+` FROM file_events
+			WHERE session_id = ? AND path = ? AND id < ? ORDER BY id DESC LIMIT 1`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, p := range paths {
+			rows, err := st.QueryContext(ctx, sessionID, p, beforeID)
+			if err != nil {
+				return err
+			}
+			ev, err := scanFileEvents(rows)
+			if err != nil {
+				return err
+			}
+			if len(ev) == 1 {
+				out[p] = ev[0]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: file events of %s before %d: %w", sessionID, beforeID, err)
+	}
+	return out, nil
 }
 
 // PendingFileEvents returns the session's events whose after state is not

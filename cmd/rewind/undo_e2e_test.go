@@ -56,8 +56,10 @@ func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
 	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
 		t.Errorf("undoing a files-only revert moved the conversation: %d generations", len(g))
 	}
-	// Undoing the undo redoes.
-	e.mustOK("undo", id)
+	// Undoing the undo redoes; the edit it overwrites is the user's again,
+	// so it asks for --force as the revert did (issue 20, item 5).
+	expectError(t, e.run("undo", id), 1, "a.txt (changed since the agent's last change)", "--force")
+	e.mustOK("undo", id, "--force")
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("undo of the undo did not redo: %v", err)
 	}
@@ -130,4 +132,46 @@ func importDuplicatedCheckpoint(t *testing.T, e *env) string {
 {"role":"user","content":"third"}
 `)
 	return strings.TrimSpace(e.mustOK("import", ctxFile).stdout)
+}
+
+// TestUndoOfForcedRevertKeepsTheConflictGuard (issue 20, item 5): a forced
+// files revert overwrites the user's edit of log.txt and undo puts the edit
+// back; the file is then guarded as it was before the forced revert: the
+// dry run says "conflict", and a plain revert leaves the edit alone.
+func TestUndoOfForcedRevertKeepsTheConflictGuard(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "log.txt", "content": "edit 1\n"})),
+		llmtest.Text("edited once"),
+		llmtest.Calls(llmtest.Call("c2", "WriteFile", map[string]any{"path": "log.txt", "content": "edit 1\nedit 2\n"})),
+		llmtest.Text("edited twice"),
+	)
+	e := newEnv(t).withServer(srv)
+	e.mustOK("-p", "EDIT 1", "--yolo")
+	id := e.onlySession()
+	e.mustOK("-c", "-p", "EDIT 2", "--yolo")
+	path := filepath.Join(e.workDir, "log.txt")
+	mine := "edit 1\nedit 2\nmine\n"
+	writeFile(t, path, mine)
+
+	guarded := func(when string) {
+		t.Helper()
+		expectLines(t, when, e.mustOK("revert", id, "3", "--files", "--dry-run").stdout,
+			"  conflict (changed since the agent's last change)  log.txt")
+	}
+	guarded("before the forced revert")
+	e.mustOK("revert", id, "3", "--files", "--force")
+	if data, _ := os.ReadFile(path); string(data) != "edit 1\n" {
+		t.Fatalf("the forced revert left log.txt %q", data)
+	}
+	e.mustOK("undo", id)
+	if data, _ := os.ReadFile(path); string(data) != mine {
+		t.Fatalf("undo left log.txt %q, want the user's edit back", data)
+	}
+	guarded("after the undo")
+	expectError(t, e.run("revert", id, "3", "--files"), 1, "log.txt (changed since the agent's last change)", "--force")
+	if data, _ := os.ReadFile(path); string(data) != mine {
+		t.Fatalf("a plain revert overwrote the user's edit: log.txt %q", data)
+	}
 }

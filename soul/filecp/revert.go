@@ -127,7 +127,8 @@ type planned struct {
 	curDat []byte
 	target store.FileState
 	data   []byte
-	kind   string // "modify", "create", "delete"
+	kind   string          // "modify", "create", "delete"
+	first  store.FileEvent // the path's first event at or after the position: target is its before
 }
 
 // RestoreFilesTo moves every file changed (by the agent or by a rewind) at
@@ -184,7 +185,9 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 		if cur.Hash == target.Hash && (!cur.Exists() || cur.Mode == target.Mode) {
 			continue // already in the target state
 		}
-		if cur.Hash != s.last.After.Hash {
+		// A guarded state is someone else's content a rewind put back: it
+		// stays theirs, as before that rewind.
+		if cur.Hash != s.last.After.Hash || s.last.Guarded {
 			c := Conflict{Path: rel, Reason: conflictReason(cur, s.last.After)}
 			if !opts.Force {
 				rep.Conflicts = append(rep.Conflicts, c)
@@ -203,7 +206,7 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 			rep.Skipped = append(rep.Skipped, Skipped{Path: rel, Reason: "stored content unavailable: " + err.Error()})
 			continue
 		}
-		pl := planned{path: rel, cur: cur, curDat: curData, target: target, data: data}
+		pl := planned{path: rel, cur: cur, curDat: curData, target: target, data: data, first: s.first}
 		switch {
 		case !target.Exists():
 			pl.kind = "delete"
@@ -229,12 +232,16 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 
 	// Record the pre-rewind state first: if the process dies half-way, the
 	// pending events are settled from the files on the next start.
+	guarded, err := t.guardedTargets(ctx, pos, plan)
+	if err != nil {
+		return rep, err
+	}
 	var batch store.FileBatch
 	for _, pl := range plan {
 		if pl.cur.Exists() {
 			batch.Blobs = append(batch.Blobs, store.FileBlob{Hash: pl.cur.Hash, Data: pl.curDat})
 		}
-		batch.Events = append(batch.Events, store.FileChange{Path: pl.path, Before: pl.cur, Pending: true, Tool: ToolRewind})
+		batch.Events = append(batch.Events, store.FileChange{Path: pl.path, Before: pl.cur, Pending: true, Tool: ToolRewind, Guarded: guarded[pl.path]})
 	}
 	ev, err := t.commit(ctx, batch)
 	if err != nil {
@@ -264,6 +271,27 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 		return rep, err
 	}
 	return rep, ctx.Err()
+}
+
+// guardedTargets says which planned files go back to content someone else
+// made: at pos the file was not what the change before pos left (the user
+// had edited it), or that change was itself a guarded rewind.
+func (t *Tracker) guardedTargets(ctx context.Context, pos Position, plan []planned) (map[string]bool, error) {
+	paths := make([]string, len(plan))
+	for i, pl := range plan {
+		paths[i] = pl.path
+	}
+	prev, err := t.db.LastFileEventsBefore(ctx, t.sessionID, paths, int64(pos))
+	if err != nil {
+		return nil, fmt.Errorf("filecp: %w", err)
+	}
+	out := map[string]bool{}
+	for _, pl := range plan {
+		if p, ok := prev[pl.path]; ok {
+			out[pl.path] = p.Guarded || p.After.Hash != pl.first.Before.Hash
+		}
+	}
+	return out, nil
 }
 
 func (r *Report) add(kind, p string) {
