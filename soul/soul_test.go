@@ -1366,3 +1366,40 @@ func commands(rs []*ApprovalRequest) []string {
 	}
 	return out
 }
+
+// TestCompoundApprovalNeverCoversADestructivePrefix: `a` on
+// `rm -f gone.txt && echo ok` approved `rm …` for the session, and a later
+// `rm -rf src` ran without asking. A destructive part is approved only as
+// the exact text the user saw; the harmless parts keep their prefixes.
+func TestCompoundApprovalNeverCoversADestructivePrefix(t *testing.T) {
+	h := newHarness(t, hopts{},
+		llmtest.Calls(shellCall("c1", "rm -f gone.txt && echo ok")),
+		llmtest.Calls(shellCall("c2", "echo again")),
+		llmtest.Calls(shellCall("c3", "rm -f gone.txt && echo ok")),
+		llmtest.Calls(shellCall("c4", "rm -rf src")),
+		llmtest.Calls(shellCall("c5", "git push origin main")),
+		llmtest.Calls(shellCall("c6", "git push --force origin main")),
+		llmtest.Calls(shellCall("c7", "echo pwned > notes.txt")),
+		llmtest.Text("done"),
+	)
+	var asked []*ApprovalRequest
+	h.onEvent = func(e Event) {
+		if r, ok := e.(*ApprovalRequest); ok {
+			asked = append(asked, r)
+			r.Respond(ApproveForSession, "")
+		}
+	}
+	h.mustRun("clean up")
+	want := []string{"rm -f gone.txt && echo ok", "rm -rf src", "git push origin main", "git push --force origin main", "echo pwned > notes.txt"}
+	if got := commands(asked); !reflect.DeepEqual(got, want) {
+		t.Fatalf("asked for %q, want %q", got, want)
+	}
+	if got := asked[0].SessionScopes; !reflect.DeepEqual(got, []string{"rm -f gone.txt", "echo …"}) {
+		t.Errorf("what `a` covers for the compound command = %q", got)
+	}
+	for _, k := range h.soul.ApprovedForSession() {
+		if strings.HasSuffix(k, ": rm …") || strings.HasSuffix(k, ": git push …") {
+			t.Errorf("a destructive prefix was approved for the session: %q", k)
+		}
+	}
+}

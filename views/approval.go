@@ -143,17 +143,37 @@ func (m *ApprovalModal) scroll(n int) {
 
 // sessionScope says what "approve for session" would cover.
 func (m *ApprovalModal) sessionScope() string {
-	if len(m.req.SessionScopes) > 0 {
-		q := make([]string, len(m.req.SessionScopes))
-		for i, sc := range m.req.SessionScopes {
-			q[i] = "`" + sc + "`"
+	return ScopeText(m.req.SessionScopes, m.req.Action)
+}
+
+// ScopeText says what approving for the session covers, as the modal and
+// the status line word it: prefixes (“go test …”) first, then what is
+// approved only as typed (“and exactly “rm -f gone.txt””), or every call
+// of the action when there are no scopes.
+func ScopeText(scopes []string, action string) string {
+	if len(scopes) == 0 {
+		if action == "" {
+			return ""
 		}
-		return strings.Join(q, ", ")
+		return "every “" + SanitizeLine(action) + "”"
 	}
-	if m.req.Action != "" {
-		return "every “" + m.req.Action + "”"
+	var prefixes, exact []string
+	for _, sc := range scopes {
+		q := "“" + SanitizeLine(sc) + "”"
+		if strings.HasSuffix(sc, " …") {
+			prefixes = append(prefixes, q)
+		} else {
+			exact = append(exact, q)
+		}
 	}
-	return ""
+	text := strings.Join(prefixes, ", ")
+	if len(exact) > 0 {
+		if text != "" {
+			text += " and "
+		}
+		text += "exactly " + strings.Join(exact, ", ")
+	}
+	return text
 }
 
 // layout returns the scrollable rows for w columns: description, session

@@ -108,3 +108,34 @@ func TestRevealHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalSaysWhatSessionApprovalCovers: `a` on a compound command
+// with a destructive part must say that part is approved only as typed.
+func TestApprovalSaysWhatSessionApprovalCovers(t *testing.T) {
+	t.Parallel()
+	for _, sz := range sizes {
+		m := NewApprovalModal()
+		m.SetTheme(dark)
+		m.SetRequest(ApprovalRequest{Tool: "Shell", Action: "run shell command", Command: "rm -f gone.txt && echo ok",
+			SessionScopes: []string{"rm -f gone.txt", "echo …"}})
+		s := draw(t, m, sz.w, sz.h)
+		text := strings.Join(strings.Fields(strings.ReplaceAll(screenText(s), "║", " ")), " ")
+		if want := "[a] approves “echo …” and exactly “rm -f gone.txt” for this session"; !strings.Contains(text, want) {
+			t.Errorf("%dx%d: want %q on screen:\n%s", sz.w, sz.h, want, screenText(s))
+		}
+	}
+	for scopes, want := range map[string]string{
+		"":                  "every “edit file”",
+		"go test …":         "“go test …”",
+		"sudo ls":           "exactly “sudo ls”",
+		"a …|b …|rm x|mv y": "“a …”, “b …” and exactly “rm x”, “mv y”",
+	} {
+		var sc []string
+		if scopes != "" {
+			sc = strings.Split(scopes, "|")
+		}
+		if got := ScopeText(sc, "edit file"); got != want {
+			t.Errorf("ScopeText(%q) = %q, want %q", sc, got, want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func TestShellApprovalScopeShownListedAndRevoked(t *testing.T) {
 		llmtest.Calls(llmtest.Call("s3", "Shell", map[string]any{"command": "echo three"})),
 		llmtest.Text("third ran"))
 	h.submit("run echo")
-	h.waitFor("Approve Shell", "[a] approves `echo …` for this session")
+	h.waitFor("Approve Shell", "[a] approves “echo …” for this session")
 	h.clock.advance(approvalGrace)
 	h.typeText("a", false)
 	h.waitFor("both ran")
