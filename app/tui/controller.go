@@ -169,7 +169,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	if err := o.DB.Damaged(); err != nil { // every write will say it again
 		c.setMessage(err.Error(), true)
 	}
-	c.statusM = views.Status{Model: o.Model, Demo: o.Demo, MaxContext: o.Soul.MaxContextSize}
+	c.statusM = views.Status{Model: o.Model, Demo: o.Demo, MaxContext: o.Soul.MaxContextSize, Thinking: string(c.opts.Soul.Thinking)}
 	if c.statusM.MaxContext == 0 {
 		c.statusM.MaxContext = soul.DefaultMaxContextSize
 	}

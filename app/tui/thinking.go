@@ -22,7 +22,6 @@ func (c *Controller) initThinking() {
 			c.setMessage(note, true)
 		}
 	}
-	c.statusM.Thinking = string(c.opts.Soul.Thinking)
 }
 
 // cmdThinking sets the effort named, or turns thinking on (at the last

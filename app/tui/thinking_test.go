@@ -75,3 +75,16 @@ func TestThinkingRefusedForAModelWithoutIt(t *testing.T) {
 		t.Fatal("the effort is on, want off")
 	}
 }
+
+// The configured effort shows from the first frame, and the first request
+// carries it.
+func TestConfiguredThinkingShowsAtStart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Soul.Thinking = llm.EffortLow }}, llmtest.Text("low effort answer"))
+	h.waitFor("think low")
+	h.typeText("one", true)
+	h.waitFor("low effort answer")
+	if got := h.reasoningEffort(0); got != "low" {
+		t.Fatalf("reasoning_effort = %q, want low", got)
+	}
+}
