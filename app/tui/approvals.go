@@ -50,6 +50,9 @@ type approvals struct {
 	// now is the grace's clock; tests advance a fake one instead of
 	// sleeping through the grace.
 	now func() time.Time
+	// rejectedHere: this screen rejected a call of the run (its end is no
+	// news to the one who pressed n).
+	rejectedHere bool
 }
 
 // initApprovals builds the modal and registers /yolo and /approvals (New).
@@ -73,6 +76,7 @@ func (a *approvals) onUIAsk(req *soul.ApprovalRequest) {
 			return
 		}
 		sd := soulDecision(d, feedback)
+		a.rejectedHere = a.rejectedHere || isReject(sd)
 		a.answer(req, sd, feedback)
 		if sd == soul.ApproveForSession {
 			a.c.setNews("approved " + scopeText(req) + " for the rest of this session (/approvals lists and revokes them)")
@@ -101,6 +105,10 @@ func soulDecision(d views.ApprovalDecision, feedback string) soul.ApprovalDecisi
 		return soul.RejectWithFeedback
 	}
 	return soul.Reject
+}
+
+func isReject(d soul.ApprovalDecision) bool {
+	return d == soul.Reject || d == soul.RejectWithFeedback
 }
 
 // onUINext closes the answered request and shows the next queued one, if
@@ -190,6 +198,7 @@ func (a *approvals) onUIWatched(req *soul.ApprovalRequest, conn *live.Conn, remo
 		}
 		a.closeWatched()
 		sd := soulDecision(d, feedback)
+		a.rejectedHere = a.rejectedHere || isReject(sd)
 		c.onWorker(func() {
 			if err := conn.Answer(id, sd, feedback); err != nil {
 				c.post(evNote{text: "the answer did not reach the writer: " + err.Error(), isErr: true})

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -52,15 +53,41 @@ func (c *Controller) notify(kind notifyKind, detail string) {
 	c.notes = append(c.notes, kind.String()+": "+detail)
 }
 
-// onUIRunEnded announces the end of a run (UI).
+// onUIRunEnded announces the end of a run (UI). A run ended by a
+// rejection or an interrupt made here is no news to the one who made it.
 func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
-	switch ev.Reason {
-	case "done":
-		c.notify(notifyFinished, c.statusM.SessionTitle)
-	case "interrupted":
-	default:
-		c.notify(notifyFailed, ev.Reason+" · "+c.statusM.SessionTitle)
+	rejectedHere := c.ap.rejectedHere
+	c.ap.rejectedHere = false
+	switch {
+	case ev.Reason == "interrupted", ev.Reason == "rejected" && rejectedHere:
+		return
 	}
+	o := c.cur()
+	if c.statusM.SessionTitle != "" || o == nil {
+		c.notifyRunEnded(ev, c.statusM.SessionTitle)
+		return
+	}
+	// The first run gives a new session its title (the soul sets it from
+	// the prompt), which this screen has not read yet.
+	c.onWorker(func() {
+		sess, err := c.db.GetSession(context.WithoutCancel(c.ctx), o.sess.ID)
+		c.onUIThreadAsync(func() {
+			if err == nil && sess.Title != "" && c.cur() == o && c.statusM.SessionTitle == "" {
+				c.statusM.SessionTitle = sess.Title
+				c.refreshStatus()
+			}
+			c.notifyRunEnded(ev, sess.Title)
+		})
+	})
+}
+
+// notifyRunEnded queues the notification of a run's end in session title.
+func (c *Controller) notifyRunEnded(ev soul.RunEnd, title string) {
+	if ev.Reason == "done" {
+		c.notify(notifyFinished, title)
+		return
+	}
+	c.notify(notifyFailed, ev.Reason+" · "+title)
 }
 
 // onUIAfterDraw writes the queued notifications (tview's after-draw hook).

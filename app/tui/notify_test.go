@@ -142,7 +142,7 @@ func TestNotifyOwnRunsOSC(t *testing.T) {
 	h.clock.advance(approvalGrace)
 	h.typeText("y", false)
 	h.waitFor("Wrote notes.txt.")
-	h.waitNotified(ts, 0, "run finished: ")
+	h.waitNotified(ts, 0, "run finished: write the notes")
 	h.submit("and again")
 	h.waitFor("the request is malformed")
 	h.waitNotified(ts, 0, "run failed: error")
@@ -208,4 +208,30 @@ func TestNotifyWatchedRun(t *testing.T) {
 		t.Fatal("the writer's run did not end after the watcher approved")
 	}
 	h.waitNotified(ts, 0, "run finished: watched with news")
+}
+
+// The first run's notification names the session by the title its prompt
+// gave it ("rewind: run finished: " was empty: the title is set in the run
+// and reached the status bar only after), and a tool call rejected here
+// is no news: pressing n sent "run failed: rejected".
+func TestNotifyTitleOfTheFirstRunAndNoNewsOfOwnReject(t *testing.T) {
+	t.Parallel()
+	h, ts := notifyHarness(t, "osc", hopts{},
+		llmtest.Text("Done."),
+		llmtest.Calls(llmtest.Call("c1", "WriteFile", map[string]any{"path": "notes.txt", "content": "n\n"})))
+	h.waitFor("fake-model")
+	h.submit("tidy the notes")
+	h.waitUntil("the run to end", h.idle)
+	h.waitNotified(ts, 0, "run finished: tidy the notes")
+	h.submit("write the notes")
+	h.waitFor("[y] approve")
+	h.waitNotified(ts, 0, "waiting for approval: WriteFile")
+	h.clock.advance(approvalGrace)
+	h.typeText("n", false)
+	h.waitUntil("the run to end", h.idle)
+	h.c.onUIThread(func() {}) // one more draw: anything queued would be written now
+	_, out := ts.recorded()
+	if strings.Contains(out, "run failed") || strings.Count(out, "\x1b]9;") != 2 {
+		t.Fatalf("want two notifications (finished, approval), got %q", out)
+	}
 }
