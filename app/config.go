@@ -99,6 +99,13 @@ func (c Config) ToolSet() *tools.Set {
 // (Shell commands, MCP servers): ShellEnv applied to rewind's environment.
 func (c Config) ShellEnviron() []string { return shellenv.Environ(c.ShellEnv) }
 
+// Redactor takes rewind's own secrets out of conversations and exports:
+// the model keys of every provider and the environment values Shell is not
+// given (see shellenv.Policy.Secrets). nil when there are none.
+func (c Config) Redactor() *shellenv.Redactor {
+	return shellenv.NewRedactor(c.ShellEnv.Secrets(os.Environ()))
+}
+
 // DBPath is where the session database lives.
 func (c Config) DBPath() string { return filepath.Join(c.Home, "rewind.db") }
 
@@ -582,5 +589,6 @@ func soulConfig(cfg Config) soul.Config {
 		Yolo:              cfg.Yolo,
 		DMailRevertsFiles: cfg.DMailRevertsFiles,
 		Thinking:          cfg.StartThinking(),
+		Redact:            cfg.Redactor(),
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/internal/words"
 
+	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 )
@@ -37,15 +38,16 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	if gen != nil {
 		g, what = *gen, fmt.Sprintf("generation %d", *gen)
 	}
+	redact := h.cfg.Redactor()
 	if out == "" || out == "-" {
 		var buf bytes.Buffer
-		if err := kimi.Export(ctx, db, s.ID, g, &buf); err != nil {
+		if err := exportTo(ctx, db, s.ID, g, redact, &buf); err != nil {
 			return storeError(err, s.ID, what)
 		}
 		_, err := rt.Stdout.Write(buf.Bytes())
 		return err
 	}
-	lines, err := exportFile(ctx, db, s.ID, g, out, force)
+	lines, err := exportFile(ctx, db, s.ID, g, out, force, redact)
 	if err != nil {
 		return storeError(err, s.ID, what)
 	}
@@ -53,11 +55,22 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	return err
 }
 
+// exportTo writes generation gen (-1: the current one) of session id to w
+// with rewind's secrets redacted: a session may hold them from an import or
+// from a rewind older than redaction.
+func exportTo(ctx context.Context, db *store.DB, id string, gen int, redact *shellenv.Redactor, w io.Writer) error {
+	rw := redact.Writer(w)
+	if err := kimi.Export(ctx, db, id, gen, rw); err != nil {
+		return err
+	}
+	return rw.Close()
+}
+
 // exportFile writes generation gen (-1: the current one) of session id to
 // path; the CLI's `export -o` and the workspace's /export share it.
-func exportFile(ctx context.Context, db *store.DB, id string, gen int, path string, force bool) (lines int, err error) {
+func exportFile(ctx context.Context, db *store.DB, id string, gen int, path string, force bool, redact *shellenv.Redactor) (lines int, err error) {
 	var buf bytes.Buffer
-	if err := kimi.Export(ctx, db, id, gen, &buf); err != nil {
+	if err := exportTo(ctx, db, id, gen, redact, &buf); err != nil {
 		return 0, err
 	}
 	if err := writeNoClobber(path, buf.Bytes(), force); err != nil {

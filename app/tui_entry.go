@@ -135,7 +135,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	defer db.Close()
 	o.DB = db
 	o.Export = func(ctx context.Context, id, path string) (int, error) {
-		return exportFile(ctx, db, id, -1, path, false)
+		return exportFile(ctx, db, id, -1, path, false, cfg.Redactor())
 	}
 	o.FileOptions = filecp.Options{MaxFileSize: cfg.FileSizeCap}
 	if opts.Mode != TUIDemo && opts.Mode != TUIWatch {

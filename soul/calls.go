@@ -150,9 +150,27 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 		return
 	}
 	id := pc.call.ID
+	// Every tool's output passes here: its secrets are redacted before
+	// anyone sees, stores or sends it. A secret cut between two chunks of
+	// live output is held until the next chunk or the end decides.
+	live := s.cfg.Redact.Stream()
+	var liveMu sync.Mutex // a tool may write from several goroutines
+	defer func() {
+		if tail := live.Flush(); tail != "" {
+			s.emit(ToolOutput{ID: id, Text: tail})
+		}
+		pc.res.Output = s.cfg.Redact.Redact(pc.res.Output)
+		pc.res.Brief = s.cfg.Redact.Redact(pc.res.Brief)
+	}()
 	env := &tools.Env{
 		WorkDir: s.workDir,
-		Output:  func(text string) { s.emit(ToolOutput{ID: id, Text: text}) },
+		Output: func(text string) {
+			liveMu.Lock()
+			defer liveMu.Unlock()
+			if text = live.Write(text); text != "" {
+				s.emit(ToolOutput{ID: id, Text: text})
+			}
+		},
 		Approve: func(ctx context.Context, a tools.Approval) tools.Decision {
 			return s.approve(ctx, pc.call, a)
 		},
@@ -199,7 +217,7 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 		Action:        a.Action,
 		Description:   a.Description,
 		Arguments:     call.Args,
-		Diff:          a.Diff,
+		Diff:          s.cfg.Redact.Redact(a.Diff), // a file's old text may hold a key
 		Command:       a.Command,
 		SessionScopes: a.Scopes,
 		reply:         make(chan approvalReply, 1),

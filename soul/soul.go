@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -65,6 +66,10 @@ type Config struct {
 	// Thinking is the effort asked of the model at the start; SetThinking
 	// changes it. "" is off.
 	Thinking llm.Effort
+	// Redact takes rewind's own secrets (model keys, the environment values
+	// Shell is not given) out of everything that enters the conversation:
+	// tool output, model text, the prompt (see redact.go). nil: none.
+	Redact *shellenv.Redactor
 }
 
 // DefaultConfig is Config with every default filled in.
@@ -148,6 +153,9 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 	}
 	if sink == nil {
 		sink = func(Event) {}
+	}
+	if cfg.Redact != nil {
+		st = redactingStore{Store: st, r: cfg.Redact}
 	}
 	prompt := cfg.SystemPrompt
 	if strings.TrimSpace(prompt) == "" {
@@ -235,9 +243,13 @@ func (s *Soul) SetClient(c llm.Client) {
 	s.mu.Unlock()
 }
 
+// modelClient is the client of the next call, behind the redaction gate.
 func (s *Soul) modelClient() llm.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cfg.Redact != nil {
+		return redactingClient{Client: s.client, r: s.cfg.Redact}
+	}
 	return s.client
 }
 
@@ -266,6 +278,10 @@ func (s *Soul) statusLocked() StatusUpdate {
 }
 
 func (s *Soul) emit(e Event) {
+	if ev, ok := e.(Error); ok {
+		ev.Message = s.cfg.Redact.Redact(ev.Message) // a failure may quote a tool's output
+		e = ev
+	}
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	s.sink(e)

@@ -18,6 +18,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 	"github.com/rewind-agent/rewind/views"
@@ -592,7 +593,7 @@ func (b *browser) onUIExport(r views.SessionRow) {
 			return
 		}
 		c.onWorker(func() {
-			n, err := exportSession(c.ctx, c.db, r.ID, path)
+			n, err := exportSession(c.ctx, c.db, r.ID, path, c.opts.Soul.Redact)
 			if err != nil {
 				c.post(evNote{text: "export: " + err.Error(), isErr: true})
 				return
@@ -604,8 +605,10 @@ func (b *browser) onUIExport(r views.SessionRow) {
 }
 
 // exportSession writes the current generation of a session to path,
-// refusing an existing file (O_EXCL); a failed export removes its file.
-func exportSession(ctx context.Context, db *store.DB, id, path string) (int64, error) {
+// refusing an existing file (O_EXCL), rewind's secrets redacted (a session
+// may hold them from before redaction, or from an import); a failed export
+// removes its file.
+func exportSession(ctx context.Context, db *store.DB, id, path string, redact *shellenv.Redactor) (int64, error) {
 	if strings.HasPrefix(path, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			path = filepath.Join(home, path[2:])
@@ -618,7 +621,12 @@ func exportSession(ctx context.Context, db *store.DB, id, path string) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	if err := kimi.Export(ctx, db, id, -1, f); err != nil {
+	w := redact.Writer(f)
+	err = kimi.Export(ctx, db, id, -1, w)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
 		f.Close()
 		os.Remove(path)
 		return 0, err

@@ -192,13 +192,13 @@ func TestExportNeverOverwrites(t *testing.T) {
 	if err := os.WriteFile(p, []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exportSession(context.Background(), db, ids[0], p); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := exportSession(context.Background(), db, ids[0], p, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("export over an existing file: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "mine" {
 		t.Fatalf("existing file changed: %q", b)
 	}
-	if _, err := exportSession(context.Background(), db, "nope", filepath.Join(dir, "x.jsonl")); err == nil {
+	if _, err := exportSession(context.Background(), db, "nope", filepath.Join(dir, "x.jsonl"), nil); err == nil {
 		t.Fatal("export of an unknown session succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); !os.IsNotExist(err) {
