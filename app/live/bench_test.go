@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -78,4 +79,51 @@ func benchLatency(b *testing.B, tokPerSec int, d time.Duration) {
 	b.ReportMetric(q(0.95), "p95-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu%")
+}
+
+// BenchmarkLongAnswer publishes answers of 2, 8 and 20 MB in 100-byte
+// ContentPart deltas, then a watcher joins and reads the step's replay (the
+// whole answer in one event); the time should grow with the answer's size,
+// not its square. (A watcher connected throughout would be dropped: nothing
+// paces these deltas as a model does, and a watcher never slows the writer.)
+// Run: go test -run '^$' -bench LongAnswer -benchtime 1x ./app/live/
+func BenchmarkLongAnswer(b *testing.B) {
+	for _, mb := range []int{2, 8, 20} {
+		b.Run(strconv.Itoa(mb)+"MB", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				benchLongAnswer(b, mb<<20, 100)
+			}
+		})
+	}
+}
+
+func benchLongAnswer(b *testing.B, size, delta int) {
+	h := home(b)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "long"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	chunk := strings.Repeat("x", delta)
+	start := time.Now()
+	p.Publish(soul.StepBegin{N: 1})
+	for range size / delta {
+		p.Publish(soul.ContentPart{Text: chunk})
+	}
+	published := time.Since(start)
+	c, err := Dial(context.Background(), h, "long")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	for e := range c.Events() {
+		if cp, ok := e.(soul.ContentPart); ok {
+			if len(cp.Text) != size/delta*delta {
+				b.Fatalf("replayed %d bytes", len(cp.Text))
+			}
+			break
+		}
+	}
+	b.ReportMetric(published.Seconds(), "publish-s")
+	b.ReportMetric(time.Since(start).Seconds(), "total-s")
 }

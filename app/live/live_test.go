@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -484,5 +486,42 @@ func TestCompactBetweenRunsEndsIdle(t *testing.T) {
 	p.mu.Unlock()
 	if started.Before(before) {
 		t.Fatalf("the next run's clock started at %v, before its first step (%v)", started, before)
+	}
+}
+
+// TestLongStepCostsItsLength: a step that streams 1 MB of answer and 1 MB
+// of tool output in 100-byte deltas allocates a few times its size, not
+// the square of its delta count (appending every delta to the merged text
+// allocated 10 GB here and took seconds), and a watcher joining after it
+// still gets the whole text in one event each.
+func TestLongStepCostsItsLength(t *testing.T) {
+	// Not parallel: it reads the process's allocation counter.
+	h := home(t)
+	p := listen(t, h, "long", false)
+	const size, delta = 1 << 20, 100
+	chunk := strings.Repeat("x", delta-1) + "\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p.Publish(soul.StepBegin{N: 1})
+	for range size / delta {
+		p.Publish(soul.ContentPart{Text: chunk})
+	}
+	p.Publish(soul.ToolCall{ID: "c1", Name: "Shell"})
+	for range size / delta {
+		p.Publish(soul.ToolOutput{ID: "c1", Text: chunk})
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("publishing %d MB allocated %d MB", 2*size>>20, got>>20)
+	}
+	c := dial(t, h, "long")
+	want := strings.Repeat(chunk, size/delta)
+	next(t, c) // StepBegin
+	if got := next(t, c); got != (soul.ContentPart{Text: want}) {
+		t.Errorf("replayed answer: %d bytes", len(fmt.Sprint(got)))
+	}
+	next(t, c) // ToolCall
+	if got := next(t, c); got != (soul.ToolOutput{ID: "c1", Text: want}) {
+		t.Errorf("replayed output: %d bytes", len(fmt.Sprint(got)))
 	}
 }

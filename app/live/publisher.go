@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -51,7 +53,7 @@ type Publisher struct {
 
 	mu       sync.Mutex
 	hello    Hello
-	step     []soul.Event // the in-flight step since its StepBegin, deltas merged
+	step     replay // the in-flight step since its StepBegin, deltas merged
 	pending  map[string]*soul.ApprovalRequest
 	watchers map[*peer]struct{}
 	joining  map[net.Conn]struct{} // connected, their Join line not read yet
@@ -137,9 +139,9 @@ func (p *Publisher) Publish(e soul.Event) {
 	p.hello.Run.note(e, time.Now())
 	switch ev := e.(type) {
 	case soul.StepBegin:
-		p.step = p.step[:0]
+		p.step.reset()
 	case soul.RunEnd:
-		p.step = nil
+		p.step.reset()
 		clear(p.pending)
 	case *soul.ApprovalRequest:
 		p.pending[ev.ToolCallID] = ev
@@ -152,43 +154,115 @@ func (p *Publisher) Publish(e soul.Event) {
 		// joining now needs the hello alone. The compaction's events,
 		// kept, were replayed to every later watcher as a compaction
 		// under way ("compacting…" while the writer idled).
-		p.step = nil
+		p.step.reset()
 	} else {
-		p.step = appendMerged(p.step, e)
+		p.step.add(e)
 	}
 	for w := range p.watchers {
 		p.sendLocked(w, line)
 	}
 }
 
-// appendMerged appends e, folding a text delta into the previous one of the
-// same kind, so a replay is short however long the step streamed.
-func appendMerged(step []soul.Event, e soul.Event) []soul.Event {
-	if n := len(step); n > 0 {
-		switch cur := e.(type) {
-		case soul.ContentPart:
-			if prev, ok := step[n-1].(soul.ContentPart); ok {
-				step[n-1] = soul.ContentPart{Text: prev.Text + cur.Text}
-				return step
+// replay is the step in flight as a joining watcher is sent it: its events,
+// a run of text deltas of one kind (and one tool call) merged into one, so
+// a replay is short however long the step streamed. The text of the run
+// being merged grows in a builder: adding a delta costs its own length, not
+// the text's so far (appending to the event's string made a 20 MB answer in
+// 100-byte deltas take minutes).
+type replay struct {
+	events []soul.Event
+	tail   strings.Builder // the text of events[len-1] while it is a merged delta
+	merged bool            // events[len-1] is a delta whose text is in tail
+}
+
+func (r *replay) reset() {
+	r.events, r.merged = nil, false
+	r.tail.Reset()
+}
+
+// seal puts the merged text into the last event and starts a new builder
+// (String does not copy, so the old builder's bytes stay with the event).
+func (r *replay) seal() {
+	if !r.merged {
+		return
+	}
+	r.events[len(r.events)-1] = withText(r.events[len(r.events)-1], r.tail.String())
+	r.tail.Reset()
+	r.merged = false
+}
+
+func (r *replay) add(e soul.Event) {
+	if n := len(r.events); n > 0 {
+		prev := r.events[n-1]
+		if text, ok := mergeable(prev, e); ok {
+			if !r.merged {
+				r.tail.WriteString(deltaText(prev))
+				r.merged = true
 			}
-		case soul.ReasoningPart:
-			if prev, ok := step[n-1].(soul.ReasoningPart); ok {
-				step[n-1] = soul.ReasoningPart{Text: prev.Text + cur.Text}
-				return step
-			}
-		case soul.ToolOutput:
-			if prev, ok := step[n-1].(soul.ToolOutput); ok && prev.ID == cur.ID {
-				step[n-1] = soul.ToolOutput{ID: cur.ID, Text: prev.Text + cur.Text}
-				return step
-			}
-		case soul.StatusUpdate:
-			if _, ok := step[n-1].(soul.StatusUpdate); ok {
-				step[n-1] = cur
-				return step
+			r.tail.WriteString(text)
+			return
+		}
+		if _, ok := e.(soul.StatusUpdate); ok {
+			if _, ok := prev.(soul.StatusUpdate); ok {
+				r.events[n-1] = e
+				return
 			}
 		}
 	}
-	return append(step, e)
+	r.seal()
+	r.events = append(r.events, e)
+}
+
+// snapshot is the replay's events, the merged text included.
+func (r *replay) snapshot() []soul.Event {
+	out := slices.Clone(r.events)
+	if r.merged {
+		out[len(out)-1] = withText(out[len(out)-1], r.tail.String())
+	}
+	return out
+}
+
+// mergeable returns e's text when e continues the delta prev.
+func mergeable(prev, e soul.Event) (string, bool) {
+	switch cur := e.(type) {
+	case soul.ContentPart:
+		_, ok := prev.(soul.ContentPart)
+		return cur.Text, ok
+	case soul.ReasoningPart:
+		_, ok := prev.(soul.ReasoningPart)
+		return cur.Text, ok
+	case soul.ToolOutput:
+		p, ok := prev.(soul.ToolOutput)
+		return cur.Text, ok && p.ID == cur.ID
+	}
+	return "", false
+}
+
+func deltaText(e soul.Event) string {
+	switch d := e.(type) {
+	case soul.ContentPart:
+		return d.Text
+	case soul.ReasoningPart:
+		return d.Text
+	case soul.ToolOutput:
+		return d.Text
+	}
+	return ""
+}
+
+func withText(e soul.Event, text string) soul.Event {
+	switch d := e.(type) {
+	case soul.ContentPart:
+		d.Text = text
+		return d
+	case soul.ReasoningPart:
+		d.Text = text
+		return d
+	case soul.ToolOutput:
+		d.Text = text
+		return d
+	}
+	return e
 }
 
 // sendLocked queues line for w, dropping a watcher that fell too far behind.
@@ -297,12 +371,13 @@ func (p *Publisher) join(conn net.Conn, sc *bufio.Scanner) {
 		conn.Close()
 		return
 	}
-	w := &peer{conn: conn, out: make(chan []byte, watcherQueue+len(p.step)+1)}
+	step := p.step.snapshot()
+	w := &peer{conn: conn, out: make(chan []byte, watcherQueue+len(step)+1)}
 	w.out <- encode(p.hello)
-	for _, e := range p.step {
+	for _, e := range step {
 		w.out <- encode(e)
 	}
-	p.replayed.Add(int64(len(p.step)))
+	p.replayed.Add(int64(len(step)))
 	p.watchers[w] = struct{}{}
 	p.wg.Add(2)
 	go p.write(w)
