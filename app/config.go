@@ -34,8 +34,6 @@ const (
 	DefaultFileSizeCap       = 5 << 20 // filecp.DefaultMaxFileSize
 	DefaultModelCallTimeout  = 10 * time.Minute
 	DefaultNotify            = "bell"
-	DefaultAnswerSizeCap     = llm.DefaultMaxAnswerBytes
-	DefaultToolArgsSizeCap   = llm.DefaultMaxToolArgsBytes
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -59,12 +57,7 @@ type Config struct {
 	Theme             string
 	DMailRevertsFiles bool
 	FileSizeCap       int64
-	// AnswerSizeCap and ToolArgsSizeCap cap one model answer's text and
-	// reasoning, and its tool calls' arguments, in bytes: an answer past
-	// either fails the step. An import cuts longer texts to them.
-	AnswerSizeCap   int
-	ToolArgsSizeCap int
-	Yolo            bool
+	Yolo              bool
 	// ModelCallTimeout bounds one model call, retries included, besides the
 	// stream's idle timer.
 	ModelCallTimeout time.Duration
@@ -89,6 +82,11 @@ type Config struct {
 	// ["thinking", "image_in"]); nil means undeclared: assumed to have all.
 	Capabilities []string
 
+	// FetchNeedsApproval makes FetchURL ask before each fetch.
+	FetchNeedsApproval bool
+	// Search is the SearchWeb provider ([search]); no provider, no tool.
+	Search SearchConfig
+
 	// Providers are the [providers.NAME] profiles, by name.
 	Providers []Provider
 
@@ -99,7 +97,11 @@ type Config struct {
 // ToolSet is the built-in tools with Shell given the environment of
 // ShellEnv.
 func (c Config) ToolSet() *tools.Set {
-	return tools.NewSet(append(tools.Default().All(), &tools.Shell{Environ: c.ShellEnviron()})...)
+	set := append(tools.Default().All(), &tools.Shell{Environ: c.ShellEnviron()}, &tools.FetchURL{NeedsApproval: c.FetchNeedsApproval})
+	if c.Search.Provider != "" {
+		set = append(set, &tools.SearchWeb{Provider: c.Search.Provider, BaseURL: c.Search.BaseURL, APIKey: c.Search.APIKey})
+	}
+	return tools.NewSet(set...)
 }
 
 // ShellEnviron is the environment of the processes started for the model
@@ -159,8 +161,6 @@ type fileConfig struct {
 	Theme               *string                   `toml:"theme" yaml:"theme"`
 	DMailRevertsFiles   *bool                     `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
 	FileSizeCap         *int64                    `toml:"file_size_cap" yaml:"file_size_cap"`
-	AnswerSizeCap       *int                      `toml:"answer_size_cap" yaml:"answer_size_cap"`
-	ToolArgsSizeCap     *int                      `toml:"tool_args_size_cap" yaml:"tool_args_size_cap"`
 	ShellEnv            *shellEnvConfig           `toml:"shell_env" yaml:"shell_env"`
 	ModelCallTimeout    *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
 	AllowRemoteApproval *bool                     `toml:"allow_remote_approval" yaml:"allow_remote_approval"`
@@ -168,6 +168,8 @@ type fileConfig struct {
 	Thinking            *string                   `toml:"thinking" yaml:"thinking"`
 	ThinkingStyle       *string                   `toml:"thinking_style" yaml:"thinking_style"`
 	Capabilities        []string                  `toml:"capabilities" yaml:"capabilities"`
+	FetchNeedsApproval  *bool                     `toml:"fetch_needs_approval" yaml:"fetch_needs_approval"`
+	Search              *searchConfig             `toml:"search" yaml:"search"`
 	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
 }
 
@@ -256,8 +258,6 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
 		Theme:             DefaultTheme,
 		FileSizeCap:       DefaultFileSizeCap,
-		AnswerSizeCap:     DefaultAnswerSizeCap,
-		ToolArgsSizeCap:   DefaultToolArgsSizeCap,
 		ModelCallTimeout:  DefaultModelCallTimeout,
 		Notify:            DefaultNotify,
 	}
@@ -288,8 +288,6 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if fc.FileSizeCap != nil {
 		c.FileSizeCap = *fc.FileSizeCap
 	}
-	setInt(&c.AnswerSizeCap, fc.AnswerSizeCap)
-	setInt(&c.ToolArgsSizeCap, fc.ToolArgsSizeCap)
 	if v := fc.ModelCallTimeout; v != nil {
 		d, err := time.ParseDuration(*v)
 		if err != nil || d <= 0 {
@@ -299,6 +297,9 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	}
 	if c.Providers, err = resolveProviders(fc.Providers, getenv, file); err != nil {
 		return Config{}, err
+	}
+	if fc.FetchNeedsApproval != nil {
+		c.FetchNeedsApproval = *fc.FetchNeedsApproval
 	}
 	if v := fc.Thinking; v != nil {
 		if c.Thinking, err = llm.ParseEffort(*v); err != nil {
@@ -377,7 +378,13 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if err := c.validate(); err != nil {
 		return Config{}, err
 	}
+	if c.Search, err = resolveSearch(fc.Search, getenv, c, file); err != nil {
+		return Config{}, err
+	}
 	c.ShellEnv.SecretValues = []string{c.APIKey}
+	if c.Search.APIKey != "" && c.Search.APIKey != c.APIKey {
+		c.ShellEnv.SecretValues = append(c.ShellEnv.SecretValues, c.Search.APIKey)
+	}
 	for _, p := range c.Providers {
 		if p.APIKey != "" {
 			c.ShellEnv.SecretValues = append(c.ShellEnv.SecretValues, p.APIKey)
@@ -452,10 +459,6 @@ func (c Config) validate() error {
 		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
 	case c.FileSizeCap < 0:
 		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
-	case c.AnswerSizeCap <= 0:
-		return userErrorf(nil, "answer_size_cap must be a positive number of bytes, got %d (check %s)", c.AnswerSizeCap, where)
-	case c.ToolArgsSizeCap <= 0:
-		return userErrorf(nil, "tool_args_size_cap must be a positive number of bytes, got %d (check %s)", c.ToolArgsSizeCap, where)
 	}
 	if err := c.ShellEnv.Validate(); err != nil {
 		return userErrorf(err, "shell_env: %v (check %s)", err, where)
@@ -557,7 +560,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, shell_env, providers"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, search, shell_env, providers"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {

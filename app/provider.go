@@ -43,9 +43,7 @@ func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
 		MaxRetries:  cfg.MaxRetriesPerStep,
 		CallTimeout: cfg.ModelCallTimeout,
 
-		ThinkingStyle:    cfg.ThinkingStyle,
-		MaxAnswerBytes:   cfg.AnswerSizeCap,
-		MaxToolArgsBytes: cfg.ToolArgsSizeCap,
+		ThinkingStyle: cfg.ThinkingStyle,
 	}
 	if lc.MaxRetries == 0 {
 		lc.MaxRetries = -1 // llm: 0 means its default, negative means none

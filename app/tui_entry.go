@@ -82,6 +82,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		},
 		AllowRemoteApproval: cfg.AllowRemoteApproval,
 		Notify:              cfg.Notify,
+		WebSearch:           cfg.searchStatus(),
 	}
 	o.Soul.Thinking = cfg.Thinking
 	switch opts.Mode {

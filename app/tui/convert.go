@@ -205,7 +205,7 @@ func keyArg(name, args string) string {
 	if json.Unmarshal([]byte(args), &m) != nil {
 		return oneLine(args, 80)
 	}
-	keys := []string{"path", "command", "pattern", "thought", "message", "directory"}
+	keys := []string{"path", "command", "pattern", "url", "query", "thought", "message", "directory"}
 	if name == "SendDMail" {
 		if id, ok := m["checkpoint_id"]; ok {
 			return fmt.Sprintf("→ checkpoint %v", id)

@@ -65,6 +65,9 @@ type Options struct {
 	// worker) and returns the name to show. nil: /model cannot switch.
 	Models      func() []string
 	SwitchModel func(name string) (llm.Client, string, error)
+	// WebSearch is /status's line about SearchWeb (its provider, or how to
+	// enable one).
+	WebSearch string
 	// CheckThinking is effort e as the model named (as the status bar
 	// names it) can take it, and one line saying why not when it cannot;
 	// nil takes every effort.

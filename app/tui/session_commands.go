@@ -74,7 +74,7 @@ func (c *Controller) cmdStatus(string) {
 		}
 		text := statusText(statusInfo{
 			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
-			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, approved: approved, files: files, loadErr: loadErr, mcp: servers,
+			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
 		c.onUIThreadAsync(func() { c.info(text) })
@@ -87,6 +87,7 @@ type statusInfo struct {
 	tokens, maxContext int
 	yolo, readOnly     bool
 	thinking           llm.Effort
+	webSearch          string
 	approved           []string
 	files              []instructions.File
 	loadErr            error
@@ -101,6 +102,9 @@ func statusText(s statusInfo) string {
 	b.WriteString("Status\n")
 	row("model", orDash(s.model))
 	row("thinking", thinkingText(s.thinking))
+	if s.webSearch != "" {
+		row("search", s.webSearch)
+	}
 	row("work dir", s.workDir)
 	if s.session != nil {
 		title := s.session.sess.Title

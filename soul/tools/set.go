@@ -41,7 +41,8 @@ func NewSet(tools ...Tool) *Set {
 	return s
 }
 
-// Default is all ten built-in tools.
+// Default is the built-in tools every session is offered (SearchWeb is
+// offered only with a search provider configured).
 func Default() *Set {
 	return NewSet(
 		&Shell{},
@@ -54,6 +55,7 @@ func Default() *Set {
 		&Think{},
 		&SetTodoList{},
 		&SendDMail{},
+		&FetchURL{},
 	)
 }
 

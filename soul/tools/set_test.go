@@ -9,7 +9,7 @@ import (
 
 func TestDefaultSetNamesAndSchemas(t *testing.T) {
 	t.Parallel()
-	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail"}
+	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL"}
 	s := Default()
 	if got := strings.Join(s.Names(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("names = %s, want %s", got, strings.Join(want, ","))
@@ -25,6 +25,7 @@ func TestDefaultSetNamesAndSchemas(t *testing.T) {
 		"Think":          {"thought"},
 		"SetTodoList":    {"todos"},
 		"SendDMail":      {"message", "checkpoint_id"},
+		"FetchURL":       {"url"},
 	}
 	for _, spec := range s.Specs() {
 		if strings.TrimSpace(spec.Description) == "" {
@@ -72,7 +73,7 @@ func TestSetCallUnknownAndWithout(t *testing.T) {
 		t.Fatalf("Think via Set with nil env: %+v", res)
 	}
 	w := s.Without("SendDMail")
-	if w.Has("SendDMail") || len(w.All()) != 9 || !s.Has("SendDMail") {
+	if w.Has("SendDMail") || len(w.All()) != len(s.All())-1 || !s.Has("SendDMail") {
 		t.Fatalf("Without: %v (original %v)", w.Names(), s.Names())
 	}
 }
@@ -103,7 +104,7 @@ func TestReadOnlyTools(t *testing.T) {
 			got = append(got, tool.Name())
 		}
 	}
-	if s := strings.Join(got, " "); s != "ReadFile Glob Grep ListDir Think" {
+	if s := strings.Join(got, " "); s != "ReadFile Glob Grep ListDir Think FetchURL" {
 		t.Fatalf("read-only tools: %s", s)
 	}
 }

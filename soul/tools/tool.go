@@ -35,6 +35,8 @@ var (
 	_ ReadOnlyTool = (*Grep)(nil)
 	_ ReadOnlyTool = (*ListDir)(nil)
 	_ ReadOnlyTool = (*Think)(nil)
+	_ ReadOnlyTool = (*FetchURL)(nil)
+	_ ReadOnlyTool = (*SearchWeb)(nil)
 )
 
 // Env is what a tool call may touch. Every field is optional except WorkDir
