@@ -34,6 +34,7 @@ const (
 	DefaultFileSizeCap       = 5 << 20 // filecp.DefaultMaxFileSize
 	DefaultModelCallTimeout  = 10 * time.Minute
 	DefaultNotify            = "bell"
+	DefaultLoopWarningAfter  = 3
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -82,6 +83,9 @@ type Config struct {
 	// ["thinking", "image_in"]); nil means undeclared: assumed to have all.
 	Capabilities []string
 
+	// LoopWarningAfter is how many near-identical tool calls in a row make
+	// the loop warning (default 3; 0 turns it off).
+	LoopWarningAfter int
 	// FetchNeedsApproval makes FetchURL ask before each fetch.
 	FetchNeedsApproval bool
 	// Search is the SearchWeb provider ([search]); no provider, no tool.
@@ -169,6 +173,7 @@ type fileConfig struct {
 	ThinkingStyle       *string                   `toml:"thinking_style" yaml:"thinking_style"`
 	Capabilities        []string                  `toml:"capabilities" yaml:"capabilities"`
 	FetchNeedsApproval  *bool                     `toml:"fetch_needs_approval" yaml:"fetch_needs_approval"`
+	LoopWarningAfter    *int                      `toml:"loop_warning_after" yaml:"loop_warning_after"`
 	Search              *searchConfig             `toml:"search" yaml:"search"`
 	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
 }
@@ -259,6 +264,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		Theme:             DefaultTheme,
 		FileSizeCap:       DefaultFileSizeCap,
 		ModelCallTimeout:  DefaultModelCallTimeout,
+		LoopWarningAfter:  DefaultLoopWarningAfter,
 		Notify:            DefaultNotify,
 	}
 
@@ -301,6 +307,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if fc.FetchNeedsApproval != nil {
 		c.FetchNeedsApproval = *fc.FetchNeedsApproval
 	}
+	setInt(&c.LoopWarningAfter, fc.LoopWarningAfter)
 	if v := fc.Thinking; v != nil {
 		if c.Thinking, err = llm.ParseEffort(*v); err != nil {
 			return Config{}, userErrorf(err, "%s: %v", file, err)
@@ -457,6 +464,8 @@ func (c Config) validate() error {
 		return userErrorf(nil, "max_steps_per_run must be positive, got %d (check %s or --max-steps)", c.MaxStepsPerRun, where)
 	case c.MaxRetriesPerStep < 0:
 		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
+	case c.LoopWarningAfter < 0 || c.LoopWarningAfter == 1:
+		return userErrorf(nil, "loop_warning_after must be 0 (off) or 2 and up, got %d (check %s)", c.LoopWarningAfter, where)
 	case c.FileSizeCap < 0:
 		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
 	}
@@ -560,7 +569,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, search, shell_env, providers"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, loop_warning_after, search, shell_env, providers"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {
@@ -610,5 +619,14 @@ func soulConfig(cfg Config) soul.Config {
 		DMailRevertsFiles: cfg.DMailRevertsFiles,
 		Thinking:          cfg.StartThinking(),
 		Redact:            cfg.Redactor(),
+		LoopWarnAfter:     loopWarnAfter(cfg.LoopWarningAfter),
 	}
+}
+
+// loopWarnAfter maps the config's 0 (off) onto the soul's negative.
+func loopWarnAfter(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

@@ -118,6 +118,7 @@ notify = "osc"
 			tc.want.ShellEnv.SecretValues = []string{tc.want.APIKey}
 			tc.want.ModelCallTimeout = DefaultModelCallTimeout
 			tc.want.Thinking = llm.EffortOff
+			tc.want.LoopWarningAfter = DefaultLoopWarningAfter
 			if tc.want.ThinkingStyle == "" {
 				tc.want.ThinkingStyle = llm.StyleOpenAI
 			}

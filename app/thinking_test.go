@@ -105,3 +105,23 @@ capabilities = ["image_in"]
 		t.Fatalf("local: style %q caps %v err %v", l.ThinkingStyle, l.Capabilities, err)
 	}
 }
+
+func TestLoopWarningAfterConfig(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]int{"": 3, "loop_warning_after = 5": 5, "loop_warning_after = 0": -1} {
+		home, wd := t.TempDir(), t.TempDir()
+		writeFile(t, filepath.Join(home, "config.toml"), file+"\n")
+		c, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := soulConfig(c).LoopWarnAfter; got != want {
+			t.Errorf("%q: soul LoopWarnAfter = %d, want %d", file, got, want)
+		}
+	}
+	home, wd := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.toml"), "loop_warning_after = 1\n")
+	if _, err := LoadConfig(envMap(nil), Overrides{Home: &home, WorkDir: &wd}); err == nil || !strings.Contains(err.Error(), "loop_warning_after") {
+		t.Fatalf("loop_warning_after = 1: %v", err)
+	}
+}

@@ -314,17 +314,22 @@ func (s *Soul) sendDMail(message string, checkpointID int) error {
 	return nil
 }
 
-// checkLoop feeds Shell commands to the loop detector; a detected loop adds
-// a note to the result for the model and a LoopWarning for the user.
+// checkLoop feeds every call to the loop detector (a Shell call as its
+// command, any other as its name and arguments); a streak of near-identical
+// calls adds a note to the result for the model and a LoopWarning for the
+// user.
 func (s *Soul) checkLoop(pc *pendingCall) {
-	if pc.call.Name != "Shell" || pc.invalid != "" {
+	if pc.invalid != "" {
 		return
 	}
-	var a struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(pc.args, &a) != nil || a.Command == "" {
-		return
+	call := pc.call.Name + " " + string(pc.args)
+	if pc.call.Name == "Shell" {
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(pc.args, &a) == nil && a.Command != "" {
+			call = a.Command
+		}
 	}
 	s.mu.Lock()
 	ld := s.loop
@@ -332,8 +337,8 @@ func (s *Soul) checkLoop(pc *pendingCall) {
 	if ld == nil {
 		return
 	}
-	if w, count := ld.Record(a.Command); w != "" {
-		s.emit(LoopWarning{Command: a.Command, Count: count})
+	if w, count := ld.Record(call); w != "" {
+		s.emit(LoopWarning{Command: call, Count: count})
 		pc.res.Output = strings.TrimRight(pc.res.Output, "\n") + "\n\n<system>" + w + "</system>"
 	}
 }

@@ -63,6 +63,9 @@ type Config struct {
 	// Files records file checkpoints for WriteFile/StrReplaceFile/Shell;
 	// nil disables them.
 	Files tools.FileTracker
+	// LoopWarnAfter is how many near-identical tool calls in a row make
+	// the loop warning; 0 means 3, a negative value turns it off.
+	LoopWarnAfter int
 	// Thinking is the effort asked of the model at the start; SetThinking
 	// changes it. "" is off.
 	Thinking llm.Effort
@@ -365,7 +368,7 @@ func (s *Soul) Run(ctx context.Context, input string) error {
 	s.mu.Lock()
 	s.pending = nil
 	s.step = 0
-	s.loop = tools.NewLoopDetector()
+	s.loop = &tools.LoopDetector{Threshold: s.cfg.LoopWarnAfter}
 	s.mu.Unlock()
 
 	steps := 0
@@ -399,7 +402,7 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	// process holds the write lock the turn's start waits (RetryBusy); an
 	// interrupt then ends the wait, and nothing of the turn was saved: its
 	// checkpoint, marker and prompt are one transaction.
-	wctx := store.LockWait(ctx)
+	wctx := context.WithoutCancel(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
 		_, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, message.NewText("user", input))
 		return err
@@ -407,8 +410,7 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 		return s.notSaved(ctx, "start the turn", err)
 	}
 	if title := titleFrom(input); title != "" {
-		// A title not set on a busy database is set by a later prompt.
-		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil && !errors.Is(err, store.ErrBusy) {
+		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil {
 			return s.fail(fmt.Errorf("set title: %w", err))
 		}
 	}
@@ -440,23 +442,12 @@ func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial mes
 	if !ok {
 		return s.interrupted(ctx, where)
 	}
-	return s.interruptedKeepingStep(ctx, where, []message.Message{partial})
-}
-
-// interruptedKeepingStep keeps step (its assistant message first) as
-// interruptedKeeping does. While another process holds the write lock it
-// does not wait: the step goes to a recovery file that the store commits
-// once the lock is free, or the next start does.
-func (s *Soul) interruptedKeepingStep(ctx context.Context, where string, step []message.Message) error {
 	ev := StepInterrupted{Reason: "interrupted " + where, Where: where}
-	kept, err := s.st.KeepInterruptedStep(ctx, s.sessionID, step)
-	switch {
-	case err != nil:
+	kept, _, err := s.st.KeepInterrupted(context.WithoutCancel(ctx), s.sessionID, partial)
+	if err != nil {
 		ev.KeepError = err.Error()
-	case kept.Pending:
-		ev.KeptFile, ev.Partial = kept.File, step[0].Content.PlainText()
-	default:
-		ev.KeptGeneration, ev.Partial = kept.Generation.Gen, step[0].Content.PlainText()
+	} else {
+		ev.KeptGeneration, ev.Partial = kept.Gen, partial.Content.PlainText()
 		if v, verr := s.st.ViewBefore(context.WithoutCancel(ctx), s.sessionID, -1, store.ViewPos{}, statusTailRecords); verr == nil {
 			s.noteView(v)
 		}
@@ -486,10 +477,16 @@ const (
 	stepContinue stepOutcome = iota
 	stepDone
 	stepRejected
+	// stepBacktracked: the step ended in a D-Mail backtrack, which does not
+	// use up one of the run's steps (kimi-cli's BackToTheFuture retry).
+	stepBacktracked
 )
 
 func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 	wctx := context.WithoutCancel(ctx)
+	// counted are the steps against MaxStepsPerRun; backtracks are bounded
+	// by the same number apart, so a model that only D-Mails still stops.
+	counted, backtracks := 0, 0
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return s.interrupted(ctx, "between steps")
@@ -506,15 +503,8 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 				return s.fail(fmt.Errorf("auto-compaction: %w", err))
 			}
 		}
-		var cp int
-		err = s.st.RetryBusy(ctx, func() (err error) {
-			cp, err = s.st.Checkpoint(store.LockWait(ctx), s.sessionID, s.dmailEnabled)
-			return err
-		})
+		cp, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled)
 		if err != nil {
-			if ctx.Err() != nil && errors.Is(err, store.ErrBusy) {
-				return s.interrupted(ctx, "while waiting for the database")
-			}
 			return s.fail(fmt.Errorf("checkpoint: %w", err))
 		}
 		v, err = s.st.View(wctx, s.sessionID)
@@ -539,8 +529,12 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 			return nil
 		case stepRejected:
 			return ErrRejected
+		case stepBacktracked:
+			backtracks++
+		default:
+			counted++
 		}
-		if n >= s.cfg.MaxStepsPerRun {
+		if counted >= s.cfg.MaxStepsPerRun || backtracks >= s.cfg.MaxStepsPerRun {
 			return fmt.Errorf("%w (%d steps)", ErrMaxSteps, s.cfg.MaxStepsPerRun)
 		}
 	}
@@ -607,12 +601,7 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		s.flushFiles(ctx)
 	}
 	if ctx.Err() != nil {
-		// The answer streamed whole: keep it, with what its tools returned.
-		where := "while tools were running"
-		if len(assistant.ToolCalls) == 0 {
-			where = "as the answer ended"
-		}
-		return 0, s.interruptedKeepingStep(ctx, where, append([]message.Message{assistant}, results...))
+		return 0, s.interrupted(ctx, "while tools were running")
 	}
 
 	usage := resp.Usage.TotalTokens
@@ -623,16 +612,13 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 	if len(results) > 0 {
 		tokens += llm.EstimateTokens(results)
 	}
-	// The commit's wait for another process's write lock ends with ctx;
-	// the transaction, once begun, does not.
-	wctx := store.LockWait(ctx)
+	wctx := context.WithoutCancel(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
 		_, err := s.st.CommitStep(wctx, s.sessionID, store.Step{Assistant: assistant, ToolResults: results, TokenCount: tokens})
 		return err
 	}); err != nil {
 		if ctx.Err() != nil && errors.Is(err, store.ErrBusy) {
-			// The step is whole, and its tools ran: keep it, never drop it.
-			return 0, s.interruptedKeepingStep(ctx, "while waiting for the database", append([]message.Message{assistant}, results...))
+			return 0, s.interrupted(ctx, "while waiting for the database")
 		}
 		return 0, s.fail(fmt.Errorf("commit step: %w", err))
 	}
@@ -655,7 +641,7 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		if err := s.backtrack(ctx, *d); err != nil {
 			return 0, s.fail(fmt.Errorf("D-Mail backtrack: %w", err))
 		}
-		return stepContinue, nil
+		return stepBacktracked, nil
 	}
 	if len(assistant.ToolCalls) == 0 {
 		return stepDone, nil

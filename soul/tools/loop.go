@@ -8,72 +8,70 @@ import (
 	"github.com/rewind-agent/rewind/internal/words"
 )
 
-// LoopDetector watches the shell commands of one run and warns when the
-// model keeps running the same or a nearly identical command.
+// LoopDetector watches the tool calls of one run and warns when the model
+// makes the same or a nearly identical call several times in a row, as
+// kimi-cli's repeat detection does. Calls apart from each other are normal
+// work (the tests after each edit) and reset the streak.
 //
 // Similarity is 1 − Levenshtein(a, b) / max(len a, len b) over runes of the
-// whitespace-normalised commands (internal/words.Levenshtein, shared with
-// the CLI's "did you mean").
+// whitespace-normalised calls (internal/words.Levenshtein, shared with the
+// CLI's "did you mean").
 type LoopDetector struct {
-	// Threshold is how many similar commands (this one included) trigger a
-	// warning; 0 means 3.
+	// Threshold is how many similar calls in a row (this one included)
+	// trigger a warning; 0 means 3, a negative value turns warnings off.
 	Threshold int
-	// Similarity is the ratio at or above which two commands count as the
+	// Similarity is the ratio at or above which two calls count as the
 	// same; 0 means 0.85.
 	Similarity float64
 
-	mu   sync.Mutex
-	seen [][]rune
+	mu     sync.Mutex
+	last   []rune
+	streak int
 }
 
 const (
 	loopDefaultThreshold  = 3
 	loopDefaultSimilarity = 0.85
-	loopMaxRunes          = 500 // longer commands are compared on their first 500 runes
-	loopMaxHistory        = 200
+	loopMaxRunes          = 500 // longer calls are compared on their first 500 runes
 )
 
-// NewLoopDetector returns a detector with the defaults (3 repeats, 85 %).
+// NewLoopDetector returns a detector with the defaults (3 in a row, 85 %).
 func NewLoopDetector() *LoopDetector { return &LoopDetector{} }
 
-// Reset forgets the recorded commands (call it when a run starts).
+// Reset forgets the recorded calls (call it when a run starts).
 func (d *LoopDetector) Reset() {
 	d.mu.Lock()
-	d.seen = nil
+	d.last, d.streak = nil, 0
 	d.mu.Unlock()
 }
 
-// Record notes a shell command. count is how many of the recorded commands,
-// this one included, are similar to it; warning is the note for the model
-// once count reaches the threshold, else "".
-func (d *LoopDetector) Record(command string) (warning string, count int) {
+// Record notes a tool call (a Shell command, or a tool's name and
+// arguments). count is the length of the streak of similar calls it ends;
+// warning is the note for the model once count reaches the threshold.
+func (d *LoopDetector) Record(call string) (warning string, count int) {
 	threshold, sim := d.Threshold, d.Similarity
-	if threshold <= 0 {
+	if threshold == 0 {
 		threshold = loopDefaultThreshold
 	}
 	if sim <= 0 {
 		sim = loopDefaultSimilarity
 	}
-	cmd := []rune(strings.Join(strings.Fields(command), " "))
-	if len(cmd) > loopMaxRunes {
-		cmd = cmd[:loopMaxRunes]
+	cur := []rune(strings.Join(strings.Fields(call), " "))
+	if len(cur) > loopMaxRunes {
+		cur = cur[:loopMaxRunes]
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	count = 1
-	for _, prev := range d.seen {
-		if similarity(prev, cmd, sim) >= sim {
-			count++
-		}
+	if d.last != nil && similarity(d.last, cur, sim) >= sim {
+		d.streak++
+	} else {
+		d.streak = 1
 	}
-	d.seen = append(d.seen, cmd)
-	if len(d.seen) > loopMaxHistory {
-		d.seen = d.seen[len(d.seen)-loopMaxHistory:]
+	d.last = cur
+	if threshold < 0 || d.streak < threshold {
+		return "", d.streak
 	}
-	if count < threshold {
-		return "", count
-	}
-	return fmt.Sprintf("Loop warning: this command or a nearly identical one has now been run %d times in this run. Repeating it is not making progress; stop, think about why it keeps failing, and try a different approach (or ask the user).", count), count
+	return fmt.Sprintf("Loop warning: this call or a nearly identical one has now been made %d times in a row. Repeating it is not making progress; stop, think about why it keeps failing, and try a different approach (or ask the user).", d.streak), d.streak
 }
 
 // Similarity returns 1 − Levenshtein/max length of two commands (after
