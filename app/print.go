@@ -190,7 +190,8 @@ type printSink struct {
 	answer   strings.Builder // ContentParts of the current step
 	rejected []string        // tools rejected for want of --yolo
 	failed   *soul.Error
-	err      error // first write error
+	stopped  *soul.StepInterrupted // what became of an interrupted step
+	err      error                 // first write error
 }
 
 func newPrintSink(rt *Runtime, jsonl bool) *printSink {
@@ -231,6 +232,9 @@ func (p *printSink) emit(e soul.Event) {
 	case soul.Error:
 		cp := ev
 		p.failed = &cp
+	case soul.StepInterrupted:
+		cp := ev
+		p.stopped = &cp
 	}
 	if p.jsonl {
 		b, err := soul.MarshalEvent(e)
@@ -295,7 +299,7 @@ func runError(err error, sessionID string, cfg Config, p *printSink) error {
 	var le *llm.Error
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &UserError{Msg: "interrupted; nothing of the unfinished step was saved (" + cont + ")", Code: ExitInterrupted, Err: err}
+		return &UserError{Msg: "interrupted; " + p.interruptedStep(sessionID) + " (" + cont + ")", Code: ExitInterrupted, Err: err}
 	case errors.Is(err, soul.ErrMaxSteps):
 		return userErrorf(err, "max steps reached (%d) in session %s: raise --max-steps or %s", cfg.MaxStepsPerRun, sessionID, cont)
 	case errors.Is(err, soul.ErrRejected):
@@ -312,6 +316,23 @@ func runError(err error, sessionID string, cfg Config, p *printSink) error {
 		return storeError(err, sessionID, "")
 	}
 	return fmt.Errorf("session %s: %w", sessionID, err)
+}
+
+// interruptedStep says what became of the step an interrupt stopped.
+func (p *printSink) interruptedStep(sessionID string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := p.stopped; {
+	case ev == nil:
+		return "nothing of the unfinished step was saved"
+	case ev.KeptGeneration > 0:
+		return fmt.Sprintf("the answer so far is kept in archived generation %d (rewind show %s --generation %d)", ev.KeptGeneration, sessionID, ev.KeptGeneration)
+	case ev.KeptFile != "":
+		return "another process holds the database: the answer so far is saved in " + ev.KeptFile + ", kept at the next start"
+	case ev.KeepError != "":
+		return "the answer so far could not be kept (" + oneLine(ev.KeepError) + ")"
+	}
+	return "nothing of the unfinished step was saved"
 }
 
 func uniq(in []string) []string {

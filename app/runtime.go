@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rewind-agent/rewind/internal/words"
 
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -25,6 +28,12 @@ type Runtime struct {
 
 	cfg    *Config
 	cfgErr error
+	// workspace: the full-screen workspace runs, so notices from opening
+	// the database go to its status line (RecoveryNotice), not stderr.
+	workspace bool
+	// RecoveryNotice says what opening the database did with answers
+	// interrupted at an earlier exit ("" when there were none).
+	RecoveryNotice string
 }
 
 // NewRuntime returns a Runtime over the process's own streams and environment.
@@ -59,7 +68,43 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, openError(err, cfg.DBPath())
 	}
+	if note := recoveryNotice(db.RecoverKept(ctx)); note != "" {
+		rt.RecoveryNotice = note
+		if !rt.workspace && rt.Stderr != nil {
+			fmt.Fprintln(rt.Stderr, "rewind: "+note)
+		}
+	}
 	return db, cfg, nil
+}
+
+// recoveryNotice is the one line saying what became of the recovery files
+// of answers an earlier process could not commit before it exited.
+func recoveryNotice(rs []store.Recovered) string {
+	var kept, waiting, failed []string
+	for _, r := range rs {
+		switch {
+		case r.Generation > 0:
+			kept = append(kept, fmt.Sprintf("rewind show %s --generation %d", r.SessionID, r.Generation))
+		case r.Waiting:
+			waiting = append(waiting, r.File)
+		default:
+			failed = append(failed, fmt.Sprintf("%s (%v)", r.File, r.Err))
+		}
+	}
+	var parts []string
+	if len(kept) > 0 {
+		parts = append(parts, fmt.Sprintf("kept %s interrupted at an earlier exit in an archived generation (%s)",
+			words.Plural(len(kept), "an answer", fmt.Sprintf("%d answers", len(kept))), strings.Join(kept, ", ")))
+	}
+	if len(waiting) > 0 {
+		parts = append(parts, fmt.Sprintf("%s interrupted at an earlier exit %s for the database (another process is writing) and %s kept once it is free: %s",
+			words.Plural(len(waiting), "an answer", fmt.Sprintf("%d answers", len(waiting))), words.Plural(len(waiting), "waits", "wait"),
+			words.Plural(len(waiting), "is", "are"), strings.Join(waiting, ", ")))
+	}
+	if len(failed) > 0 {
+		parts = append(parts, "could not keep "+strings.Join(failed, ", ")+"; the files stay for the next start")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // announceUpgrade says, before Open migrates a database written by an

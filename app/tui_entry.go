@@ -129,12 +129,13 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			o.Mode = tui.ModeNew
 		}
 	}
+	rt.workspace = true
 	db, _, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	o.DB = db
+	o.DB, o.Notice = db, rt.RecoveryNotice
 	o.Export = func(ctx context.Context, id, path string) (int, error) {
 		return exportFile(ctx, db, id, -1, path, false, cfg.Redactor())
 	}

@@ -60,6 +60,10 @@ type StepInterrupted struct {
 	KeptGeneration int    `json:"kept_generation,omitempty"`
 	Partial        string `json:"partial,omitempty"`    // the text kept
 	KeepError      string `json:"keep_error,omitempty"` // why it could not be kept
+	// KeptFile: another process held the write lock, so what streamed is
+	// in this recovery file, committed to an archived generation once the
+	// lock is free (or by the next start).
+	KeptFile string `json:"kept_file,omitempty"`
 }
 
 // CompactionBegin is sent when compaction (manual or automatic) starts.

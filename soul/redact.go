@@ -154,6 +154,6 @@ func (s redactingStore) StartCompacted(ctx context.Context, sessionID string, ms
 	return s.Store.StartCompacted(ctx, sessionID, redactMessages(s.r, msgs), sourceGen, tokens)
 }
 
-func (s redactingStore) KeepInterrupted(ctx context.Context, sessionID string, partial message.Message) (store.Generation, store.Generation, error) {
-	return s.Store.KeepInterrupted(ctx, sessionID, redactMessage(s.r, partial))
+func (s redactingStore) KeepInterruptedStep(ctx context.Context, sessionID string, msgs []message.Message) (store.Kept, error) {
+	return s.Store.KeepInterruptedStep(ctx, sessionID, redactMessages(s.r, msgs))
 }

@@ -402,7 +402,7 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	// process holds the write lock the turn's start waits (RetryBusy); an
 	// interrupt then ends the wait, and nothing of the turn was saved: its
 	// checkpoint, marker and prompt are one transaction.
-	wctx := context.WithoutCancel(ctx)
+	wctx := store.LockWait(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
 		_, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, message.NewText("user", input))
 		return err
@@ -410,7 +410,8 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 		return s.notSaved(ctx, "start the turn", err)
 	}
 	if title := titleFrom(input); title != "" {
-		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil {
+		// A title not set on a busy database is set by a later prompt.
+		if err := s.st.SetTitleIfEmpty(wctx, s.sessionID, title); err != nil && !errors.Is(err, store.ErrBusy) {
 			return s.fail(fmt.Errorf("set title: %w", err))
 		}
 	}
@@ -442,12 +443,23 @@ func (s *Soul) interruptedKeeping(ctx context.Context, where string, partial mes
 	if !ok {
 		return s.interrupted(ctx, where)
 	}
+	return s.interruptedKeepingStep(ctx, where, []message.Message{partial})
+}
+
+// interruptedKeepingStep keeps step (its assistant message first) as
+// interruptedKeeping does. While another process holds the write lock it
+// does not wait: the step goes to a recovery file that the store commits
+// once the lock is free, or the next start does.
+func (s *Soul) interruptedKeepingStep(ctx context.Context, where string, step []message.Message) error {
 	ev := StepInterrupted{Reason: "interrupted " + where, Where: where}
-	kept, _, err := s.st.KeepInterrupted(context.WithoutCancel(ctx), s.sessionID, partial)
-	if err != nil {
+	kept, err := s.st.KeepInterruptedStep(ctx, s.sessionID, step)
+	switch {
+	case err != nil:
 		ev.KeepError = err.Error()
-	} else {
-		ev.KeptGeneration, ev.Partial = kept.Gen, partial.Content.PlainText()
+	case kept.Pending:
+		ev.KeptFile, ev.Partial = kept.File, step[0].Content.PlainText()
+	default:
+		ev.KeptGeneration, ev.Partial = kept.Generation.Gen, step[0].Content.PlainText()
 		if v, verr := s.st.ViewBefore(context.WithoutCancel(ctx), s.sessionID, -1, store.ViewPos{}, statusTailRecords); verr == nil {
 			s.noteView(v)
 		}
@@ -503,8 +515,15 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 				return s.fail(fmt.Errorf("auto-compaction: %w", err))
 			}
 		}
-		cp, err := s.st.Checkpoint(wctx, s.sessionID, s.dmailEnabled)
+		var cp int
+		err = s.st.RetryBusy(ctx, func() (err error) {
+			cp, err = s.st.Checkpoint(store.LockWait(ctx), s.sessionID, s.dmailEnabled)
+			return err
+		})
 		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, store.ErrBusy) {
+				return s.interrupted(ctx, "while waiting for the database")
+			}
 			return s.fail(fmt.Errorf("checkpoint: %w", err))
 		}
 		v, err = s.st.View(wctx, s.sessionID)
@@ -601,7 +620,12 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		s.flushFiles(ctx)
 	}
 	if ctx.Err() != nil {
-		return 0, s.interrupted(ctx, "while tools were running")
+		// The answer streamed whole: keep it, with what its tools returned.
+		where := "while tools were running"
+		if len(assistant.ToolCalls) == 0 {
+			where = "as the answer ended"
+		}
+		return 0, s.interruptedKeepingStep(ctx, where, append([]message.Message{assistant}, results...))
 	}
 
 	usage := resp.Usage.TotalTokens
@@ -612,13 +636,16 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 	if len(results) > 0 {
 		tokens += llm.EstimateTokens(results)
 	}
-	wctx := context.WithoutCancel(ctx)
+	// The commit's wait for another process's write lock ends with ctx;
+	// the transaction, once begun, does not.
+	wctx := store.LockWait(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
 		_, err := s.st.CommitStep(wctx, s.sessionID, store.Step{Assistant: assistant, ToolResults: results, TokenCount: tokens})
 		return err
 	}); err != nil {
 		if ctx.Err() != nil && errors.Is(err, store.ErrBusy) {
-			return 0, s.interrupted(ctx, "while waiting for the database")
+			// The step is whole, and its tools ran: keep it, never drop it.
+			return 0, s.interruptedKeepingStep(ctx, "while waiting for the database", append([]message.Message{assistant}, results...))
 		}
 		return 0, s.fail(fmt.Errorf("commit step: %w", err))
 	}

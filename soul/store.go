@@ -30,7 +30,10 @@ type Store interface {
 	Clear(ctx context.Context, sessionID string) (store.Generation, error)
 	Restore(ctx context.Context, sessionID string, gen int) (store.Generation, error)
 	StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (store.Generation, error)
-	KeepInterrupted(ctx context.Context, sessionID string, partial message.Message) (kept, current store.Generation, err error)
+	// KeepInterruptedStep keeps what an interrupted step produced in an
+	// archived generation, or, while another process holds the write lock,
+	// in a recovery file committed once the lock is free; it never waits.
+	KeepInterruptedStep(ctx context.Context, sessionID string, msgs []message.Message) (store.Kept, error)
 }
 
 // The Store interface is exactly a subset of the real database.

@@ -113,3 +113,104 @@ func TestInterruptWhileTurnStartWaitsLeavesNoOrphanCheckpoint(t *testing.T) {
 		t.Errorf("the next run's checkpoints: first %+v, next id %d (want 0, and 2 after the run and its step)", v.Records[0], v.NextCheckpointID)
 	}
 }
+
+// commitLockingStore has another connection take the write lock right
+// before the step's commit, and says when it did.
+type commitLockingStore struct {
+	Store
+	lock   func()
+	once   sync.Once
+	locked chan struct{}
+}
+
+func (s *commitLockingStore) CommitStep(ctx context.Context, sessionID string, st store.Step) ([]store.Record, error) {
+	s.once.Do(func() {
+		s.lock()
+		close(s.locked)
+	})
+	return s.Store.CommitStep(ctx, sessionID, st)
+}
+
+// keptAnswer is the text of the session's archived interrupt generation
+// holding want, or "".
+func keptAnswer(t *testing.T, db *store.DB, sessionID, want string) string {
+	t.Helper()
+	gens, err := db.Generations(context.Background(), sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gens {
+		if g.Cause != store.CauseInterrupt {
+			continue
+		}
+		v, err := db.GenerationView(context.Background(), sessionID, g.Gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range v.Messages() {
+			if m.Role == "assistant" && m.Content.PlainText() == want {
+				return want
+			}
+		}
+	}
+	return ""
+}
+
+// TestInterruptWhileTheCommitWaitsKeepsTheAnswer: the model's whole answer
+// has streamed, and another process holds the write lock while the step
+// commits. Esc gives the prompt back at once (not after the busy timeout,
+// 5 s), and the answer is not lost: once the lock is free it is in an
+// archived interrupt generation. (The run waited out the busy timeout, then
+// said "the partial step was discarded", and the answer was gone.)
+func TestInterruptWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
+	t.Parallel()
+	var unlock func()
+	locked := make(chan struct{})
+	const answer = "the whole answer, streamed before the lock"
+	h := newHarness(t, hopts{store: &storeOpts{
+		wrap: func(db *store.DB, path string) Store {
+			return &commitLockingStore{Store: db, locked: locked, lock: func() { unlock = holdWriteLock(t, path) }}
+		},
+	}}, llmtest.Text(answer))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- h.soul.Run(ctx, "explain the parser") }()
+	select {
+	case <-locked:
+	case err := <-done:
+		t.Fatalf("Run ended before its commit: %v", err)
+	}
+	start := time.Now()
+	cancel()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after the interrupt")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Esc while the commit waited took %v to give the prompt back, want under 2 s", took.Round(time.Millisecond))
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	evs := h.eventsOf("StepInterrupted")
+	if len(evs) != 1 {
+		t.Fatalf("interrupt events %v", evs)
+	}
+	if ev := evs[0].(StepInterrupted); ev.Partial != answer || ev.KeepError != "" {
+		t.Errorf("the interrupt says %+v: want the answer kept", ev)
+	}
+	unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for keptAnswer(t, h.db, h.sid, answer) == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the answer is in no interrupt generation after the lock was freed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if m := h.messages(); roles(m) != "user" {
+		t.Errorf("the current view after the kept answer: %s (the answer must not be sent as finished)", describe(m))
+	}
+}

@@ -66,6 +66,57 @@ func (db *DB) RetryBusy(ctx context.Context, write func() error) error {
 	}
 }
 
+// lockWaitKey carries, in a context made by LockWait, the context whose end
+// ends a write's wait for the lock.
+type lockWaitKey struct{}
+
+// LockWait returns a context for store writes that ctx must not cut short
+// (each is one transaction: begun, it completes) but whose wait for
+// another process's write lock ends with ctx: such a write then fails at
+// once with ErrBusy wrapping ctx's error, having written nothing. So an
+// interrupt is prompt while a long import holds the lock.
+func LockWait(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), lockWaitKey{}, ctx)
+}
+
+// lockWaitEnded reports why a write should stop waiting for the lock: ctx
+// ended, or the context given to LockWait did.
+func lockWaitEnded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if outer, ok := ctx.Value(lockWaitKey{}).(context.Context); ok {
+		return outer.Err()
+	}
+	return nil
+}
+
+// whileBusy runs op (a BEGIN, or one statement in autocommit) again while
+// it fails on a lock another process holds: each attempt waits a slice of
+// SQLite's busy timeout, and between attempts whileBusy gives up when the
+// DB's busy timeout has passed, when ctx (or LockWait's context) ends, or
+// when the DB closes.
+func (db *DB) whileBusy(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(db.busyTimeout)
+	for {
+		err := op()
+		if err == nil || !isSQLiteBusy(err) {
+			return err
+		}
+		if cause := lockWaitEnded(ctx); cause != nil {
+			return fmt.Errorf("%w (gave up waiting: %w)", markBusy(err), cause)
+		}
+		select {
+		case <-db.closed:
+			return markBusy(err)
+		default:
+		}
+		if !time.Now().Before(deadline) {
+			return markBusy(err)
+		}
+	}
+}
+
 func (db *DB) beginBusy() {
 	if db.busy.Add(1) == 1 {
 		db.busySince.Store(time.Now().UnixNano())

@@ -55,6 +55,10 @@ type DB struct {
 	// (RetryBusy, lease renewal); busySince is when the first began (Busy).
 	busy      atomic.Int32
 	busySince atomic.Int64
+	// busyTimeout bounds one write's wait for another process's lock.
+	busyTimeout time.Duration
+	// keeper commits interrupted steps saved to recovery files (salvage.go).
+	keeper keeper
 	// leaseEvery is how often a lease of this DB is renewed.
 	leaseEvery time.Duration
 	// importChunk and importTime bound an import transaction
@@ -213,6 +217,11 @@ func escapePath(p string) string {
 // connection holds before it fails with ErrBusy.
 const DefaultBusyTimeout = 5 * time.Second
 
+// lockSlice is how long the writer connection waits for the lock inside
+// SQLite at a time (its busy_timeout): SQLite's wait cannot be interrupted,
+// so WriteTx waits in slices and looks at its context between them.
+var lockSlice = 50 * time.Millisecond
+
 // Options tune Open; the zero value is the default.
 type Options struct {
 	// BusyTimeout replaces DefaultBusyTimeout (tests shorten it, so that a
@@ -250,7 +259,9 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	ckpt := newCheckpointer()
-	writer := sql.OpenDB(newWriterConnector(dsnBusy(path, "immediate", busy), ckpt))
+	// The writer waits for a lock in short slices (lockSlice), between which
+	// WriteTx sees an interrupt; busy bounds the whole wait.
+	writer := sql.OpenDB(newWriterConnector(dsnBusy(path, "immediate", min(busy, lockSlice)), ckpt))
 	writer.SetMaxOpenConns(1)
 	writer.SetConnMaxIdleTime(0)
 	reader, err := sql.Open("sqlite3", dsnBusy(path, "deferred", busy))
@@ -260,7 +271,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
-	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt,
+	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt, busyTimeout: busy,
 		leaseEvery: leaseHeartbeat, importChunk: importTxRecords, importTime: importTxTime}
 	if o.LeaseHeartbeat > 0 {
 		db.leaseEvery = o.LeaseHeartbeat
@@ -477,6 +488,7 @@ func (db *DB) Close() error {
 		db.check.cancel()
 		<-db.check.done
 	}
+	db.keeper.close()
 	db.ckpt.close()
 	db.stmts.close()
 	err := db.reader.Close()
@@ -500,13 +512,21 @@ func (db *DB) Reader() *sql.DB { return db.reader }
 //
 // Nothing is written before the integrity check passed; a damaged database
 // refuses every write with a *DamagedError.
+//
+// While another process holds the write lock, WriteTx waits for it up to
+// the busy timeout (then ErrBusy), in slices between which it gives up as
+// soon as ctx ends, or the context LockWait was given, or the DB closes.
 func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err := db.waitChecked(ctx); err != nil {
 		return err
 	}
-	tx, err := db.writer.BeginTx(ctx, nil)
+	var tx *sql.Tx
+	err := db.whileBusy(ctx, func() (err error) {
+		tx, err = db.writer.BeginTx(ctx, nil)
+		return err
+	})
 	if err != nil {
-		return markBusy(err)
+		return err
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()

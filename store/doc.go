@@ -5,7 +5,8 @@
 //
 // # Files and connections
 //
-// Open builds the only DSN (WAL, busy_timeout 5000, foreign keys,
+// Open builds the only DSN (WAL, busy_timeout 5000 for readers and 50 ms
+// slices for the writer, which WriteTx repeats up to 5 s: busy.go; foreign keys,
 // synchronous NORMAL). Writes go through one writer *sql.DB
 // (SetMaxOpenConns(1), _txlock=immediate, so every write transaction is
 // BEGIN IMMEDIATE: WriteTx); reads use a small pool whose transactions are

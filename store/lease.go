@@ -184,8 +184,12 @@ func (l *Lease) heartbeat(every time.Duration) {
 // released it after taking it), ErrBusy when the write lock is held
 // elsewhere.
 func (l *Lease) renew(ctx context.Context) error {
-	res, err := l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
-		nowMS(), l.sessionID, l.token)
+	var res sql.Result
+	err := l.db.whileBusy(ctx, func() (err error) {
+		res, err = l.db.writer.ExecContext(ctx, `UPDATE leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?`,
+			nowMS(), l.sessionID, l.token)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: renew lease %s: %w", l.sessionID, markBusy(err))
 	}
@@ -214,6 +218,12 @@ func (l *Lease) Err() error {
 // SessionID is the leased session.
 func (l *Lease) SessionID() string { return l.sessionID }
 
+// releaseWait bounds how long Release waits for a write lock another
+// process holds: quitting must not wait out a long import. A lease left
+// behind is no one's: its process is gone (or, after a switch, its
+// heartbeat stopped, stale within leaseStale).
+var releaseWait = time.Second
+
 // Release stops the heartbeat and gives the session up.
 func (l *Lease) Release(ctx context.Context) error {
 	l.once.Do(func() { close(l.stop) })
@@ -224,6 +234,9 @@ func (l *Lease) Release(ctx context.Context) error {
 		return nil
 	default:
 	}
+	wait, cancel := context.WithTimeout(ctx, releaseWait)
+	defer cancel()
+	ctx = LockWait(wait)
 	err := l.db.WriteTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE session_id = ? AND token = ?`, l.sessionID, l.token)
 		return err

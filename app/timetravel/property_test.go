@@ -2,45 +2,63 @@ package timetravel
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
 
 // A model-based property test of time travel: random sequences of prompt,
-// step, revert, restore, undo, compact, clear, backtrack, interrupt and fork
-// run against the real store (through this package for revert, restore
-// and undo) and against a plain in-memory model of the views. After every
-// operation the store's current view is the model's; at the end of every
-// sequence every message ever shown is still in some generation, and every
-// generation's view is the model's.
+// step (writing a file now and then), revert, restore, undo, compact,
+// clear, backtrack, interrupt, fork and the user's own file edits run
+// against the real store and files (through this package for revert,
+// restore and undo, with or without files, forced or not) and against a
+// plain in-memory model of the views and the files. After every operation
+// the store's current view and the work dir's files are the model's, and
+// every plan's files half says what the model says (changes, conflicts);
+// at the end of every sequence every message ever shown is still in some
+// generation, and every generation's view is the model's.
 
 // modelGen is one generation of the model: its view (records as strings,
-// "cp:N" or "role:text") and cause.
+// "cp:N" or "role:text"), for each record the number of file events
+// recorded before it (a checkpoint's file position), and its cause.
 type modelGen struct {
 	view  []string
+	at    []int
 	cause store.Cause
+}
+
+// modelRewind is a logged rewind: the generations before and after it,
+// and the file position it replaced (-1: no file changed).
+type modelRewind struct {
+	before, after int
+	filesUndo     int
 }
 
 type model struct {
 	gens   []modelGen
 	cur    int
-	rows   [][2]int // logged rewinds: before, after
+	rows   []modelRewind
 	shown  map[string]bool
 	serial int
+	files  modelFiles
 }
 
 func (m *model) view() []string { return m.gens[m.cur].view }
 
-// start makes a new current generation with view v.
-func (m *model) start(v []string, cause store.Cause) {
-	m.gens = append(m.gens, modelGen{view: slices.Clone(v), cause: cause})
+// start makes a new current generation with view v (positions at).
+func (m *model) start(v []string, at []int, cause store.Cause) {
+	m.gens = append(m.gens, modelGen{view: slices.Clone(v), at: slices.Clone(at), cause: cause})
 	m.cur = len(m.gens) - 1
 	for _, r := range v {
 		if !strings.HasPrefix(r, "cp:") {
@@ -53,10 +71,135 @@ func (m *model) appendRecs(recs ...string) {
 	g := &m.gens[m.cur]
 	g.view = append(slices.Clone(g.view), recs...)
 	for _, r := range recs {
+		g.at = append(slices.Clone(g.at), len(m.files.events))
 		if !strings.HasPrefix(r, "cp:") {
 			m.shown[r] = true
 		}
 	}
+}
+
+// The files of the model: two paths, each content a unique string ("":
+// no file), so the model knows who made every content. A content the user
+// made in a file the agent (or a rewind) had already changed is the user's
+// own: a rewind never overwrites it without force, also when an earlier
+// rewind put it back. That is the guard, stated without file events.
+var modelPaths = []string{"a.txt", "b.txt"}
+
+type modelFileEvent struct {
+	path, before, after string
+	gen                 int
+}
+
+type modelFiles struct {
+	disk   map[string]string
+	events []modelFileEvent
+	users  map[string]bool // contents that are the user's own
+}
+
+func (f *modelFiles) touched(path string) bool {
+	return slices.ContainsFunc(f.events, func(e modelFileEvent) bool { return e.path == path })
+}
+
+// filePlan is what a file rewind to position pos does: each file's kind
+// ("modify", "create", "delete"), conflicts apart.
+type filePlan struct {
+	changes   map[string]string
+	conflicts []string
+	targets   map[string]string
+}
+
+// plan works out a rewind to the state before event pos: every path with
+// an event at or after pos goes back to the before state of its first one;
+// it conflicts when its content is not what the last one left, or is the
+// user's own.
+func (f *modelFiles) plan(pos int) filePlan {
+	p := filePlan{changes: map[string]string{}, targets: map[string]string{}}
+	if pos < 0 {
+		return p
+	}
+	for _, path := range modelPaths {
+		var first, last *modelFileEvent
+		for i := pos; i < len(f.events); i++ {
+			if e := &f.events[i]; e.path == path {
+				if first == nil {
+					first = e
+				}
+				last = e
+			}
+		}
+		cur := f.disk[path]
+		if first == nil || cur == first.before {
+			continue
+		}
+		if cur != last.after || f.users[cur] {
+			p.conflicts = append(p.conflicts, path)
+		}
+		switch {
+		case first.before == "":
+			p.changes[path] = "delete"
+		case cur == "":
+			p.changes[path] = "create"
+		default:
+			p.changes[path] = "modify"
+		}
+		p.targets[path] = first.before
+	}
+	return p
+}
+
+// apply carries p out (conflicts too when force) under generation gen and
+// returns the undo position, -1 when no file changed.
+func (f *modelFiles) apply(p filePlan, force bool, gen int) int {
+	undo := -1
+	for _, path := range modelPaths {
+		target, ok := p.targets[path]
+		if !ok || !force && slices.Contains(p.conflicts, path) {
+			continue
+		}
+		if undo < 0 {
+			undo = len(f.events)
+		}
+		f.events = append(f.events, modelFileEvent{path: path, before: f.disk[path], after: target, gen: gen})
+		f.disk[path] = target
+	}
+	return undo
+}
+
+// afterGen is the position at which generation gen stopped being current.
+func (f *modelFiles) afterGen(gen int) int {
+	return slices.IndexFunc(f.events, func(e modelFileEvent) bool { return e.gen > gen })
+}
+
+// checkReport compares a dry run's report with the model's plan.
+func checkReport(rep *filecp.Report, p filePlan) error {
+	if rep == nil {
+		return fmt.Errorf("no files report")
+	}
+	got := filePlan{changes: map[string]string{}}
+	for kind, paths := range map[string][]string{"modify": rep.Modified, "create": rep.Created, "delete": rep.Deleted} {
+		for _, path := range paths {
+			got.changes[path] = kind
+		}
+	}
+	for _, c := range rep.Conflicts {
+		got.conflicts = append(got.conflicts, c.Path)
+	}
+	want := maps.Clone(p.changes)
+	for _, c := range p.conflicts {
+		delete(want, c)
+	}
+	if !maps.Equal(got.changes, want) || !slices.Equal(got.conflicts, p.conflicts) || len(rep.Skipped) > 0 {
+		return fmt.Errorf("files report changes %v conflicts %v skipped %v, the model's changes %v conflicts %v",
+			got.changes, got.conflicts, rep.Skipped, want, p.conflicts)
+	}
+	return nil
+}
+
+// choice is a random choice of a rewind's dialog.
+func choice(rng *rand.Rand) Choice {
+	ch := []Choice{ConversationOnly, ConversationAndFiles, FilesOnly}[rng.Intn(3)]
+	ch.Force = ch.Files && rng.Intn(3) > 0
+	return ch
 }
 
 func (m *model) nextCP() int {
@@ -87,10 +230,11 @@ func (m *model) checkpoints() []int {
 	return out
 }
 
-func (m *model) before(cp int) []string {
-	v := m.view()
-	i := slices.Index(v, fmt.Sprintf("cp:%d", cp))
-	return v[:i]
+// before is the current view before checkpoint cp, and cp's file position.
+func (m *model) before(cp int) ([]string, []int, int) {
+	g := m.gens[m.cur]
+	i := slices.Index(g.view, fmt.Sprintf("cp:%d", cp))
+	return g.view[:i], g.at[:i], g.at[i]
 }
 
 // records renders a store view as the model does.
@@ -112,16 +256,38 @@ func records(v store.View) []string {
 	return out
 }
 
-// runSequence runs n random operations on a new session of db.
-func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n int) {
+// filesLength is the length of the sequences that are mostly about files.
+const filesLength = 18
+
+// runSequence runs n random operations on a new session of db whose work
+// dir is dir.
+func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, seed int64, n int) {
 	rng := rand.New(rand.NewSource(seed))
-	s, err := db.CreateSession(ctx, store.NewSession{Title: fmt.Sprint(seed)})
+	s, err := db.CreateSession(ctx, store.NewSession{Title: fmt.Sprint(seed), WorkDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &model{gens: []modelGen{{cause: store.CauseStart}}, shown: map[string]bool{}}
+	m := &model{gens: []modelGen{{cause: store.CauseStart}}, shown: map[string]bool{},
+		files: modelFiles{disk: map[string]string{}, users: map[string]bool{}}}
 	env := Env{DB: db, Session: s}
 	conv := StoreConversation{DB: db, SessionID: s.ID}
+	tr, err := env.Tracker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One seed in five is mostly about files, in longer sequences (a lost
+	// guard needs a write, an edit, a forced rewind, its undo and one more
+	// rewind): steps that write, the user's edits, rewinds with files and
+	// their undo. The others are mostly about the conversation. The
+	// operations are numbered as in the switch below.
+	filesMode := seed%5 == 4
+	if filesMode {
+		n = filesLength
+	}
+	mix := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	if filesMode {
+		mix = []int{0, 3, 3, 4, 5, 5, 6, 7, 7, 7, 8, 9, 10, 11, 11}
+	}
 	var log []string
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -133,9 +299,36 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			fail("%v", err)
 		}
 	}
+	// rewind applies p as chosen and the model's file plan fp with it: a
+	// conflict without force changes nothing; moved says whether the
+	// conversation moves; it returns whether the rewind was carried out and
+	// the model's undo position.
+	rewind := func(p Plan, ch Choice, fp filePlan, moved bool, what string) (bool, int) {
+		t.Helper()
+		_, err := Apply(ctx, env, conv, p, ch)
+		var conflict *ConflictError
+		if ch.Files && !ch.Force && len(fp.conflicts) > 0 {
+			if !errors.As(err, &conflict) {
+				fail("%s with conflicts %v: %v, want a conflict error", what, fp.conflicts, err)
+			}
+			log = append(log, what+" (conflict)")
+			return false, -1
+		}
+		must(err)
+		gen := m.cur
+		if moved {
+			gen = len(m.gens)
+		}
+		undo := -1
+		if ch.Files {
+			undo = m.files.apply(fp, ch.Force, gen)
+		}
+		log = append(log, fmt.Sprintf("%s %+v", what, ch))
+		return true, undo
+	}
 	for i := 0; i < n; i++ {
 		cps := m.checkpoints()
-		op := rng.Intn(11)
+		op := mix[rng.Intn(len(mix))]
 		switch {
 		case op <= 2: // prompt
 			text := m.text("prompt")
@@ -145,48 +338,84 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			must(err)
 			m.appendRecs(fmt.Sprintf("cp:%d", m.nextCP()), "user:"+text)
 			log = append(log, "prompt")
-		case op <= 4: // step
+		case op <= 4: // step, writing a file now and then
 			text := m.text("answer")
 			_, err := db.Checkpoint(ctx, s.ID, false)
 			must(err)
+			m.appendRecs(fmt.Sprintf("cp:%d", m.nextCP()))
+			if filesMode || rng.Intn(4) == 0 {
+				path := modelPaths[rng.Intn(len(modelPaths))]
+				content := m.text("agent")
+				must(tr.BeforeWrite(ctx, []string{filepath.Join(dir, path)}))
+				must(os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+				must(tr.Flush(ctx))
+				f := &m.files
+				f.events = append(f.events, modelFileEvent{path: path, before: f.disk[path], after: content, gen: m.cur})
+				f.disk[path] = content
+				log = append(log, "write "+path)
+			}
 			_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", text)})
 			must(err)
-			m.appendRecs(fmt.Sprintf("cp:%d", m.nextCP()), "assistant:"+text)
+			m.appendRecs("assistant:" + text)
 			log = append(log, "step")
 		case op == 5 && len(cps) > 0: // revert through this package
 			cp := cps[rng.Intn(len(cps))]
-			p, err := PlanRevert(ctx, env, cp, Check{})
+			p, err := PlanRevert(ctx, env, cp, CheckFiles)
 			must(err)
 			if want := planFromView(ctx, t, db, s.ID, cp); p.Messages != want.Messages || p.ReturnTo != want.ReturnTo || p.Keeps != want.Keeps || p.seq != want.seq {
 				t.Fatalf("after %v: plan of a revert to %d %+v, the whole view's %+v", log, cp, p, want)
 			}
-			_, err = Apply(ctx, env, conv, p, ConversationOnly)
-			must(err)
-			m.rows = append(m.rows, [2]int{m.cur, len(m.gens)})
-			m.start(m.before(cp), store.CauseRevert)
-			log = append(log, fmt.Sprintf("revert %d", cp))
+			view, at, pos := m.before(cp)
+			fp := m.files.plan(pos)
+			if err := checkReport(p.Files, fp); err != nil {
+				fail("revert %d: %v", cp, err)
+			}
+			ch := choice(rng)
+			if ok, undo := rewind(p, ch, fp, ch.Conversation, fmt.Sprintf("revert %d", cp)); ok {
+				before := m.cur
+				if ch.Conversation {
+					m.start(view, at, store.CauseRevert)
+				}
+				if m.cur != before || undo >= 0 {
+					m.rows = append(m.rows, modelRewind{before: before, after: m.cur, filesUndo: undo})
+				}
+			}
 		case op == 6 && m.cur > 0: // restore an older generation
 			g := rng.Intn(m.cur)
-			p, err := PlanRestore(ctx, env, g, Check{})
+			p, err := PlanRestore(ctx, env, g, CheckFiles)
 			must(err)
-			_, err = Apply(ctx, env, conv, p, ConversationOnly)
-			must(err)
-			m.rows = append(m.rows, [2]int{m.cur, len(m.gens)})
-			m.start(m.gens[g].view, store.CauseRestore)
-			log = append(log, fmt.Sprintf("restore %d", g))
-		case op == 7: // undo the last rewind
-			p, err := PlanUndo(ctx, env, Check{})
-			must(err)
-			target := -1
-			switch {
-			case m.gens[m.cur].cause == store.CauseBacktrack && (len(m.rows) == 0 || m.rows[len(m.rows)-1][1] < m.cur):
-				target = m.cur - 1
-			case len(m.rows) > 0:
-				target = m.rows[len(m.rows)-1][0]
+			fp := m.files.plan(m.files.afterGen(g))
+			if err := checkReport(p.Files, fp); err != nil {
+				fail("restore %d: %v", g, err)
 			}
-			if target < 0 {
+			ch := choice(rng)
+			if ok, undo := rewind(p, ch, fp, ch.Conversation, fmt.Sprintf("restore %d", g)); ok {
+				before := m.cur
+				if ch.Conversation {
+					m.start(m.gens[g].view, m.gens[g].at, store.CauseRestore)
+				}
+				if m.cur != before || undo >= 0 {
+					m.rows = append(m.rows, modelRewind{before: before, after: m.cur, filesUndo: undo})
+				}
+			}
+		case op == 7: // undo the last rewind
+			p, err := PlanUndo(ctx, env, CheckFiles)
+			must(err)
+			last := modelRewind{before: -1, filesUndo: -1}
+			switch {
+			case m.gens[m.cur].cause == store.CauseBacktrack && (len(m.rows) == 0 || m.rows[len(m.rows)-1].after < m.cur):
+				last = modelRewind{before: m.cur - 1, after: m.cur, filesUndo: -1}
+			case len(m.rows) > 0:
+				last = m.rows[len(m.rows)-1]
+			}
+			target := -1
+			if last.before != last.after {
+				target = last.before
+			}
+			fp := m.files.plan(last.filesUndo)
+			if target < 0 && len(fp.changes) == 0 {
 				if p.Nothing == "" {
-					fail("undo with no rewind planned %+v", p)
+					fail("undo with nothing to undo planned %+v", p)
 				}
 				log = append(log, "undo (nothing)")
 				break
@@ -194,22 +423,32 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			if p.Gen != target {
 				fail("undo would bring back generation %d, the model says %d", p.Gen, target)
 			}
-			_, err = Apply(ctx, env, conv, p, ConversationOnly)
-			must(err)
-			m.rows = append(m.rows, [2]int{m.cur, len(m.gens)})
-			m.start(m.gens[target].view, store.CauseRestore)
-			log = append(log, fmt.Sprintf("undo → %d", target))
+			if last.filesUndo >= 0 {
+				if err := checkReport(p.Files, fp); err != nil {
+					fail("undo: %v", err)
+				}
+			}
+			ch := Choice{Conversation: true, Files: p.Files != nil, Force: rng.Intn(2) == 0}
+			if ok, undo := rewind(p, ch, fp, target >= 0, "undo"); ok {
+				before := m.cur
+				if target >= 0 {
+					m.start(m.gens[target].view, m.gens[target].at, store.CauseRestore)
+				}
+				if m.cur != before || undo >= 0 {
+					m.rows = append(m.rows, modelRewind{before: before, after: m.cur, filesUndo: undo})
+				}
+			}
 		case op == 8: // compact or clear
 			if rng.Intn(2) == 0 {
 				text := m.text("summary")
 				_, err := db.StartCompacted(ctx, s.ID, []message.Message{message.NewText("user", text)}, m.cur, 0)
 				must(err)
-				m.start([]string{"user:" + text}, store.CauseCompact)
+				m.start([]string{"user:" + text}, []int{len(m.files.events)}, store.CauseCompact)
 				log = append(log, "compact")
 			} else {
 				_, err := db.Clear(ctx, s.ID)
 				must(err)
-				m.start(nil, store.CauseClear)
+				m.start(nil, nil, store.CauseClear)
 				log = append(log, "clear")
 			}
 		case op == 9 && len(cps) > 0: // backtrack (a D-Mail)
@@ -217,7 +456,8 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			note := m.text("dmail")
 			_, err := db.RevertTo(ctx, s.ID, cp, store.CauseBacktrack, note)
 			must(err)
-			m.start(m.before(cp), store.CauseBacktrack)
+			view, at, _ := m.before(cp)
+			m.start(view, at, store.CauseBacktrack)
 			_, err = db.Checkpoint(ctx, s.ID, false)
 			must(err)
 			_, err = db.AppendMessage(ctx, s.ID, message.NewText("user", note))
@@ -240,10 +480,18 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 			text := m.text("partial")
 			_, _, err := db.KeepInterrupted(ctx, s.ID, message.NewText("assistant", text))
 			must(err)
-			prev := m.view()
-			m.start(append(slices.Clone(prev), "assistant:"+text), store.CauseInterrupt)
-			m.start(prev, store.CauseRestore)
+			prev, prevAt := m.view(), m.gens[m.cur].at
+			m.start(append(slices.Clone(prev), "assistant:"+text), append(slices.Clone(prevAt), len(m.files.events)), store.CauseInterrupt)
+			m.start(prev, prevAt, store.CauseRestore)
 			log = append(log, "interrupt")
+		case op == 11: // the user edits a file
+			path := modelPaths[rng.Intn(len(modelPaths))]
+			content := m.text("user")
+			must(os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
+			f := &m.files
+			f.users[content] = f.touched(path)
+			f.disk[path] = content
+			log = append(log, "edit "+path)
 		default:
 			continue
 		}
@@ -254,6 +502,25 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 		}
 		if got := records(v); !slices.Equal(got, m.view()) {
 			fail("view %q, the model's %q", got, m.view())
+		}
+		if cps := m.checkpoints(); filesMode && len(cps) > 0 {
+			// Every file the agent touched since the first checkpoint, as a
+			// revert to it would see them: guards show here at once.
+			p, err := PlanRevert(ctx, env, cps[0], CheckFiles)
+			must(err)
+			_, _, pos := m.before(cps[0])
+			if err := checkReport(p.Files, m.files.plan(pos)); err != nil {
+				fail("a revert to checkpoint %d would see: %v", cps[0], err)
+			}
+		}
+		for _, path := range modelPaths {
+			data, err := os.ReadFile(filepath.Join(dir, path))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				fail("%v", err)
+			}
+			if string(data) != m.files.disk[path] {
+				fail("%s holds %q, the model's %q", path, data, m.files.disk[path])
+			}
 		}
 	}
 	// Nothing shown is lost: every message is in some generation, and every
@@ -279,12 +546,12 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, seed int64, n 
 
 func TestTimeTravelMatchesModel(t *testing.T) {
 	t.Parallel()
-	sequences, length := 2000, 8
+	sequences, length := 1200, 8
 	if testing.Short() || raceEnabled {
 		sequences = 200
 	}
 	ctx := context.Background()
-	const batches = 4
+	const batches = 8
 	for b := 0; b < batches; b++ {
 		t.Run(fmt.Sprint(b), func(t *testing.T) {
 			t.Parallel()
@@ -294,7 +561,11 @@ func TestTimeTravelMatchesModel(t *testing.T) {
 			}
 			defer db.Close()
 			for i := b; i < sequences; i += batches {
-				runSequence(t, ctx, db, int64(i), length)
+				dir := filepath.Join(t.TempDir(), "work")
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				runSequence(t, ctx, db, dir, int64(i), length)
 			}
 		})
 	}

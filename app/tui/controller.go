@@ -166,6 +166,9 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	if err != nil {
 		c.setMessage(err.Error(), true)
 	}
+	if o.Notice != "" {
+		c.setMessage(o.Notice, false)
+	}
 	if err := o.DB.Damaged(); err != nil { // every write will say it again
 		c.setMessage(err.Error(), true)
 	}

@@ -312,6 +312,9 @@ func interruptText(ev soul.StepInterrupted, sessionID string) string {
 	case ev.KeptGeneration > 0:
 		return fmt.Sprintf("%s · the partial answer is kept in archived generation %d (not sent to the model; `rewind show %s --generation %d`) · the session stays usable",
 			what, ev.KeptGeneration, sessionID, ev.KeptGeneration)
+	case ev.KeptFile != "":
+		return what + " · another process holds the database: the answer is saved in " + ev.KeptFile +
+			" and kept in an archived generation once the database is free (or at the next start) · the session stays usable"
 	case ev.KeepError != "":
 		return what + " · the partial answer could not be kept (" + oneLine(ev.KeepError, 80) + ") · the session stays usable"
 	}

@@ -59,6 +59,9 @@ type Options struct {
 	NewSessionTitle string
 	// Welcome, when set, is shown as an info banner in an empty session.
 	Welcome string
+	// Notice, when set, is shown on the status line at start (what opening
+	// the database recovered).
+	Notice string
 
 	// Models lists what /model can switch to ("provider/model" or
 	// "model"); SwitchModel builds the client for one (it is called on a
