@@ -222,7 +222,7 @@ func (l *Lease) SessionID() string { return l.sessionID }
 // process holds: quitting must not wait out a long import. A lease left
 // behind is no one's: its process is gone (or, after a switch, its
 // heartbeat stopped, stale within leaseStale).
-var releaseWait = time.Second
+var releaseWait = 300 * time.Millisecond
 
 // Release stops the heartbeat and gives the session up.
 func (l *Lease) Release(ctx context.Context) error {
