@@ -17,6 +17,14 @@ import (
 // its writer died): the database is all there is.
 var ErrNoWriter = errors.New("live: no writer is publishing this session")
 
+// RefusedError means the writer would not take another watcher (it serves
+// Options.MaxWatchers already); the database still shows what it commits.
+type RefusedError struct {
+	Reason string // "the writer already has 64 watchers"
+}
+
+func (e *RefusedError) Error() string { return "live: the writer refused this watcher: " + e.Reason }
+
 // Conn is a watcher's connection to a session's writer.
 type Conn struct {
 	Hello Hello // as the writer said it on connect
@@ -69,6 +77,10 @@ func dialPath(ctx context.Context, path string, helloOnly bool) (*Conn, error) {
 		return nil, fmt.Errorf("%w: %s closed before saying hello (%v)", ErrNoWriter, path, sc.Err())
 	}
 	e, err := decode(sc.Bytes())
+	if r, ok := e.(Refused); ok {
+		nc.Close()
+		return nil, &RefusedError{Reason: r.Reason}
+	}
 	h, ok := e.(Hello)
 	if err != nil || !ok {
 		nc.Close()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -523,5 +524,90 @@ func TestLongStepCostsItsLength(t *testing.T) {
 	next(t, c) // ToolCall
 	if got := next(t, c); got != (soul.ToolOutput{ID: "c1", Text: want}) {
 		t.Errorf("replayed output: %d bytes", len(fmt.Sprint(got)))
+	}
+}
+
+// failingListener fails its first n accepts as a process out of file
+// descriptors does.
+type failingListener struct {
+	net.Listener
+	n     atomic.Int32
+	calls atomic.Int32
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	l.calls.Add(1)
+	if l.n.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "unix", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// TestAcceptSurvivesRunningOutOfFiles: accept errors (EMFILE) make the
+// writer wait and accept again, so watchers and `rewind runs` reach it once
+// descriptors are free (the accept loop ended at the first error).
+func TestAcceptSurvivesRunningOutOfFiles(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	fl := &failingListener{}
+	fl.n.Store(5)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "emfile"}, wrapListener: func(l net.Listener) net.Listener {
+		fl.Listener = l
+		return fl
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	c := dial(t, h, "emfile")
+	if c.Hello.SessionID != "emfile" || fl.calls.Load() < 6 {
+		t.Fatalf("hello %+v after %d accepts", c.Hello, fl.calls.Load())
+	}
+	runs, err := List(context.Background(), h)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	// Close ends the loop also while it waits.
+	fl.n.Store(1 << 20)
+	done := make(chan struct{})
+	go func() { p.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hung in the accept back-off")
+	}
+}
+
+// TestWatchersAreCapped: past MaxWatchers a watcher is refused with a
+// reason (listers still get the hello), and a place freed is taken again.
+func TestWatchersAreCapped(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "cap"}, MaxWatchers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	first := dial(t, h, "cap")
+	dial(t, h, "cap")
+	_, err = Dial(context.Background(), h, "cap")
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Reason != "the writer already has 2 watchers" {
+		t.Fatalf("third watcher: %v", err)
+	}
+	if runs, err := List(context.Background(), h); err != nil || len(runs) != 1 {
+		t.Fatalf("a lister at the cap: %+v %v", runs, err)
+	}
+	first.Close()
+	for {
+		c, err := Dial(context.Background(), h, "cap")
+		if err == nil {
+			c.Close()
+			break
+		}
+		if !errors.As(err, &refused) {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // poll: the writer notices the close
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 )
 
@@ -42,14 +43,27 @@ type Options struct {
 	// the writer's screen can say so and close its approval prompt. It runs
 	// on the connection's goroutine.
 	OnRemoteAnswer func(req *soul.ApprovalRequest, a Answer)
+	// MaxWatchers caps the watchers connected at once (0: DefaultMaxWatchers);
+	// one more is refused with a Refused line. Listers are not counted.
+	MaxWatchers int
+
+	// wrapListener, when set, wraps the socket's listener (tests inject
+	// accept errors).
+	wrapListener func(net.Listener) net.Listener
 }
+
+// DefaultMaxWatchers is how many watchers one writer serves at once: each
+// costs two goroutines, a socket and a queue, and a writer must not run out
+// of file descriptors for its own tools.
+const DefaultMaxWatchers = 64
 
 // Publisher is the writer side of a session's live channel. Publish is safe
 // from any goroutine and never blocks on a watcher.
 type Publisher struct {
 	opts Options
 	path string
-	ln   *net.UnixListener
+	ln   net.Listener
+	done chan struct{} // closed by Close: stops the accept loop's back-off
 
 	mu       sync.Mutex
 	hello    Hello
@@ -94,13 +108,20 @@ func Listen(o Options) (*Publisher, error) {
 		ln.Close()
 		return nil, fmt.Errorf("live: chmod %s: %w", path, err)
 	}
+	var l net.Listener = ln
+	if o.wrapListener != nil {
+		l = o.wrapListener(ln)
+	}
+	if o.MaxWatchers <= 0 {
+		o.MaxWatchers = DefaultMaxWatchers
+	}
 	h := o.Hello
 	if h.PID == 0 {
 		h.PID = os.Getpid()
 	}
 	h.RemoteApproval = o.AllowRemoteApproval
 	h.Run.State = StateIdle
-	p := &Publisher{opts: o, path: path, ln: ln, hello: h, pending: map[string]*soul.ApprovalRequest{},
+	p := &Publisher{opts: o, path: path, ln: l, done: make(chan struct{}), hello: h, pending: map[string]*soul.ApprovalRequest{},
 		watchers: map[*peer]struct{}{}, joining: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
@@ -283,6 +304,7 @@ func (p *Publisher) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
 	for w := range p.watchers {
 		w.close()
 	}
@@ -296,13 +318,35 @@ func (p *Publisher) Close() error {
 	return err
 }
 
+// Back-off of the accept loop after a failed accept (net/http's).
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 func (p *Publisher) accept() {
 	defer p.wg.Done()
+	var backoff time.Duration
 	for {
 		conn, err := p.ln.Accept()
 		if err != nil {
-			return // closed
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors (EMFILE, ENFILE), an aborted
+			// connection: the channel must outlive them, or `rewind runs`
+			// loses a writer that still runs. Wait, then accept again.
+			backoff = min(max(2*backoff, acceptBackoffMin), acceptBackoffMax)
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+				continue
+			case <-p.done:
+				t.Stop()
+				return
+			}
 		}
+		backoff = 0
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -369,6 +413,18 @@ func (p *Publisher) join(conn net.Conn, sc *bufio.Scanner) {
 	delete(p.joining, conn)
 	if p.closed {
 		conn.Close()
+		return
+	}
+	if len(p.watchers) >= p.opts.MaxWatchers {
+		n := len(p.watchers)
+		refused := encode(Refused{Reason: fmt.Sprintf("the writer already has %d %s", n, words.Plural(n, "watcher", "watchers"))})
+		p.wg.Add(1)
+		go func() { // never write under the lock
+			defer p.wg.Done()
+			conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+			conn.Write(refused)
+			conn.Close()
+		}()
 		return
 	}
 	step := p.step.snapshot()

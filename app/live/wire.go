@@ -28,6 +28,12 @@ type Join struct {
 	HelloOnly bool `json:"hello_only"`
 }
 
+// Refused is sent instead of a Hello to a watcher the writer will not
+// serve (it has Options.MaxWatchers already).
+type Refused struct {
+	Reason string `json:"reason"`
+}
+
 // Ping keeps an idle connection alive: a watcher that hears nothing for
 // readTimeout takes the writer for gone.
 type Ping struct{}
@@ -58,6 +64,7 @@ type Answered struct {
 func (Hello) EventType() string        { return "live.Hello" }
 func (Join) EventType() string         { return "live.Join" }
 func (Ping) EventType() string         { return "live.Ping" }
+func (Refused) EventType() string      { return "live.Refused" }
 func (Answer) EventType() string       { return "live.Answer" }
 func (AnswerResult) EventType() string { return "live.AnswerResult" }
 func (Answered) EventType() string     { return "live.Answered" }
@@ -88,6 +95,8 @@ func decode(line []byte) (soul.Event, error) {
 		return decodeAs[Join](w.Payload)
 	case "live.Ping":
 		return Ping{}, nil
+	case "live.Refused":
+		return decodeAs[Refused](w.Payload)
 	case "live.Answer":
 		return decodeAs[Answer](w.Payload)
 	case "live.AnswerResult":

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,7 @@ func (w *watcher) onWorkerWatchLive() {
 	c := w.c
 	t := time.NewTimer(0)
 	defer t.Stop()
+	var refusedFor *openSession // the session whose writer's refusal was said
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -114,8 +116,16 @@ func (w *watcher) onWorkerWatchLive() {
 		case <-t.C:
 		}
 		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
-			if conn, err := live.Dial(c.ctx, c.opts.Home, o.sess.ID); err == nil {
+			conn, err := live.Dial(c.ctx, c.opts.Home, o.sess.ID)
+			var refused *live.RefusedError
+			switch {
+			case err == nil:
+				refusedFor = nil
 				w.onWorkerFollowLive(o, conn)
+			case errors.As(err, &refused) && refusedFor != o:
+				refusedFor = o
+				msg := "not streamed: " + refused.Reason + "; steps show as they are saved"
+				c.onUIThreadAsync(func() { c.setMessage(msg, false) })
 			}
 		}
 		t.Reset(liveRetry)

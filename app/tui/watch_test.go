@@ -368,3 +368,37 @@ func TestWatchIdleWriterAfterCompactShowsNoCompaction(t *testing.T) {
 		t.Errorf("the watcher shows a compaction in progress:\n%s", h.text())
 	}
 }
+
+// TestWatchRefusedByAFullWriterSaysSo: a writer that serves all the
+// watchers it takes refuses this one; the watcher says so in one line and
+// follows what the writer saves.
+func TestWatchRefusedByAFullWriterSaysSo(t *testing.T) {
+	t.Parallel()
+	home, err := os.MkdirTemp("", "rwf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	var id string
+	h := newHarness(t, hopts{
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "popular", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			pub, err := live.Listen(live.Options{Home: home, Hello: live.Hello{SessionID: id, WorkDir: h.work}, MaxWatchers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { pub.Close() })
+			other, err := live.Dial(h.ctx, home, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client, o.Home = ModeWatch, id, nil, home },
+	})
+	h.waitFor("not streamed: the writer already has 1 watcher; steps show as they are saved")
+}
