@@ -35,6 +35,11 @@ const (
 	DefaultModelCallTimeout  = 10 * time.Minute
 	DefaultNotify            = "bell"
 	DefaultLoopWarningAfter  = 3
+	// The MCP tools offered to the model: at most this many in all, and
+	// per server (models refuse requests of more than 128 tools, and
+	// rewind's own come first).
+	DefaultMCPMaxTools          = 100
+	DefaultMCPMaxToolsPerServer = 64
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -71,6 +76,10 @@ type Config struct {
 	// ShellEnv is the environment policy of Shell commands (and MCP
 	// servers); the API key and its variables are dropped whatever it says.
 	ShellEnv shellenv.Policy
+	// MCPMaxTools and MCPMaxToolsPerServer cap the MCP tools offered to
+	// the model; the ones left out are named.
+	MCPMaxTools          int
+	MCPMaxToolsPerServer int
 
 	// Thinking is the effort asked of the model (config thinking,
 	// --thinking / --no-thinking; off by default, as kimi-cli).
@@ -175,6 +184,8 @@ type fileConfig struct {
 	FetchNeedsApproval  *bool                     `toml:"fetch_needs_approval" yaml:"fetch_needs_approval"`
 	LoopWarningAfter    *int                      `toml:"loop_warning_after" yaml:"loop_warning_after"`
 	Search              *searchConfig             `toml:"search" yaml:"search"`
+	MCPMaxTools         *int                      `toml:"mcp_max_tools" yaml:"mcp_max_tools"`
+	MCPMaxToolsPerSrv   *int                      `toml:"mcp_max_tools_per_server" yaml:"mcp_max_tools_per_server"`
 	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
 }
 
@@ -267,6 +278,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		LoopWarningAfter:  DefaultLoopWarningAfter,
 		Notify:            DefaultNotify,
 	}
+	c.MCPMaxTools, c.MCPMaxToolsPerServer = DefaultMCPMaxTools, DefaultMCPMaxToolsPerServer
 
 	fc, file, err := readConfigFile(home)
 	if err != nil {
@@ -291,6 +303,8 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	setInt(&c.ReservedTokens, fc.ReservedTokens)
 	setInt(&c.MaxStepsPerRun, fc.MaxStepsPerRun)
 	setInt(&c.MaxRetriesPerStep, fc.MaxRetriesPerStep)
+	setInt(&c.MCPMaxTools, fc.MCPMaxTools)
+	setInt(&c.MCPMaxToolsPerServer, fc.MCPMaxToolsPerSrv)
 	if fc.FileSizeCap != nil {
 		c.FileSizeCap = *fc.FileSizeCap
 	}
@@ -466,6 +480,8 @@ func (c Config) validate() error {
 		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
 	case c.LoopWarningAfter < 0 || c.LoopWarningAfter == 1:
 		return userErrorf(nil, "loop_warning_after must be 0 (off) or 2 and up, got %d (check %s)", c.LoopWarningAfter, where)
+	case c.MCPMaxTools < 0 || c.MCPMaxToolsPerServer < 0:
+		return userErrorf(nil, "mcp_max_tools and mcp_max_tools_per_server must not be negative, got %d and %d (check %s)", c.MCPMaxTools, c.MCPMaxToolsPerServer, where)
 	case c.FileSizeCap < 0:
 		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
 	}

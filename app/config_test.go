@@ -58,6 +58,7 @@ max_retries_per_step = 5
 theme = "light"
 dmail_reverts_files = true
 file_size_cap = 2048
+mcp_max_tools = 50
 allow_remote_approval = true
 notify = "osc"
 `
@@ -122,6 +123,7 @@ notify = "osc"
 			if tc.want.ThinkingStyle == "" {
 				tc.want.ThinkingStyle = llm.StyleOpenAI
 			}
+			tc.want.MCPMaxTools, tc.want.MCPMaxToolsPerServer = 50, DefaultMCPMaxToolsPerServer
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}

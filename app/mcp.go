@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/soul/mcp"
 )
 
@@ -19,35 +21,61 @@ import (
 // dir's .rewind directory.
 const MCPFileName = "mcp.json"
 
-// mcpConfigFiles are the MCP configuration files, lowest precedence first:
-// $REWIND_HOME/mcp.json, <work dir>/.rewind/mcp.json, then every
-// --mcp-config-file in order. A server defined again later replaces the
-// earlier definition. The first two are optional; a file named on the
-// command line must exist.
-func (rt *Runtime) mcpConfigFiles(cfg Config) (optional, given []string) {
-	return []string{filepath.Join(cfg.Home, MCPFileName), filepath.Join(cfg.WorkDir, ".rewind", MCPFileName)}, rt.Flags.MCPConfigFiles
+// MCPServers is what the MCP configuration files say.
+type MCPServers struct {
+	// Servers are the servers to start: those of the user's own files
+	// ($REWIND_HOME/mcp.json, --mcp-config-file) and, once its content is
+	// trusted, of the project's .rewind/mcp.json.
+	Servers []mcp.ServerConfig
+	// Problems are configuration problems, one line each.
+	Problems []string
+	// Untrusted is the project's file when it exists and its content was
+	// never trusted: none of its servers start.
+	Untrusted *ProjectMCP
 }
 
-// LoadMCPServers reads the MCP configuration files. Each problem (a file
-// that cannot be read or parsed, a server entry with a bad key) is one line
-// naming the file and the key; the servers it concerns are left out and
+// ProjectMCP is a work dir's .rewind/mcp.json that waits for the user's
+// trust: a cloned repository can ship one, and its commands run as the user.
+type ProjectMCP struct {
+	Path string
+	// Hash is the content's hash: trusting records it, so the trust covers
+	// exactly what was shown.
+	Hash string
+	// Changed says another content of this file was trusted before.
+	Changed bool
+	// Servers are its servers as written (no ${VAR} expanded), to show.
+	Servers []mcp.ServerConfig
+}
+
+// Names are the names of its servers, in order.
+func (p *ProjectMCP) Names() []string {
+	out := make([]string, len(p.Servers))
+	for i, s := range p.Servers {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// projectMCPPath is the work dir's own MCP file.
+func projectMCPPath(workDir string) string {
+	return filepath.Join(workDir, ".rewind", MCPFileName)
+}
+
+// LoadMCPServers reads the MCP configuration files, lowest precedence
+// first: $REWIND_HOME/mcp.json, <work dir>/.rewind/mcp.json (only if its
+// content is trusted), then every --mcp-config-file in order. A server
+// defined again later replaces the earlier definition. The first two are
+// optional; a file named on the command line must exist. Each problem (a
+// file that cannot be read or parsed, a server entry with a bad key) is one
+// line naming the file and the key; the servers it concerns are left out and
 // everything else is kept, so rewind starts without them.
-func (rt *Runtime) LoadMCPServers(cfg Config) ([]mcp.ServerConfig, []string) {
-	optional, given := rt.mcpConfigFiles(cfg)
+func (rt *Runtime) LoadMCPServers(cfg Config) MCPServers {
+	var out MCPServers
 	byName := map[string]mcp.ServerConfig{}
 	var order []string
-	var problems []string
-	read := func(path string, mustExist bool) {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) && !mustExist {
-			return
-		}
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: cannot read the MCP configuration: %v", path, errors.Unwrap(err)))
-			return
-		}
-		servers, probs := parseMCPConfig(path, data, rt.getenv)
-		problems = append(problems, probs...)
+	add := func(path string, data []byte) {
+		servers, probs := parseMCPConfig(path, data, rt.getenv, cfg.ShellEnv.IsSecret)
+		out.Problems = append(out.Problems, probs...)
 		for _, s := range servers {
 			if _, seen := byName[s.Name]; !seen {
 				order = append(order, s.Name)
@@ -55,21 +83,67 @@ func (rt *Runtime) LoadMCPServers(cfg Config) ([]mcp.ServerConfig, []string) {
 			byName[s.Name] = s
 		}
 	}
-	seen := map[string]bool{}
-	for _, p := range optional {
-		if abs, err := filepath.Abs(p); err == nil && !seen[abs] {
-			seen[abs] = true // the work dir may be $REWIND_HOME/..
-			read(p, false)
+	read := func(path string, mustExist bool) ([]byte, bool) {
+		data, err := regfile.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) && !mustExist {
+			return nil, false
+		}
+		if err != nil {
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: cannot read the MCP configuration: %v", path, unwrapPath(err)))
+			return nil, false
+		}
+		return data, true
+	}
+	home := filepath.Join(cfg.Home, MCPFileName)
+	if data, ok := read(home, false); ok {
+		add(home, data)
+	}
+	project := projectMCPPath(cfg.WorkDir)
+	// The work dir may be $REWIND_HOME/..: then the project's file is the
+	// user's own, read above.
+	if !sameFile(home, project) {
+		if data, ok := read(project, false); ok {
+			switch trusted, changed, err := mcpTrusted(cfg.Home, project, data); {
+			case err != nil:
+				out.Problems = append(out.Problems, err.Error())
+				fallthrough
+			case !trusted:
+				servers, _ := parseMCPConfig(project, data, nil, nil)
+				out.Untrusted = &ProjectMCP{Path: project, Hash: mcpContentHash(data), Changed: changed, Servers: servers}
+			default:
+				add(project, data)
+			}
 		}
 	}
-	for _, p := range given {
-		read(p, true)
+	for _, p := range rt.Flags.MCPConfigFiles {
+		if data, ok := read(p, true); ok {
+			add(p, data)
+		}
 	}
-	out := make([]mcp.ServerConfig, 0, len(order))
+	if out.Untrusted != nil && len(out.Untrusted.Servers) == 0 {
+		out.Untrusted = nil // nothing of it would start anyway
+	}
+	out.Servers = make([]mcp.ServerConfig, 0, len(order))
 	for _, name := range order {
-		out = append(out, byName[name])
+		out.Servers = append(out.Servers, byName[name])
 	}
-	return out, problems
+	return out
+}
+
+// sameFile says whether two paths name one file, by their absolute paths.
+func sameFile(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
+}
+
+// unwrapPath drops the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // mcpServerEntry is one entry of "mcpServers", in the format Claude Code,
@@ -87,9 +161,15 @@ type mcpServerEntry struct {
 	Disabled *bool              `json:"disabled"`
 }
 
+// utf8BOM starts files some Windows editors save.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // parseMCPConfig parses one file. A JSON syntax error loses the whole file;
-// a bad entry loses only that server.
-func parseMCPConfig(path string, data []byte, getenv func(string) string) ([]mcp.ServerConfig, []string) {
+// a bad entry loses only that server. getenv expands ${VAR} references; nil
+// keeps them as written (to show a file). secret names the variables and
+// values no server may get (rewind's model keys).
+func parseMCPConfig(path string, data []byte, getenv func(string) string, secret func(name, value string) bool) ([]mcp.ServerConfig, []string) {
+	data = bytes.TrimPrefix(data, utf8BOM)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, []string{fmt.Sprintf("%s: not valid JSON (%s); none of its MCP servers start", path, jsonError(data, err))}
@@ -110,7 +190,7 @@ func parseMCPConfig(path string, data []byte, getenv func(string) string) ([]mcp
 	var servers []mcp.ServerConfig
 	var problems []string
 	for _, name := range names {
-		s, skip, err := parseMCPServer(name, entries[name], getenv)
+		s, skip, err := parseMCPServer(name, entries[name], getenv, secret)
 		switch {
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("%s: mcpServers.%s%s; the server %s does not start", path, name, err.Error(), name))
@@ -123,7 +203,7 @@ func parseMCPConfig(path string, data []byte, getenv func(string) string) ([]mcp
 
 // parseMCPServer checks one entry; its error starts with the key at fault
 // (".args: …") or ": " for the entry as a whole.
-func parseMCPServer(name string, raw json.RawMessage, getenv func(string) string) (mcp.ServerConfig, bool, error) {
+func parseMCPServer(name string, raw json.RawMessage, getenv func(string) string, secret func(name, value string) bool) (mcp.ServerConfig, bool, error) {
 	s := mcp.ServerConfig{Name: name}
 	if strings.TrimSpace(name) == "" {
 		return s, false, errors.New(": the server name is empty")
@@ -135,7 +215,7 @@ func parseMCPServer(name string, raw json.RawMessage, getenv func(string) string
 	if e.Disabled != nil && *e.Disabled {
 		return s, true, nil
 	}
-	expand := func(key, v string) (string, error) { return expandVars(key, v, getenv) }
+	expand := func(key, v string) (string, error) { return expandVars(key, v, getenv, secret) }
 	var err error
 	if e.Command != nil {
 		if s.Command, err = expand(".command", *e.Command); err != nil {
@@ -216,12 +296,22 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
 // expandVars replaces ${NAME} and ${NAME:-default} with rewind's own
 // environment, so a file can pass a token the scrubbed environment of the
-// servers would drop. An unset NAME without a default is an error.
-func expandVars(key, v string, getenv func(string) string) (string, error) {
-	var missing string
+// servers would drop. An unset NAME without a default is an error, and so
+// is a reference that would carry rewind's model key (secret): not through
+// its own variable, nor through another variable holding the same value.
+// A nil getenv keeps the references as written.
+func expandVars(key, v string, getenv func(string) string, secret func(name, value string) bool) (string, error) {
+	if getenv == nil {
+		return v, nil
+	}
+	var missing, leaked string
 	out := envRef.ReplaceAllStringFunc(v, func(ref string) string {
 		m := envRef.FindStringSubmatch(ref)
-		if val := getenv(m[1]); val != "" {
+		val := getenv(m[1])
+		if secret != nil && secret(m[1], val) && leaked == "" {
+			leaked = m[1]
+		}
+		if val != "" {
 			return val
 		}
 		if m[2] != "" {
@@ -232,7 +322,10 @@ func expandVars(key, v string, getenv func(string) string) (string, error) {
 		}
 		return ""
 	})
-	if missing != "" {
+	switch {
+	case leaked != "":
+		return "", fmt.Errorf("%s: ${%s} holds rewind's model key, which no MCP server gets; give the server a key of its own", key, leaked)
+	case missing != "":
 		return "", fmt.Errorf("%s: ${%s} is not set in the environment", key, missing)
 	}
 	return out, nil
@@ -278,7 +371,7 @@ func jsonError(data []byte, err error) string {
 // dir and with the scrubbed environment Shell gets. The caller closes the
 // Manager, which kills every server's process group.
 func startMCP(cfg Config, servers []mcp.ServerConfig, workDir string) *mcp.Manager {
-	m := mcp.NewManager(servers, mcp.Options{WorkDir: workDir, Environ: cfg.ShellEnviron()})
+	m := mcp.NewManager(servers, mcp.Options{WorkDir: workDir, Environ: cfg.ShellEnviron(), MaxTools: cfg.MCPMaxTools, MaxToolsPerServer: cfg.MCPMaxToolsPerServer})
 	m.Start()
 	return m
 }

@@ -133,19 +133,26 @@ func dropIfEmpty(ctx context.Context, db *store.DB, id string) {
 // run goes on without them.
 func (rt *Runtime) printMCP(ctx context.Context, cfg Config, workDir string) (*tools.Set, func()) {
 	set := cfg.ToolSet()
-	servers, problems := rt.LoadMCPServers(cfg)
-	for _, p := range problems {
+	loaded := rt.LoadMCPServers(cfg)
+	for _, p := range loaded.Problems {
 		fmt.Fprintln(rt.Stderr, "rewind: "+p)
 	}
-	if len(servers) == 0 {
+	if u := loaded.Untrusted; u != nil {
+		fmt.Fprintln(rt.Stderr, "rewind: "+untrustedMCPLine(u, cfg.WorkDir, rt.cwd(), rt.homeFlag()))
+	}
+	if len(loaded.Servers) == 0 {
 		return set, func() {}
 	}
-	m := startMCP(cfg, servers, workDir)
+	m := startMCP(cfg, loaded.Servers, workDir)
 	if m.Wait(ctx) == nil {
-		for _, st := range m.Status() {
+		status := m.Status()
+		for _, st := range status {
 			if st.State == mcp.StateFailed {
 				fmt.Fprintf(rt.Stderr, "rewind: MCP server %s did not start (%s); running without its tools\n", st.Name, st.Err)
 			}
+		}
+		if line := mcp.LeftOutNotice(status); line != "" {
+			fmt.Fprintln(rt.Stderr, "rewind: "+line)
 		}
 	}
 	return set.WithSource(m.Tools), func() { m.Close() }

@@ -200,15 +200,32 @@ func checkTerminal(rt *Runtime) error {
 
 // workspaceMCP starts the configured MCP servers in the background (the
 // workspace never waits for them), adds their tools to o.Tools as they come
-// up, and returns what stops them all when the workspace closes.
+// up, and returns what stops them all when the workspace closes. The
+// project's servers wait for the user's trust (the workspace asks).
 func (rt *Runtime) workspaceMCP(cfg Config, o *tui.Options) func() {
-	servers, problems := rt.LoadMCPServers(cfg)
-	o.MCPProblems = problems
-	if len(servers) == 0 {
+	loaded := rt.LoadMCPServers(cfg)
+	o.MCPProblems = loaded.Problems
+	if len(loaded.Servers) == 0 && loaded.Untrusted == nil {
 		return func() {}
 	}
-	m := startMCP(cfg, servers, o.WorkDir)
+	m := startMCP(cfg, loaded.Servers, o.WorkDir)
 	o.MCP = m
 	o.Tools = o.Tools.WithSource(m.Tools)
+	if u := loaded.Untrusted; u != nil {
+		o.MCPTrust = &tui.MCPTrustRequest{File: u.Path, Changed: u.Changed, Servers: u.Servers, Trust: func() ([]string, error) {
+			if err := TrustProjectMCP(cfg.Home, u.Path, u.Hash); err != nil {
+				return nil, err
+			}
+			// Read again: what starts is what the files say now, and a
+			// project file changed since it was shown stays untrusted.
+			again := rt.LoadMCPServers(cfg)
+			m.Apply(again.Servers)
+			problems := again.Problems
+			if again.Untrusted != nil {
+				problems = append(problems, untrustedMCPLine(again.Untrusted, cfg.WorkDir, cfg.WorkDir, rt.homeFlag()))
+			}
+			return problems, nil
+		}}
+	}
 	return func() { m.Close() }
 }

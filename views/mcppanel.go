@@ -24,6 +24,7 @@ type MCPTool struct {
 	Name        string // as the model sees it
 	Description string
 	ReadOnly    bool
+	LeftOut     bool // over the tool caps: not offered to the model
 }
 
 // MCPPanel lists the MCP servers, their state and their tools, with the
@@ -54,7 +55,7 @@ func (p *MCPPanel) SetServers(servers []MCPServer, problems []string) {
 		s.Name, s.Transport, s.State, s.Err = SanitizeLine(s.Name), SanitizeLine(s.Transport), SanitizeLine(s.State), SanitizeLine(s.Err)
 		tools := make([]MCPTool, len(s.Tools))
 		for j, t := range s.Tools {
-			tools[j] = MCPTool{Name: SanitizeLine(t.Name), Description: SanitizeLine(t.Description), ReadOnly: t.ReadOnly}
+			tools[j] = MCPTool{Name: SanitizeLine(t.Name), Description: SanitizeLine(t.Description), ReadOnly: t.ReadOnly, LeftOut: t.LeftOut}
 		}
 		s.Tools = tools
 		p.servers[i] = s
@@ -141,6 +142,9 @@ func (p *MCPPanel) lines(base tcell.Style, width int) []mcpLine {
 			text := "    " + t.Name
 			if t.ReadOnly {
 				text += " [read-only]"
+			}
+			if t.LeftOut {
+				text += " [not offered: over the tool cap]"
 			}
 			if t.Description != "" {
 				text += " — " + t.Description

@@ -51,7 +51,7 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 	if c.ap.swallows(ev) {
 		return nil // typed before the question appeared
 	}
-	if c.pages.top() == "confirm" && c.tg.onUIConfirmKey(ev) {
+	if top := c.pages.top(); (top == "confirm" || top == mcpTrustPage) && c.tg.onUIConfirmKey(ev) {
 		return nil // typed before the question appeared
 	}
 	if b, ok := c.globalBinding(ev, overlay); ok {

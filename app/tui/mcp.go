@@ -27,25 +27,47 @@ type mcpController struct {
 	problems []string     // configuration problems, one line each
 	panel    *views.MCPPanel
 	reported map[string]string // failed server → the failure already announced
+	// trust is the project's MCP file waiting for the user's trust (nil:
+	// none, or trusted since); mcp_trust.go.
+	trust       *MCPTrustRequest
+	trustDialog *views.TrustDialog
+	leftOut     string // the tool caps' notice last shown
 }
 
 // initMCP registers /mcp and subscribes to the servers' changes (New).
 func (c *Controller) initMCP() {
-	mc := &mcpController{c: c, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{}}
+	mc := &mcpController{c: c, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
+		trust: c.opts.MCPTrust, trustDialog: views.NewTrustDialog()}
 	c.mcp = mc
 	mc.panel.SetOnClose(func() { c.pages.pop(mcpPage) })
 	mc.panel.SetOnRestart(mc.onUIRestart)
-	c.AddCommand(Command{Name: "/mcp", Description: "MCP servers: their state and tools (r restarts the selected one)", Run: func(string) { mc.onUIOpen() }})
+	c.AddCommand(Command{Name: "/mcp", Args: "[trust]", Description: "MCP servers: their state and tools (r restarts the selected one); /mcp trust reviews the project's file", Run: func(arg string) {
+		if arg == "trust" {
+			mc.onUIAskTrust()
+			return
+		}
+		mc.onUIOpen()
+	}})
 	if mc.servers != nil {
 		// Any goroutine: the Manager calls it from its own.
 		mc.servers.SetOnChange(func() { c.onUIThreadAsync(mc.onUIRefresh) })
 	}
 	c.onUIThreadAsync(func() {
-		if len(mc.problems) > 0 {
-			c.setMessage(fmt.Sprintf("%s (%d MCP configuration %s: /mcp)", mc.problems[0], len(mc.problems), words.Plural(len(mc.problems), "problem", "problems")), true)
-		}
+		mc.onUIAnnounceProblems()
 		mc.onUIRefresh()
+		// Without a model the setup screen comes first; /mcp trust asks later.
+		if mc.trust != nil && c.opts.Setup == "" {
+			mc.onUIAskTrust()
+		}
 	})
+}
+
+// onUIAnnounceProblems puts the first configuration problem in the status
+// bar, with how many there are.
+func (mc *mcpController) onUIAnnounceProblems() {
+	if n := len(mc.problems); n > 0 {
+		mc.c.setMessage(fmt.Sprintf("%s (%d MCP configuration %s: /mcp)", mc.problems[0], n, words.Plural(n, "problem", "problems")), true)
+	}
 }
 
 // onUIOpen shows the panel.
@@ -66,7 +88,7 @@ func (mc *mcpController) onUIRefresh() {
 	for i, st := range status {
 		s := views.MCPServer{Name: st.Name, Transport: st.Transport, State: string(st.State), Failed: st.State == mcp.StateFailed, Err: st.Err}
 		for _, t := range st.Tools {
-			s.Tools = append(s.Tools, views.MCPTool{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly})
+			s.Tools = append(s.Tools, views.MCPTool{Name: t.Name, Description: t.Description, ReadOnly: t.ReadOnly, LeftOut: t.LeftOut})
 		}
 		servers[i] = s
 		if !s.Failed {
@@ -79,7 +101,17 @@ func (mc *mcpController) onUIRefresh() {
 			mc.c.setMessage(fmt.Sprintf("MCP server %s failed: %s — /mcp to restart it", st.Name, st.Err), true)
 		}
 	}
-	mc.panel.SetServers(servers, mc.problems)
+	problems := mc.problems
+	if line := mc.pendingTrustLine(); line != "" {
+		problems = append([]string{line}, problems...)
+	}
+	mc.panel.SetServers(servers, problems)
+	if line := mcp.LeftOutNotice(status); line != mc.leftOut {
+		mc.leftOut = line
+		if line != "" {
+			mc.c.setMessage(line+" — /mcp marks them", false)
+		}
+	}
 	alert := ""
 	if len(failed) > 0 {
 		alert = "MCP: " + strings.Join(failed, ", ") + " failed"

@@ -48,7 +48,10 @@ type Options struct {
 	MCP *mcp.Manager
 	// MCPProblems are the MCP configuration problems, one line each.
 	MCPProblems []string
-	Model       string // shown in the status bar (default Client.Model())
+	// MCPTrust, when set, is the project's .rewind/mcp.json waiting for
+	// the user's trust: the workspace shows its servers and asks.
+	MCPTrust *MCPTrustRequest
+	Model    string // shown in the status bar (default Client.Model())
 
 	Theme string // theme name ("" = the default)
 	Home  string // $REWIND_HOME: user themes load from Home/themes
@@ -113,4 +116,18 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return c.Run(ctx)
+}
+
+// MCPTrustRequest is a project's MCP file whose servers start only once the
+// user trusts it (package app records the trust and applies it).
+type MCPTrustRequest struct {
+	File string
+	// Changed says another content of the file was trusted before.
+	Changed bool
+	// Servers are the file's servers as written (no ${VAR} expanded).
+	Servers []mcp.ServerConfig
+	// Trust records the trust of the content shown and starts the
+	// servers; it returns the configuration problems then found. Called
+	// on a worker.
+	Trust func() ([]string, error)
 }

@@ -41,7 +41,7 @@ func (c *Controller) buildWidgets() {
 func (c *Controller) themedWidgets() []views.Themed {
 	ws := []views.Themed{c.ws, c.ap.modal, c.help, c.confirm, c.prompt}
 	if c.mcp != nil {
-		ws = append(ws, c.mcp.panel)
+		ws = append(ws, c.mcp.panel, c.mcp.trustDialog)
 	}
 	if c.runs != nil {
 		ws = append(ws, c.runs.list)

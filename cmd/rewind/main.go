@@ -482,6 +482,34 @@ matches with « ».`,
 		}),
 	}
 
+	mcpCmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Trust or untrust the work dir's .rewind/mcp.json (its MCP servers start only once trusted)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return app.UsageIn(cmd.CommandPath(), fmt.Errorf("`%s` needs a subcommand: trust or untrust", cmd.CommandPath()))
+		},
+	}
+	mcpTrust := &cobra.Command{
+		Use:   "trust",
+		Short: "Show the servers of the work dir's .rewind/mcp.json and let them start (until the file changes)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(context.Context, *cobra.Command, []string) error {
+			return app.MCPTrust(c.rt)
+		}),
+	}
+	mcpUntrust := &cobra.Command{
+		Use:   "untrust",
+		Short: "Stop trusting the work dir's .rewind/mcp.json: its servers no longer start",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(context.Context, *cobra.Command, []string) error {
+			return app.MCPUntrust(c.rt)
+		}),
+	}
+	c.workDirFlag(mcpTrust)
+	c.workDirFlag(mcpUntrust)
+	mcpCmd.AddCommand(mcpTrust, mcpUntrust)
+
 	c.modelFlags(compact)
 	c.workDirFlag(imp)
 	imp.Flags().Lookup("work-dir").Usage = "work dir of the sessions whose own is unknown (no kimi.json names it; default: the current directory)"
@@ -493,8 +521,8 @@ matches with « ».`,
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 	demo.Flags().BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of the demo's run (rewind watch, same user) answer its approval requests")
 
-	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo)
-	for _, sub := range root.Commands() {
+	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo, mcpCmd)
+	for _, sub := range append(root.Commands(), mcpCmd.Commands()...) {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}
 	c.root = root

@@ -1,6 +1,10 @@
 package mcp
 
-import "time"
+import (
+	"sort"
+	"strings"
+	"time"
+)
 
 // DefaultTimeout bounds one tool call, and a server's start (connect,
 // initialize and the first tool listing), unless ServerConfig.Timeout says
@@ -54,4 +58,40 @@ func (c ServerConfig) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+// CommandLine is the server's command and arguments as a shell would read
+// them (ShellQuote), or its URL.
+func (c ServerConfig) CommandLine() string {
+	if c.URL != "" {
+		return c.URL
+	}
+	parts := []string{ShellQuote(c.Command)}
+	for _, a := range c.Args {
+		parts = append(parts, ShellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// EnvNames are the variables the server sets, sorted.
+func (c ServerConfig) EnvNames() []string { return sortedKeys(c.Env) }
+
+// HeaderNames are the headers the server sends, sorted.
+func (c ServerConfig) HeaderNames() []string { return sortedKeys(c.Headers) }
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>(){}*?!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -120,6 +120,11 @@ func (p Policy) inherits(name string) bool {
 	return true
 }
 
+// IsSecret reports whether a variable is one rewind never passes on: one of
+// its key variables, or one whose value contains a key. MCP's ${VAR}
+// expansion asks it too, so no file can route the key around the filter.
+func (p Policy) IsSecret(name, value string) bool { return p.secret(name, value) }
+
 func (p Policy) secret(name, value string) bool {
 	if slices.Contains(SecretVars, name) || slices.Contains(p.SecretNames, name) {
 		return true
