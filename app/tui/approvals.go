@@ -2,8 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -53,11 +55,47 @@ type approvals struct {
 	// rejectedHere: this screen rejected a call of the run (its end is no
 	// news to the one who pressed n).
 	rejectedHere bool
+
+	// yolo holds the work dirs where every call runs without asking.
+	yolo yoloDirs
+}
+
+// yoloDirs are the work dirs where yolo is on, for this process: /yolo
+// turns it on for the open session's work dir, --yolo for the dir rewind
+// started in and the session it opened. A session of another work dir asks
+// first (docs/DECISIONS.md). Workers read it when they attach a session.
+type yoloDirs struct {
+	mu   sync.Mutex
+	dirs map[string]bool
+}
+
+// in reports whether yolo is on in dir.
+func (y *yoloDirs) in(dir string) bool {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return y.dirs[filepath.Clean(dir)]
+}
+
+// set turns yolo on or off in dir.
+func (y *yoloDirs) set(dir string, on bool) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if y.dirs == nil {
+		y.dirs = map[string]bool{}
+	}
+	if on {
+		y.dirs[filepath.Clean(dir)] = true
+	} else {
+		delete(y.dirs, filepath.Clean(dir))
+	}
 }
 
 // initApprovals builds the modal and registers /yolo and /approvals (New).
 func (c *Controller) initApprovals() {
 	a := &approvals{c: c, modal: views.NewApprovalModal(), now: time.Now}
+	if c.opts.Soul.Yolo {
+		a.yolo.set(c.opts.WorkDir, true)
+	}
 	c.ap = a
 	c.commands.add(Command{Name: "/yolo", Description: "toggle approving every tool call without asking", Writes: true, Run: a.cmdYolo})
 	c.commands.add(Command{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: a.cmdApprovals})
@@ -256,24 +294,48 @@ func decisionText(d soul.ApprovalDecision) string {
 	return "rejected"
 }
 
-// cmdYolo toggles approving every tool call without asking, for the open
-// soul and the ones opened later.
+// cmdYolo toggles approving every tool call without asking, in the open
+// session's work dir: its sessions opened later keep it, those of other
+// dirs ask.
 func (a *approvals) cmdYolo(string) {
 	c := a.c
-	on := c.statusM.Mode != "YOLO"
+	dir := c.workDir()
+	on := !a.yolo.in(dir)
 	if o := c.cur(); o != nil && o.soul != nil {
 		on = !o.soul.Yolo()
 		o.soul.SetYolo(on)
 	}
-	c.opts.Soul.Yolo = on
+	a.yolo.set(dir, on)
 	if on {
 		c.statusM.Mode = "YOLO"
-		c.setMessage("yolo on: every tool call runs without asking (/yolo again to turn it off)", false)
+		c.setMessage("yolo on in "+views.ElidePath(dir, 60)+": every tool call runs without asking (/yolo again to turn it off)", false)
 	} else {
 		c.statusM.Mode = ""
 		c.setMessage("yolo off: tool calls that write or execute ask first", false)
 	}
 	c.refreshStatus()
+}
+
+// onUIInstalled shows the yolo of the session just opened, and says so
+// when yolo, on for the session before, is off in this one's work dir.
+func (a *approvals) onUIInstalled(o *openSession) {
+	c := a.c
+	was := c.statusM.Mode == "YOLO"
+	on := a.yolo.in(workDirOf(o.sess, c.opts.WorkDir))
+	if o.soul != nil {
+		on = o.soul.Yolo()
+	}
+	c.statusM.Mode = ""
+	if on {
+		c.statusM.Mode = "YOLO"
+	}
+	if was && !on {
+		// After the switch's own "working in …", which this one says too.
+		dir := views.ElidePath(workDirOf(o.sess, c.opts.WorkDir), 60)
+		c.onUIThreadAsync(func() {
+			c.setMessage("yolo is off in this work dir ("+dir+"): tool calls that write or execute ask first (/yolo turns it on here)", false)
+		})
+	}
 }
 
 // cmdApprovals lists the session approvals, or revokes one or all.

@@ -50,6 +50,9 @@ func (c *Controller) openInitial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.Soul.Yolo { // --yolo covers the session it opens, wherever it works
+		c.ap.yolo.set(workDirOf(sess, o.WorkDir), true)
+	}
 	a, err := c.onWorkerAttach(ctx, o.Soul, sess, o.ReadOnly)
 	if err != nil {
 		return err
@@ -105,6 +108,7 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			dir := workDirOf(sess, c.opts.WorkDir)
 			pub, pnote := c.onWorkerPublish(sess, dir)
 			a.o.lease, a.o.pub, a.note, a.o.instructions = lease, pub, joinNotes(note, pnote), cfg.Instructions
+			cfg.Yolo = c.ap.yolo.in(dir) // yolo belongs to a work dir
 			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, dir, c.publishingSink(pub))
 			if pub != nil {
 				// Before its first run the writer publishes the session's
@@ -179,6 +183,7 @@ func (c *Controller) onUIInstall(a attachment) {
 	c.statusM.Generation = sess.CurrentGen
 	c.statusM.Tokens = sess.Tokens
 	c.statusM.Step = 0
+	c.ap.onUIInstalled(a.o)
 	if a.o.soul != nil {
 		st := a.o.soul.Status()
 		c.statusM.Tokens, c.statusM.ContextPercent = st.Tokens, st.ContextPercent

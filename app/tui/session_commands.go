@@ -48,7 +48,7 @@ func (c *Controller) info(text string) {
 func (c *Controller) cmdStatus(string) {
 	o := c.cur()
 	st := c.statusM
-	yolo := c.opts.Soul.Yolo
+	yolo := c.ap.yolo.in(c.workDir())
 	var approved []string
 	if o != nil && o.soul != nil {
 		yolo = o.soul.Yolo()
