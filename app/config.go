@@ -40,6 +40,8 @@ const (
 	// rewind's own come first).
 	DefaultMCPMaxTools          = 100
 	DefaultMCPMaxToolsPerServer = 64
+	DefaultAnswerSizeCap        = llm.DefaultMaxAnswerBytes
+	DefaultToolArgsSizeCap      = llm.DefaultMaxToolArgsBytes
 )
 
 // Config is the resolved configuration of one rewind process. Precedence,
@@ -63,7 +65,12 @@ type Config struct {
 	Theme             string
 	DMailRevertsFiles bool
 	FileSizeCap       int64
-	Yolo              bool
+	// AnswerSizeCap and ToolArgsSizeCap cap one model answer's text and
+	// reasoning, and its tool calls' arguments, in bytes: an answer past
+	// either fails the step. An import cuts longer texts to them.
+	AnswerSizeCap   int
+	ToolArgsSizeCap int
+	Yolo            bool
 	// ModelCallTimeout bounds one model call, retries included, besides the
 	// stream's idle timer.
 	ModelCallTimeout time.Duration
@@ -174,6 +181,8 @@ type fileConfig struct {
 	Theme               *string                   `toml:"theme" yaml:"theme"`
 	DMailRevertsFiles   *bool                     `toml:"dmail_reverts_files" yaml:"dmail_reverts_files"`
 	FileSizeCap         *int64                    `toml:"file_size_cap" yaml:"file_size_cap"`
+	AnswerSizeCap       *int                      `toml:"answer_size_cap" yaml:"answer_size_cap"`
+	ToolArgsSizeCap     *int                      `toml:"tool_args_size_cap" yaml:"tool_args_size_cap"`
 	ShellEnv            *shellEnvConfig           `toml:"shell_env" yaml:"shell_env"`
 	ModelCallTimeout    *string                   `toml:"model_call_timeout" yaml:"model_call_timeout"`
 	AllowRemoteApproval *bool                     `toml:"allow_remote_approval" yaml:"allow_remote_approval"`
@@ -274,6 +283,8 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		MaxRetriesPerStep: DefaultMaxRetriesPerStep,
 		Theme:             DefaultTheme,
 		FileSizeCap:       DefaultFileSizeCap,
+		AnswerSizeCap:     DefaultAnswerSizeCap,
+		ToolArgsSizeCap:   DefaultToolArgsSizeCap,
 		ModelCallTimeout:  DefaultModelCallTimeout,
 		LoopWarningAfter:  DefaultLoopWarningAfter,
 		Notify:            DefaultNotify,
@@ -308,6 +319,8 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	if fc.FileSizeCap != nil {
 		c.FileSizeCap = *fc.FileSizeCap
 	}
+	setInt(&c.AnswerSizeCap, fc.AnswerSizeCap)
+	setInt(&c.ToolArgsSizeCap, fc.ToolArgsSizeCap)
 	if v := fc.ModelCallTimeout; v != nil {
 		d, err := time.ParseDuration(*v)
 		if err != nil || d <= 0 {
@@ -484,6 +497,10 @@ func (c Config) validate() error {
 		return userErrorf(nil, "mcp_max_tools and mcp_max_tools_per_server must not be negative, got %d and %d (check %s)", c.MCPMaxTools, c.MCPMaxToolsPerServer, where)
 	case c.FileSizeCap < 0:
 		return userErrorf(nil, "file_size_cap must not be negative, got %d (check %s)", c.FileSizeCap, where)
+	case c.AnswerSizeCap <= 0:
+		return userErrorf(nil, "answer_size_cap must be a positive number of bytes, got %d (check %s)", c.AnswerSizeCap, where)
+	case c.ToolArgsSizeCap <= 0:
+		return userErrorf(nil, "tool_args_size_cap must be a positive number of bytes, got %d (check %s)", c.ToolArgsSizeCap, where)
 	}
 	if err := c.ShellEnv.Validate(); err != nil {
 		return userErrorf(err, "shell_env: %v (check %s)", err, where)

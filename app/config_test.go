@@ -37,7 +37,8 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.BaseURL != DefaultBaseURL || c.Model != "" || c.APIKey != "" || !c.Stream ||
 		c.MaxContextSize != 128000 || c.ReservedTokens != 50000 || c.MaxStepsPerRun != 100 ||
-		c.MaxRetriesPerStep != 3 || c.Theme != "dark" || c.DMailRevertsFiles || c.FileSizeCap != DefaultFileSizeCap || c.Yolo {
+		c.MaxRetriesPerStep != 3 || c.Theme != "dark" || c.DMailRevertsFiles || c.FileSizeCap != DefaultFileSizeCap || c.Yolo ||
+		c.AnswerSizeCap != 8<<20 || c.ToolArgsSizeCap != 8<<20 {
 		t.Errorf("defaults wrong: %+v", c)
 	}
 	if c.DBPath() != filepath.Join(home, "rewind.db") {
@@ -59,6 +60,8 @@ theme = "light"
 dmail_reverts_files = true
 file_size_cap = 2048
 mcp_max_tools = 50
+answer_size_cap = 1024
+tool_args_size_cap = 4096
 allow_remote_approval = true
 notify = "osc"
 `
@@ -124,6 +127,7 @@ notify = "osc"
 				tc.want.ThinkingStyle = llm.StyleOpenAI
 			}
 			tc.want.MCPMaxTools, tc.want.MCPMaxToolsPerServer = 50, DefaultMCPMaxToolsPerServer
+			tc.want.AnswerSizeCap, tc.want.ToolArgsSizeCap = 1024, 4096
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
@@ -183,6 +187,8 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		{"yaml unknown key", "config.yaml", "model: a\nthme: dark\n", []string{"config.yaml:2:", `unknown key "thme"`}},
 		{"yaml wrong type", "config.yaml", "model: a\nmax_context_size: lots\n", []string{"config.yaml:2:"}},
 		{"bad value", "config.toml", "max_context_size = -1\n", []string{"max_context_size must be positive", "config.toml"}},
+		{"answer cap", "config.toml", "answer_size_cap = 0\n", []string{"answer_size_cap must be a positive number of bytes", "config.toml"}},
+		{"tool args cap", "config.toml", "tool_args_size_cap = -5\n", []string{"tool_args_size_cap must be a positive number of bytes"}},
 		{"reserved above max", "config.toml", "max_context_size = 1000\n", []string{"reserved_tokens (50000) must be below max_context_size (1000)"}},
 	}
 	for _, tc := range cases {

@@ -26,6 +26,8 @@ func TestExitCodesAndLines(t *testing.T) {
 		{"canceled", fmt.Errorf("run: %w", context.Canceled), ExitInterrupted, []string{"interrupted"}},
 		{"temporary provider", &llm.Error{Status: 503, Message: "busy", Temporary: true, Exhausted: true}, ExitTempFailure, []string{"HTTP 503", "busy", "try again later"}},
 		{"unreachable", &llm.Error{Message: "dial tcp: connection refused", Temporary: true, Exhausted: true}, ExitTempFailure, []string{"cannot reach", "--base-url"}},
+		{"empty answer", &llm.Error{Message: "empty response: no content and no tool calls", Temporary: true, Exhausted: true, Err: llm.ErrEmptyAnswer}, ExitTempFailure, []string{"the model returned an empty answer", "model name"}},
+		{"answer too large", &llm.Error{Message: "the model's answer passed 8 MiB (answer_size_cap) and was stopped", Err: llm.ErrAnswerTooLarge}, ExitError, []string{"answer_size_cap"}},
 		{"bad key", &llm.Error{Status: 401, Message: "invalid key"}, ExitError, []string{"refused the API key", "OPENAI_API_KEY"}},
 		{"other 4xx", &llm.Error{Status: 400, Message: "bad tool schema"}, ExitError, []string{"HTTP 400", "bad tool schema"}},
 		{"session sentinel", fmt.Errorf("store: get: %w", store.ErrSessionNotFound), ExitError, []string{"no such session", "rewind sessions"}},

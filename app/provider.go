@@ -43,7 +43,9 @@ func newProvider(rt *Runtime, cfg Config) (llm.Client, error) {
 		MaxRetries:  cfg.MaxRetriesPerStep,
 		CallTimeout: cfg.ModelCallTimeout,
 
-		ThinkingStyle: cfg.ThinkingStyle,
+		ThinkingStyle:    cfg.ThinkingStyle,
+		MaxAnswerBytes:   cfg.AnswerSizeCap,
+		MaxToolArgsBytes: cfg.ToolArgsSizeCap,
 	}
 	if lc.MaxRetries == 0 {
 		lc.MaxRetries = -1 // llm: 0 means its default, negative means none

@@ -52,6 +52,10 @@ func describeProvider(err error, baseURL string) (string, bool) {
 	switch {
 	case errors.Is(le, llm.ErrCallTimeout):
 		return fmt.Sprintf("%s sent no complete answer in time (%s): try again later, or raise model_call_timeout", server, detail), true
+	case errors.Is(le, llm.ErrEmptyAnswer):
+		return fmt.Sprintf("the model returned an empty answer (no text, no tool calls), gave up after %s: try again, or check the model name (--model, REWIND_MODEL)", retries(le)), true
+	case errors.Is(le, llm.ErrAnswerTooLarge):
+		return detail, true
 	case le.HTML:
 		return detail + " (base_url in the config, OPENAI_BASE_URL or --base-url)", true
 	case errors.As(le, &dnsErr):

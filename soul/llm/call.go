@@ -120,14 +120,17 @@ func (p *Provider) send(ctx context.Context, req Request, cb Callbacks, withStre
 		return p.readStream(ctx, cancel, hresp.Body, req, cb)
 	}
 	// Non-streaming mode, or a server that ignored stream=true.
-	b, err := io.ReadAll(io.LimitReader(hresp.Body, maxJSONBody))
+	b, err := io.ReadAll(io.LimitReader(hresp.Body, maxJSONBody+1))
 	if err != nil {
 		return Response{}, ctxError(ctx, transportError(err, "reading response"))
+	}
+	if len(b) > maxJSONBody {
+		return Response{}, tooLarge(fmt.Sprintf("the model's answer passed %s and was stopped: ask for a shorter answer", byteSize(maxJSONBody)))
 	}
 	if looksLikeHTML(b) {
 		return Response{}, htmlError(p.cfg.BaseURL, b)
 	}
-	return decodeJSONResponse(b, req, cb)
+	return p.decodeJSONResponse(b, req, cb)
 }
 
 func (p *Provider) thinkingStyle() ThinkingStyle {
@@ -190,7 +193,7 @@ type jsonResponse struct {
 	Error json.RawMessage `json:"error"`
 }
 
-func decodeJSONResponse(b []byte, req Request, cb Callbacks) (Response, error) {
+func (p *Provider) decodeJSONResponse(b []byte, req Request, cb Callbacks) (Response, error) {
 	var r jsonResponse
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Response{}, &Error{Temporary: true, Err: err, Message: fmt.Sprintf("malformed JSON response: %v (%s)", err, snippet(b))}
@@ -199,7 +202,7 @@ func decodeJSONResponse(b []byte, req Request, cb Callbacks) (Response, error) {
 		return Response{}, streamError(r.Error)
 	}
 	if len(r.Choices) == 0 {
-		return Response{}, &Error{Temporary: true, Message: "empty response: no choices"}
+		return Response{}, &Error{Temporary: true, Err: ErrEmptyAnswer, Message: "empty response: no choices"}
 	}
 	ch := r.Choices[0]
 	content := contentText(ch.Message.Content)
@@ -207,13 +210,16 @@ func decodeJSONResponse(b []byte, req Request, cb Callbacks) (Response, error) {
 	if reasoning == "" {
 		reasoning = ch.Message.Reasoning
 	}
-	acc := newAccumulator()
+	acc := p.newAccumulator()
 	acc.reasoning(reasoning, cb)
 	acc.content(content, cb)
 	for i, tc := range ch.Message.ToolCalls {
 		idx := i
 		tc.Index = &idx
 		acc.toolCall(tc, cb)
+	}
+	if acc.err != nil {
+		return Response{}, acc.err
 	}
 	acc.finish = trimFinish(ch.FinishReason)
 	acc.usage = r.Usage

@@ -14,6 +14,16 @@ import (
 	"time"
 )
 
+// ErrAnswerTooLarge is wrapped by the *Error of an answer whose text and
+// reasoning passed Config.MaxAnswerBytes, or whose tool calls' arguments
+// passed Config.MaxToolArgsBytes. It is not retried: the same question
+// would get the same answer.
+var ErrAnswerTooLarge = errors.New("answer too large")
+
+// ErrEmptyAnswer is wrapped by the *Error of an answer with neither text
+// nor tool calls: the server was reached and answered, with nothing.
+var ErrEmptyAnswer = errors.New("empty answer")
+
 // retryableStatus reports whether an HTTP status is worth retrying
 // (DESIGN §3.3): 408, 429, 500, 502, 503, 504 and Cloudflare's 520–529.
 func retryableStatus(code int) bool {

@@ -35,6 +35,12 @@ const (
 	// hundred bytes; a server sending an endless line must not take all
 	// memory, so the call fails instead.
 	MaxStreamLine = 16 << 20
+	// DefaultMaxAnswerBytes caps the text and reasoning of one answer, and
+	// DefaultMaxToolArgsBytes the arguments of its tool calls (one call's,
+	// or all of them together): a server streaming forever in lines under
+	// MaxStreamLine must not take all memory (40 lines of 12 MiB took 10 GB).
+	DefaultMaxAnswerBytes   = 8 << 20
+	DefaultMaxToolArgsBytes = 8 << 20
 )
 
 // Config says which server and model to talk to and how hard to try.
@@ -55,6 +61,12 @@ type Config struct {
 	// ThinkingStyle is how this server is asked to think (Request.Thinking);
 	// "" is StyleOpenAI.
 	ThinkingStyle ThinkingStyle
+	// MaxAnswerBytes and MaxToolArgsBytes cap one answer's text and
+	// reasoning, and its tool calls' arguments; past either the call fails
+	// with ErrAnswerTooLarge. 0 means DefaultMaxAnswerBytes,
+	// DefaultMaxToolArgsBytes.
+	MaxAnswerBytes   int
+	MaxToolArgsBytes int
 }
 
 // ToolSpec describes one tool offered to the model.
@@ -202,6 +214,12 @@ func New(cfg Config) (*Provider, error) {
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.MaxAnswerBytes <= 0 {
+		cfg.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	if cfg.MaxToolArgsBytes <= 0 {
+		cfg.MaxToolArgsBytes = DefaultMaxToolArgsBytes
 	}
 	if cfg.MaxBackoff < cfg.InitialBackoff {
 		cfg.MaxBackoff = cfg.InitialBackoff

@@ -46,7 +46,7 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 	ib := newIdleBody(body, p.idleTimeout, cancel)
 	defer ib.stop()
 	br := bufio.NewReaderSize(ib, 32<<10)
-	acc := newAccumulator()
+	acc := p.newAccumulator()
 	dec := newChunkDecoder()
 	var (
 		event string
@@ -96,6 +96,9 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 				return Response{}, streamError(c.Error)
 			}
 			acc.chunk(&c, cb)
+			if acc.err != nil {
+				return Response{}, acc.err
+			}
 		}
 		if rerr != nil {
 			if rerr != io.EOF {
@@ -160,7 +163,8 @@ func errorField(payload []byte) json.RawMessage {
 }
 
 // accumulator assembles an answer from deltas and forwards each delta to
-// the callbacks.
+// the callbacks, up to the answer's caps: a delta past one is dropped and
+// err set, and the caller stops reading.
 type accumulator struct {
 	text, think strings.Builder
 	calls       map[int]*callAcc
@@ -168,6 +172,10 @@ type accumulator struct {
 	finish      string
 	usage       *openai.Usage
 	done        bool
+
+	maxAnswer, maxArgs int
+	args               int // bytes of every call's arguments so far
+	err                error
 }
 
 type callAcc struct {
@@ -177,10 +185,27 @@ type callAcc struct {
 	args     strings.Builder
 }
 
-func newAccumulator() *accumulator { return &accumulator{last: -1} }
+func (p *Provider) newAccumulator() *accumulator {
+	return &accumulator{last: -1, maxAnswer: p.cfg.MaxAnswerBytes, maxArgs: p.cfg.MaxToolArgsBytes}
+}
+
+// fits reports whether n more bytes of text and reasoning stay under the
+// cap, and sets err when they do not.
+func (a *accumulator) fits(n int) bool {
+	if a.err != nil {
+		return false
+	}
+	if a.text.Len()+a.think.Len()+n > a.maxAnswer {
+		a.err = tooLarge(fmt.Sprintf("the model's answer passed %s (answer_size_cap) and was stopped: ask for a shorter answer, or raise answer_size_cap in the config", byteSize(a.maxAnswer)))
+		return false
+	}
+	return true
+}
+
+func tooLarge(msg string) *Error { return &Error{Err: ErrAnswerTooLarge, Message: msg} }
 
 func (a *accumulator) content(s string, cb Callbacks) {
-	if s == "" {
+	if s == "" || !a.fits(len(s)) {
 		return
 	}
 	a.text.WriteString(s)
@@ -190,7 +215,7 @@ func (a *accumulator) content(s string, cb Callbacks) {
 }
 
 func (a *accumulator) reasoning(s string, cb Callbacks) {
-	if s == "" {
+	if s == "" || !a.fits(len(s)) {
 		return
 	}
 	a.think.WriteString(s)
@@ -229,6 +254,13 @@ func (a *accumulator) chunk(c *chunk, cb Callbacks) {
 // (some older servers) continues the previous call unless it carries a new
 // id.
 func (a *accumulator) toolCall(tc openai.ToolCall, cb Callbacks) {
+	if a.err != nil {
+		return
+	}
+	if a.args += len(tc.Function.Arguments); a.args > a.maxArgs {
+		a.err = tooLarge(fmt.Sprintf("the model's tool call arguments passed %s (tool_args_size_cap) and the answer was stopped: ask for smaller edits, or raise tool_args_size_cap in the config", byteSize(a.maxArgs)))
+		return
+	}
 	if a.calls == nil {
 		a.calls = map[int]*callAcc{}
 	}
@@ -275,7 +307,7 @@ func (a *accumulator) response(req Request) (Response, error) {
 		if a.finish != "" {
 			msg += " (finish_reason " + a.finish + ")"
 		}
-		return Response{}, &Error{Temporary: true, Message: msg}
+		return Response{}, &Error{Temporary: true, Err: ErrEmptyAnswer, Message: msg}
 	}
 	msg := assistantMessage(content, a.think.String(), calls)
 	resp := Response{Message: msg, FinishReason: a.finish}
