@@ -55,6 +55,37 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	return err
 }
 
+// ExportSessionDir writes every generation of a session as a kimi-cli
+// session directory (kimi.ExportSession), rewind's secrets redacted, and
+// says what it wrote.
+func ExportSessionDir(ctx context.Context, rt *Runtime, id, dir string) error {
+	h, err := rt.openSession(ctx, id, false)
+	if err != nil {
+		return err
+	}
+	defer h.Close(ctx)
+	redact := h.cfg.Redactor()
+	files, err := kimi.ExportSession(ctx, h.db, h.s.ID, dir, redact.Writer)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return userErrorf(err, "%v: export into an empty or new directory", err)
+		}
+		return storeError(err, h.s.ID, "")
+	}
+	_, err = fmt.Fprintf(rt.Stdout, "exported session %s to %s: %d %s (%s); kimi-cli can resume it from there\n",
+		h.s.ID, dir, len(files), words.Plural(len(files), "file", "files"), exportedNames(files))
+	return err
+}
+
+// exportedNames lists the files' base names, the current one last.
+func exportedNames(files []string) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
+	return strings.Join(names, ", ")
+}
+
 // exportTo writes generation gen (-1: the current one) of session id to w
 // with rewind's secrets redacted: a session may hold them from an import or
 // from a rewind older than redaction.

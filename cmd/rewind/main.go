@@ -410,17 +410,24 @@ A session another rewind process is writing can be forked.`,
 	var expGen int
 	var expOut string
 	var expForce bool
+	var expDir string
 	export := &cobra.Command{
 		Use:   "export ID",
-		Short: "Write a generation as kimi-cli context.jsonl (stdout, or -o FILE)",
+		Short: "Write a generation as kimi-cli context.jsonl (stdout, or -o FILE), or every generation as a kimi-cli session dir (--session-dir DIR)",
 		Args:  usageArgs(nArgs(1, 1)),
 		RunE: c.action(func(ctx context.Context, cmd *cobra.Command, args []string) error {
+			if expDir != "" {
+				return app.ExportSessionDir(ctx, c.rt, args[0], expDir)
+			}
 			return app.Export(ctx, c.rt, args[0], given(cmd.Flags(), "generation", &expGen), expOut, expForce)
 		}),
 	}
+	export.Flags().StringVar(&expDir, "session-dir", "", "write every generation into DIR as a kimi-cli session: archived ones as context_1.jsonl… oldest first, the current one as context.jsonl (files there are never replaced)")
 	export.Flags().IntVar(&expGen, "generation", 0, "export this generation instead of the current one")
 	export.Flags().StringVarP(&expOut, "output", "o", "", "write to FILE instead of stdout (an existing file is kept unless --force)")
 	export.Flags().BoolVar(&expForce, "force", false, "replace an existing -o FILE")
+	export.MarkFlagsMutuallyExclusive("session-dir", "output")
+	export.MarkFlagsMutuallyExclusive("session-dir", "generation")
 
 	var skipInvalid bool
 	imp := &cobra.Command{

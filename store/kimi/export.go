@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,17 +106,19 @@ func Export(ctx context.Context, db *store.DB, sessionID string, gen int, w io.W
 
 // ExportSession writes every generation of a session into dir as a kimi-cli
 // session directory: the generations before the current one as
-// context_1.jsonl, context_2.jsonl… oldest first, the current one as
-// context.jsonl. dir is created if needed; existing files are never
-// overwritten (an error names the first one found).
-func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir string) error {
+// context_1.jsonl, context_2.jsonl… in creation order, as kimi-cli's
+// rotation names them, the current one as context.jsonl. dir is created
+// if needed; existing files are never overwritten (an error names the
+// first one found). wrap, when not nil, filters each file's bytes (the
+// caller's redaction). It returns the files written, in order.
+func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir string, wrap func(io.Writer) io.WriteCloser) ([]string, error) {
 	gens, err := db.Generations(ctx, sessionID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sess, err := db.GetSession(ctx, sessionID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var order []int // archived first, current last
 	for _, g := range gens {
@@ -131,33 +134,39 @@ func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir stri
 	names[len(names)-1] = filepath.Join(dir, CurrentFile)
 	for _, n := range names {
 		if _, err := os.Lstat(n); err == nil {
-			return fmt.Errorf("export: %s already exists", n)
+			return nil, fmt.Errorf("export: %s: %w", n, fs.ErrExist)
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("export: %w", err)
+			return nil, fmt.Errorf("export: %w", err)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return nil, fmt.Errorf("export: %w", err)
 	}
 	for i, g := range order {
-		if err := exportFile(ctx, db, sess.ID, g, names[i]); err != nil {
-			return err
+		if err := exportFile(ctx, db, sess.ID, g, names[i], wrap); err != nil {
+			return names[:i], err
 		}
 	}
-	return nil
+	return names, nil
 }
 
-func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, name string) error {
+func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, name string, wrap func(io.Writer) io.WriteCloser) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if err := Export(ctx, db, sessionID, gen, f); err != nil {
-		f.Close()
-		return err
+	var w io.Writer = f
+	var filter io.WriteCloser
+	if wrap != nil {
+		filter = wrap(f)
+		w = filter
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("export: %w", err)
+	err = Export(ctx, db, sessionID, gen, w)
+	if err == nil && filter != nil {
+		err = filter.Close() // flushes what it held back
 	}
-	return nil
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("export: %w", cerr)
+	}
+	return err
 }

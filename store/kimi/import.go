@@ -19,11 +19,29 @@ import (
 // CurrentFile is the name of the current context file in a session directory.
 const CurrentFile = "context.jsonl"
 
-var rotatedRE = regexp.MustCompile(`^context_([1-9][0-9]*)\.jsonl$`)
+// historyFile is the current context file of early kimi-cli versions.
+const historyFile = "history.jsonl"
+
+// rotatedRE matches a rotated context file: kimi-cli's NAME_N.jsonl and
+// the older NAME.jsonl.N, for context and the early history names.
+var rotatedRE = regexp.MustCompile(`^(?:context|history)(?:_([1-9][0-9]*)\.jsonl|\.jsonl\.([1-9][0-9]*))$`)
+
+// currentFileIn is a session directory's current context file:
+// context.jsonl, else the early versions' history.jsonl.
+func currentFileIn(dir string) (string, bool) {
+	for _, name := range []string{CurrentFile, historyFile} {
+		if exists(filepath.Join(dir, name)) {
+			return name, true
+		}
+	}
+	return "", false
+}
 
 // SessionFiles lists the context files of a kimi-cli session directory in
-// generation order: the rotated context_N.jsonl by ascending N (oldest
-// first), then context.jsonl. Other files are ignored.
+// generation order: the rotated files (context_N.jsonl, and the older
+// context.jsonl.N and history names) by ascending N, oldest first, then
+// the current file (context.jsonl, or history.jsonl). Other files are
+// ignored.
 func SessionFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -34,32 +52,28 @@ func SessionFiles(dir string) ([]string, error) {
 		name string
 	}
 	var rot []rotated
-	current := false
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
 		}
-		if e.Name() == CurrentFile {
-			current = true
-			continue
-		}
 		if m := rotatedRE.FindStringSubmatch(e.Name()); m != nil {
-			n, err := strconv.Atoi(m[1])
+			n, err := strconv.Atoi(m[1] + m[2])
 			if err != nil { // more digits than an int holds
 				continue
 			}
 			rot = append(rot, rotated{n, e.Name()})
 		}
 	}
-	if !current {
+	current, ok := currentFileIn(dir)
+	if !ok {
 		return nil, fmt.Errorf("%s: no %s in the directory", dir, CurrentFile)
 	}
-	sort.Slice(rot, func(i, j int) bool { return rot[i].n < rot[j].n })
+	sort.SliceStable(rot, func(i, j int) bool { return rot[i].n < rot[j].n })
 	out := make([]string, 0, len(rot)+1)
 	for _, r := range rot {
 		out = append(out, filepath.Join(dir, r.name))
 	}
-	return append(out, filepath.Join(dir, CurrentFile)), nil
+	return append(out, filepath.Join(dir, current)), nil
 }
 
 // ParseFile parses one context file; errors name the path.

@@ -152,7 +152,7 @@ func TestImportSessionDirRotationOrder(t *testing.T) {
 
 	// The whole session exports back as the same directory.
 	out := filepath.Join(t.TempDir(), "kimi-session")
-	if err := ExportSession(ctx, db, s.ID, out); err != nil {
+	if _, err := ExportSession(ctx, db, s.ID, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(out)
@@ -170,7 +170,7 @@ func TestImportSessionDirRotationOrder(t *testing.T) {
 		assertSameContext(t, readFile(t, filepath.Join(out, n)), readFile(t, filepath.Join(dir, n)), "dir "+n)
 	}
 	// It never overwrites.
-	if err := ExportSession(ctx, db, s.ID, out); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := ExportSession(ctx, db, s.ID, out, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second export into the same dir: %v", err)
 	}
 	// And the exported directory imports again to the same session.

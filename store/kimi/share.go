@@ -93,7 +93,7 @@ func Discover(path string) (Discovery, error) {
 	switch {
 	case !fi.IsDir() && filepath.Base(abs) == MetadataFile:
 		return discoverShare(filepath.Dir(abs), filepath.Join(filepath.Dir(abs), SessionsDir), d) // kimi.json: its share dir
-	case !fi.IsDir() && filepath.Base(abs) == CurrentFile && inShare(filepath.Dir(abs)):
+	case !fi.IsDir() && (filepath.Base(abs) == CurrentFile || filepath.Base(abs) == historyFile) && inShare(filepath.Dir(abs)):
 		return discoverSession(filepath.Dir(abs), d) // a share dir's session, however it is named
 	case !fi.IsDir():
 		src := Source{ID: "file:" + abs, Path: abs, Files: []string{abs}, ModTime: fi.ModTime()}
@@ -102,7 +102,7 @@ func Discover(path string) (Discovery, error) {
 		}
 		d.Sources = []Source{src}
 		return d, nil
-	case exists(filepath.Join(abs, CurrentFile)):
+	case hasCurrentFile(abs):
 		return discoverSession(abs, d)
 	case exists(filepath.Join(abs, MetadataFile)) || isDir(filepath.Join(abs, SessionsDir)):
 		return discoverShare(abs, filepath.Join(abs, SessionsDir), d)
@@ -170,7 +170,7 @@ func discoverShare(share, sessions string, d Discovery) (Discovery, error) {
 		}
 		for _, s := range sessDirs {
 			dir := filepath.Join(sessions, k.Name(), s.Name())
-			if !s.IsDir() || !exists(filepath.Join(dir, CurrentFile)) {
+			if !s.IsDir() || !hasCurrentFile(dir) {
 				continue
 			}
 			src, err := sessionSource(dir)
@@ -276,6 +276,8 @@ func hasRotated(dir string) bool {
 	}
 	return false
 }
+
+func hasCurrentFile(dir string) bool { _, ok := currentFileIn(dir); return ok }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
