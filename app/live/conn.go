@@ -46,13 +46,18 @@ func Dial(ctx context.Context, home, sessionID string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dialPath(ctx, path, false)
+	return dialPath(ctx, path, sessionID, false)
 }
 
-// dialPath connects to the writer at path and reads its Hello. With
-// helloOnly the writer sends the Hello alone (no replay of the step in
-// flight, no events) and the connection is closed after it: for listers.
-func dialPath(ctx context.Context, path string, helloOnly bool) (*Conn, error) {
+// ErrWrongSession means the socket at a session's path answered for
+// another session (a symlink planted there): its run is not this one's.
+var ErrWrongSession = errors.New("live: the socket answers for another session")
+
+// dialPath connects to the writer at path and reads its Hello, which must
+// be sessionID's. With helloOnly the writer sends the Hello alone (no replay
+// of the step in flight, no events) and the connection is closed after it:
+// for listers.
+func dialPath(ctx context.Context, path, sessionID string, helloOnly bool) (*Conn, error) {
 	d := net.Dialer{Timeout: readTimeout}
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -85,6 +90,10 @@ func dialPath(ctx context.Context, path string, helloOnly bool) (*Conn, error) {
 	if err != nil || !ok {
 		nc.Close()
 		return nil, fmt.Errorf("live: %s: not a rewind writer", path)
+	}
+	if h.SessionID != sessionID {
+		nc.Close()
+		return nil, fmt.Errorf("%w: %s answers for %s, not %s", ErrWrongSession, path, h.SessionID, sessionID)
 	}
 	c.Hello = h
 	if helloOnly {

@@ -128,16 +128,22 @@ func Listen(o Options) (*Publisher, error) {
 	return p, nil
 }
 
-// removeStale removes a socket nobody accepts on (its writer died); a live
-// one means another process writes the session.
+// removeStale clears the session's socket path: it removes a socket nobody
+// accepts on (its writer died), and anything that is not a socket, such as
+// a symlink planted to another session's socket (whose writer would then
+// be shown to this session's watchers, and stop this one from listening).
+// A live socket of its own means another process writes the session.
 func removeStale(path string) error {
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	c, err := net.DialTimeout("unix", path, 300*time.Millisecond)
-	if err == nil {
-		c.Close()
-		return fmt.Errorf("live: %s: another process is already publishing this session", path)
+	if err == nil && st.Mode().Type() == os.ModeSocket {
+		c, err := net.DialTimeout("unix", path, 300*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return fmt.Errorf("live: %s: another process is already publishing this session", path)
+		}
 	}
 	if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		return fmt.Errorf("live: remove stale %s: %w", path, rerr)

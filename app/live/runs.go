@@ -17,16 +17,16 @@ func List(ctx context.Context, home string) ([]Hello, error) {
 	}
 	var out []Hello
 	for _, p := range paths {
-		c, err := dialPath(ctx, p, true)
+		// A writer answers for the session its socket is named after; one
+		// that does not is reached through a planted symlink and is
+		// listed under its own name (once), not this one.
+		c, err := dialPath(ctx, p, sessionOf(p), true)
 		if isRefused(err) {
 			os.Remove(p) // nobody accepts: its writer died
 			continue
 		}
 		if err != nil {
 			continue
-		}
-		if c.Hello.SessionID == "" {
-			c.Hello.SessionID = sessionOf(p)
 		}
 		out = append(out, c.Hello)
 	}
