@@ -2,6 +2,7 @@ package soul
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm"
@@ -24,8 +25,8 @@ import (
 // redactMessage returns m with the secrets replaced in its text, reasoning
 // and tool call arguments (m itself when it holds none).
 func redactMessage(r *shellenv.Redactor, m message.Message) message.Message {
-	if r == nil {
-		return m
+	if !holdsSecret(r, m) {
+		return m // no copies: every request passes the whole history here
 	}
 	m.Content.Text = r.Redact(m.Content.Text)
 	if m.Content.Parts != nil {
@@ -47,13 +48,36 @@ func redactMessage(r *shellenv.Redactor, m message.Message) message.Message {
 	return m
 }
 
-func redactMessages(r *shellenv.Redactor, msgs []message.Message) []message.Message {
-	if r == nil {
-		return msgs
+func holdsSecret(r *shellenv.Redactor, m message.Message) bool {
+	if r.Contains(m.Content.Text) {
+		return true
 	}
-	out := make([]message.Message, len(msgs))
+	for _, p := range m.Content.Parts {
+		if r.Contains(p.Text) || r.Contains(p.Think) {
+			return true
+		}
+	}
+	for _, c := range m.ToolCalls {
+		if r.Contains(c.Name) || r.Contains(c.Args) {
+			return true
+		}
+	}
+	return false
+}
+
+func redactMessages(r *shellenv.Redactor, msgs []message.Message) []message.Message {
+	var out []message.Message // a copy only once a message needs redacting
 	for i, m := range msgs {
+		if !holdsSecret(r, m) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(msgs)
+		}
 		out[i] = redactMessage(r, m)
+	}
+	if out == nil {
+		return msgs
 	}
 	return out
 }
@@ -71,9 +95,22 @@ func (c redactingClient) Chat(ctx context.Context, req llm.Request, cb llm.Callb
 	req.Messages = redactMessages(c.r, req.Messages)
 	content, reasoning := c.r.Stream(), c.r.Stream()
 	args := map[int]*shellenv.Stream{}
+	// A held tail is flushed before the next part begins, so the
+	// reasoning's end comes before the answer, and both before the calls.
+	flushReasoning := func() {
+		if out := reasoning.Flush(); out != "" && cb.OnReasoning != nil {
+			cb.OnReasoning(out)
+		}
+	}
+	flushContent := func() {
+		if out := content.Flush(); out != "" && cb.OnContent != nil {
+			cb.OnContent(out)
+		}
+	}
 	wrapped := cb
 	if cb.OnContent != nil {
 		wrapped.OnContent = func(text string) {
+			flushReasoning()
 			if out := content.Write(text); out != "" {
 				cb.OnContent(out)
 			}
@@ -88,6 +125,8 @@ func (c redactingClient) Chat(ctx context.Context, req llm.Request, cb llm.Callb
 	}
 	if cb.OnToolCallDelta != nil {
 		wrapped.OnToolCallDelta = func(index int, id, name, delta string) {
+			flushReasoning()
+			flushContent()
 			st := args[index]
 			if st == nil {
 				st = c.r.Stream()
@@ -111,12 +150,8 @@ func (c redactingClient) Chat(ctx context.Context, req llm.Request, cb llm.Callb
 	// What was held is no secret (only a secret's start, or the call would
 	// have finished it): it ends the streamed text, also of an interrupted
 	// call, whose partial answer is kept.
-	if out := reasoning.Flush(); out != "" && cb.OnReasoning != nil {
-		cb.OnReasoning(out)
-	}
-	if out := content.Flush(); out != "" && cb.OnContent != nil {
-		cb.OnContent(out)
-	}
+	flushReasoning()
+	flushContent()
 	for index, st := range args {
 		if out := st.Flush(); out != "" {
 			cb.OnToolCallDelta(index, "", "", out)

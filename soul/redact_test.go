@@ -116,3 +116,28 @@ func TestKeyStoredBeforeIsNotSent(t *testing.T) {
 		t.Errorf("request: %s", body)
 	}
 }
+
+// TestHeldReasoningTailComesBeforeTheAnswer: reasoning that ends in what
+// could start the key is held, and shown before the answer begins.
+func TestHeldReasoningTailComesBeforeTheAnswer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{cfg: Config{Redact: canaryRedactor()}},
+		llmtest.Text("the answer").WithReasoning("thinking about sk-"))
+	h.mustRun("hi")
+	var reasoning strings.Builder
+	sawContent := false
+	for _, e := range h.events {
+		switch ev := e.(type) {
+		case ReasoningPart:
+			if sawContent {
+				t.Errorf("reasoning %q after the answer began", ev.Text)
+			}
+			reasoning.WriteString(ev.Text)
+		case ContentPart:
+			sawContent = true
+		}
+	}
+	if reasoning.String() != "thinking about sk-" {
+		t.Errorf("reasoning shown %q", reasoning.String())
+	}
+}
