@@ -15,6 +15,8 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
 )
 
 // DefaultName is the theme used when none is configured or loading fails.
@@ -284,7 +286,7 @@ func userFile(dir, name string) (string, bool) {
 // LoadFile reads one user theme file (YAML, or TOML by the .toml extension).
 // Colours it does not set come from its `base:` built-in (dark by default).
 func LoadFile(path string) (Theme, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return Default(), fmt.Errorf("theme %s: %w", path, err)
 	}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
@@ -44,4 +48,69 @@ func TestPrintAnswerOverTheCapFailsInOneLine(t *testing.T) {
 			t.Errorf("a stopped answer was stored")
 		}
 	}
+}
+
+// TestSpecialFilesDoNotHangARun: a FIFO AGENTS.md (work dir or
+// $REWIND_HOME) or mcp.json ends `rewind -p` at once with one line naming
+// it, or (mcp.json) a warning and the run goes on; a /proc file is refused
+// by import before it is read. On the old code each blocked for good
+// (/proc/kmsg as root: the import waited until the kernel logged).
+func TestSpecialFilesDoNotHangARun(t *testing.T) {
+	t.Parallel()
+	for _, where := range []string{"work", "home"} {
+		t.Run("AGENTS.md in "+where, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Text("Hello."))
+			e := newEnv(t).withServer(srv)
+			dir := e.workDir
+			if where == "home" {
+				dir = e.home
+			}
+			if err := syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o600); err != nil {
+				t.Skip("no FIFOs here:", err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			r := e.runCtx(ctx, "-p", "hi")
+			if ctx.Err() != nil {
+				t.Fatal("a FIFO AGENTS.md blocked the run")
+			}
+			expectError(t, r, 1, "AGENTS.md is a named pipe (FIFO)")
+		})
+	}
+	t.Run("mcp.json", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.NewServer(t)
+		srv.Enqueue(llmtest.Text("Hello."))
+		e := newEnv(t).withServer(srv)
+		if err := syscall.Mkfifo(filepath.Join(e.home, "mcp.json"), 0o600); err != nil {
+			t.Skip("no FIFOs here:", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r := e.runCtx(ctx, "-p", "hi")
+		if ctx.Err() != nil {
+			t.Fatal("a FIFO mcp.json blocked the run")
+		}
+		if r.code != 0 || r.stdout != "Hello.\n" || !strings.Contains(r.stderr, "mcp.json is a named pipe (FIFO), not a regular file") {
+			t.Errorf("%s", r)
+		}
+	})
+	t.Run("proc", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		for _, p := range []string{"/proc/self/status", "/proc/kmsg"} {
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			r := e.runCtx(ctx, "import", p)
+			if ctx.Err() != nil {
+				t.Fatalf("import %s blocked", p)
+			}
+			cancel()
+			expectError(t, r, 1, "kernel's proc filesystem, not a regular file")
+		}
+	})
 }

@@ -1,12 +1,15 @@
 package regfile
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 )
 
 // ErrNotRegular is wrapped by the error for a path that is not a regular file.
@@ -19,7 +22,7 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file; rewind reads only regular files, since a pipe or device could block it forever", e.Path, e.Kind)
+	return fmt.Sprintf("%s is %s, not a regular file; rewind reads only regular files, since a pipe, a device or a kernel file could block it forever", e.Path, e.Kind)
 }
 
 func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
@@ -61,15 +64,103 @@ func Open(path string) (*os.File, error) {
 		f.Close()
 		return nil, &NotRegularError{Path: path, Kind: Kind(info.Mode())}
 	}
+	if kind := pseudoKind(f); kind != "" {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Kind: kind}
+	}
 	return f, nil
 }
 
-// ReadFile is os.ReadFile for regular files only.
+// ReadFile is os.ReadFile for regular files only, each read bounded by
+// ReadTimeout (see NewReader).
 func ReadFile(path string) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	var buf bytes.Buffer
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		buf.Grow(int(info.Size()) + 1)
+	}
+	_, err = buf.ReadFrom(NewReader(context.Background(), f, path))
+	return buf.Bytes(), err
+}
+
+// ReadTimeout is how long one read of a file may take before rewind gives
+// up on it. A regular file answers at once; one that does not is on a hung
+// network mount or otherwise stuck, and waiting longer would hang the
+// prompt or the import that asked.
+const ReadTimeout = 10 * time.Second
+
+// TimeoutError is a read that did not return within ReadTimeout.
+type TimeoutError struct {
+	Path    string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("reading %s: no data for %s, gave up (a hung mount or a file that is not what it seems)", e.Path, e.Timeout)
+}
+
+// NewReader bounds each read of r in time: a Read that has not returned
+// within ReadTimeout, or when ctx is done, fails (with a *TimeoutError or
+// ctx's error), and so does every later one. The read itself cannot be
+// stopped: a goroutine is left blocked in it, with its own buffer, until it
+// returns. path names r in errors.
+func NewReader(ctx context.Context, r io.Reader, path string) io.Reader {
+	return newTimedReader(ctx, r, path, ReadTimeout)
+}
+
+func newTimedReader(ctx context.Context, r io.Reader, path string, d time.Duration) *timedReader {
+	return &timedReader{ctx: ctx, r: r, path: path, timeout: d}
+}
+
+type timedReader struct {
+	ctx     context.Context
+	r       io.Reader
+	path    string
+	timeout time.Duration
+	buf     []byte
+	err     error
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	if err := t.ctx.Err(); err != nil {
+		t.err = err
+		return 0, err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(t.buf) < len(p) {
+		t.buf = make([]byte, len(p))
+	}
+	buf := t.buf[:len(p)]
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := t.r.Read(buf)
+		done <- readResult{n, err}
+	}()
+	timer := time.NewTimer(t.timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		copy(p, buf[:res.n])
+		return res.n, res.err
+	case <-timer.C:
+		t.err = &TimeoutError{Path: t.path, Timeout: t.timeout}
+	case <-t.ctx.Done():
+		t.err = t.ctx.Err()
+	}
+	t.buf = nil // the stalled read still owns it
+	return 0, t.err
 }

@@ -1,6 +1,7 @@
 package instructions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
 )
 
 // FileName is the instructions file looked for in each directory.
@@ -85,16 +88,20 @@ func projectDirs(workDir string) []string {
 	}
 }
 
+// read reads one AGENTS.md through regfile: a FIFO, device or kernel file
+// there is refused rather than read (which could block every prompt), and
+// a read that stalls gives up after regfile.ReadTimeout. A directory of
+// that name is no file.
 func read(path string) (File, error) {
-	fh, err := os.Open(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return File{}, fs.ErrNotExist
+	}
+	fh, err := regfile.Open(path)
 	if err != nil {
 		return File{}, err
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		return File{}, fs.ErrNotExist
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(regfile.NewReader(context.Background(), fh, path), MaxFileBytes+1))
 	if err != nil {
 		return File{}, err
 	}

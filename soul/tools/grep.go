@@ -149,7 +149,7 @@ func (s *grepState) file(ctx context.Context, real, display string) bool {
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > grepMaxFileSize {
 		return true
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(regfile.NewReader(ctx, f, display), 64<<10)
 	head, _ := br.Peek(binarySniffLen)
 	if isBinary(head) {
 		s.skippedBinary++

@@ -74,7 +74,9 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 	}
 	defer f.Close()
 
-	br := bufio.NewReaderSize(f, 64<<10)
+	// Each read is bounded in time and by ctx: a file on a hung mount
+	// must not hold the step past Esc.
+	br := bufio.NewReaderSize(regfile.NewReader(ctx, f, tg.Display), 64<<10)
 	head, _ := br.Peek(binarySniffLen)
 	if isBinary(head) {
 		return errorResult("binary file", "%s looks like a binary file (%s); ReadFile reads text files only.", tg.Display, HumanBytes(info.Size()))
@@ -90,6 +92,9 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 		}
 		line, full, err := readLine(br, readMaxLineChars*4)
 		if err != nil && line == "" {
+			if ctx.Err() != nil {
+				return errorResult("interrupted", "Reading %s was interrupted.", tg.Display)
+			}
 			if !errors.Is(err, io.EOF) {
 				return errorResult("read failed", "Reading %s failed: %v.", tg.Display, err)
 			}

@@ -242,7 +242,7 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions)
 			return p
 		}
 	}
-	if p.sigs, p.files, err = readSession(src, p.old, o); err != nil {
+	if p.sigs, p.files, err = readSession(ctx, src, p.old, o); err != nil {
 		p.err = fmt.Errorf("import: %w", err)
 	}
 	return p
@@ -253,12 +253,12 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions)
 // parsed (a re-run reads and hashes, and warns of nothing twice). old also
 // asks for the hash of the current file's old prefix, to tell growth from
 // a rewrite.
-func readSession(src Source, old []fileSig, o ParseOptions) ([]fileSig, []File, error) {
+func readSession(ctx context.Context, src Source, old []fileSig, o ParseOptions) ([]fileSig, []File, error) {
 	sigs := make([]fileSig, len(src.Files))
 	data := make([][]byte, len(src.Files))
 	for i, p := range src.Files {
 		var err error
-		if data[i], err = readRegular(p); err != nil {
+		if data[i], err = readRegular(ctx, p); err != nil {
 			return nil, nil, err
 		}
 		sum := sha256.Sum256(data[i])
@@ -289,7 +289,10 @@ func readSession(src Source, old []fileSig, o ParseOptions) ([]fileSig, []File, 
 	return sigs, files, nil
 }
 
-func readRegular(p string) ([]byte, error) {
+// readRegular reads a context file through regfile: only a regular file,
+// each read bounded in time and ended by ctx (a SIGTERM stops an import
+// whose read stalls, rather than waiting on it).
+func readRegular(ctx context.Context, p string) ([]byte, error) {
 	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, err
@@ -299,7 +302,7 @@ func readRegular(p string) ([]byte, error) {
 	if fi, err := f.Stat(); err == nil {
 		buf.Grow(int(fi.Size()) + 1)
 	}
-	_, err = buf.ReadFrom(f)
+	_, err = buf.ReadFrom(regfile.NewReader(ctx, f, p))
 	return buf.Bytes(), err
 }
 

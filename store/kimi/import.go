@@ -83,7 +83,7 @@ func ParseFile(path string) (File, error) {
 		return File{}, err
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return Parse(regfile.NewReader(context.Background(), f, path), path)
 }
 
 // ImportPath imports one context.jsonl file (one generation) or one

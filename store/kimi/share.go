@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
 )
 
 // A kimi-cli share dir (~/.kimi, or $KIMI_SHARE_DIR) holds kimi.json and
@@ -217,7 +219,7 @@ func workDirs(m Metadata) map[string]string {
 // readMetadata reads dir/kimi.json; a missing file is no error (path "").
 func readMetadata(dir string) (Metadata, string, error) {
 	p := filepath.Join(dir, MetadataFile)
-	data, err := os.ReadFile(p)
+	data, err := regfile.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Metadata{}, "", nil
 	}
@@ -251,7 +253,7 @@ func sessionSource(dir string) (Source, error) {
 // (kimi-cli versions name it differently), or "".
 func recordedTitle(dir string) string {
 	for _, name := range []string{"state.json", "metadata.json", "session.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := regfile.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
