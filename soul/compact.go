@@ -78,6 +78,10 @@ func splitForCompaction(msgs []message.Message) (toCompact, preserve []message.M
 	return real[:start], real[start:]
 }
 
+// ErrNothingToDrop: the summary failed and truncating would drop nothing
+// (or everything), so the context is left as it was.
+var ErrNothingToDrop = errors.New("compaction left the context as it was: truncating it would drop nothing")
+
 // compact makes a compacted generation from v. It emits CompactionBegin and,
 // when a generation was written, CompactionEnd.
 func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
@@ -102,10 +106,16 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 			return fmt.Errorf("compaction interrupted: %w", ctx.Err())
 		}
 		truncated = true
-		reason = "summary failed: " + err.Error()
+		reason = err.Error()
 		all := append(append([]message.Message(nil), toCompact...), preserve...)
 		keptMsgs, dropped := truncateMessages(all, int(truncateShare*float64(s.cfg.MaxContextSize)))
-		newMsgs = append([]message.Message{message.Truncation(err.Error(), dropped, v.Generation.Gen)}, keptMsgs...)
+		if dropped == 0 || len(keptMsgs) == 0 {
+			// Nothing to gain (everything fits) or nothing left: a new
+			// generation would only copy or empty the context.
+			s.emit(StepInterrupted{Reason: "compaction failed", Where: "during compaction", ModelFailed: true})
+			return fmt.Errorf("%w: the summary failed (%s)", ErrNothingToDrop, reason)
+		}
+		newMsgs = append([]message.Message{message.Truncation(reason, dropped, v.Generation.Gen)}, keptMsgs...)
 		kept = len(keptMsgs)
 	} else {
 		newMsgs = append([]message.Message{message.Compaction(summary)}, preserve...)

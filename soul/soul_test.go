@@ -848,9 +848,10 @@ func TestAutoCompaction(t *testing.T) {
 
 func TestCompactionFallsBackToTruncation(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hopts{maxRetries: -1},
-		llmtest.Text("answer one"),
-		llmtest.Text("answer two"),
+	long := strings.Repeat("words and more words ", 1000) // the budget cannot hold both long answers
+	h := newHarness(t, hopts{maxRetries: -1, cfg: Config{MaxContextSize: 20000, ReservedTokens: 100}},
+		llmtest.Text("answer one "+long),
+		llmtest.Text("answer two "+long),
 		llmtest.Text("answer three"),
 		llmtest.HTTPError(400, "context too long"),
 		llmtest.Text("still here"),
@@ -959,6 +960,7 @@ func TestStatusFromSinkDoesNotDeadlock(t *testing.T) {
 	h := newHarness(t, hopts{cfg: Config{Yolo: true}},
 		llmtest.Calls(thinkCall("c1")),
 		llmtest.Text("ok"),
+		llmtest.Text("the summary"),
 	)
 	h.onEvent = func(Event) { _ = h.soul.Status(); _ = h.soul.Yolo() }
 	done := make(chan error, 1)

@@ -293,7 +293,7 @@ func backtrackText(b soul.Backtrack) string {
 func compactionText(e soul.CompactionEnd) string {
 	if e.Truncated {
 		return fmt.Sprintf("Compaction could not summarise (%s): fell back to truncation, keeping the newest %d messages · generation %d archived, nothing lost · now %s tokens",
-			strings.TrimPrefix(e.Reason, "summary failed: "), e.Kept, e.ArchivedGen, views.FormatTokens(e.Tokens))
+			e.Reason, e.Kept, e.ArchivedGen, views.FormatTokens(e.Tokens))
 	}
 	return fmt.Sprintf("Context compacted into generation %d · generation %d archived (nothing lost) · kept the last %d %s · now %s tokens",
 		e.NewGen, e.ArchivedGen, e.Kept, words.Plural(e.Kept, "message", "messages"), views.FormatTokens(e.Tokens))

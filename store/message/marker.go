@@ -67,8 +67,12 @@ func Compaction(summary string) Message {
 // the dropped oldest messages (kept in archivedGen) because the summary
 // failed with reason.
 func Truncation(reason string, dropped, archivedGen int) Message {
-	return NewText("user", fmt.Sprintf("%s because it could not be summarised (%s). The %d oldest messages were dropped from the context; they are kept in archived generation %d.%s",
-		truncationOpen, reason, dropped, archivedGen, systemClose))
+	what := fmt.Sprintf("The %d oldest messages were", dropped)
+	if dropped == 1 {
+		what = "The oldest message was"
+	}
+	return NewText("user", fmt.Sprintf("%s because it could not be summarised (%s). %s dropped from the context; they are kept in archived generation %d.%s",
+		truncationOpen, reason, what, archivedGen, systemClose))
 }
 
 // DMail is the user message a D-Mail becomes at its checkpoint.
