@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,11 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/shellenv"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // BenchmarkWriterToWatcher2000 publishes 2,000 ContentPart deltas per second
@@ -126,4 +132,52 @@ func benchLongAnswer(b *testing.B, size, delta int) {
 	}
 	b.ReportMetric(published.Seconds(), "publish-s")
 	b.ReportMetric(time.Since(start).Seconds(), "total-s")
+}
+
+// BenchmarkShellSeqOutput runs Shell `seq 1 N` through a real Soul (over
+// SQLite, the fake model) that publishes to a Publisher, with the key
+// redaction on, and reports the run's wall time: the command's output
+// reaches the publisher as thousands of ToolOutput chunks.
+// Run: go test -run '^$' -bench ShellSeqOutput -benchtime 1x ./app/live/
+func BenchmarkShellSeqOutput(b *testing.B) {
+	for _, n := range []int{1_000_000, 9_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				benchShellSeq(b, n)
+			}
+		})
+	}
+}
+
+func benchShellSeq(b *testing.B, n int) {
+	h := home(b)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "seq"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := llmtest.NewServer(b)
+	srv.Enqueue(llmtest.Calls(llmtest.Call("c1", "Shell", map[string]any{"command": "seq 1 " + strconv.Itoa(n), "timeout": 300})), llmtest.Text("done"))
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	redact := shellenv.NewRedactor([]shellenv.Secret{{Value: "sk-canary-5f1d0c9e7b", Placeholder: shellenv.APIKeyPlaceholder}})
+	s := soul.New(soul.Config{Yolo: true, Redact: redact}, db, sess.ID, client, tools.Default(), dir, p.Publish)
+	start := time.Now()
+	if err := s.Run(ctx, "count"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s/run")
 }
