@@ -29,7 +29,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		}
 		c.setMessage(retryText(ev), true)
 	case soul.StepInterrupted:
-		if ev.KeptGeneration > 0 {
+		if ev.KeptGeneration > 0 || ev.KeptFile != "" {
 			c.keepInterruptedStep()
 		} else {
 			c.discardStep()

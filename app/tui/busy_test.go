@@ -227,3 +227,62 @@ func TestLostLeaseIsTakenBackWhenFree(t *testing.T) {
 		t.Errorf("prompts after taking the session back: %q", got)
 	}
 }
+
+// TestEscWhileTheCommitWaitsKeepsTheAnswer: the answer has streamed whole
+// and another process takes the write lock before the step commits. Esc
+// gives the prompt back at once, saying where the answer is kept, and once
+// the lock is free the answer is in an archived interrupt generation.
+// (Esc waited out the busy timeout, then said "the partial step was
+// discarded, nothing of it was saved", and the answer was gone.)
+func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
+	t.Parallel()
+	const answer = "an answer streamed whole before the lock ENDMARK"
+	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"), llmtest.Text(answer).WithRate(60))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+
+	h.submit("explain it")
+	h.waitFor("an answer")
+	unlock := lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.waitFor("ENDMARK")
+	start := time.Now()
+	h.key(tcell.KeyEscape)
+	h.waitFor("another process holds the database: the answer", "rewind.db.recovery")
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Esc while the commit waited took %v to say so, want under 2 s", took.Round(time.Millisecond))
+	}
+	h.waitUntil("the run to end", h.idle)
+	if txt := h.text(); strings.Contains(txt, "discarded") {
+		t.Errorf("the banner says the step was discarded:\n%s", txt)
+	}
+	unlock()
+	id := h.sessionID()
+	h.waitUntil("the answer in an interrupt generation", func() bool {
+		gens, err := h.db.Generations(h.ctx, id)
+		if err != nil {
+			return false
+		}
+		for _, g := range gens {
+			if g.Cause != store.CauseInterrupt {
+				continue
+			}
+			v, err := h.db.GenerationView(h.ctx, id, g.Gen)
+			if err != nil {
+				return false
+			}
+			for _, m := range v.Messages() {
+				if m.Role == "assistant" && m.Content.PlainText() == answer {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	if got := h.userPrompts(); len(got) != 2 {
+		t.Errorf("prompts in the current view: %q, want both (the answer is not)", got)
+	}
+	if _, _, ok := h.findText("ENDMARK"); !ok {
+		t.Errorf("the kept answer is gone from the screen:\n%s", h.text())
+	}
+}
