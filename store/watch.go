@@ -379,3 +379,64 @@ func reversed(rs []Record) []Record {
 	}
 	return rs
 }
+
+// checkpointCountQuery counts one segment's checkpoints in a seq range
+// through the partial index context_checkpoint (the seq terms are kept out
+// of the index choice: context_segment would read every record of the
+// range; TestQueryPlans pins it).
+const checkpointCountQuery = `SELECT count(*) FROM context
+	WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND +seq >= ? AND +seq < ?`
+
+// CheckpointsOutside counts the checkpoints of generation gen's view of
+// sessionID (gen < 0: the current one) before the record at first and
+// after the record at last: a page of a long view (a search hit's window)
+// says how many checkpoints its timeline does not hold either side. The
+// zero ViewPos for last counts none after. An index range per segment,
+// never the records.
+func (db *DB) CheckpointsOutside(ctx context.Context, sessionID string, gen int, first, last ViewPos) (before, after int, err error) {
+	_, err = db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+		count := func(s segment, from, to int64) (int, error) {
+			var n int
+			err := tx.QueryRowContext(ctx, checkpointCountQuery, s.session, s.gen, from, min(to, s.bound)).Scan(&n)
+			return n, err
+		}
+		fi := segmentOf(ctx, tx, segs, first)
+		if fi < 0 {
+			return fmt.Errorf("seq %d of session %s is not in the view", first.Seq, first.SessionID)
+		}
+		for i := 0; i <= fi; i++ {
+			to := int64(math.MaxInt64)
+			if i == fi {
+				to = first.Seq
+			}
+			n, err := count(segs[i], -1, to)
+			if err != nil {
+				return err
+			}
+			before += n
+		}
+		if last == (ViewPos{}) {
+			return nil
+		}
+		li := segmentOf(ctx, tx, segs, last)
+		if li < 0 {
+			return fmt.Errorf("seq %d of session %s is not in the view", last.Seq, last.SessionID)
+		}
+		for i := li; i < len(segs); i++ {
+			from := int64(-1)
+			if i == li {
+				from = last.Seq + 1
+			}
+			n, err := count(segs[i], from, math.MaxInt64)
+			if err != nil {
+				return err
+			}
+			after += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("store: checkpoints of view %s outside seqs %d..%d: %w", sessionID, first.Seq, last.Seq, err)
+	}
+	return before, after, nil
+}

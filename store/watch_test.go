@@ -296,3 +296,48 @@ func TestViewAroundReadsThePagesAroundARecord(t *testing.T) {
 		t.Fatal("a position outside the view was accepted")
 	}
 }
+
+// TestCheckpointsOutside: the checkpoints of a view before a page and
+// after it are counted through the checkpoint index, across a revert's
+// segments and a fork's parent session, for any page of the view; a
+// position outside the view is an error.
+func TestCheckpointsOutside(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "long", "/w")
+	for i := range 10 {
+		turn(t, db, s.ID, fmt.Sprintf("prompt %d", i), 10*i)
+	}
+	must[Generation](t)(db.RevertTo(bg, s.ID, 6, CauseRevert, ""))
+	turn(t, db, s.ID, "after the revert", 5)
+	fork := must[Session](t)(db.ForkSession(bg, s.ID, -1, -1))
+	turn(t, db, fork.ID, "in the fork", 5)
+
+	for _, id := range []string{s.ID, fork.ID} {
+		full := must[View](t)(db.View(bg, id))
+		pos := func(r Record) ViewPos { return ViewPos{SessionID: r.SessionID, Seq: r.Seq} }
+		for i := range full.Records {
+			for j := i; j < len(full.Records); j += 3 {
+				before, after, err := db.CheckpointsOutside(bg, id, -1, pos(full.Records[i]), pos(full.Records[j]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wb, wa := 0, 0
+				for k, r := range full.Records {
+					if r.Kind == KindCheckpoint && k < i {
+						wb++
+					}
+					if r.Kind == KindCheckpoint && k > j {
+						wa++
+					}
+				}
+				if before != wb || after != wa {
+					t.Fatalf("%s records %d..%d: %d checkpoints before, %d after; want %d, %d", id, i, j, before, after, wb, wa)
+				}
+			}
+		}
+	}
+	if _, _, err := db.CheckpointsOutside(bg, s.ID, -1, ViewPos{SessionID: s.ID, Seq: 1 << 40}, ViewPos{}); err == nil {
+		t.Fatal("a position outside the view was accepted")
+	}
+}

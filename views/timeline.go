@@ -103,6 +103,12 @@ type Timeline struct {
 	// row then calls onTop (the controller loads the page before).
 	earlier string
 	onTop   func()
+	// later, when set, is the line below the last row: the rows end
+	// before the view does (a session opened at a search hit). Moving the
+	// selection down past the last row then calls onBottom (the controller
+	// loads the page after).
+	later    string
+	onBottom func()
 
 	expanded map[int]bool // turns unfolded (by their checkpoint)
 }
@@ -168,6 +174,15 @@ func (t *Timeline) SetEarlier(text string) { t.earlier = SanitizeLine(text) }
 // SetOnTop sets what runs when the selection moves up past the first row
 // while the earlier line shows.
 func (t *Timeline) SetOnTop(f func()) { t.onTop = f }
+
+// SetLater sets the line shown below the last row when the rows stop
+// before the end of the view; "" removes it. A narrow pane drops its
+// " · "-separated parts from the end.
+func (t *Timeline) SetLater(text string) { t.later = SanitizeLine(text) }
+
+// SetOnBottom sets what runs when the selection moves down past the last
+// row while the later line shows.
+func (t *Timeline) SetOnBottom(f func()) { t.onBottom = f }
 
 func (t *Timeline) fire(f func(TimelineItem)) {
 	if it, ok := t.SelectedItem(); ok && f != nil {
@@ -372,6 +387,9 @@ func (t *Timeline) Select(i int) {
 	if i < 0 && t.earlier != "" && t.onTop != nil {
 		t.onTop()
 	}
+	if i >= len(t.rows) && t.later != "" && t.onBottom != nil {
+		t.onBottom()
+	}
 	i = max(0, min(i, len(t.rows)-1))
 	changed := i != t.selected
 	t.selected = i
@@ -402,6 +420,9 @@ func (t *Timeline) SelectGeneration(gen int) bool {
 	return false
 }
 
+// SelectedIndex is the selected row.
+func (t *Timeline) SelectedIndex() int { return t.selected }
+
 // Len is the number of rows.
 func (t *Timeline) Len() int { return len(t.rows) }
 
@@ -431,12 +452,17 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	th := t.theme
 	base := t.base()
 	border := y - 1 // the pane's top border: the "↑ N more" marker
+	bottom := y + h // the bottom border: the "↓ N more" marker
 	if t.earlier != "" {
 		drawText(screen, x, y, w, fitParts(t.earlier, w), base.Foreground(th.Dim).Italic(true))
 		y, h = y+1, h-1
 		if h <= 0 {
 			return
 		}
+	}
+	if t.later != "" && h > 1 {
+		h--
+		drawText(screen, x, y+h, w, fitParts(t.later, w), base.Foreground(th.Dim).Italic(true))
 	}
 	t.height = h
 	if len(t.rows) == 0 {
@@ -557,13 +583,13 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			dim = base.Foreground(th.Dim)
 		}
 	}
-	t.drawScrollMarkers(screen, x, border, y, w, h)
+	t.drawScrollMarkers(screen, x, border, bottom, w, h)
 }
 
 // drawScrollMarkers says on the pane's borders how many rows are above and
-// below the visible ones ("↑ 3 more", "↓ 5 more"); the rows are h lines
-// from line y, the top border is line border.
-func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, y, w, h int) {
+// below the visible ones ("↑ 3 more", "↓ 5 more"); h rows show, the
+// borders are lines border and bottom.
+func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, bottom, w, h int) {
 	if !t.border {
 		return
 	}
@@ -573,7 +599,7 @@ func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, y, w, h int
 	}
 	if below := len(t.rows) - t.top - h; below > 0 {
 		m := fmt.Sprintf(" ↓ %d more ", below)
-		drawText(screen, x+w-strWidth(m)-1, y+h, strWidth(m), m, st)
+		drawText(screen, x+w-strWidth(m)-1, bottom, strWidth(m), m, st)
 	}
 }
 

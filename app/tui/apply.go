@@ -225,6 +225,9 @@ func (c *Controller) onUIReload(ev evReload) {
 		c.stepStart = c.conv.Len()
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
+	if ev.hitCP != nil && !ev.keepConv {
+		c.selectHitTurn(*ev.hitCP)
+	}
 }
 
 // onUIShowHeader shows a reloaded or followed view's timeline, title

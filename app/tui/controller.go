@@ -358,6 +358,13 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 			if mark := hitItem(v.Records, i, ev.items); mark >= 0 {
 				ev.mark = &mark
 			}
+			for j := i; j >= 0; j-- {
+				if r := v.Records[j]; r.Kind == store.KindCheckpoint {
+					cp := r.CheckpointID
+					ev.hitCP = &cp
+					break
+				}
+			}
 		}
 	}
 	if err != nil { // the hit left the view since the search (a revert, a compaction)
@@ -422,6 +429,9 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 		w := windowOf(v)
+		if err := w.countCheckpoints(ctx, db); err != nil {
+			return evReload{}, err
+		}
 		ev.win = &w
 	}
 	if s, err := db.GetSession(ctx, id); err == nil {

@@ -23,9 +23,15 @@ func TestTimelineMarkerSaysOneCheckpoint(t *testing.T) {
 		1:    "↑ 1 earlier checkpoint · scroll up to load, or /revert N",
 		1200: "↑ 1,200 earlier checkpoints · scroll up to load, or /revert N",
 	} {
-		w := window{earlier: 3, records: []store.Record{{Kind: store.KindCheckpoint, CheckpointID: n}}}
+		w := window{earlier: 3, cpEarlier: n, records: []store.Record{{Kind: store.KindCheckpoint, CheckpointID: n}}}
 		if got := w.timelineMarker(); got != want {
 			t.Errorf("%d earlier: %q, want %q", n, got, want)
 		}
+	}
+	// the first checkpoint loaded is 0 but messages come before it (an
+	// import's first lines): "↑ 1 earlier checkpoint" sat above "● 0"
+	w := window{earlier: 3, records: []store.Record{{Kind: store.KindCheckpoint, CheckpointID: 0}, {Kind: store.KindCheckpoint, CheckpointID: 1}}}
+	if got, want := w.timelineMarker(), "↑ earlier messages · scroll up to load them"; got != want {
+		t.Errorf("no checkpoint before the window: %q, want %q", got, want)
 	}
 }

@@ -113,6 +113,7 @@ type evReload struct {
 	cursor   int64   // the view's store.View.Cursor (follow.go continues from it)
 	win      *window // the part of the view items holds (nil with keepConv)
 	mark     *int    // the item of a search hit: shown and marked (nil: none)
+	hitCP    *int    // the checkpoint a search hit comes after: its timeline row is selected
 	// follow: a catch-up's whole read (followview.go), which leaves the
 	// conversation alone while it shows a search hit's window.
 	follow bool

@@ -189,11 +189,12 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 		return items, generationPreview(it.Generation, items), nil
 	}
 	cp := it.Checkpoint.ID
-	if win.session == id && win.earlier > 0 {
+	if win.session == id && (win.earlier > 0 || win.later > 0) {
 		loaded := store.View{SessionID: id, Records: win.records}
 		if i := timetravel.CheckpointIndex(loaded, cp); i >= 0 {
 			loaded.Records = win.records[:i]
-			return viewItems(loaded), previewBanner(cp, messagesIn(win.records[i:])), nil
+			// the later messages: the window's from the checkpoint on, and the view's after it
+			return viewItems(loaded), previewBanner(cp, messagesIn(win.records[i:])+win.later), nil
 		}
 	}
 	at, err := c.db.FindCheckpoint(ctx, id, -1, cp)

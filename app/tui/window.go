@@ -37,8 +37,11 @@ type window struct {
 	earlier int            // messages of the view before start; 0: all loaded
 	later   int            // messages of the view after the last record loaded; 0: loaded to its end
 	records []store.Record // the records loaded, in order (the timeline's)
-	loading bool           // a page is being read (one at a time)
-	down    bool           // the page being read is the later one
+	// The view's checkpoints before and after the records loaded
+	// (store.CheckpointsOutside): the timeline's lines above and below.
+	cpEarlier, cpLater int
+	loading            bool // a page is being read (one at a time)
+	down               bool // the page being read is the later one
 }
 
 // windowOf is the window a view page shows: its tail (ViewBefore), or the
@@ -56,6 +59,22 @@ func windowOf(v store.View) window {
 	return w
 }
 
+// countCheckpoints sets the counts of the view's checkpoints either side
+// of the window (its timeline's lines), read through the checkpoint index;
+// a window holding the whole view reads nothing.
+func (w *window) countCheckpoints(ctx context.Context, db *store.DB) error {
+	if w.earlier == 0 && w.later == 0 || len(w.records) == 0 {
+		return nil
+	}
+	last := store.ViewPos{}
+	if w.later > 0 {
+		last = w.end()
+	}
+	var err error
+	w.cpEarlier, w.cpLater, err = db.CheckpointsOutside(ctx, w.session, w.gen, w.start, last)
+	return err
+}
+
 // end is the position of the last record loaded (the zero ViewPos when
 // none is).
 func (w window) end() store.ViewPos {
@@ -69,10 +88,11 @@ func (w window) end() store.ViewPos {
 func (w window) withEarlier(page store.View) window {
 	w.records = append(append(make([]store.Record, 0, len(page.Records)+len(w.records)), page.Records...), w.records...)
 	w.start = store.ViewPos{SessionID: w.records[0].SessionID, Seq: w.records[0].Seq}
-	earlier := w.earlier
-	w.earlier = 0
+	earlier, cpEarlier := w.earlier, w.cpEarlier
+	w.earlier, w.cpEarlier = 0, 0
 	if page.Earlier {
 		w.earlier = max(1, earlier-messagesIn(page.Records))
+		w.cpEarlier = max(0, cpEarlier-checkpointsIn(page.Records))
 	}
 	w.loading, w.down = false, false
 	return w
@@ -81,13 +101,24 @@ func (w window) withEarlier(page store.View) window {
 // withLater is the window with the page after it loaded.
 func (w window) withLater(page store.View) window {
 	w.records = append(w.records[:len(w.records):len(w.records)], page.Records...)
-	later := w.later
-	w.later = 0
+	later, cpLater := w.later, w.cpLater
+	w.later, w.cpLater = 0, 0
 	if page.Later {
 		w.later = max(1, later-messagesIn(page.Records))
+		w.cpLater = max(0, cpLater-checkpointsIn(page.Records))
 	}
 	w.loading, w.down = false, false
 	return w
+}
+
+func checkpointsIn(rs []store.Record) int {
+	n := 0
+	for _, r := range rs {
+		if r.Kind == store.KindCheckpoint {
+			n++
+		}
+	}
+	return n
 }
 
 func messagesIn(rs []store.Record) int {
@@ -126,23 +157,36 @@ func (w window) laterMarker() string {
 }
 
 // timelineMarker is the line above the timeline's first row: how many
-// checkpoints come before the loaded part (a view numbers them from 0),
-// and how to reach them ("" when all are loaded). The count comes first:
-// a narrow pane drops the " · " parts after it (Timeline.SetEarlier).
+// checkpoints come before the loaded part, and how to reach them ("" when
+// all are loaded). The count comes first: a narrow pane drops the " · "
+// parts after it (Timeline.SetEarlier).
 func (w window) timelineMarker() string {
 	switch {
 	case w.earlier == 0:
 		return ""
 	case w.loading && !w.down:
 		return "↑ loading the earlier turns…"
+	case w.cpEarlier == 0: // messages before the first checkpoint only
+		return "↑ earlier messages · scroll up to load them"
 	}
-	for _, r := range w.records {
-		if r.Kind == store.KindCheckpoint && r.CheckpointID > 0 {
-			return fmt.Sprintf("↑ %s earlier %s · scroll up to load, or /revert N",
-				words.Thousands(r.CheckpointID), words.Plural(r.CheckpointID, "checkpoint", "checkpoints"))
-		}
+	return fmt.Sprintf("↑ %s earlier %s · scroll up to load, or /revert N",
+		words.Thousands(w.cpEarlier), words.Plural(w.cpEarlier, "checkpoint", "checkpoints"))
+}
+
+// timelineLaterMarker is the line below the timeline's last row when the
+// loaded part stops before the end of the view (a search hit's window):
+// how many checkpoints come after it ("" when none do).
+func (w window) timelineLaterMarker() string {
+	switch {
+	case w.later == 0:
+		return ""
+	case w.loading && w.down:
+		return "↓ loading the later turns…"
+	case w.cpLater == 0:
+		return "↓ later messages · down to load them"
 	}
-	return "↑ earlier turns: scroll up to load them"
+	return fmt.Sprintf("↓ %s later %s · down to load them",
+		words.Thousands(w.cpLater), words.Plural(w.cpLater, "checkpoint", "checkpoints"))
 }
 
 // alignPage drops the records a page starts with up to the first turn or
@@ -217,17 +261,18 @@ func (c *Controller) pageItems(ctx context.Context, id string, page store.View) 
 // the checkpoints of the page appear in it too.
 func (c *Controller) onUILoadEarlier() {
 	if !c.tt.previewing { // the conversation shows a preview: its top is not the window's
-		c.loadEarlier()
+		c.loadEarlier(false)
 	}
 }
 
 // onUITimelineTop loads the page before the window when the timeline's
 // selection moves up past its first row, a preview shown or not (the page
 // goes in front of the conversation the preview hides).
-func (c *Controller) onUITimelineTop() { c.loadEarlier() }
+func (c *Controller) onUITimelineTop() { c.loadEarlier(true) }
 
-// loadEarlier reads the page before the window (UI).
-func (c *Controller) loadEarlier() {
+// loadEarlier reads the page before the window (UI); asked by the
+// timeline, its selection then moves on into the page.
+func (c *Controller) loadEarlier(fromTimeline bool) {
 	w := c.win
 	if w.earlier == 0 || w.loading {
 		return
@@ -266,7 +311,7 @@ func (c *Controller) loadEarlier() {
 			}
 			c.stepStart += len(ev.items)
 			c.watch.front += len(ev.items)
-			c.timeline.SetModel(ev.timeline)
+			c.setTimelineModel(ev.timeline, fromTimeline, -1)
 			c.timeline.SetEarlier(c.win.timelineMarker())
 		})
 	})
@@ -278,8 +323,21 @@ func (c *Controller) loadEarlier() {
 // that reaches the end of the view makes the window the tail window: the
 // followed view starts from everything loaded, so live appends extend it.
 func (c *Controller) onUILoadLater() {
+	if !c.tt.previewing { // the conversation shows a preview: its bottom is not the window's
+		c.loadLater(false)
+	}
+}
+
+// onUITimelineBottom loads the page after the window when the timeline's
+// selection moves down past its last row, a preview shown or not (the
+// page goes after the conversation the preview hides).
+func (c *Controller) onUITimelineBottom() { c.loadLater(true) }
+
+// loadLater reads the page after the window (UI); asked by the timeline,
+// its selection then moves on into the page.
+func (c *Controller) loadLater(fromTimeline bool) {
 	w := c.win
-	if w.later == 0 || w.loading || c.tt.previewing {
+	if w.later == 0 || w.loading {
 		return
 	}
 	c.win.loading, c.win.down = true, true
@@ -314,12 +372,19 @@ func (c *Controller) onUILoadLater() {
 				return
 			}
 			c.win = nw
-			c.conv.AppendPage(items, c.win.laterMarker())
-			c.stepStart = c.conv.Len()
+			switch {
+			case !c.tt.previewing:
+				c.conv.AppendPage(items, c.win.laterMarker())
+				c.stepStart = c.conv.Len()
+			case nw.later == 0:
+				c.tt.live = ev.items // everything loaded: the followed view's items
+			default:
+				c.tt.live = append(c.tt.live, items...)
+			}
 			if nw.later == 0 {
 				c.watch.onUIConvReplaced(ev)
 			}
-			c.timeline.SetModel(ev.timeline)
+			c.setTimelineModel(ev.timeline, fromTimeline, 1)
 			c.showWindowMarker()
 		})
 	})
@@ -342,6 +407,7 @@ func (c *Controller) onUIJumpToEnd(then func()) {
 // preview).
 func (c *Controller) showWindowMarker() {
 	c.timeline.SetEarlier(c.win.timelineMarker())
+	c.timeline.SetLater(c.win.timelineLaterMarker())
 	if c.tt.previewing {
 		c.conv.SetEarlier("")
 		c.conv.SetLater("")
@@ -349,4 +415,27 @@ func (c *Controller) showWindowMarker() {
 	}
 	c.conv.SetEarlier(c.win.marker())
 	c.conv.SetLater(c.win.laterMarker())
+}
+
+// setTimelineModel shows a timeline grown by a page; when the timeline's
+// selection moving past its end asked for the page (step: +1 down, -1
+// up), the selection moves on into it.
+func (c *Controller) setTimelineModel(m views.TimelineModel, moveOn bool, step int) {
+	c.timeline.SetModel(m)
+	if moveOn {
+		c.timeline.Select(c.timeline.SelectedIndex() + step)
+	}
+}
+
+// selectHitTurn selects the timeline row of the checkpoint a search hit
+// comes after (its turn's row when the step is folded under it).
+func (c *Controller) selectHitTurn(cp int) {
+	if c.timeline.SelectCheckpoint(cp) {
+		return
+	}
+	for _, r := range c.timeline.Model().Checkpoints {
+		if r.ID == cp && r.Step > 0 {
+			c.timeline.SelectCheckpoint(r.Turn)
+		}
+	}
 }
