@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -56,6 +57,12 @@ func Fork(ctx context.Context, rt *Runtime, a ForkArgs) error {
 	}
 	if cp >= 0 {
 		what += fmt.Sprintf(" before checkpoint %d", cp)
+	}
+	if timetravel.DirMissing(fork.WorkDir) {
+		// Continued in place every tool would fail ("bad work dir").
+		_, err = fmt.Fprintf(rt.Stderr, "forked %s into %s, whose work dir %s is not on this machine: the workspace opens it read-only; run `rewind --session %s` in the dir to work in and fork it there\n",
+			what, fork.ID, oneLine(fork.WorkDir), fork.ID)
+		return err
 	}
 	_, err = fmt.Fprintf(rt.Stderr, "forked %s into %s, which works in %s: continue it with `rewind --session %s`\n",
 		what, fork.ID, oneLine(fork.WorkDir), fork.ID)

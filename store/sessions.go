@@ -279,6 +279,12 @@ func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 	return db.updateSession(ctx, "rename", id, "title = ?", title)
 }
 
+// SetWorkDir sets the directory the session works in (a fork of a session
+// whose dir is not on this machine, continued in another).
+func (db *DB) SetWorkDir(ctx context.Context, id, dir string) error {
+	return db.updateSession(ctx, "set work dir", id, "work_dir = ?", dir)
+}
+
 // SetTitleIfEmpty sets the title only when the session has none yet.
 func (db *DB) SetTitleIfEmpty(ctx context.Context, id, title string) error {
 	return db.updateSession(ctx, "set title", id, "title = CASE WHEN title = '' THEN ? ELSE title END", title)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
@@ -91,4 +92,16 @@ func (s StoreConversation) RevertTo(ctx context.Context, checkpoint int) (store.
 
 func (s StoreConversation) Restore(ctx context.Context, gen int) (store.Generation, error) {
 	return s.DB.Restore(ctx, s.SessionID, gen)
+}
+
+// DirMissing reports whether dir (a session's work dir) is not a directory
+// on this machine: an import from elsewhere, or removed since. Such a
+// session cannot be continued in place (every tool fails), so the workspace
+// opens it read-only and `rewind fork` says so.
+func DirMissing(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err != nil || !fi.IsDir()
 }

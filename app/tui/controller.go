@@ -120,6 +120,9 @@ type openSession struct {
 	soul         *soul.Soul          // nil when read-only
 	lease        *store.Lease        // nil when read-only
 	pub          *live.Publisher     // nil when read-only (or publishing failed)
+	// missingDir is its work dir when that is not on this machine: it is
+	// open read-only (missing_dir.go).
+	missingDir string
 }
 
 // cur is the open session or nil (any goroutine).

@@ -157,6 +157,9 @@ func (w *watcher) readOnlyWhy() string {
 	if o := w.c.cur(); o != nil && w.c.demoElsewhere(o.sess) {
 		return demoReadOnly
 	}
+	if o := w.c.cur(); o != nil && o.missingDir != "" {
+		return "read-only: its work dir " + o.missingDir + " is not on this machine · open it again (Ctrl-O) to fork it into " + w.c.opts.WorkDir
+	}
 	switch w.label {
 	case noModelLabel:
 		return w.c.setupRefusal()

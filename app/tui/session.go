@@ -89,6 +89,10 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 	if c.demoElsewhere(sess) {
 		readOnly = true // the scripted model works only in its scratch dir
 	}
+	if dir := workDirOf(sess, c.opts.WorkDir); timetravel.DirMissing(dir) {
+		readOnly = true // every tool would fail there: offered a fork instead (missing_dir.go)
+		a.o.missingDir = dir
+	}
 	if !readOnly {
 		var lease *store.Lease
 		err := c.db.RetryBusy(ctx, func() (err error) {
@@ -197,6 +201,10 @@ func (c *Controller) onUIInstall(a attachment) {
 	}
 	if a.note != "" {
 		c.setMessage(a.note, true)
+	}
+	if a.o.missingDir != "" {
+		o := a.o
+		c.post(evFunc{f: func() { c.onUIOfferMissingDir(o) }})
 	}
 	if c.ws != nil {
 		c.refreshStatus()
