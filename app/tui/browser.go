@@ -409,7 +409,7 @@ func (b *browser) workDirBanner(sess store.Session) *views.Item {
 	// A history from another machine or an import may name a dir that is
 	// not here; the tools' failures there would not say why.
 	if _, err := os.Stat(sess.WorkDir); errors.Is(err, fs.ErrNotExist) {
-		text += " That directory does not exist on this machine: create it, or the tools will fail."
+		text = fmt.Sprintf("This session belongs to %s, which is not on this machine: it is open read-only, and can be forked into %s to continue there.", sess.WorkDir, here)
 	}
 	return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text}
 }

@@ -86,12 +86,16 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 	if c.opts.Client == nil {
 		readOnly = true // watch without a model configured: nothing could be written
 	}
+	if dir := workDirOf(sess, c.opts.WorkDir); !readOnly && timetravel.DirMissing(dir) {
+		// Every tool would fail there: read-only, a fork offered instead
+		// (missing_dir.go); a session another process writes is watched.
+		if pid, _, err := c.db.LiveLease(ctx, sess.ID); err == nil && pid == 0 {
+			readOnly = true
+			a.o.missingDir = dir
+		}
+	}
 	if c.demoElsewhere(sess) {
 		readOnly = true // the scripted model works only in its scratch dir
-	}
-	if dir := workDirOf(sess, c.opts.WorkDir); timetravel.DirMissing(dir) {
-		readOnly = true // every tool would fail there: offered a fork instead (missing_dir.go)
-		a.o.missingDir = dir
 	}
 	if !readOnly {
 		var lease *store.Lease

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -87,10 +89,17 @@ func pendingEvents(b *batcher) int {
 func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
 	t.Parallel()
 	var other string
+	// on this machine (a missing one opens read-only), and short: the
+	// pane's header names it
+	otherDir, err := os.MkdirTemp("", "proj2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(otherDir) })
 	h := newHarness(t, hopts{w: 160, h: 48,
 		before: func(h *harness) {
 			browserSessions(t, h.db, h.work)
-			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: otherDir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,14 +108,14 @@ func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, other },
 	})
-	h.waitFor("This session belongs to /srv/other/proj2: the agent works there now")
+	h.waitFor("This session belongs to "+otherDir+": the agent works there now")
 	h.waitFor("▶elsewhere task", "zebra notes", "TITLE · all (Ctrl-T)")
 	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
 	h.ctrl(tcell.KeyCtrlT)
-	h.waitFor("in /srv/other/proj2 (Ctrl-T: all)")
+	h.waitFor(filepath.Base(otherDir) + " (Ctrl-T: all)")
 	h.waitUntil("only this dir's sessions", func() bool {
 		v := h.c.sessions.Visible()
-		return len(v) == 1 && v[0].WorkDir == "/srv/other/proj2"
+		return len(v) == 1 && v[0].WorkDir == otherDir
 	})
 	h.ctrl(tcell.KeyCtrlT)
 	h.waitUntil("all sessions again", func() bool { return len(h.c.sessions.Visible()) == 4 })
@@ -176,9 +185,14 @@ func TestSessionsPaneFilterSearchesEverySession(t *testing.T) {
 // Y" while /status showed the agent working in the source's dir.
 func TestForkAcrossWorkDirsSaysWhereTheAgentWorks(t *testing.T) {
 	t.Parallel()
+	otherDir, err := os.MkdirTemp("", "proj2") // on this machine: a missing one opens read-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(otherDir) })
 	h := newHarness(t, hopts{w: 160, h: 48,
 		before: func(h *harness) {
-			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+			s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: otherDir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,6 +204,6 @@ func TestForkAcrossWorkDirsSaysWhereTheAgentWorks(t *testing.T) {
 	h.typeText("elsewhere", false)
 	h.waitUntil("the row alone", func() bool { return len(h.c.sessions.Visible()) == 1 })
 	h.ctrl(tcell.KeyCtrlF)
-	h.waitFor("Forked session", "This session belongs to /srv/other/proj2: the agent works there now")
-	h.waitFor("working in /srv/other/proj2")
+	h.waitFor("Forked session", "This session belongs to "+otherDir+": the agent works there now")
+	h.waitFor("working in "+otherDir)
 }

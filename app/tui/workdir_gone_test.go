@@ -11,8 +11,9 @@ import (
 )
 
 // Resuming a session whose work dir is gone (another machine's history, an
-// import) says so: the agent's tools would otherwise fail there without a
-// word of why. A work dir that exists gets no such warning.
+// import) says so, and that it is open read-only: the agent's tools would
+// otherwise fail there without a word of why. A work dir that exists gets
+// no such warning.
 func TestResumeSessionWhoseWorkDirIsGone(t *testing.T) {
 	t.Parallel()
 	var gone, there string
@@ -32,11 +33,13 @@ func TestResumeSessionWhoseWorkDirIsGone(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, gone },
 	})
-	waitForSentence(h, "That directory does not exist on this machine")
+	// the question (missing_dir_test.go); r keeps it read-only
+	h.waitFor("Work dir not on this machine", "no-such-dir, which is", "[r] Read-only")
+	h.typeText("r", false)
 	h.c.onUIThread(func() { h.c.onUIOpenSession(there) })
 	h.waitFor("a prompt over there")
 	waitForSentence(h, "This session belongs to "+h.dir+":")
-	if txt := flatText(h.text()); strings.Contains(txt, "does not exist") {
+	if txt := flatText(h.text()); strings.Contains(txt, "not on this machine") {
 		t.Errorf("the existing work dir was also called missing:\n%s", h.text())
 	}
 }
