@@ -111,6 +111,9 @@ type Timeline struct {
 	onBottom func()
 
 	expanded map[int]bool // turns unfolded (by their checkpoint)
+
+	onGoTo func() // g: the controller asks for a checkpoint
+	onFind func() // /: the controller asks for words to find
 }
 
 // NewTimeline returns an empty timeline.
@@ -121,7 +124,17 @@ func NewTimeline() *Timeline {
 		bind("previous", func() { t.Select(t.selected - 1) }, R('k'), K(tcell.KeyUp)),
 		{Keys: []Key{K(tcell.KeyPgDn)}, Description: "page down", Handler: func() { t.Select(t.selected + t.height - 1) }, Visible: true},
 		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { t.Select(t.selected - t.height + 1) }, Visible: true},
-		bind("first", func() { t.Select(0) }, R('g'), K(tcell.KeyHome)),
+		bind("first loaded row", func() { t.Select(0) }, K(tcell.KeyHome)),
+		bind("go to a checkpoint (asks its number; a long session loads it)", func() {
+			if t.onGoTo != nil {
+				t.onGoTo()
+			}
+		}, R('g')),
+		bind("find in this session's messages (asks the words; again: the next older)", func() {
+			if t.onFind != nil {
+				t.onFind()
+			}
+		}, R('/')),
 		bind("last (current position)", func() { t.Select(len(t.rows) - 1) }, R('G'), K(tcell.KeyEnd)),
 		bind("unfold a turn's steps (h/← folds)", func() { t.fold(true) }, R('l'), K(tcell.KeyRight)),
 		{Keys: []Key{R('h'), K(tcell.KeyLeft)}, Description: "fold the turn", Handler: func() { t.fold(false) }},
@@ -174,6 +187,12 @@ func (t *Timeline) SetEarlier(text string) { t.earlier = SanitizeLine(text) }
 // SetOnTop sets what runs when the selection moves up past the first row
 // while the earlier line shows.
 func (t *Timeline) SetOnTop(f func()) { t.onTop = f }
+
+// SetOnGoTo is called on g (go to a checkpoint).
+func (t *Timeline) SetOnGoTo(f func()) { t.onGoTo = f }
+
+// SetOnFind is called on / (find in the session's messages).
+func (t *Timeline) SetOnFind(f func()) { t.onFind = f }
 
 // SetLater sets the line shown below the last row when the rows stop
 // before the end of the view; "" removes it. A narrow pane drops its

@@ -198,6 +198,10 @@ func (c *Controller) onUIReload(ev evReload) {
 	if ev.win != nil {
 		c.win = *ev.win
 	}
+	hitCP := ev.hitCP // a preview holds the conversation back, not the timeline's selection
+	if ev.keepConv {
+		hitCP = nil
+	}
 	ev = c.tt.holdDuringPreview(ev)
 	c.showWindowMarker()
 	if !ev.keepConv {
@@ -225,8 +229,8 @@ func (c *Controller) onUIReload(ev evReload) {
 		c.stepStart = c.conv.Len()
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
-	if ev.hitCP != nil && !ev.keepConv {
-		c.selectHitTurn(*ev.hitCP)
+	if hitCP != nil {
+		c.selectHitTurn(*hitCP)
 	}
 }
 

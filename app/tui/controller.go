@@ -52,6 +52,7 @@ type Controller struct {
 	help     *views.HelpOverlay
 	confirm  *views.ConfirmDialog
 	prompt   *views.PromptDialog
+	find     timelineFind     // the timeline's last / query (timeline_jump.go)
 	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack
 

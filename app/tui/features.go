@@ -7,6 +7,7 @@ func (c *Controller) initFeatures() {
 	c.initApprovals()
 	c.initTyping()
 	c.initTimeTravel()
+	c.initTimelineJump()
 	c.initBrowser()
 	c.initInputHistory()
 	c.initClipboard()

@@ -108,7 +108,7 @@ func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, other },
 	})
-	h.waitFor("This session belongs to "+otherDir+": the agent works there now")
+	h.waitFor("This session belongs to " + otherDir + ": the agent works there now")
 	h.waitFor("▶elsewhere task", "zebra notes", "TITLE · all (Ctrl-T)")
 	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
 	h.ctrl(tcell.KeyCtrlT)
@@ -141,10 +141,15 @@ func TestSessionRowTitlesForks(t *testing.T) {
 // banner after the session's view is loaded.
 func TestSwitchToOtherWorkDirSaysSo(t *testing.T) {
 	t.Parallel()
+	otherDir, err := os.MkdirTemp("", "proj2") // on this machine: a missing one opens read-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(otherDir) })
 	var other string
 	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
 		browserSessions(t, h.db, h.work)
-		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: "/srv/other/proj2"})
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "elsewhere task", WorkDir: otherDir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +158,7 @@ func TestSwitchToOtherWorkDirSaysSo(t *testing.T) {
 	}})
 	h.waitFor("elsewhere task")
 	h.c.onUIThread(func() { h.c.onUIOpenSession(other) })
-	h.waitFor("work in the other dir", "This session belongs to /srv/other/proj2: the agent works there now")
+	h.waitFor("work in the other dir", "This session belongs to "+otherDir+": the agent works there now")
 }
 
 // The pane lists the newest sessions only, but its filter searches every
@@ -205,5 +210,5 @@ func TestForkAcrossWorkDirsSaysWhereTheAgentWorks(t *testing.T) {
 	h.waitUntil("the row alone", func() bool { return len(h.c.sessions.Visible()) == 1 })
 	h.ctrl(tcell.KeyCtrlF)
 	h.waitFor("Forked session", "This session belongs to "+otherDir+": the agent works there now")
-	h.waitFor("working in "+otherDir)
+	h.waitFor("working in " + otherDir)
 }

@@ -67,3 +67,51 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineGoToAndFind: in a long session, which opens at its tail, g
+// in the timeline asks for a checkpoint and loads the records around it
+// from the store; / asks for words and goes to the newest message of the
+// session holding them, then the next older one. Before, the only way to
+// reach turn 1,234 of 4,000 was to page up 14 times.
+func TestTimelineGoToAndFind(t *testing.T) {
+	t.Parallel()
+	h := longSessionHarness(t)
+	h.waitFor("prompt 3999")
+	h.focus(h.c.timeline)
+	selected := func() int {
+		var id int
+		h.c.onUIThread(func() {
+			it, _ := h.c.timeline.SelectedItem()
+			id = it.Checkpoint.ID
+		})
+		return id
+	}
+	h.typeText("g", false)
+	h.waitFor("Go to checkpoint")
+	h.typeText("1234", true)
+	h.waitUntil("checkpoint 1234", func() bool {
+		it, _ := h.c.timeline.SelectedItem()
+		return it.Checkpoint.ID == 1234 && h.c.app.GetFocus() == h.c.timeline
+	})
+	h.waitFor("1234", "prompt 1234")
+	h.c.onUIThread(func() {
+		if h.c.win.earlier == 0 || h.c.win.later == 0 {
+			t.Errorf("the window around checkpoint 1234 holds the view's start or end: %d earlier, %d later", h.c.win.earlier, h.c.win.later)
+		}
+	})
+
+	h.typeText("/", false)
+	h.waitFor("Find in this session")
+	h.typeText("2500", true)
+	h.waitUntil("the turn holding 2500", func() bool {
+		it, _ := h.c.timeline.SelectedItem()
+		return it.Checkpoint.ID == 2500
+	})
+	h.typeText("g", false)
+	h.waitFor("Go to checkpoint")
+	h.typeText("nope", true)
+	h.waitFor("not a checkpoint number")
+	if id := selected(); id != 2500 {
+		t.Errorf("a bad number moved the selection to %d", id)
+	}
+}

@@ -298,6 +298,9 @@ func TestResumedSessionShowsInterruptedAnswer(t *testing.T) {
 func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 	t.Parallel()
 	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.MkdirAll(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var id string
 	h := newHarness(t, hopts{w: 180, h: 44,
 		before: func(h *harness) {
@@ -316,12 +319,11 @@ func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 		},
 	})
 	h.waitFor("answer to second task")
-	// The status bar says so point first ("file checkpoints are off for
-	// this session: the…" at 80 columns told nothing), and /status keeps
-	// the whole notice.
-	h.waitFor("file rewinds off: work dir not on this machine") // not replaced by "working in …"
-	h.submit("/status")
-	h.waitFor("notices", "! file rewinds off: work dir not on this machine · the session's work dir")
+	// Missing when the session opens, it opens read-only (missing_dir.go):
+	// here the dir goes while the session is open.
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
 	h.submit("/revert 1")
 	h.waitFor("Revert to checkpoint 1?", "Only the conversation can move: the session's work dir", "machine (imported from elsewhere, or removed since)")
 }

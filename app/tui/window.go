@@ -429,13 +429,14 @@ func (c *Controller) setTimelineModel(m views.TimelineModel, moveOn bool, step i
 
 // selectHitTurn selects the timeline row of the checkpoint a search hit
 // comes after (its turn's row when the step is folded under it).
-func (c *Controller) selectHitTurn(cp int) {
+func (c *Controller) selectHitTurn(cp int) bool {
 	if c.timeline.SelectCheckpoint(cp) {
-		return
+		return true
 	}
 	for _, r := range c.timeline.Model().Checkpoints {
 		if r.ID == cp && r.Step > 0 {
-			c.timeline.SelectCheckpoint(r.Turn)
+			return c.timeline.SelectCheckpoint(r.Turn)
 		}
 	}
+	return false
 }
