@@ -150,7 +150,7 @@ func TestTimelinePreviewEndsWhenLeaving(t *testing.T) {
 	h.waitFor("a better answer")
 	h.focus(h.c.timeline)
 	h.waitFor("PREVIEW · before checkpoint 1")
-	h.typeText("g", false) // first row: checkpoint 0
+	h.key(tcell.KeyHome) // first row: checkpoint 0 (g asks for a checkpoint)
 	h.waitFor("PREVIEW · before checkpoint 0 · 4 later messages")
 	h.key(tcell.KeyEsc)
 	h.waitGone("PREVIEW ·")
