@@ -100,9 +100,16 @@ func TestTimelineKeys(t *testing.T) {
 	if len(sel) != 1 || sel[0].Generation.Gen != 3 {
 		t.Fatalf("OnSelect %+v", sel)
 	}
-	send(tl, key(tcell.KeyRune, 'g', 0))
+	goTo, find := 0, 0
+	tl.SetOnGoTo(func() { goTo++ })
+	tl.SetOnFind(func() { find++ })
+	send(tl, key(tcell.KeyRune, 'g', 0), key(tcell.KeyRune, '/', 0))
+	if goTo != 1 || find != 1 {
+		t.Fatalf("g asked %d times to go to a checkpoint, / %d times to find", goTo, find)
+	}
+	send(tl, key(tcell.KeyHome, 0, 0))
 	if it, _ := tl.SelectedItem(); it.Generation.Gen != 0 {
-		t.Fatalf("g selected %+v", it)
+		t.Fatalf("Home selected %+v", it)
 	}
 	// model refresh keeps the selection
 	m := sampleTimeline()
