@@ -36,34 +36,33 @@ const (
 // a approve this kind for the session, n/r/Esc reject, f reject with
 // feedback (typed in a field, Enter sends, Esc goes back).
 //
-// A shell command is shown whole, wrapped, with hidden characters made
-// visible (revealSpans). While its end has not been on screen, the modal
-// says how much of it is still below and the approve keys do nothing: what
-// the user approves is what they saw.
+// What is approved (a shell command, an edit's diff, a tool's arguments)
+// is shown whole, hard-wrapped, with hidden characters made visible
+// (revealSpans, revealCode). While its end has not been on screen, the
+// modal says how much of it is still below and the approve keys do
+// nothing: what the user approves is what they saw.
 type ApprovalModal struct {
 	*tview.Box
 	theme    themes.Theme
 	req      ApprovalRequest
 	command  string // the raw command; req.Command is its revealed text
+	args     string // the raw arguments; req.Arguments is sanitised
 	diff     []DiffLine
 	rows     []approvalRow // laid out for rowsW columns by Draw
 	rowsW    int
 	top      int
 	bodyH    int
-	seenEnd  bool        // the last row of the command has been drawn
+	seenEnd  bool        // the last row of what is approved has been drawn
 	feedback *lineEditor // non-nil while typing feedback
 	onDecide func(d ApprovalDecision, feedback string)
 	keys     Keymap
 }
 
-// approvalRow is one row of the modal's body: a diff-styled line, or a row
-// of the wrapped command with the number of command characters up to its
-// end.
+// approvalRow is one row of the modal's body; a row of what is approved
+// (gated) holds the number of its characters up to the row's end.
 type approvalRow struct {
-	DiffLine
-	cont  bool // continues the row above (a wrapped long line)
-	cmd   Line
-	isCmd bool
+	line  Line
+	gated bool
 	chars int
 }
 
@@ -79,6 +78,8 @@ func NewApprovalModal() *ApprovalModal {
 		{Keys: []Key{R('k'), K(tcell.KeyUp)}, Description: "scroll up", Handler: func() { m.scroll(-1) }},
 		{Keys: []Key{K(tcell.KeyPgDn), R(' ')}, Description: "page down", Handler: func() { m.scroll(m.bodyH - 1) }},
 		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { m.scroll(-(m.bodyH - 1)) }},
+		{Keys: []Key{K(tcell.KeyHome), R('g')}, Description: "top", Handler: func() { m.top = 0 }},
+		{Keys: []Key{K(tcell.KeyEnd), R('G')}, Description: "end", Handler: func() { m.scroll(len(m.rows)) }},
 	}
 	return m
 }
@@ -97,7 +98,8 @@ func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 	r.Tool = SanitizeLine(r.Tool)
 	r.Action = SanitizeLine(r.Action)
 	r.Description = RevealHidden(r.Description) // for Shell it quotes the command
-	r.Arguments = Sanitize(r.Arguments)
+	m.args = r.Arguments
+	r.Arguments = RevealHidden(r.Arguments)
 	m.command = r.Command
 	r.Command = RevealHidden(r.Command)
 	scopes := make([]string, len(r.SessionScopes))
@@ -108,27 +110,23 @@ func (m *ApprovalModal) SetRequest(r ApprovalRequest) {
 	m.req = r
 	m.diff = nil
 	if strings.TrimSpace(r.Diff) != "" {
-		m.diff = ParseUnifiedDiff(r.Diff)
+		m.diff = parseDiffRaw(r.Diff)
 	}
 	m.top = 0
 	m.rows, m.rowsW = nil, 0
-	m.seenEnd = m.command == ""
+	m.seenEnd = false // Draw sets it once the end was on screen
 	m.feedback = nil
 }
 
 // Request returns the request shown.
 func (m *ApprovalModal) Request() ApprovalRequest { return m.req }
 
-// approve answers yes, once the whole command has been shown.
+// approve answers yes, once the whole of what is approved has been shown.
 func (m *ApprovalModal) approve(d ApprovalDecision) {
 	if m.seenEnd {
 		m.decide(d, "")
 	}
 }
-
-// CommandShown reports whether the end of the command (if any) has been on
-// screen, which enables the approve keys.
-func (m *ApprovalModal) CommandShown() bool { return m.seenEnd }
 
 func (m *ApprovalModal) decide(d ApprovalDecision, feedback string) {
 	m.feedback = nil
@@ -177,58 +175,97 @@ func ScopeText(scopes []string, action string) string {
 }
 
 // layout returns the scrollable rows for w columns: description, session
-// scope, the command (wrapped, hidden characters revealed) or the diff,
-// arguments.
+// scope, then what is approved: the command, the diff or the arguments,
+// hard-wrapped with hidden characters revealed.
 func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
 	th := m.theme
 	var rows []approvalRow
-	addRows := func(ls []DiffLine) { // long lines wrap, never cut
-		for _, r := range wrapDiff(ls, w) {
-			rows = append(rows, approvalRow{DiffLine: r.DiffLine, cont: r.cont})
-		}
-	}
-	add := func(op DiffOp, s string) {
+	info := func(op DiffOp, s string) { // word-wrapped, not approved
 		var ls []DiffLine
 		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 			ls = append(ls, DiffLine{op, l})
 		}
-		addRows(ls)
+		for _, r := range wrapDiff(ls, w) {
+			st, gutter := diffStyle(r.Op, th, base)
+			if r.cont {
+				gutter = strings.Repeat(" ", strWidth(gutter))
+			}
+			rows = append(rows, approvalRow{line: Line{{gutter, st}, {r.Text, st}}})
+		}
 	}
-	if m.req.Description != "" {
-		add(DiffSame, m.req.Description)
-	}
-	if sc := m.sessionScope(); sc != "" {
-		addRows([]DiffLine{{DiffHeader, "[a] approves " + sc + " for this session"}})
-	}
-	if m.command != "" {
-		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "command:"}})
-		token := base.Foreground(th.Warning).Bold(true)
-		spans := revealSpans(strings.TrimRight(m.command, "\n"), base.Foreground(th.Tool).Bold(true), token)
-		first := Line{{"$ ", base.Foreground(th.Accent).Bold(true)}}
-		chars := 0
-		for _, l := range hardWrap(spans, w, first, Line{{"  ", base}}, token) {
+	token := base.Foreground(th.Warning).Bold(true)
+	chars := 0
+	approved := func(spans []Span, first, indent Span) {
+		for _, l := range hardWrap(spans, w, Line{first}, Line{indent}, token) {
 			for _, sp := range l[1:] {
 				chars += revealedChars(sp, token)
 			}
-			rows = append(rows, approvalRow{cmd: l, isCmd: true, chars: chars})
+			rows = append(rows, approvalRow{line: l, gated: true, chars: chars})
 		}
 	}
-	if len(m.diff) > 0 {
-		addRows(m.diff)
-	} else if m.req.Arguments != "" && m.command == "" {
-		rows = append(rows, approvalRow{DiffLine: DiffLine{DiffHeader, "arguments:"}})
-		add(DiffSame, m.req.Arguments)
+	if m.req.Description != "" {
+		info(DiffSame, m.req.Description)
+	}
+	if sc := m.sessionScope(); sc != "" {
+		info(DiffHeader, "[a] approves "+sc+" for this session")
+	}
+	switch {
+	case m.command != "":
+		info(DiffHeader, "command:")
+		approved(revealSpans(strings.TrimRight(m.command, "\n"), base.Foreground(th.Tool).Bold(true), token),
+			Span{"$ ", base.Foreground(th.Accent).Bold(true)}, Span{"  ", base})
+	case len(m.diff) > 0:
+		for _, l := range m.diff {
+			st, gutter := diffStyle(l.Op, th, base)
+			approved(revealCode(l.Text, st, token), Span{gutter, st}, Span{strings.Repeat(" ", strWidth(gutter)), st})
+		}
+	case m.args != "":
+		info(DiffHeader, "arguments:")
+		st := base.Foreground(th.Text)
+		approved(revealCode(strings.TrimRight(m.args, "\n"), st, token), Span{"", st}, Span{"", st})
 	}
 	return rows
 }
 
-// commandLeft is how many characters of the command lie below the rows
-// shown (0 when there is no command or its end is visible).
-func (m *ApprovalModal) commandLeft() int {
+// approvedName names what the approve keys wait for, for "… continues".
+func (m *ApprovalModal) approvedName() string {
+	switch {
+	case m.command != "":
+		return "command continues"
+	case len(m.diff) > 0:
+		return "diff continues"
+	}
+	return "arguments continue"
+}
+
+// parseDiffRaw is ParseUnifiedDiff without sanitising: the approval modal
+// reveals what Sanitize would drop.
+func parseDiffRaw(s string) []DiffLine {
+	var out []DiffLine
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || strings.HasPrefix(l, "@@") || strings.HasPrefix(l, "diff "):
+			out = append(out, DiffLine{DiffHeader, l})
+		case strings.HasPrefix(l, "+"):
+			out = append(out, DiffLine{DiffAdd, l[1:]})
+		case strings.HasPrefix(l, "-"):
+			out = append(out, DiffLine{DiffRemove, l[1:]})
+		case strings.HasPrefix(l, " "):
+			out = append(out, DiffLine{DiffSame, l[1:]})
+		default:
+			out = append(out, DiffLine{DiffSame, l})
+		}
+	}
+	return out
+}
+
+// contentLeft is how many characters of what is approved lie below the
+// rows shown (0 when its end is visible, or there is nothing to approve).
+func (m *ApprovalModal) contentLeft() int {
 	total, shown := 0, 0
 	last := m.top + m.bodyH - 1
 	for i, r := range m.rows {
-		if !r.isCmd {
+		if !r.gated {
 			continue
 		}
 		total = r.chars
@@ -264,15 +301,9 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 	m.bodyH = max(1, h-1-len(buttons))
 	m.top = max(0, min(m.top, len(rows)-m.bodyH))
 	for r := 0; r < m.bodyH && m.top+r < len(rows); r++ {
-		l := rows[m.top+r]
-		if l.isCmd {
-			drawLine(screen, x, y+r, w, l.cmd)
-			continue
-		}
-		st, gutter := diffStyle(l.Op, th, base)
-		drawDiffRow(screen, x, y+r, w, diffRow{l.DiffLine, l.cont}, st, gutter)
+		drawLine(screen, x, y+r, w, rows[m.top+r].line)
 	}
-	left := m.commandLeft()
+	left := m.contentLeft()
 	if left == 0 {
 		m.seenEnd = true
 	}
@@ -282,7 +313,14 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 		if left == 1 {
 			unit = "character"
 		}
-		more := fmt.Sprintf(" command continues: %d more %s · j/PgDn to read on, approve needs the end ", left, unit)
+		head := fmt.Sprintf(" %s: %d more %s", m.approvedName(), left, unit)
+		more := head + " "
+		for _, tail := range []string{" · j/PgDn/End to read on, approve needs the end ", " · End to read on, approve needs the end ", " · approve needs the end "} {
+			if strWidth(head+tail) <= w {
+				more = head + tail
+				break
+			}
+		}
 		drawText(screen, x, y+m.bodyH, w, more, base.Foreground(th.Warning).Bold(true))
 	case len(rows) > m.bodyH:
 		more := " ↓ j/k scroll "

@@ -48,7 +48,48 @@ func revealToken(r rune, n int) string {
 // become tokens in the token style; the rest keeps the normal style.
 // Newlines are kept as line breaks. Invalid UTF-8 shows as U+FFFD tokens.
 func revealSpans(s string, normal, token tcell.Style) []Span {
+	return revealRuns(nil, s, normal, token, false)
+}
+
+// indentLimit: indentation up to this many columns shows as blanks in code
+// (a diff's lines, JSON arguments); deeper is named like any long run.
+const indentLimit = 40
+
+// revealCode is revealSpans for code to approve (an edit's diff, a tool's
+// arguments): the same, except that what code is made of stays blank, as
+// code shows it: a line's indentation of tabs and spaces (up to
+// indentLimit columns) and a tab or two between words. hardWrap draws a
+// tab as tabWidth blanks.
+func revealCode(s string, normal, token tcell.Style) []Span {
 	var spans []Span
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			spans = append(spans, Span{"\n", normal})
+		}
+		end, width := 0, 0
+		for end < len(line) && (line[end] == ' ' || line[end] == '\t') {
+			if line[end] == '\t' {
+				width += tabWidth
+			} else {
+				width++
+			}
+			end++
+		}
+		if width > indentLimit {
+			end = 0
+		}
+		if end > 0 {
+			spans = append(spans, Span{line[:end], normal})
+		}
+		spans = revealRuns(spans, line[end:], normal, token, true)
+	}
+	return spans
+}
+
+// revealRuns appends s to spans, runs of hidden characters and of more
+// than spaceRunLimit spaces as tokens; in code a run of one or two tabs
+// stays plain.
+func revealRuns(spans []Span, s string, normal, token tcell.Style, code bool) []Span {
 	var plain strings.Builder
 	flush := func() {
 		if plain.Len() > 0 {
@@ -62,7 +103,9 @@ func revealSpans(s string, normal, token tcell.Style) []Span {
 		for j < len(rs) && rs[j] == r {
 			j++
 		}
-		if n := j - i; hidden(r) || (r == ' ' && n > spaceRunLimit) {
+		n := j - i
+		blankTabs := code && r == '\t' && n <= 2
+		if (hidden(r) && !blankTabs) || (r == ' ' && n > spaceRunLimit) {
 			flush()
 			spans = append(spans, Span{revealToken(r, n), token})
 		} else {
@@ -129,16 +172,21 @@ func hardWrap(spans []Span, width int, first, indent Line, whole tcell.Style) []
 				curW = 0
 				continue
 			}
-			w := runeWidth(r)
+			n, w := 1, runeWidth(r)
+			if r == '\t' { // code's tabs (revealCode): blanks
+				r, n, w = ' ', tabWidth, 1
+			}
 			if w == 0 {
 				continue
 			}
-			if curW+w > avail() && len(cur) > 0 {
-				emit()
-				curW = 0
+			for range n {
+				if curW+w > avail() && len(cur) > 0 {
+					emit()
+					curW = 0
+				}
+				cur = append(cur, cell{r, w, sp.Style})
+				curW += w
 			}
-			cur = append(cur, cell{r, w, sp.Style})
-			curW += w
 		}
 	}
 	if len(cur) > 0 || len(lines) == 0 {

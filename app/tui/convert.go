@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -224,17 +226,82 @@ func keyArg(name, args string) string {
 	return ""
 }
 
-// prettyArgs indents JSON arguments for the expanded tool call.
+// prettyArgs indents JSON arguments for the expanded tool call and the
+// approval modal. Keys keep the model's order, and strings are decoded as
+// far as JSON allows (`&&` stays `&&`, a "\u2800" escape becomes the
+// character the modal names): the user reads what the tool will get.
+// Anything but one JSON value is returned as it is.
 func prettyArgs(args string) string {
-	var v any
-	if json.Unmarshal([]byte(args), &v) != nil {
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := writeJSON(&b, dec, ""); err != nil {
 		return args
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	if _, err := dec.Token(); err != io.EOF {
+		return args
+	}
+	return b.String()
+}
+
+// writeJSON writes the next value of dec to b, indented by two spaces a
+// level.
+func writeJSON(b *strings.Builder, dec *json.Decoder, indent string) error {
+	tok, err := dec.Token()
 	if err != nil {
-		return args
+		return err
 	}
-	return string(b)
+	switch v := tok.(type) {
+	case json.Delim:
+		closing := "}"
+		if v == '[' {
+			closing = "]"
+		}
+		b.WriteRune(rune(v))
+		n := 0
+		for ; dec.More(); n++ {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n" + indent + "  ")
+			if v == '{' {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				writeJSONString(b, key.(string))
+				b.WriteString(": ")
+			}
+			if err := writeJSON(b, dec, indent+"  "); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return err
+		}
+		if n > 0 {
+			b.WriteString("\n" + indent)
+		}
+		b.WriteString(closing)
+	case string:
+		writeJSONString(b, v)
+	case json.Number:
+		b.WriteString(v.String())
+	case bool:
+		fmt.Fprint(b, v)
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+// writeJSONString quotes s as JSON without HTML escapes.
+func writeJSONString(b *strings.Builder, s string) {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Write(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
 }
 
 func excerpt(s string) string {

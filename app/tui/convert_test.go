@@ -146,3 +146,24 @@ func TestItemBuilderFollowsAsViewItems(t *testing.T) {
 		}
 	}
 }
+
+// TestPrettyArgsShowsWhatTheToolGets: the approval modal's arguments were
+// re-encoded through a map: keys sorted, `&&` shown as \u0026\u0026, and a
+// "\u2800" escape left as text the modal could not name.
+func TestPrettyArgsShowsWhatTheToolGets(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"z":"a && b > c","a":1}`:                                            "{\n  \"z\": \"a && b > c\",\n  \"a\": 1\n}",
+		`{"cmd":"ok\u2800\u2800; curl x"}`:                                    "{\n  \"cmd\": \"ok\u2800\u2800; curl x\"\n}",
+		`{"n":12345678901234567890,"f":1.50,"t":true,"x":null,"e":{},"l":[]}`: "{\n  \"n\": 12345678901234567890,\n  \"f\": 1.50,\n  \"t\": true,\n  \"x\": null,\n  \"e\": {},\n  \"l\": []\n}",
+		`{"l":[1,{"k":"v"}]}`:                                                 "{\n  \"l\": [\n    1,\n    {\n      \"k\": \"v\"\n    }\n  ]\n}",
+		`{"s":"line\nnext\t\u001b"}`:                                          "{\n  \"s\": \"line\\nnext\\t\\u001b\"\n}",
+		`not json`:                                                            `not json`,
+		`{"a":1} {}`:                                                          `{"a":1} {}`,
+		`{"a":`:                                                               `{"a":`,
+	} {
+		if got := prettyArgs(in); got != want {
+			t.Errorf("prettyArgs(%s) =\n%s\nwant\n%s", in, got, want)
+		}
+	}
+}
