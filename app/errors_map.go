@@ -7,6 +7,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -62,6 +63,10 @@ func storeError(err error, id string, what string) error {
 	var u *UserError
 	if errors.As(err, &u) {
 		return err
+	}
+	var compacted *timetravel.CompactedError
+	if errors.As(err, &compacted) {
+		return userErrorf(err, "checkpoint %d of session %s lies in history replaced by compaction: `rewind restore %s %d` brings back the generation that holds it", compacted.Checkpoint, id, id, compacted.Source)
 	}
 	var damaged *store.DamagedError
 	switch {

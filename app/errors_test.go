@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -80,5 +81,19 @@ func TestStoreErrorNamesWhatWasAsked(t *testing.T) {
 	}
 	if storeError(nil, "x", "") != nil {
 		t.Error("storeError(nil) is not nil")
+	}
+}
+
+func TestCompactedRegionNamesTheGenerationToRestore(t *testing.T) {
+	t.Parallel()
+	err := storeError(fmt.Errorf("plan: %w", &timetravel.CompactedError{Checkpoint: 4, Source: 2}), "01abc", "checkpoint 4")
+	got := ErrorLine(err)
+	for _, want := range []string{"checkpoint 4 of session 01abc", "replaced by compaction", "rewind restore 01abc 2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if ExitCode(err) == 0 || strings.Contains(got, "\n") {
+		t.Errorf("exit %d, line %q", ExitCode(err), got)
 	}
 }

@@ -77,7 +77,7 @@ var CheckFiles = Check{Files: true}
 func PlanRevert(ctx context.Context, env Env, id int, check Check) (Plan, error) {
 	at, err := env.DB.FindCheckpoint(ctx, env.Session.ID, -1, id)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, notInView(ctx, env.DB, env.Session, id, err)
 	}
 	p := Plan{Kind: Revert, SessionID: at.Generation.SessionID, CurrentGen: at.Generation.Gen, Checkpoint: id, Gen: -1,
 		Messages: at.Generation.Messages - at.MessagesBefore, seq: at.Pos.Seq}

@@ -439,12 +439,12 @@ func (t *timeTravel) onUIRequestRevert(n int) {
 	c.onWorker(func() {
 		ctx := c.ctx
 		p, err := timetravel.PlanRevert(ctx, t.env(o), n, timetravel.Check{Files: true, Diffs: true})
+		var compacted *timetravel.CompactedError
+		if errors.As(err, &compacted) {
+			c.onUIThreadAsync(func() { t.onUIRefuseCompacted(n, compacted.Source) })
+			return
+		}
 		if errors.Is(err, store.ErrCheckpointNotFound) {
-			gens, gerr := c.db.Generations(ctx, o.sess.ID)
-			if src, compacted := compactedSource(gens, o.soul.Status().Generation); gerr == nil && compacted && t.checkpointIn(ctx, o.sess.ID, src, n) {
-				c.onUIThreadAsync(func() { t.onUIRefuseCompacted(n, src) })
-				return
-			}
 			c.post(evNote{text: fmt.Sprintf("checkpoint %d is not in this conversation (the timeline lists them)", n), isErr: true})
 			return
 		}
@@ -506,12 +506,6 @@ func (t *timeTravel) onUIRequestUndo() {
 			})
 		}
 	})
-}
-
-// checkpointIn reports whether generation gen's view has checkpoint n.
-func (t *timeTravel) checkpointIn(ctx context.Context, id string, gen, n int) bool {
-	_, err := t.c.db.FindCheckpoint(ctx, id, gen, n)
-	return err == nil
 }
 
 // The dialog's choices; the same keys for every operation.

@@ -221,27 +221,6 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 	return out
 }
 
-// compactedSource returns the generation a compaction replaced when the
-// current view of the session starts with a compaction (its root has cause
-// compact); ok is false otherwise.
-func compactedSource(gens []store.Generation, cur int) (int, bool) {
-	byGen := make(map[int]store.Generation, len(gens))
-	for _, g := range gens {
-		byGen[g.Gen] = g
-	}
-	g, ok := byGen[cur]
-	for i := 0; ok && i < len(gens)+1; i++ {
-		if g.Cause == store.CauseCompact && g.SourceGen != nil {
-			return *g.SourceGen, true
-		}
-		if g.ParentGen == nil || g.ParentSession != "" {
-			break
-		}
-		g, ok = byGen[*g.ParentGen]
-	}
-	return 0, false
-}
-
 // diffMsg is one message of a generation diff.
 type diffMsg struct {
 	key  string // identity for matching: role + full content
