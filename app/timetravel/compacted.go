@@ -65,4 +65,3 @@ func compactedSource(gens []store.Generation, cur int) (int, bool) {
 	}
 	return 0, false
 }
-
