@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"database/sql"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -284,5 +285,46 @@ func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 	}
 	if _, _, ok := h.findText("ENDMARK"); !ok {
 		t.Errorf("the kept answer is gone from the screen:\n%s", h.text())
+	}
+}
+
+// TestQuitWhileTheCommitWaitsIsPrompt: Ctrl-C Ctrl-C while the step's
+// commit waits for another process's write lock quits within the bound
+// (the run stops waiting, the lease's release gives up after 300 ms), and
+// the answer stays in its recovery file for the next start. (Quitting took
+// 19 s and the answer was lost.)
+func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
+	t.Parallel()
+	const answer = "an answer the quit must not lose ENDMARK"
+	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"), llmtest.Text(answer).WithRate(60))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	h.submit("explain it")
+	h.waitFor("an answer")
+	lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.waitFor("ENDMARK")
+	start := time.Now()
+	h.key(tcell.KeyCtrlC)
+	h.waitFor("press Ctrl-C again to quit")
+	h.key(tcell.KeyCtrlC)
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.done <- nil
+	case <-time.After(waitLimit):
+		t.Fatal("Ctrl-C Ctrl-C did not quit")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("quitting took %v while another process held the lock, want under 2 s", took.Round(time.Millisecond))
+	}
+	files, _ := filepath.Glob(filepath.Join(store.RecoveryDir(filepath.Join(h.dir, "rewind.db")), "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("recovery files after quitting: %q, want one", files)
+	}
+	if data, err := os.ReadFile(files[0]); err != nil || !strings.Contains(string(data), "ENDMARK") {
+		t.Errorf("the recovery file does not hold the answer: %v\n%s", err, data)
 	}
 }
