@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the tmux test runs this binary as an MCP server
 	widenParallel()
-	goleak.VerifyTestMain(removingBinary{m}, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))
+	goleak.VerifyTestMain(removingBinary{m}, append(childprocGoroutines(), goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))...)
 }
 
 // removingBinary runs the tests, then removes the rewind binary the tmux
@@ -45,4 +46,14 @@ func widenParallel() {
 	if !set {
 		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
 	}
+}
+
+// childprocGoroutines ignores the goroutines internal/childproc keeps for
+// the life of the process (its forker thread, its watchdog's reaper).
+func childprocGoroutines() []goleak.Option {
+	var opts []goleak.Option
+	for _, f := range childproc.Goroutines {
+		opts = append(opts, goleak.IgnoreAnyFunction(f))
+	}
+	return opts
 }

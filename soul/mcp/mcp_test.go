@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -388,6 +389,24 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 	if err := m.Restart("s"); err == nil {
 		t.Error("restart after Close did not fail")
 	}
+}
+
+// A child the server moved out of its process group (setsid) is killed
+// too: it is found below the server before the server is stopped.
+func TestCloseKillsASetsidChild(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	m := started(t, Options{}, stdio("s", map[string]string{mcptest.PIDFileEnv: pidFile, mcptest.SetsidEnv: "1"}))
+	pids := serverPIDs(t, pidFile)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			if mcptest.Running(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	m.Close()
+	waitGone(t, pids)
 }
 
 func TestRestartKillsTheOldProcessGroup(t *testing.T) {

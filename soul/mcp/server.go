@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/soul/tools"
 )
 
@@ -161,8 +162,8 @@ func (s *server) transport(c *conn) (sdk.Transport, error) {
 	cmd.Stderr = s.stderr
 	cmd.WaitDelay = closeGrace
 	// Its own process group, so that stopping it also stops what it started
-	// (npx → node, uvx → python).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// (npx → node, uvx → python), dying with rewind (childproc).
+	cmd.SysProcAttr = childproc.Attr()
 	s.stderr.reset()
 	return &commandTransport{inner: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, conn: c}, nil
 }
@@ -175,7 +176,13 @@ type commandTransport struct {
 }
 
 func (t *commandTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	cn, err := t.inner.Connect(ctx)
+	var cn sdk.Connection
+	// The SDK starts the process: from the thread childproc starts every
+	// child from, for the parent-death signal.
+	err := childproc.Do(func() (err error) {
+		cn, err = t.inner.Connect(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -280,8 +287,15 @@ func (s *server) stop() {
 func (c *conn) close() {
 	c.cancel()
 	c.mu.Lock()
-	cs := c.session
+	cs, pid := c.session, c.pgid
 	c.mu.Unlock()
+	// What the server started, found while it still runs: a child that
+	// left its group (setsid) is out of reach of the group kill below.
+	var below []childproc.Proc
+	if pid > 0 {
+		below = childproc.Descendants(pid)
+	}
+	defer childproc.KillAll(below)
 	if cs != nil {
 		closed := make(chan struct{})
 		go func() { // owner: this close; the SDK's Close is bounded by its own kill

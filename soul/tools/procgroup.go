@@ -3,6 +3,8 @@ package tools
 import (
 	"sync"
 	"syscall"
+
+	"github.com/rewind-agent/rewind/internal/childproc"
 )
 
 // groups are the process groups of the Shell commands running now. Each
@@ -24,10 +26,14 @@ func trackGroup(pgid int) (untrack func(), ok bool) {
 		return nil, false
 	}
 	groups.pgids[pgid] = struct{}{}
+	// A kill -9 of rewind runs nothing of ours: the watchdog kills the
+	// group then.
+	childproc.Watch(pgid)
 	return func() {
 		groups.Lock()
 		delete(groups.pgids, pgid)
 		groups.Unlock()
+		childproc.Unwatch(pgid)
 	}, true
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 )
 
@@ -137,7 +138,8 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 		environ = shellenv.Environ(shellenv.Policy{})
 	}
 	cmd.Env = append(slices.Clip(environ), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, dying with rewind (childproc).
+	cmd.SysProcAttr = childproc.Attr()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		r.startErr = err
@@ -145,7 +147,7 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
+	if err := childproc.Start(cmd); err != nil {
 		pw.Close()
 		r.startErr = err
 		return r

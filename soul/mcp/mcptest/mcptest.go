@@ -31,6 +31,9 @@ const (
 	// FailStartEnv, when set, makes the stdio server print it to stderr
 	// and exit before answering anything.
 	FailStartEnv = "REWIND_MCPTEST_FAIL_START"
+	// SetsidEnv, when set to 1 with PIDFileEnv, starts the child in a
+	// session of its own (setsid), out of the server's process group.
+	SetsidEnv = "REWIND_MCPTEST_SETSID"
 )
 
 // ServeIfAsked serves the test server on stdin/stdout and exits when
@@ -45,6 +48,9 @@ func ServeIfAsked() {
 	}
 	if f := os.Getenv(PIDFileEnv); f != "" {
 		child := exec.Command("sleep", "300")
+		if os.Getenv(SetsidEnv) == "1" {
+			child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		if err := child.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "mcptest: cannot start the child:", err)
 			os.Exit(2)
