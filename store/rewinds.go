@@ -81,3 +81,35 @@ func (db *DB) LastRewind(ctx context.Context, sessionID string, id int64) (Rewin
 	}
 	return r, nil
 }
+
+// Rewinds returns the session's rewind log, oldest first.
+func (db *DB) Rewinds(ctx context.Context, sessionID string) ([]Rewind, error) {
+	var out []Rewind
+	err := db.readTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadState(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, session_id, op, before_gen, after_gen, files_undo, what, created_at
+			FROM rewinds WHERE session_id = ? ORDER BY id`, st.id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Rewind
+			var undo sql.NullInt64
+			var created int64
+			if err := rows.Scan(&r.ID, &r.SessionID, &r.Op, &r.BeforeGen, &r.AfterGen, &undo, &r.What, &created); err != nil {
+				return err
+			}
+			r.FilesUndo, r.CreatedAt = undo.Int64, fromMS(created)
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: rewinds of %s: %w", sessionID, err)
+	}
+	return out, nil
+}

@@ -41,8 +41,33 @@ type GenerationRow struct {
 	Messages       int
 	Archived       bool
 	SameView       bool // archived, but its view is the live one (restored): not drawn as a branch
-	Current        bool
-	Time           time.Time
+	// SameAs are archived generations whose view is this one's, record for
+	// record (an undo or a restore brought it back): one row says so.
+	SameAs []GenerationAlias
+	// Folded: not drawn, its view is another row's (that row's SameAs), or
+	// it is empty while there are other branches to offer.
+	Folded  bool
+	Current bool
+	Time    time.Time
+}
+
+// SameAsText names the generations folded into g's row: "same as gen 2
+// (undo), gen 5 (restore)"; "" when none.
+func (g GenerationRow) SameAsText() string {
+	parts := make([]string, len(g.SameAs))
+	for i, a := range g.SameAs {
+		parts[i] = fmt.Sprintf("gen %d (%s)", a.Gen, a.Cause)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "same as " + strings.Join(parts, ", ")
+}
+
+// GenerationAlias names a generation folded into another row.
+type GenerationAlias struct {
+	Gen   int
+	Cause string
 }
 
 // NoPosition is a TimelineModel Position that no row holds: the rows are a
@@ -277,6 +302,9 @@ func (t *Timeline) SetModel(m TimelineModel) {
 	}
 	for i := range m.Generations {
 		m.Generations[i].Cause = SanitizeLine(m.Generations[i].Cause)
+		for j := range m.Generations[i].SameAs {
+			m.Generations[i].SameAs[j].Cause = SanitizeLine(m.Generations[i].SameAs[j].Cause)
+		}
 		m.Generations[i].Note = SanitizeLine(m.Generations[i].Note)
 		m.Generations[i].ArchivedBy = SanitizeLine(m.Generations[i].ArchivedBy)
 		m.Generations[i].ArchivedNote = SanitizeLine(m.Generations[i].ArchivedNote)
@@ -342,7 +370,7 @@ func (t *Timeline) buildRows() []tlRow {
 	branches := map[int][]GenerationRow{} // fork checkpoint → archived gens
 	var tail []GenerationRow
 	for _, g := range m.Generations {
-		if g.Current || !g.Archived || g.SameView {
+		if g.Current || !g.Archived || g.SameView || g.Folded {
 			continue
 		}
 		switch {
@@ -585,6 +613,9 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			}
 			cx += drawText(screen, cx, ry, x+w-cx, "○ ", gs)
 			desc := fmt.Sprintf("gen %d · %s · %d msgs", g.Gen, g.Cause, g.Messages)
+			if same := g.SameAsText(); same != "" {
+				desc += " · " + same
+			}
 			if g.ArchivedBy != "" {
 				desc += fmt.Sprintf(" · archived by %s in gen %d", g.ArchivedBy, g.ArchivedIn)
 				if g.ArchivedNote != "" {

@@ -426,7 +426,13 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 	if err != nil {
 		return evReload{}, err
 	}
-	ev := evReload{keepConv: keepConv, timeline: c.branches.withBranches(ctx, db, v, timelineModel(v, gens)), gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
+	rewinds, err := db.Rewinds(ctx, id)
+	if err != nil {
+		return evReload{}, err
+	}
+	tl := c.branches.withBranches(ctx, db, v, labelUndos(timelineModel(v, gens), rewinds))
+	tl = foldSame(ctx, db, id, v.Generation.Messages, tl)
+	ev := evReload{keepConv: keepConv, timeline: tl, gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
 	if v.Later { // a search hit's window: the current position is after it
 		ev.timeline.Position = views.NoPosition
 	}

@@ -222,6 +222,9 @@ func generationPreview(g views.GenerationRow, items []views.Item) string {
 	if g.ArchivedNote != "" {
 		what += ": " + oneLine(g.ArchivedNote, 60)
 	}
+	if same := g.SameAsText(); same != "" {
+		what += " · " + same
+	}
 	if !g.Archived || g.Current {
 		what = fmt.Sprintf("generation %d (current)", g.Gen)
 	}

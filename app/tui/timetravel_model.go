@@ -374,3 +374,77 @@ func genDiff(old, cur []diffMsg) []views.DiffLine {
 	flush()
 	return out
 }
+
+// labelUndos names each generation an undo made "undo": the store keeps it
+// as a restore (what it did to the view), the rewind log says why.
+func labelUndos(m views.TimelineModel, rewinds []store.Rewind) views.TimelineModel {
+	undid := map[int]bool{}
+	for _, r := range rewinds {
+		if r.Op == "undo" && r.AfterGen != r.BeforeGen {
+			undid[r.AfterGen] = true
+		}
+	}
+	for i, g := range m.Generations {
+		if undid[g.Gen] && g.Cause == string(store.CauseRestore) {
+			m.Generations[i].Cause = "undo"
+		}
+	}
+	return m
+}
+
+// viewEnd identifies an archived generation's view: two views that end at
+// the same record are the same view (a view is a prefix of its parent's
+// plus its own records), and every view without a message offers the
+// same thing, an empty conversation.
+type viewEnd struct {
+	empty bool
+	last  store.ViewPos
+}
+
+var viewEndCache sync.Map // branchKey{session, -2, gen} → viewEnd (archived views never change)
+
+// foldSame folds the archived generations of m (after withBranches) whose
+// views are the same into one row, the oldest, which lists the others
+// (revert → undo → restore makes two generations of the start's view);
+// generations without a message are not offered while another branch is,
+// or when the live view has none either: restoring them gives nothing
+// that /clear does not. Only the last record of each view is read, once.
+func foldSame(ctx context.Context, db *store.DB, session string, liveMessages int, m views.TimelineModel) views.TimelineModel {
+	first := map[viewEnd]int{} // view → index in m.Generations of its row
+	emptyRow, others := -1, false
+	for i, g := range m.Generations {
+		if !g.Archived || g.Current || g.SameView {
+			continue
+		}
+		end := viewEnd{empty: g.Messages == 0}
+		if !end.empty {
+			k := branchKey{session, -2, g.Gen}
+			if c, ok := viewEndCache.Load(k); ok {
+				end = c.(viewEnd)
+			} else {
+				v, err := db.ViewBefore(ctx, session, g.Gen, store.ViewPos{}, 1)
+				if err != nil || len(v.Records) != 1 {
+					others = true
+					continue
+				}
+				end.last = store.ViewPos{SessionID: v.Records[0].SessionID, Seq: v.Records[0].Seq}
+				viewEndCache.Store(k, end)
+			}
+		}
+		if at, ok := first[end]; ok {
+			m.Generations[i].Folded = true
+			m.Generations[at].SameAs = append(m.Generations[at].SameAs, views.GenerationAlias{Gen: g.Gen, Cause: g.Cause})
+			continue
+		}
+		first[end] = i
+		if end.empty {
+			emptyRow = i
+		} else {
+			others = true
+		}
+	}
+	if emptyRow >= 0 && (others || liveMessages == 0) {
+		m.Generations[emptyRow].Folded = true
+	}
+	return m
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
@@ -196,4 +197,63 @@ func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 			t.Errorf("after the preview: %d items, want 1200", n)
 		}
 	})
+}
+
+// TestTimelineFoldsIdenticalGenerations (issue 20, item 22): after a
+// revert, its undo, a restore, a clear and a restore, the undo's
+// generation is labelled "undo", the two generations of the start's view
+// are one row that says so, and the empty clear is not offered.
+func TestTimelineFoldsIdenticalGenerations(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		ctx := context.Background()
+		s, err := h.db.ImportSession(ctx, store.NewSession{Title: "folds", WorkDir: h.work},
+			[]store.ImportedGeneration{{Records: longRecords(12)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := timetravel.Env{DB: h.db, Session: s}
+		conv := timetravel.StoreConversation{DB: h.db, SessionID: s.ID}
+		p, err := timetravel.PlanRevert(ctx, env, 8, timetravel.Check{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := timetravel.Apply(ctx, env, conv, p, timetravel.ConversationOnly); err != nil { // gen 1
+			t.Fatal(err)
+		}
+		if p, err = timetravel.PlanUndo(ctx, env, timetravel.Check{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := timetravel.Apply(ctx, env, conv, p, timetravel.ConversationOnly); err != nil { // gen 2: gen 0's view
+			t.Fatal(err)
+		}
+		for _, step := range []func() (store.Generation, error){
+			func() (store.Generation, error) { return h.db.Restore(ctx, s.ID, 1) }, // gen 3
+			func() (store.Generation, error) { return h.db.Clear(ctx, s.ID) },      // gen 4: empty
+			func() (store.Generation, error) { return h.db.Restore(ctx, s.ID, 3) }, // gen 5: gen 1's view
+		} {
+			if _, err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.ID
+	})
+	h.waitFor("prompt 7", "gen 0 · import · 36 msgs · same as gen 2 (undo)")
+	var m views.TimelineModel
+	h.c.onUIThread(func() { m = h.c.timeline.Model() })
+	var shown []int
+	for _, g := range m.Generations {
+		if g.Archived && !g.SameView && !g.Folded {
+			shown = append(shown, g.Gen)
+		}
+	}
+	if !slices.Equal(shown, []int{0}) {
+		t.Errorf("the timeline offers generations %v, want only 0 (1 and 3 are the live view, 2 is 0's, 4 is empty):\n%s", shown, h.text())
+	}
+	if g, _ := genRowIn(m, 2); g.Cause != "undo" {
+		t.Errorf("generation 2, made by the undo, is labelled %q", g.Cause)
+	}
+	if g, _ := genRowIn(m, 0); !slices.Equal(g.SameAs, []views.GenerationAlias{{Gen: 2, Cause: "undo"}}) {
+		t.Errorf("generation 0's row folds %+v, want generation 2 (undo)", g.SameAs)
+	}
 }
