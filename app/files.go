@@ -44,8 +44,19 @@ func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
 // the soul calls it when a step's tools are done.
 func (f *sessionFiles) Flush(ctx context.Context) error { return f.tr.Flush(ctx) }
 
-func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) error, error) {
-	return f.tr.AroundShell(ctx)
+func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
+	after, err := f.tr.AroundShell(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) ([]tools.NotKeptFile, error) {
+		notKept, err := after(ctx)
+		out := make([]tools.NotKeptFile, len(notKept))
+		for i, n := range notKept {
+			out[i] = tools.NotKeptFile(n)
+		}
+		return out, err
+	}, nil
 }
 
 // RevertFiles is the files half of a D-Mail, done by app/timetravel (the

@@ -1115,8 +1115,8 @@ func (r *reverter) Flush(context.Context) error {
 }
 
 func (r *reverter) BeforeWrite(context.Context, []string) error { return nil }
-func (r *reverter) AroundShell(context.Context) (func(context.Context) error, error) {
-	return func(context.Context) error { return nil }, nil
+func (r *reverter) AroundShell(context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
+	return func(context.Context) ([]tools.NotKeptFile, error) { return nil, nil }, nil
 }
 func (r *reverter) RevertFiles(_ context.Context, sessionID string, checkpointID int) error {
 	r.mu.Lock()

@@ -58,6 +58,11 @@ type FileChange struct {
 	// Guarded: After is content someone else made (a rewind put the user's
 	// edit back), so a later rewind treats the file as a conflict.
 	Guarded bool
+	// NotKeptSize > 0: a change to a file over the size cap, whose content
+	// is not kept (both hashes empty; a mode of 0 says the file did not
+	// exist on that side); the file's size after the change (before it,
+	// when it was deleted).
+	NotKeptSize int64
 }
 
 // FileSettle fills in the after state of a pending event.
@@ -70,17 +75,18 @@ type FileSettle struct {
 // current generation at the time it was recorded: the change happened after
 // context record Seq. ID orders events physically.
 type FileEvent struct {
-	ID        int64
-	SessionID string
-	Seq       int64
-	Gen       int
-	Path      string
-	Before    FileState
-	After     FileState
-	Pending   bool
-	Tool      string
-	Guarded   bool // see FileChange.Guarded
-	CreatedAt time.Time
+	ID          int64
+	SessionID   string
+	Seq         int64
+	Gen         int
+	Path        string
+	Before      FileState
+	After       FileState
+	Pending     bool
+	Tool        string
+	Guarded     bool  // see FileChange.Guarded
+	NotKeptSize int64 // see FileChange.NotKeptSize
+	CreatedAt   time.Time
 }
 
 // FileBatch is what one call of ApplyFileBatch writes, in one transaction:
@@ -149,6 +155,13 @@ func decodeBlob(hash, codec string, size int64, stored []byte) ([]byte, error) {
 	}
 }
 
+func nullSize(n int64) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
+}
+
 func nullHash(h string) any {
 	if h == "" {
 		return nil
@@ -205,8 +218,8 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 			}
 			now := nowMS()
 			st, err := tx.PrepareContext(ctx, `INSERT INTO file_events
-				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, not_kept_size, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
@@ -219,7 +232,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				}
 				res, err := st.ExecContext(ctx, b.SessionID, seq, gen, c.Path,
 					nullHash(c.Before.Hash), int64(c.Before.Mode), nullHash(after.Hash), int64(after.Mode),
-					pending, c.Tool, c.Guarded, now)
+					pending, c.Tool, c.Guarded, nullSize(c.NotKeptSize), now)
 				if err != nil {
 					return fmt.Errorf("event %s: %w", c.Path, err)
 				}
@@ -228,7 +241,7 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 					return err
 				}
 				out = append(out, FileEvent{ID: id, SessionID: b.SessionID, Seq: seq, Gen: gen, Path: c.Path,
-					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, Guarded: c.Guarded, CreatedAt: fromMS(now)})
+					Before: c.Before, After: after, Pending: c.Pending, Tool: c.Tool, Guarded: c.Guarded, NotKeptSize: c.NotKeptSize, CreatedAt: fromMS(now)})
 			}
 		}
 		for _, id := range b.Drop {
@@ -368,7 +381,7 @@ func (db *DB) FileIndex(ctx context.Context, workDir string) ([]FileIndexEntry, 
 	return out, nil
 }
 
-const fileEventCols = `id, session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, created_at`
+const fileEventCols = `id, session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, not_kept_size, created_at`
 
 func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 	defer rows.Close()
@@ -378,9 +391,11 @@ func scanFileEvents(rows *sql.Rows) ([]FileEvent, error) {
 		var bh, ah sql.NullString
 		var bm, am, created int64
 		var pending int
-		if err := rows.Scan(&e.ID, &e.SessionID, &e.Seq, &e.Gen, &e.Path, &bh, &bm, &ah, &am, &pending, &e.Tool, &e.Guarded, &created); err != nil {
+		var notKept sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.SessionID, &e.Seq, &e.Gen, &e.Path, &bh, &bm, &ah, &am, &pending, &e.Tool, &e.Guarded, &notKept, &created); err != nil {
 			return nil, err
 		}
+		e.NotKeptSize = notKept.Int64
 		e.Before = FileState{Hash: bh.String, Mode: uint32(bm)}
 		e.After = FileState{Hash: ah.String, Mode: uint32(am)}
 		e.Pending = pending != 0
@@ -397,13 +412,13 @@ func (db *DB) FileEvents(ctx context.Context, sessionID string, fromID int64) ([
 }
 
 // LastFileEventsBefore returns, for each of paths, the session's last file
-// event with id < beforeID (the change that left the file as it was at
+// event with id < beforeID whose content is kept (the change that left the file as it was at
 // that position); paths without one are absent from the map.
 func (db *DB) LastFileEventsBefore(ctx context.Context, sessionID string, paths []string, beforeID int64) (map[string]FileEvent, error) {
 	out := make(map[string]FileEvent, len(paths))
 	err := db.readTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `SELECT `+fileEventCols+` FROM file_events
-			WHERE session_id = ? AND path = ? AND id < ? ORDER BY id DESC LIMIT 1`)
+			WHERE session_id = ? AND path = ? AND id < ? AND not_kept_size IS NULL ORDER BY id DESC LIMIT 1`)
 		if err != nil {
 			return err
 		}

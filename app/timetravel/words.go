@@ -103,7 +103,7 @@ func (p Plan) FilesSummary(limit int) string {
 	case p.Files == nil:
 		return "This session has no file checkpoints: only the conversation moves."
 	case !p.FilesChange():
-		return "No file would change: the files stay as they are."
+		return strings.Join(append([]string{"No file would change: the files stay as they are."}, NotKeptLines(*p.Files)...), "\n")
 	}
 	lines := FileLines(*p.Files, p.FilesTitle(false))
 	if len(lines) > limit+1 {
@@ -123,9 +123,9 @@ func (p Plan) FilesSummary(limit int) string {
 func FileLines(rep filecp.Report, title string) []string {
 	if rep.Changed() == 0 && len(rep.Skipped) == 0 && len(rep.Conflicts) == 0 {
 		if rep.DryRun {
-			return []string{title + ": no file would change"}
+			return append([]string{title + ": no file would change"}, NotKeptLines(rep)...)
 		}
-		return []string{title + ": no file needed to change"}
+		return append([]string{title + ": no file needed to change"}, NotKeptLines(rep)...)
 	}
 	modified, created, deleted, overwritten, leftAlone := "modified", "created", "deleted", "overwritten", "left alone"
 	var out []string
@@ -153,6 +153,21 @@ func FileLines(rep filecp.Report, title string) []string {
 	}
 	for _, sk := range rep.Skipped {
 		out = append(out, fmt.Sprintf("  skipped (%s)  %s", sk.Reason, sk.Path))
+	}
+	return append(out, NotKeptLines(rep)...)
+}
+
+// NotKeptLines name the files over file_size_cap that changed in the span
+// a rewind covers and that it leaves as they are: "  not kept: big.bin,
+// 6 MB, over file_size_cap".
+func NotKeptLines(rep filecp.Report) []string {
+	out := make([]string, 0, len(rep.NotKept))
+	for _, n := range rep.NotKept {
+		path := n.Path
+		if n.Deleted {
+			path += " (deleted)"
+		}
+		out = append(out, fmt.Sprintf("  not kept: %s, %s, over file_size_cap", path, words.Size(n.Size)))
 	}
 	return out
 }

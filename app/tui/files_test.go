@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func TestWorkspaceRecordsFileCheckpoints(t *testing.T) {
 	h = newHarness(t, hopts{mutate: func(o *Options) {
 		o.Soul.Yolo = true
 		o.Files = func(s store.Session) (tools.FileTracker, error) {
-			return filecp.New(h.db, s.ID, s.WorkDir, filecp.Options{})
+			return forTools(filecp.New(h.db, s.ID, s.WorkDir, filecp.Options{}))
 		}
 	}, before: func(hh *harness) { h = hh }},
 		llmtest.Calls(llmtest.Call("w1", "WriteFile", map[string]any{"path": "notes.txt", "content": "agent text\n"})),
@@ -56,4 +57,31 @@ func TestWorkspaceRecordsFileCheckpoints(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.work, "notes.txt")); !os.IsNotExist(err) {
 		t.Fatalf("notes.txt after the file revert: %v", err)
 	}
+}
+
+// toolsTracker is a file tracker as the tools see it (what app's adapter
+// does): its not-kept files as tools.NotKeptFile.
+type toolsTracker struct{ *filecp.Tracker }
+
+func (t toolsTracker) AroundShell(ctx context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
+	after, err := t.Tracker.AroundShell(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) ([]tools.NotKeptFile, error) {
+		notKept, err := after(ctx)
+		out := make([]tools.NotKeptFile, len(notKept))
+		for i, n := range notKept {
+			out[i] = tools.NotKeptFile(n)
+		}
+		return out, err
+	}, nil
+}
+
+// forTools is tr for the tools.
+func forTools(tr *filecp.Tracker, err error) (tools.FileTracker, error) {
+	if err != nil {
+		return nil, err
+	}
+	return toolsTracker{tr}, nil
 }

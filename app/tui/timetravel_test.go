@@ -197,7 +197,7 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 		},
 		mutate: func(o *Options) {
 			o.Mode, o.SessionID = ModeResume, id
-			o.Soul.Files = tr
+			o.Soul.Files = toolsTracker{tr}
 		},
 	})
 	h.waitFor("wrote notes.txt")

@@ -78,7 +78,7 @@ func fileHarness(t *testing.T) (*harness, string) {
 		before: func(h *harness) { id, tr = fileSession(t, h) },
 		mutate: func(o *Options) {
 			o.Mode, o.SessionID = ModeResume, id
-			o.Soul.Files = tr
+			o.Soul.Files = toolsTracker{tr}
 		},
 	})
 	h.waitFor("wrote notes.txt")
@@ -314,7 +314,7 @@ func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 		mutate: func(o *Options) {
 			o.Mode, o.SessionID = ModeResume, id
 			o.Files = func(s store.Session) (tools.FileTracker, error) {
-				return timetravel.Env{DB: o.DB, Session: s}.Tracker()
+				return forTools(timetravel.Env{DB: o.DB, Session: s}.Tracker())
 			}
 		},
 	})

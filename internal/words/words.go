@@ -5,6 +5,7 @@ package words
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Plural is one when n is 1, else many: Plural(n, "message", "messages").
@@ -55,4 +56,24 @@ func Levenshtein(a, b []rune) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Size formats a byte count for people: "6 MB", "5.2 MB", "70 KB" (decimal
+// units, as ls -h --si and most tools print them).
+func Size(n int64) string {
+	unit, div := "bytes", 1.0
+	switch {
+	case n >= 1e9:
+		unit, div = "GB", 1e9
+	case n >= 1e6:
+		unit, div = "MB", 1e6
+	case n >= 1e3:
+		unit, div = "KB", 1e3
+	}
+	if unit == "bytes" {
+		return fmt.Sprintf("%d %s", n, Plural(int(n), "byte", "bytes"))
+	}
+	s := strconv.FormatFloat(float64(n)/div, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return s + " " + unit
 }

@@ -46,3 +46,11 @@ func TestAlsoInSessions(t *testing.T) {
 		t.Errorf("AlsoInSessions(3) = %q", got)
 	}
 }
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{1: "1 byte", 999: "999 bytes", 70000: "70 KB", 6000000: "6 MB", 5242881: "5.2 MB", 2500000000: "2.5 GB"} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func BenchmarkShellSnapshotUnchanged10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := after(ctx); err != nil {
+		if _, err := after(ctx); err != nil {
 			b.Fatal(err)
 		}
 		if info := tr.LastScan(); info.Hashed != 0 || len(info.Changes) != 0 || info.Files != 10000 {

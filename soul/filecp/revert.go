@@ -53,6 +53,9 @@ type Report struct {
 	Conflicts []Conflict
 	// Skipped lists files the rewind could not touch, with the reason.
 	Skipped []Skipped
+	// NotKept lists files over the size cap that changed after the
+	// position: their content was never kept, so they stay as they are.
+	NotKept []NotKept
 	// Diffs maps a path to a unified diff current → restored (Diffs option).
 	Diffs map[string]string
 	// Undo is the position to pass to RestoreFilesTo to undo this rewind
@@ -152,8 +155,13 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 	}
 	type span struct{ first, last store.FileEvent }
 	spans := map[string]*span{}
+	notKept := map[string]NotKept{}
 	for _, e := range events {
 		if e.Path == scanPendingPath { // a Shell command of this process still running
+			continue
+		}
+		if e.NotKeptSize > 0 {
+			notKept[e.Path] = NotKept{Path: e.Path, Size: e.NotKeptSize, Deleted: e.After.Mode == 0}
 			continue
 		}
 		if s, ok := spans[e.Path]; ok {
@@ -176,7 +184,11 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 			rep.Skipped = append(rep.Skipped, Skipped{Path: p, Reason: ReasonOutside})
 			continue
 		}
-		cur, _, curData, reason := t.current(rel)
+		cur, curMeta, curData, reason := t.current(rel)
+		if reason == ReasonTooLarge {
+			notKept[rel] = NotKept{Path: rel, Size: curMeta.Size}
+			continue
+		}
 		if reason != "" {
 			rep.Skipped = append(rep.Skipped, Skipped{Path: rel, Reason: "current file: " + reason})
 			continue
@@ -220,6 +232,10 @@ func (t *Tracker) RestoreFilesTo(ctx context.Context, pos Position, opts RevertO
 			rep.addDiff(rel, curData, data)
 		}
 	}
+	for _, nk := range notKept {
+		rep.NotKept = append(rep.NotKept, nk)
+	}
+	sort.Slice(rep.NotKept, func(i, j int) bool { return rep.NotKept[i].Path < rep.NotKept[j].Path })
 	if opts.DryRun {
 		for _, pl := range plan {
 			rep.add(pl.kind, pl.path)

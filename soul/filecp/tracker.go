@@ -17,12 +17,27 @@ import (
 	"github.com/rewind-agent/rewind/store"
 )
 
-// FileTracker is soul/tools.FileTracker (docs/CONTRACTS.md), repeated here
-// so this package does not depend on the tools package; app pins that its
-// adapter satisfies both.
+// FileTracker is soul/tools.FileTracker (docs/CONTRACTS.md) with this
+// package's NotKept, repeated here so this package does not depend on the
+// tools package; app's adapter converts NotKept to tools.NotKeptFile.
 type FileTracker interface {
 	BeforeWrite(ctx context.Context, paths []string) error
-	AroundShell(ctx context.Context) (after func(context.Context) error, err error)
+	AroundShell(ctx context.Context) (after func(context.Context) ([]NotKept, error), err error)
+}
+
+// NotKept is a file over the size cap that changed: its content is not
+// kept, so a rewind leaves it as it is. Size is its size after the change
+// (before it, when Deleted).
+type NotKept struct {
+	Path    string
+	Size    int64
+	Deleted bool
+}
+
+// notKeptChange is the event recording that a change to s was not kept.
+func notKeptChange(s NotKept, before, after fs.FileMode, tool string) store.FileChange {
+	return store.FileChange{Path: s.Path, Before: store.FileState{Mode: uint32(before)}, After: store.FileState{Mode: uint32(after)},
+		Tool: tool, NotKeptSize: max(s.Size, 1)}
 }
 
 var _ FileTracker = (*Tracker)(nil)
@@ -69,8 +84,8 @@ type ScanInfo struct {
 	Changes []store.FileChange
 	// Untracked lists oversized files the last shell command created,
 	// changed or deleted: their content is not kept, a rewind cannot
-	// restore them.
-	Untracked []Skipped
+	// restore them (each is recorded as a not-kept change).
+	Untracked []NotKept
 }
 
 // Tracker records the file changes of one session's tools and rewinds them.
@@ -179,7 +194,7 @@ const scanPendingPath = ""
 func (t *Tracker) finishScan(ctx context.Context, markers []int64) error {
 	before := maps.Clone(t.index)
 	var info ScanInfo
-	_, _, err := t.scanAndSync(ctx, &info, func(after map[string]entry) []store.FileChange {
+	_, _, err := t.scanAndSync(ctx, &info, func(after map[string]entry, _ Tree) []store.FileChange {
 		return diffSnapshots(before, after, ToolShell)
 	}, markers)
 	if err != nil {
@@ -284,7 +299,7 @@ func (t *Tracker) commit(ctx context.Context, batch store.FileBatch) ([]store.Fi
 // info.Changes. It returns the snapshot and the scan.
 //
 // drop lists "scan pending" markers to delete in the same batch.
-func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(snap map[string]entry) []store.FileChange, drop []int64) (map[string]entry, Tree, error) {
+func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(snap map[string]entry, tree Tree) []store.FileChange, drop []int64) (map[string]entry, Tree, error) {
 	start := time.Now()
 	tree, err := t.scanner.Scan(ctx)
 	if err != nil {
@@ -297,7 +312,7 @@ func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(
 		return nil, tree, err
 	}
 	if changes != nil {
-		batch.Events = changes(snap)
+		batch.Events = changes(snap, tree)
 	}
 	batch.Drop = drop
 	if _, err := t.commit(ctx, batch); err != nil {
@@ -313,8 +328,9 @@ func (t *Tracker) scanAndSync(ctx context.Context, info *ScanInfo, changes func(
 // content of any file whose metadata changed since the last scan) and
 // returns after, which scans again and records every file created, modified
 // or deleted in between as a "Shell" event. after must be called once the
-// command is done, whatever its outcome.
-func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error, error) {
+// command is done, whatever its outcome; it returns the files over the size
+// cap that the command changed (recorded as not kept).
+func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) ([]NotKept, error), error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.load(ctx); err != nil {
@@ -336,23 +352,35 @@ func (t *Tracker) AroundShell(ctx context.Context) (func(context.Context) error,
 		return nil, err
 	}
 	done := false
-	return func(ctx context.Context) error {
+	return func(ctx context.Context) ([]NotKept, error) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if done {
-			return nil
+			return nil, nil
 		}
 		done = true
 		var info ScanInfo
-		_, tree, err := t.scanAndSync(ctx, &info, func(after map[string]entry) []store.FileChange {
-			return diffSnapshots(before, after, ToolShell)
+		_, _, err := t.scanAndSync(ctx, &info, func(after map[string]entry, tree Tree) []store.FileChange {
+			changes := diffSnapshots(before, after, ToolShell)
+			info.Untracked = untrackedChanges(beforeTree, tree)
+			wasBig := bigFiles(beforeTree)
+			for _, u := range info.Untracked {
+				var was, is fs.FileMode = 0, 0o644 // whether it existed: the scan keeps no mode of a skipped file
+				if _, ok := wasBig[u.Path]; ok {
+					was = 0o644
+				}
+				if u.Deleted {
+					is = 0
+				}
+				changes = append(changes, notKeptChange(u, was, is, ToolShell))
+			}
+			return changes
 		}, []int64{marker[0].ID})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		info.Untracked = untrackedChanges(beforeTree, tree)
 		t.last = info
-		return nil
+		return info.Untracked, nil
 	}, nil
 }
 
@@ -378,29 +406,31 @@ func diffSnapshots(before, after map[string]entry, tool string) []store.FileChan
 	return out
 }
 
+// bigFiles are the files a scan skipped for their size.
+func bigFiles(t Tree) map[string]Skipped {
+	m := map[string]Skipped{}
+	for _, s := range t.Skipped {
+		if s.Reason == ReasonTooLarge {
+			m[s.Path] = s
+		}
+	}
+	return m
+}
+
 // untrackedChanges lists oversized files that appeared, changed or vanished
 // between two scans.
-func untrackedChanges(before, after Tree) []Skipped {
-	big := func(t Tree) map[string]Skipped {
-		m := map[string]Skipped{}
-		for _, s := range t.Skipped {
-			if s.Reason == ReasonTooLarge {
-				m[s.Path] = s
-			}
-		}
-		return m
-	}
-	b, a := big(before), big(after)
-	var out []Skipped
+func untrackedChanges(before, after Tree) []NotKept {
+	b, a := bigFiles(before), bigFiles(after)
+	var out []NotKept
 	for p, s := range a {
 		if o, ok := b[p]; !ok || o.Size != s.Size || o.MtimeNs != s.MtimeNs {
-			out = append(out, s)
+			out = append(out, NotKept{Path: p, Size: s.Size})
 		}
 	}
 	for p, s := range b {
 		if _, ok := a[p]; !ok {
 			if _, small := after.Files[p]; !small {
-				out = append(out, Skipped{Path: p, Reason: ReasonTooLarge + " (deleted)", Size: s.Size})
+				out = append(out, NotKept{Path: p, Size: s.Size, Deleted: true})
 			}
 		}
 	}
@@ -489,6 +519,10 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 		}
 		seen[rel] = true
 		st, m, data, reason := t.current(rel)
+		if reason == ReasonTooLarge {
+			// Its content cannot be kept: recorded so that a rewind names it.
+			batch.Events = append(batch.Events, notKeptChange(NotKept{Path: rel, Size: m.Size}, m.Mode, m.Mode, ToolWrite))
+		}
 		if reason != "" {
 			t.last.Skipped = append(t.last.Skipped, Skipped{Path: rel, Reason: reason, Size: m.Size})
 			continue
@@ -504,7 +538,9 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 		return err
 	}
 	for _, e := range ev {
-		t.pending[e.ID] = e.Path
+		if e.Pending {
+			t.pending[e.ID] = e.Path
+		}
 	}
 	return nil
 }

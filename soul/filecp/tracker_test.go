@@ -206,7 +206,7 @@ func (e *env) shell(cmd string) ScanInfo {
 	c.Dir = e.root
 	c.Env = append(os.Environ(), "OUT="+e.out)
 	outp, runErr := c.CombinedOutput()
-	if err := after(e.ctx); err != nil {
+	if _, err := after(e.ctx); err != nil {
 		e.t.Fatal(err)
 	}
 	if runErr != nil {
@@ -607,5 +607,6 @@ func prime(ctx context.Context, tr *Tracker) error {
 	if err != nil {
 		return err
 	}
-	return after(ctx)
+	_, err = after(ctx)
+	return err
 }

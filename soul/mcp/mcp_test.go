@@ -308,15 +308,15 @@ type countingTracker struct {
 }
 
 func (c *countingTracker) BeforeWrite(context.Context, []string) error { return nil }
-func (c *countingTracker) AroundShell(context.Context) (func(context.Context) error, error) {
+func (c *countingTracker) AroundShell(context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
 	c.mu.Lock()
 	c.before++
 	c.mu.Unlock()
-	return func(context.Context) error {
+	return func(context.Context) ([]tools.NotKeptFile, error) {
 		c.mu.Lock()
 		c.after++
 		c.mu.Unlock()
-		return nil
+		return nil, nil
 	}, nil
 }
 

@@ -116,7 +116,7 @@ func (t *Tool) Call(ctx context.Context, env *tools.Env, args json.RawMessage) t
 		return unavailable(err)
 	}
 
-	var after func(context.Context) error
+	var after func(context.Context) ([]tools.NotKeptFile, error)
 	if !t.readOnly && env.Files != nil {
 		if after, err = env.Files.AroundShell(ctx); err != nil {
 			return errorResult("checkpoint failed", "The tool was not called: scanning the work dir for the file checkpoint failed: %v.", err)
@@ -137,9 +137,11 @@ func (t *Tool) Call(ctx context.Context, env *tools.Env, args json.RawMessage) t
 	}
 	if after != nil {
 		// Record changes even when the call failed or timed out.
-		if err := after(context.WithoutCancel(ctx)); err != nil {
+		notKept, err := after(context.WithoutCancel(ctx))
+		if err != nil {
 			out.Output += fmt.Sprintf("\n[Recording file changes for the checkpoint failed: %v]", err)
 		}
+		out.Output += tools.NotKeptNote(notKept)
 	}
 	return out
 }

@@ -48,18 +48,18 @@ func (r *recorder) BeforeWrite(ctx context.Context, paths []string) error {
 	return r.failNext
 }
 
-func (r *recorder) AroundShell(ctx context.Context) (func(context.Context) error, error) {
+func (r *recorder) AroundShell(ctx context.Context) (func(context.Context) ([]NotKeptFile, error), error) {
 	r.add("shell-before")
 	if r.failNext != nil {
 		return nil, r.failNext
 	}
-	return func(ctx context.Context) error {
+	return func(ctx context.Context) ([]NotKeptFile, error) {
 		if ctx.Err() != nil {
 			r.add("shell-after:cancelled-ctx")
-			return nil
+			return nil, nil
 		}
 		r.add("shell-after")
-		return nil
+		return nil, nil
 	}, nil
 }
 

@@ -92,7 +92,7 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 		return errorResult("interrupted", "The command was interrupted before it started.")
 	}
 
-	var after func(context.Context) error
+	var after func(context.Context) ([]NotKeptFile, error)
 	if env.Files != nil {
 		if after, err = env.Files.AroundShell(ctx); err != nil {
 			return errorResult("checkpoint failed", "The command was not run: scanning the work dir for the file checkpoint failed: %v.", err)
@@ -102,9 +102,11 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 	res := r.result(a.Timeout)
 	if after != nil {
 		// Record changes even when the call was interrupted or timed out.
-		if err := after(context.WithoutCancel(ctx)); err != nil {
+		notKept, err := after(context.WithoutCancel(ctx))
+		if err != nil {
 			res.Output += fmt.Sprintf("\n[Recording file changes for the checkpoint failed: %v]", err)
 		}
+		res.Output += NotKeptNote(notKept)
 	}
 	return res
 }

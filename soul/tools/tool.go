@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 // Tool is one tool the model can call.
@@ -93,8 +95,37 @@ type FileTracker interface {
 	// (absolute). An error aborts the write.
 	BeforeWrite(ctx context.Context, paths []string) error
 	// AroundShell is called before a shell command runs; after is called
-	// when it is done, whatever the outcome.
-	AroundShell(ctx context.Context) (after func(context.Context) error, err error)
+	// when it is done, whatever the outcome, and names the files over the
+	// size cap the command changed (not kept: a rewind cannot restore them).
+	AroundShell(ctx context.Context) (after func(context.Context) ([]NotKeptFile, error), err error)
+}
+
+// NotKeptFile is a file over the file-checkpoint size cap (file_size_cap)
+// that a command changed: its content is not kept. Size is its size after
+// the change (before it, when Deleted).
+type NotKeptFile struct {
+	Path    string
+	Size    int64
+	Deleted bool
+}
+
+// NotKeptNote is what a tool result says about files not kept, "" for
+// none, so the model and the person reading the call know a revert leaves
+// them as they are.
+func NotKeptNote(files []NotKeptFile) string {
+	if len(files) == 0 {
+		return ""
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		size := words.Size(f.Size)
+		if f.Deleted {
+			size = "deleted, " + size
+		}
+		names[i] = fmt.Sprintf("%s (%s)", f.Path, size)
+	}
+	return fmt.Sprintf("\n[Not kept for rewinds, over file_size_cap: %s. A revert cannot restore %s.]",
+		strings.Join(names, ", "), words.Plural(len(files), "it", "them"))
 }
 
 // Todo is one entry of the model's todo list.
