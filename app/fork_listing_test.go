@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
+		t.Fatal(err)
+	}
 	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +92,9 @@ func TestForkOfAForkNamesTheForkAsItsSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
+		t.Fatal(err)
+	}
 	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
 	if err != nil {
 		t.Fatal(err)

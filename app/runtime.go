@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -32,7 +33,8 @@ type Runtime struct {
 	// the database go to its status line (RecoveryNotice), not stderr.
 	workspace bool
 	// RecoveryNotice says what opening the database did with answers
-	// interrupted at an earlier exit ("" when there were none).
+	// interrupted at an earlier exit, and with a REWIND_HOME open to others
+	// ("" when nothing).
 	RecoveryNotice string
 }
 
@@ -63,18 +65,61 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
+	if note := privateHome(cfg.Home); note != "" {
+		rt.notice(note)
+	}
 	rt.announceUpgrade(ctx, cfg.DBPath())
 	db, err := store.Open(ctx, cfg.DBPath())
 	if err != nil {
 		return nil, cfg, openError(err, cfg.DBPath())
 	}
 	if note := recoveryNotice(db.RecoverKept(ctx)); note != "" {
-		rt.RecoveryNotice = note
-		if !rt.workspace && rt.Stderr != nil {
-			fmt.Fprintln(rt.Stderr, "rewind: "+note)
-		}
+		rt.notice(note)
 	}
 	return db, cfg, nil
+}
+
+// notice is one line about opening the database: on stderr, or for the
+// workspace on its status line (RecoveryNotice).
+func (rt *Runtime) notice(note string) {
+	if rt.workspace {
+		if rt.RecoveryNotice != "" {
+			note = rt.RecoveryNotice + "; " + note
+		}
+		rt.RecoveryNotice = note
+		return
+	}
+	if rt.Stderr != nil {
+		fmt.Fprintln(rt.Stderr, "rewind: "+note)
+	}
+}
+
+// privateHome makes an existing REWIND_HOME private (0700, or 0500 for a
+// read-only one: only the group and other bits go) when other users may
+// enter it: it holds every conversation, and a directory made before
+// (by hand, by an older rewind) keeps its mode, as MkdirAll leaves it. Only
+// rewind's own directory is changed: one named .rewind or holding
+// rewind.db, this user's, not sticky (REWIND_HOME=/tmp must not make /tmp
+// private); any other is left alone. The returned line says what was
+// done ("" when the directory was private, or is not there yet).
+func privateHome(home string) string {
+	st, err := os.Stat(home)
+	if err != nil || !st.IsDir() || st.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	mode := st.Mode().Perm()
+	_, dbErr := os.Stat(filepath.Join(home, "rewind.db"))
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
+		return "" // another user's directory: not this user's to change
+	}
+	if st.Mode()&os.ModeSticky != 0 || filepath.Base(home) != ".rewind" && dbErr != nil {
+		return "" // not (yet) rewind's: the run that makes rewind.db in it leaves it to the next
+	}
+	private := mode &^ 0o077 // a read-only home stays read-only
+	if err := os.Chmod(home, private); err != nil {
+		return fmt.Sprintf("%s, which holds your conversations, is open to other users (%04o) and could not be made private: %v", home, mode, unwrapPathError(err))
+	}
+	return fmt.Sprintf("%s was open to other users (%04o): made it private (%04o), since it holds your conversations", home, mode, private)
 }
 
 // recoveryNotice is the one line saying what became of the recovery files

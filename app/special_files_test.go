@@ -53,3 +53,36 @@ func TestLoadMCPServersRefusesAFIFO(t *testing.T) {
 		})
 	}
 }
+
+// TestPrivateHomeChangesOnlyRewindsOwnDir: a REWIND_HOME that is not
+// recognisably rewind's (no rewind.db, not named .rewind: a shared dir
+// given before its first run) keeps its mode; .rewind is made 0700; a
+// private one says nothing.
+func TestPrivateHomeChangesOnlyRewindsOwnDir(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	shared, own := filepath.Join(base, "shared"), filepath.Join(base, ".rewind")
+	for _, d := range []string{shared, own} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if note := privateHome(shared); note != "" {
+		t.Errorf("shared dir: %q", note)
+	}
+	if st, _ := os.Stat(shared); st.Mode().Perm() != 0o755 {
+		t.Errorf("a dir not rewind's was changed to %v", st.Mode())
+	}
+	if note := privateHome(own); !strings.Contains(note, "made it private (0700)") {
+		t.Errorf(".rewind: %q", note)
+	}
+	if st, _ := os.Stat(own); st.Mode().Perm() != 0o700 {
+		t.Errorf(".rewind left %v", st.Mode())
+	}
+	if note := privateHome(own); note != "" {
+		t.Errorf("a private home: %q", note)
+	}
+}

@@ -114,3 +114,27 @@ func TestSpecialFilesDoNotHangARun(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenHomeIsMadePrivate: a REWIND_HOME made before, open to other
+// users (0755), holds every conversation: the next command makes it 0700
+// and says so in one line; a private one is left alone, silently. It kept
+// 0755 before.
+func TestOpenHomeIsMadePrivate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.mustOK("sessions") // makes the database
+	if err := os.Chmod(e.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("sessions")
+	if r.code != 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "0755") || !strings.Contains(r.stderr, "0700") {
+		t.Errorf("want one notice naming both modes: %s", r)
+	}
+	st, err := os.Stat(e.home)
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("REWIND_HOME mode %v %v, want 0700", st.Mode(), err)
+	}
+	if r := e.run("sessions"); r.code != 0 || r.stderr != "" {
+		t.Errorf("a private home: %s", r)
+	}
+}

@@ -66,7 +66,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	return &env{
 		t:       t,
-		home:    t.TempDir(),
+		home:    privateDir(t),
 		workDir: t.TempDir(),
 		vars: map[string]string{
 			"PATH":                    os.Getenv("PATH"),
@@ -74,6 +74,17 @@ func newEnv(t *testing.T) *env {
 			"REWIND_RETRY_BACKOFF_MS": "1",
 		},
 	}
+}
+
+// privateDir is a temporary directory of mode 0700, as rewind makes its
+// home (t.TempDir's is 0755, which rewind would tighten and say so).
+func privateDir(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.Chmod(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 type result struct {
