@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +20,9 @@ func TestForkSaysTheWorkDirIsMissing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
+		t.Fatal(err)
+	}
 	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
 	if err != nil {
 		t.Fatal(err)
