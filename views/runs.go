@@ -31,7 +31,14 @@ type RunRow struct {
 	Elapsed   time.Duration // 0 while idle
 	Tokens    int
 	Current   bool // the session open in this workspace
+	// RemoteApproval: the writer takes approval answers from watchers
+	// (--allow-remote-approval); drawn as remoteMark before the state.
+	RemoteApproval bool
 }
+
+// remoteMark marks a run whose writer takes approval answers from
+// watchers; the view's last line says so when one is listed.
+const remoteMark = "⇄ "
 
 // RunList is the runs view: every live run on the machine, one row each
 // (title, work dir, state, step, elapsed time, tokens), under column
@@ -104,6 +111,9 @@ func (l *RunList) SetRuns(runs []RunRow) {
 	l.Select(l.selected)
 }
 
+// Runs is the rows shown.
+func (l *RunList) Runs() []RunRow { return l.runs }
+
 // Selected is the selected run, if any.
 func (l *RunList) Selected() (RunRow, bool) {
 	if l.selected < 0 || l.selected >= len(l.runs) {
@@ -146,7 +156,11 @@ func runColumnsFor(w int, runs []RunRow) runColumns {
 	c := runColumns{stats: len(runStatsHead)}
 	c.state = 20 // steady while the states change
 	for _, r := range runs {
-		c.state = max(c.state, strWidth(r.State))
+		w := strWidth(r.State)
+		if r.RemoteApproval {
+			w += strWidth(remoteMark)
+		}
+		c.state = max(c.state, w)
 	}
 	c.state = max(1, min(c.state, w-2-c.stats-2-minRunTitle))
 	rest := w - 2 - c.state - 1 - c.stats - 1
@@ -199,7 +213,7 @@ func (l *RunList) Draw(screen tcell.Screen) {
 		}
 		drawText(screen, x+1, y, w-1, msg, base)
 		if l.loaded && h > 2 {
-			drawText(screen, x+1, y+2, w-1, fitWords("A session a `rewind` or `rewind -p` writes on this machine shows up here while that process runs.", w-1), dim)
+			drawText(screen, x+1, y+2, w-1, fitWords("A session a rewind or rewind -p writes on this machine shows up here while that process runs.", w-1), dim)
 		}
 		return
 	}
@@ -213,6 +227,13 @@ func (l *RunList) Draw(screen tcell.Screen) {
 	drawText(screen, stateX, y, cols.state, "STATE", head)
 	drawText(screen, x+w-cols.stats, y, cols.stats, runStatsHead, head)
 	y, h = y+1, h-1
+	for _, r := range l.runs {
+		if r.RemoteApproval && h > 2 {
+			h--
+			drawText(screen, x+1, y+h, w-1, fitWords(remoteMark+"takes approval answers from watchers (--allow-remote-approval)", w-1), dim)
+			break
+		}
+	}
 	l.height = max(1, h)
 	if l.selected < l.top {
 		l.top = l.selected
@@ -252,7 +273,11 @@ func (l *RunList) Draw(screen tcell.Screen) {
 		case RunRetrying:
 			stateSt = st.Foreground(th.Error)
 		}
-		drawText(screen, stateX, y+row, cols.state, truncate(r.State, cols.state), stateSt)
+		state := r.State
+		if r.RemoteApproval {
+			state = remoteMark + state
+		}
+		drawText(screen, stateX, y+row, cols.state, truncate(state, cols.state), stateSt)
 		drawText(screen, x+w-cols.stats, y+row, cols.stats, runStats(r), dimSt)
 	}
 }

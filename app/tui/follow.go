@@ -124,9 +124,19 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		c.refreshStatus()
 		return
 	case noWriterLabel:
-		c.input.SetPlaceholder("nobody is writing this session: showing what is saved, live if a writer starts · read-only · /help, /theme, /exit")
+		c.input.SetPlaceholder("nobody writes this session now · /continue writes it here, /fork copies it")
+	case writerGoneLabel, writerLeftLabel:
+		what := "is gone"
+		if label == writerLeftLabel {
+			what = "left it"
+		}
+		c.input.SetPlaceholder("read-only: the writer " + what + " · /continue writes it here, /fork copies it")
 	default:
-		c.input.SetPlaceholder(fmt.Sprintf("read-only: watching session %s, which another rewind process writes (%s) · prompts are not sent · /help, /theme, /exit", shortID(id), label[len("WATCH · "):]))
+		ph := fmt.Sprintf("read-only: another rewind process writes session %s (%s) · prompts are not sent · /help, /exit", shortID(id), label[len("WATCH · "):])
+		if w.back != "" && w.visiting == id {
+			ph = fmt.Sprintf("Esc: back to your session · read-only: another rewind process writes %s (%s)", shortID(id), label[len("WATCH · "):])
+		}
+		c.input.SetPlaceholder(ph)
 	}
 	// The clock runs from w.started (refreshStatus), which the live
 	// channel sets while it is up: it knows whether the writer runs.
@@ -164,7 +174,7 @@ func (w *watcher) readOnlyWhy() string {
 	case noModelLabel:
 		return w.c.setupRefusal()
 	case noWriterLabel, writerGoneLabel, writerLeftLabel:
-		return "read-only: no process writes it now · fork it to write (f on a generation in the timeline, or /fork)"
+		return "read-only: no process writes it now · /continue writes it here"
 	}
 	return "read-only: another process writes it · fork it to write (f on a generation in the timeline, or /fork)"
 }

@@ -118,7 +118,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 		// No session id: watch picks the newest session with a live writer.
 		mutate: func(o *Options) { o.Mode = ModeWatch },
 	})
-	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: watching session")
+	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: another rewind process writes session")
 	h.typeText("may I write?", true)
 	h.waitFor("read-only: another process writes it")
 	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })
@@ -263,7 +263,7 @@ func TestWatchSessionNobodyWrites(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeWatch, id },
 	})
-	txt := h.waitFor("nobody is writing this session: showing what is saved, live if a writer starts", "WATCH · no writer", "an old prompt")
+	txt := h.waitFor("nobody writes this session now · /continue writes it here, /fork copies it", "WATCH · no writer", "an old prompt")
 	if strings.Contains(txt, "another rewind process writes") || strings.Contains(txt, "writer gone") {
 		t.Fatalf("a session nobody writes is said to have a writer:\n%s", txt)
 	}

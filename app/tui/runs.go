@@ -111,7 +111,7 @@ func (r *runsView) onWorkerList(ctx context.Context) ([]views.RunRow, error) {
 		}
 		rows[i] = views.RunRow{SessionID: h.SessionID, Title: title, WorkDir: h.WorkDir, State: h.Run.Label(),
 			Activity: runActivity(h.Run.State), Step: h.Run.Step, Elapsed: h.Run.Elapsed(now), Tokens: h.Run.Tokens,
-			Current: h.SessionID == own}
+			Current: h.SessionID == own, RemoteApproval: h.RemoteApproval}
 	}
 	return rows, nil
 }
@@ -137,8 +137,8 @@ func runsSignature(rows []views.RunRow, err error) string {
 		b.WriteString(err.Error())
 	}
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s|%s|%s|%s|%d|%d|%d|%t;", r.SessionID, r.Title, r.WorkDir, r.State, r.Step,
-			r.Elapsed/time.Second, r.Tokens, r.Current)
+		fmt.Fprintf(&b, "%s|%s|%s|%s|%d|%d|%d|%t|%t;", r.SessionID, r.Title, r.WorkDir, r.State, r.Step,
+			r.Elapsed/time.Second, r.Tokens, r.Current, r.RemoteApproval)
 	}
 	return b.String()
 }

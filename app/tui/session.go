@@ -518,6 +518,9 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 	same := c.cur() != nil && c.cur().sess.ID == id
 	if same && at == nil {
 		c.pages.focusWorkspace(focus)
+		if c.readOnly && c.watch.writerGone() {
+			c.watch.onUIContinueHere() // Enter on the watched session nobody writes: write it here
+		}
 		return
 	}
 	if c.busy != "" {

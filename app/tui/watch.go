@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
@@ -57,6 +59,10 @@ type watcher struct {
 	// committed one (UI): onUIFollow counts its items from there.
 	front int
 
+	// back is the session the workspace wrote before the runs view's
+	// Enter watched visiting (UI): Esc there goes back to it.
+	back, visiting string
+
 	pid     int        // (UI) the writer's pid while connected
 	started time.Time  // (UI) when the writer's run started; zero while idle
 	remote  bool       // (UI) the writer takes approval answers from watchers
@@ -68,6 +74,12 @@ type watcher struct {
 func (c *Controller) initWatcher() {
 	w := &watcher{c: c}
 	c.watch = w
+	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
+	// Esc is the way back.
+	c.keys = append([]globalBinding{{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)},
+		Description: "back to your session (watching a run opened from the runs view)", Handler: w.onUIBack, Visible: true},
+		When: w.canGoBack}}, c.keys...)
+	c.AddCommand(Command{Name: "/continue", Description: "write the watched session here once no other process writes it", Run: func(string) { w.onUIContinueHere() }})
 	c.onWorker(w.onWorkerFollowWriter)
 	if c.opts.Home != "" {
 		c.onWorker(w.onWorkerWatchLive)
@@ -92,14 +104,89 @@ func (w *watcher) onUIWatch(id string) {
 		c.setMessage("a run is active: press Esc to stop it before watching another session", true)
 		return
 	}
+	var back string
+	if o := c.cur(); o != nil && o.soul != nil {
+		back = o.sess.ID
+	}
 	c.onUISwitchTo("watch", true, nil, func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, nil, err
 	}, func() {
 		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
-		c.setMessage("watching "+shortID(id)+" read-only: the other process is the writer", false)
+		msg := "watching " + shortID(id) + " read-only: the other process is the writer"
+		if back != "" {
+			w.back, w.visiting = back, id
+			msg += " · Esc: back to your session"
+		}
+		c.setMessage(msg, false)
 	})
+}
+
+// canGoBack reports whether Esc goes back from a visit: the visited
+// session is still shown, read-only, with nothing else on the way (a
+// preview, a run, the slash menu).
+func (w *watcher) canGoBack() bool {
+	c := w.c
+	o := c.cur()
+	return w.back != "" && o != nil && o.sess.ID == w.visiting && c.readOnly && c.busy == "" &&
+		!c.tt.previewing && c.app.GetFocus() == c.input && !c.input.WantsTab()
+}
+
+// onUIBack reopens the session the workspace wrote before the visit.
+func (w *watcher) onUIBack() {
+	back := w.back
+	w.back, w.visiting = "", ""
+	w.c.onUIOpenSession(back)
+}
+
+// onUIContinueHere makes the workspace the writer of the watched session
+// once no other process writes it: it takes the lease (onUISwitch, as
+// taking a session back after a lost lease does) and reloads what is
+// saved. A writer that came back first keeps the session, and the
+// workspace goes on watching.
+func (w *watcher) onUIContinueHere() {
+	c := w.c
+	o := c.cur()
+	switch {
+	case o == nil || o.soul != nil:
+		c.setMessage("this workspace already writes its session: nothing to continue", false)
+		return
+	case c.busy != "":
+		c.setMessage("wait for "+c.busy+" to finish", true)
+		return
+	case c.demoElsewhere(o.sess):
+		c.setMessage(demoReadOnly, true)
+		return
+	case c.opts.Client == nil:
+		c.setMessage("no model is configured: this session can only be read here (see rewind --help for the model settings)", true)
+		return
+	case !w.writerGone():
+		c.setMessage("another process writes this session: watch it, or /fork it to write your own copy", true)
+		return
+	}
+	c.onUISwitch("continue the session", func(ctx context.Context) (store.Session, *views.Item, error) {
+		sess, err := c.db.GetSession(ctx, o.sess.ID)
+		return sess, nil, err
+	}, func() {
+		w.back, w.visiting = "", ""
+		if c.readOnly {
+			c.setMessage(fmt.Sprintf("another process (pid %d) writes this session again: still watching", c.watchPID), true)
+			return
+		}
+		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
+		c.setMessage("you write this session now: prompts go to the model", false)
+	})
+}
+
+// writerGone reports whether the watched session has no writer, as the
+// watcher last saw it.
+func (w *watcher) writerGone() bool {
+	switch w.label {
+	case noWriterLabel, writerGoneLabel, writerLeftLabel:
+		return true
+	}
+	return false
 }
 
 // onWorkerWatchLive connects to the writer of the open session whenever
@@ -240,7 +327,11 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 		c.statusM.Model = h.Model
 	}
 	w.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
-	c.setMessage(fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label()), false)
+	msg := fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label())
+	if w.back != "" && w.visiting == o.sess.ID {
+		msg += " · Esc: back to your session"
+	}
+	c.setMessage(msg, false)
 	c.refreshStatus()
 }
 

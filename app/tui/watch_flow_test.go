@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// watchFromRuns opens the runs view and watches session id from it.
+func (h *harness) watchFromRuns(id string) {
+	h.t.Helper()
+	h.key(tcell.KeyCtrlL)
+	h.waitUntil("the runs view", func() bool { return h.c.pages.top() == runsPage })
+	h.waitUntil("the run listed and selected", func() bool {
+		for i, r := range h.c.runs.list.Runs() {
+			if r.SessionID == id {
+				h.c.runs.list.Select(i)
+				return true
+			}
+		}
+		return false
+	})
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the run watched", func() bool { return h.c.SessionID() == id && h.c.readOnly && h.idle() })
+}
+
+// Watching a run from the runs view is a visit: Esc goes back to the
+// session the workspace writes. A watched session whose writer left can be
+// continued here (/continue, or Enter on it in the session list): the
+// workspace takes its lease and becomes the writer. The runs view marks a
+// run that takes approval answers from watchers, and the input's label
+// never says another process writes a session whose writer left.
+func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns},
+		llmtest.Text("my own answer"), llmtest.Text("continued here"))
+	h.submit("my own prompt")
+	h.waitFor("my own answer")
+	h.waitUntil("the own run to end", h.idle)
+	own := h.sessionID()
+
+	b, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the other run", WorkDir: h.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startLiveWriter(t, h.db, home, b.ID, h.work, true, "first of the other", llmtest.Text("other answer one"))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+
+	h.key(tcell.KeyCtrlL)
+	txt := h.waitFor("the other run", "⇄ idle", "⇄ takes approval answers from watchers")
+	_ = txt
+	h.key(tcell.KeyEsc)
+	h.waitUntil("the runs view closed", func() bool { return h.c.pages.top() == "" })
+
+	h.watchFromRuns(b.ID)
+	h.waitFor("WATCH · live", "other answer one", "Esc: back to your session")
+	h.key(tcell.KeyEsc)
+	h.waitUntil("back at the own session, writing", func() bool { return h.c.SessionID() == own && !h.c.readOnly && h.idle() })
+	h.waitFor("my own answer")
+
+	// The writer leaves the other session: it can be continued here.
+	h.watchFromRuns(b.ID)
+	h.waitFor("WATCH · live")
+	w.pub.Close()
+	if err := w.lease.Release(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	txt = h.waitFor("WATCH · writer", "/continue writes it here")
+	if strings.Contains(txt, "which another rewind process writes") {
+		t.Fatalf("the input says another process writes a session whose writer left:\n%s", txt)
+	}
+	sess, err := h.db.GetSession(h.ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitUntil("the saved token count", func() bool { return h.c.statusM.Tokens == sess.Tokens })
+	h.typeText("go on", true)
+	h.waitUntil("the prompt refused, kept in the input", func() bool {
+		m, _ := h.c.status.Message()
+		return h.c.input.Text() == "go on" && m == "read-only: no process writes it now · /continue writes it here"
+	})
+	h.key(tcell.KeyCtrlU)
+	h.submit("/continue")
+	h.waitUntil("this workspace writes the other session", func() bool {
+		o := h.c.cur()
+		return o != nil && o.sess.ID == b.ID && o.soul != nil && !h.c.readOnly && h.idle()
+	})
+	h.waitGone("WATCH")
+	h.submit("and now from here")
+	h.waitFor("continued here")
+}
+
+// Enter on a watched session nobody writes, in the session browser (Ctrl-O),
+// continues it here: it did nothing.
+func TestEnterOnAWatchedSessionNobodyWritesContinuesIt(t *testing.T) {
+	t.Parallel()
+	var id string
+	h := newHarness(t, hopts{w: 80, h: 24,
+		before: func(h *harness) {
+			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "left behind", WorkDir: h.work})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = s.ID
+			seedTurns(t, h.db, id, "an old prompt")
+		},
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeWatch, id },
+	}, llmtest.Text("picked up here"))
+	h.waitFor("WATCH · no writer", "/continue writes it here")
+	h.openBrowser()
+	h.typeText("left behind", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.key(tcell.KeyEnter)
+	h.waitUntil("this workspace writes the session", func() bool {
+		o := h.c.cur()
+		return o != nil && o.sess.ID == id && o.soul != nil && !h.c.readOnly && h.idle()
+	})
+	h.submit("go on")
+	h.waitFor("picked up here")
+}
