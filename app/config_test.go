@@ -349,3 +349,11 @@ func TestSetupTextSaysWhatToSet(t *testing.T) {
 		t.Error("a configured model needs no setup screen")
 	}
 }
+
+// The setup screen is plain text in the workspace: no markdown backticks
+// ("Try `rewind demo`" showed them).
+func TestSetupTextHasNoBackticks(t *testing.T) {
+	if s := setupText(Config{}); s == "" || strings.Contains(s, "`") {
+		t.Errorf("setup text %q", s)
+	}
+}

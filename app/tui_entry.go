@@ -182,7 +182,7 @@ func setupText(cfg Config) string {
 		state = "exists"
 	}
 	fmt.Fprintf(&b, "\nConfig file (%s):\n%s\n", state, cfg.configPath())
-	b.WriteString("\nNo key at hand? Try `rewind demo`: the\nworkspace on a built-in scripted model.")
+	b.WriteString("\nNo key at hand? Try rewind demo: the\nworkspace on a built-in scripted model.")
 	return b.String()
 }
 

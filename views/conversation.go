@@ -63,6 +63,10 @@ type Item struct {
 	Duration time.Duration
 
 	Banner BannerKind // for ItemBanner
+	// Hang indents the continuation rows of each wrapped line of a banner
+	// by this many cells: a table of labels and values (/status) wraps
+	// under its values, not under the labels.
+	Hang int
 
 	// Expanded unfolds reasoning and tool calls (Enter toggles).
 	Expanded bool
@@ -98,6 +102,7 @@ type Conversation struct {
 	follow           bool
 
 	preview     string
+	workDir     string  // shown in the header, cut in the middle to fit
 	welcome     Welcome // shown while there are no items
 	previewRows int     // rows the wrapped preview banner took at the last draw
 	height      int     // rows of the item area at the last draw
@@ -431,6 +436,10 @@ func (c *Conversation) UpdateItem(id string, update func(*Item)) bool {
 	return true
 }
 
+// SetWorkDir names the directory the agent works in, for the header ("~/src/app"):
+// it changes when a session of another dir is resumed.
+func (c *Conversation) SetWorkDir(dir string) { c.workDir = SanitizeLine(dir) }
+
 // SetPreview pins a preview banner (e.g. "Preview of checkpoint 3 —
 // read-only") above the items; "" removes it.
 func (c *Conversation) SetPreview(text string) { c.preview = SanitizeLine(text) }
@@ -547,7 +556,15 @@ func (c *Conversation) layout(ci *convItem, first bool) []Line {
 		gap()
 		col, icon := c.bannerStyle(it.Banner)
 		st := base.Foreground(col).Bold(true)
-		out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})...)
+		if it.Hang <= 0 {
+			out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})...)
+			break
+		}
+		first := Line{{icon + " ", st}}
+		for _, l := range strings.Split(it.Text, "\n") {
+			out = append(out, wrapSpans([]Span{{l, st}}, w, first, Line{{"  " + strings.Repeat(" ", min(it.Hang, w/2)), st}})...)
+			first = Line{{"  ", st}}
+		}
 	case ItemError:
 		gap()
 		st := base.Foreground(th.Error)
@@ -784,6 +801,15 @@ func (c *Conversation) lastVisible() int {
 
 // Draw draws the visible rows only.
 func (c *Conversation) Draw(screen tcell.Screen) {
+	c.title = "Conversation"
+	if c.workDir != "" {
+		_, _, bw, _ := c.GetRect()
+		// the border's title room (frame's bw-6), less "Conversation · "
+		// and the focus mark
+		if room := bw - 6 - strWidth(c.title) - 3 - 2; room >= 8 {
+			c.title += " · " + ElidePath(c.workDir, room)
+		}
+	}
 	x, y, w, h := c.frame(screen, c)
 	if w <= 2 || h <= 0 {
 		return

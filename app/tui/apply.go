@@ -45,7 +45,9 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
 			Text: fmt.Sprintf("%s (%s tokens)…", what, views.FormatTokens(ev.Tokens))})
 		c.setMessage("compacting…", false)
+		c.compactSeq = c.msgSeq
 	case soul.CompactionEnd:
+		c.clearMessageOf(c.compactSeq) // a watcher has no op end to clear it
 		// The reload that follows (posted by onWorkerSink) shows the banner.
 		c.statusM.Tokens = ev.Tokens
 		c.statusM.Generation = ev.NewGen
@@ -292,6 +294,9 @@ func (c *Controller) onUIApplyFrozen(e soul.Event) {
 		c.refreshStatus()
 	case soul.CompactionBegin:
 		c.setMessage("compacting…", false)
+		c.compactSeq = c.msgSeq
+	case soul.CompactionEnd:
+		c.clearMessageOf(c.compactSeq)
 	case soul.Error:
 		c.setMessage(oneLine(ev.Message, 120), true)
 	}

@@ -390,7 +390,8 @@ func (b *browser) onUIOpened(withBanner bool) {
 		c.conv.Append(*banner)
 	}
 	// A warning from opening it (file rewinds off) stays in view.
-	c.setInfoUnlessError("working in " + o.sess.WorkDir + " (this session's work dir)")
+	// Short: the conversation header names the dir too, in full when it fits.
+	c.setInfoUnlessError("working in " + views.ElidePath(homeShort(o.sess.WorkDir), 32))
 }
 
 // workDirBanner says plainly that the agent will work in sess's work dir
@@ -402,7 +403,7 @@ func (b *browser) workDirBanner(sess store.Session) *views.Item {
 	}
 	if b.c.demoElsewhere(sess) {
 		return &views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
-			Text: demoReadOnly + " (" + here + "): this session's " + sess.WorkDir + " is not touched. Run `rewind` there to continue it."}
+			Text: demoReadOnly + " (" + here + "): this session's " + sess.WorkDir + " is not touched. Run rewind there to continue it."}
 	}
 	text := fmt.Sprintf("This session belongs to %s: the agent works there now (its tools read, write and run commands in %s, not in %s).",
 		sess.WorkDir, sess.WorkDir, here)

@@ -81,6 +81,9 @@ type Controller struct {
 	msgKeep   bool     // the message is news, not progress: a run's end leaves it
 	dbBusy    bool     // a write waits for another process's write lock
 	dbBusySeq int      // msgSeq of the "database busy" message (onUIDatabaseBusy)
+	// msgSeq of "compacting…" and of a session's opening warning (file
+	// rewinds off): each goes with what it is about (clearMessageOf).
+	compactSeq, openNoteSeq int
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt
@@ -493,6 +496,7 @@ func (c *Controller) refreshStatus() {
 		s.Mode = c.watch.modeLabel()
 	}
 	c.status.SetStatus(s)
+	c.conv.SetWorkDir(homeShort(c.workDir()))
 	c.refreshWelcome()
 }
 

@@ -377,7 +377,7 @@ func interruptText(ev soul.StepInterrupted, sessionID string) string {
 	}
 	switch {
 	case ev.KeptGeneration > 0:
-		return fmt.Sprintf("%s · the partial answer is kept in archived generation %d (not sent to the model; `rewind show %s --generation %d`) · the session stays usable",
+		return fmt.Sprintf("%s · the partial answer is kept in archived generation %d (not sent to the model; rewind show %s --generation %d shows it) · the session stays usable",
 			what, ev.KeptGeneration, sessionID, ev.KeptGeneration)
 	case ev.KeptFile != "":
 		return what + " · another process holds the database: the answer is saved in " + ev.KeptFile +

@@ -167,3 +167,17 @@ func TestPrettyArgsShowsWhatTheToolGets(t *testing.T) {
 		}
 	}
 }
+
+// Text the workspace draws as plain text carries no markdown backticks:
+// they showed raw ("`rewind show ID --generation 3`").
+func TestPlainTextBannersHaveNoBackticks(t *testing.T) {
+	for _, s := range []string{
+		interruptText(soul.StepInterrupted{Where: "while streaming", KeptGeneration: 3}, "01abc"),
+		interruptText(soul.StepInterrupted{Where: "while streaming", KeptFile: "/tmp/x.json"}, "01abc"),
+		interruptText(soul.StepInterrupted{Reason: "model call failed", ModelFailed: true}, "01abc"),
+	} {
+		if strings.Contains(s, "`") {
+			t.Errorf("backticks in %q", s)
+		}
+	}
+}

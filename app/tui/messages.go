@@ -61,3 +61,12 @@ func (c *Controller) setMessageFor(text string, isErr bool, ttl time.Duration) {
 		})
 	})
 }
+
+// clearMessageOf clears the status bar's message if it is still the one
+// set as seq: progress that is over, a warning about a session left.
+func (c *Controller) clearMessageOf(seq int) {
+	if seq != 0 && c.msgSeq == seq {
+		c.status.ClearMessage()
+		c.msgUntil = time.Time{}
+	}
+}

@@ -203,8 +203,11 @@ func (c *Controller) onUIInstall(a attachment) {
 	} else {
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	}
+	c.clearMessageOf(c.openNoteSeq) // the warning of the session left
+	c.openNoteSeq = 0
 	if a.note != "" {
 		c.setMessage(a.note, true)
+		c.openNoteSeq = c.msgSeq
 	}
 	if a.o.missingDir != "" {
 		o := a.o

@@ -72,33 +72,50 @@ func (c *Controller) cmdStatus(string) {
 		if c.opts.MCP != nil {
 			servers = c.opts.MCP.Status()
 		}
+		title := ""
+		if o != nil {
+			// Read afresh: the first prompt titles a new session after it
+			// was opened; the lists show this title.
+			if sess, err := c.db.GetSession(context.WithoutCancel(c.ctx), o.sess.ID); err == nil {
+				title = sess.ListTitle()
+			} else {
+				title = o.sess.ListTitle()
+			}
+		}
 		text := statusText(statusInfo{
+			title: title,
 			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
-		c.onUIThreadAsync(func() { c.info(text) })
+		c.onUIThreadAsync(func() {
+			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text, Hang: statusLabelWidth + 1})
+			c.conv.ScrollToEnd()
+		})
 	})
 }
 
+// statusLabelWidth is the width of /status's label column.
+const statusLabelWidth = 10
+
 type statusInfo struct {
-	model, workDir     string
-	session            *openSession
-	tokens, maxContext int
-	yolo, readOnly     bool
-	thinking           llm.Effort
-	webSearch          string
-	approved           []string
-	files              []instructions.File
-	loadErr            error
-	mcp                []mcp.Status
-	configFile         string
-	notices            []notice
+	model, workDir, title string
+	session               *openSession
+	tokens, maxContext    int
+	yolo, readOnly        bool
+	thinking              llm.Effort
+	webSearch             string
+	approved              []string
+	files                 []instructions.File
+	loadErr               error
+	mcp                   []mcp.Status
+	configFile            string
+	notices               []notice
 }
 
 func statusText(s statusInfo) string {
 	var b strings.Builder
-	row := func(label, value string) { fmt.Fprintf(&b, "%-10s %s\n", label, value) }
+	row := func(label, value string) { fmt.Fprintf(&b, "%-*s %s\n", statusLabelWidth, label, value) }
 	b.WriteString("Status\n")
 	row("model", orDash(s.model))
 	row("thinking", thinkingText(s.thinking))
@@ -107,11 +124,7 @@ func statusText(s statusInfo) string {
 	}
 	row("work dir", s.workDir)
 	if s.session != nil {
-		title := s.session.sess.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		row("session", s.session.sess.ID+" · "+oneLine(title, 60))
+		row("session", s.session.sess.ID+" · "+oneLine(s.title, 80))
 	} else {
 		row("session", "new (it starts with your first prompt)")
 	}
@@ -257,7 +270,7 @@ func (c *Controller) cmdExport(arg string) {
 		c.setMessage("nothing to export yet: the session is empty", false)
 		return
 	case c.opts.Export == nil:
-		c.setMessage("export is not available here: use `rewind export ID -o FILE`", true)
+		c.setMessage("export is not available here: use rewind export ID -o FILE", true)
 		return
 	}
 	path := strings.TrimSpace(arg)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // TestStatusShowsModelContextAndAgentsMD: /status names the model, the work
@@ -166,4 +168,116 @@ func TestSetupScreenWithoutModel(t *testing.T) {
 			t.Errorf("%d model requests without a model", n)
 		}
 	}
+}
+
+// /status names the session by the title the lists show (it said
+// "(untitled)" after the first prompt had titled it), and a long row wraps
+// under its value, not under the label column.
+func TestStatusTitleAndWrappedRowsAt80(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 80, h: 24}, llmtest.Text("hello back"))
+	h.submit("fix the parser bug")
+	h.waitFor("hello back")
+	h.waitUntil("the run to end", h.idle)
+	long := "a notice long enough to wrap at eighty columns, twice over: the status bar cuts it, /status shows it whole"
+	h.c.onUIThread(func() { h.c.setMessage(long, false) })
+	h.submit("/status")
+	h.waitFor("Status", "session")
+	rows := h.rows()
+	if txt := strings.Join(rows, "\n"); strings.Contains(txt, "(untitled)") || !strings.Contains(txt, "the parser bug") {
+		t.Errorf("/status does not name the session by its title:\n%s", txt)
+	}
+	y := -1
+	for i, r := range rows {
+		if strings.Contains(r, "notices") {
+			y = i
+		}
+	}
+	if y < 0 || y+1 >= len(rows) {
+		t.Fatalf("no notices row:\n%s", strings.Join(rows, "\n"))
+	}
+	label := []rune(rows[y])
+	at := 0
+	for i := range label {
+		if strings.HasPrefix(string(label[i:]), "notices") {
+			at = i
+			break
+		}
+	}
+	next := []rune(rows[y+1])
+	if len(next) < at+11 || strings.TrimSpace(string(next[at:at+11])) != "" {
+		t.Errorf("the notice's second row starts under the label column:\n%s\n%s", rows[y], rows[y+1])
+	}
+}
+
+// A session's opening warning (file rewinds off) goes when the workspace
+// opens another session: it outlived its session.
+func TestOpeningWarningGoesWithItsSession(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	h := newHarness(t, hopts{w: 80, h: 24,
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate: func(o *Options) {
+			o.Mode, o.SessionID = ModeResume, ids[2]
+			o.Files = func(s store.Session) (tools.FileTracker, error) {
+				if s.ID == ids[0] {
+					return nil, fmt.Errorf("work dir not on this machine")
+				}
+				return nil, nil
+			}
+		},
+	})
+	h.waitUntil("the session open", func() bool { return h.c.SessionID() == ids[2] && h.idle() })
+	h.c.onUIThread(func() { h.c.onUIOpenSession(ids[0]) })
+	h.waitUntil("the warned session open", func() bool { return h.c.SessionID() == ids[0] && h.idle() })
+	h.waitFor("file rewinds off")
+	h.c.onUIThread(func() { h.c.onUIOpenSession(ids[1]) })
+	h.waitUntil("the other session open", func() bool { return h.c.SessionID() == ids[1] && h.idle() })
+	start := time.Now()
+	h.waitGone("file rewinds off")
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the warning stayed %v on the next session", d)
+	}
+}
+
+// The work dir the agent works in is always in view, in the conversation's
+// header, cut in the middle when narrow (its last element kept), and it
+// follows a session resumed from another dir.
+func TestWorkDirInTheConversationHeader(t *testing.T) {
+	t.Parallel()
+	var other store.Session
+	h := newHarness(t, hopts{w: 80, h: 24, before: func(h *harness) {
+		dir := filepath.Join(h.dir, "a-rather-long-directory-name", "elsewhere-project")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		other, err = h.db.CreateSession(h.ctx, store.NewSession{Title: "over there", WorkDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, other.ID, "an old task")
+	}})
+	waitHeader := func(what string, cond func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(waitLimit)
+		for {
+			for _, r := range h.rows() {
+				if strings.Contains(r, "Conversation") && cond(r) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the header never showed %s:\n%s", what, h.text())
+			}
+			time.Sleep(15 * time.Millisecond)
+		}
+	}
+	waitHeader("the work dir's last element", func(r string) bool { return strings.Contains(r, "…/work") })
+	h.resize(160, 48)
+	waitHeader("the whole work dir at 160 columns", func(r string) bool { return strings.Contains(r, h.work) })
+	h.c.onUIThread(func() { h.c.onUIOpenSession(other.ID) })
+	waitHeader("the resumed session's dir", func(r string) bool { return strings.Contains(r, "elsewhere-project") })
+	h.resize(80, 24)
+	waitHeader("the dir cut in the middle at 80 columns", func(r string) bool { return strings.Contains(r, "…/elsewhere-project") })
 }

@@ -516,7 +516,7 @@ var (
 	choiceConversation = views.Choice{Label: "Conversation only", Key: 'c'}
 	choiceBoth         = views.Choice{Label: "Conversation + files", Key: 'b'}
 	choiceFiles        = views.Choice{Label: "Files only", Key: 'f'}
-	choiceForce        = views.Choice{Label: "Force: also overwrite the conflicting files", Key: 'F', Dangerous: true}
+	choiceForce        = views.Choice{Label: "Force: overwrite conflicting files", Key: 'F', Dangerous: true}
 	choiceDiffs        = views.Choice{Label: "Show file diffs", Key: 'd'}
 	choiceCancel       = views.Choice{Label: "Cancel", Key: 'n'}
 )

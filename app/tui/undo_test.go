@@ -240,7 +240,7 @@ func TestForceOverwritesConflictAndUndoBringsItBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.submit("/revert 1")
-	h.waitFor("Revert to checkpoint 1?", "conflict", "[F] Force: also overwrite the conflicting files")
+	h.waitFor("Revert to checkpoint 1?", "conflict", "[F] Force: overwrite conflicting files")
 	h.typeText("F", false)
 	h.waitFor("Reverted to checkpoint 1", "overwritten")
 	h.waitUntil("the revert to end", h.idle)
@@ -326,4 +326,17 @@ func TestRevertDialogSaysWhyFilesCannotBeChecked(t *testing.T) {
 	}
 	h.submit("/revert 1")
 	h.waitFor("Revert to checkpoint 1?", "Only the conversation can move: the session's work dir", "machine (imported from elsewhere, or removed since)")
+}
+
+// At 80 columns the revert dialog's Force choice is whole ("[F] Force:
+// also overwrite the conflicting fi" was cut).
+func TestForceChoiceFitsAt80(t *testing.T) {
+	t.Parallel()
+	h, _ := fileHarness(t)
+	h.resize(80, 24)
+	if err := os.WriteFile(filepath.Join(h.work, "notes.txt"), []byte("the user's edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.submit("/revert 1")
+	h.waitFor("Revert to checkpoint 1?", "[F] Force: overwrite conflicting files")
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -125,4 +126,26 @@ func TestEnterOnAWatchedSessionNobodyWritesContinuesIt(t *testing.T) {
 	})
 	h.submit("go on")
 	h.waitFor("picked up here")
+}
+
+// The watcher's "compacting…" goes when the writer's compaction ends, not
+// a message's whole six seconds later.
+func TestWatchCompactingClearsAtItsEnd(t *testing.T) {
+	t.Parallel()
+	h, w, _ := watchHarness(t, false, llmtest.Text("one"), llmtest.Text("the summary"))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+	h.waitFor("one")
+	h.waitUntil("the watcher to be connected", func() bool { return h.c.watch.conn != nil })
+	if err := w.soul.Compact(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the summary")
+	ended := time.Now()
+	h.waitUntil("compacting… gone", func() bool { m, _ := h.c.status.Message(); return m != "compacting…" })
+	if d := time.Since(ended); d > 3*time.Second {
+		t.Errorf("compacting… stayed %v after the compaction ended", d)
+	}
 }
