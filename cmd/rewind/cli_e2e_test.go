@@ -47,7 +47,8 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 		{"compact", []string{"--model", "--base-url"}, []string{"--theme", "--yolo", "--work-dir"}},
 		{"import", []string{"--work-dir"}, []string{"--theme", "--model"}},
 		{"demo", []string{"--theme", "--yolo", "--allow-remote-approval"}, []string{"--model", "--base-url", "--work-dir"}},
-		{"watch", []string{"--theme", "--model"}, []string{"--work-dir"}},
+		// a watcher writes nothing: the writer's flags are not its own
+		{"watch", []string{"--theme", "--model", "--base-url"}, []string{"--work-dir", "--yolo", "--max-steps", "--no-stream", "--allow-remote-approval"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {

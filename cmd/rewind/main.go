@@ -195,6 +195,16 @@ func (c *cli) modelFlags(cmd *cobra.Command) {
 	f.IntVar(&c.reservedTokens, "reserved-tokens", app.DefaultReservedTokens, "tokens kept free for the answer; compaction starts before the rest fills up")
 }
 
+// watchFlags: the model a watcher forks or continues a session with
+// (/fork, /continue); the writer's own flags (--yolo, --max-steps,
+// --no-stream, --allow-remote-approval) are not a watcher's.
+func (c *cli) watchFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.model, "model", "", "model to fork or continue the session with (overrides REWIND_MODEL and the config file)")
+	f.StringVar(&c.baseURL, "base-url", "", "OpenAI-compatible API base URL (overrides OPENAI_BASE_URL)")
+	f.IntVar(&c.maxContextSize, "max-context-size", app.DefaultMaxContextSize, "model context window in tokens")
+}
+
 // agentFlags: how the agent runs prompts.
 func (c *cli) agentFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -520,8 +530,7 @@ matches with « ».`,
 	c.modelFlags(compact)
 	c.workDirFlag(imp)
 	imp.Flags().Lookup("work-dir").Usage = "work dir of the sessions whose own is unknown (no kimi.json names it; default: the current directory)"
-	c.modelFlags(watch)
-	c.agentFlags(watch)
+	c.watchFlags(watch)
 	c.themeFlag(watch)
 	c.themeFlag(demo)
 	c.thinkingFlags(demo)
