@@ -293,6 +293,29 @@ func (c *Controller) cmdExport(arg string) {
 	})
 }
 
+// onUIModelPicker lists the config's models in a dialog, the current one
+// selected; Enter (or a model's digit) switches to the one chosen.
+func (c *Controller) onUIModelPicker(names []string) {
+	choices := make([]views.Choice, len(names))
+	selected := 0
+	for i, n := range names {
+		choices[i] = views.Choice{Label: n}
+		if i < 9 {
+			choices[i].Key = rune('1' + i)
+		}
+		if n == c.statusM.Model {
+			choices[i].Label += " (current)"
+			selected = i
+		}
+	}
+	msg := "The model of this session's next answers (the context is kept). ↑/↓ and Enter switch, Esc keeps " + orDash(c.statusM.Model) + "."
+	c.showConfirm("Switch model", msg, choices, selected, func(i int) {
+		if i >= 0 && names[i] != c.statusM.Model {
+			c.cmdModel(names[i])
+		}
+	})
+}
+
 // cmdModel lists the models, or switches to one: the client is built on a
 // worker, then the open session (and the next new one) uses it.
 func (c *Controller) cmdModel(arg string) {
@@ -302,13 +325,11 @@ func (c *Controller) cmdModel(arg string) {
 		if c.opts.Models != nil {
 			names = c.opts.Models()
 		}
-		msg := "model " + orDash(c.statusM.Model)
-		if len(names) > 0 {
-			msg += " · available: " + strings.Join(names, ", ") + " · /model NAME"
-		} else {
-			msg += " · add [providers.NAME] tables to the config to switch between models"
+		if len(names) == 0 || c.opts.SwitchModel == nil {
+			c.setMessage("model "+orDash(c.statusM.Model)+" · add [providers.NAME] tables to the config to switch between models", false)
+			return
 		}
-		c.setMessage(msg, false)
+		c.onUIModelPicker(names)
 		return
 	}
 	if c.opts.SwitchModel == nil {

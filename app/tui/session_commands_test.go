@@ -121,8 +121,6 @@ func TestModelSwitchesMidSession(t *testing.T) {
 	h.waitFor("answer from the first model")
 	h.waitUntil("the run to end", h.idle)
 	id := h.sessionID()
-	h.submit("/model")
-	h.waitFor("available: fake-model, lab/other-model")
 	h.submit("/model lab/other-model")
 	h.waitFor("model lab/other-model: the next answer comes from it")
 	h.submit("two")
@@ -280,4 +278,31 @@ func TestWorkDirInTheConversationHeader(t *testing.T) {
 	waitHeader("the resumed session's dir", func(r string) bool { return strings.Contains(r, "elsewhere-project") })
 	h.resize(80, 24)
 	waitHeader("the dir cut in the middle at 80 columns", func(r string) bool { return strings.Contains(r, "…/elsewhere-project") })
+}
+
+// /model without a name opens a picker of the config's models (the list was
+// only in a status line, cut at 80 columns); ↓ and Enter switch.
+func TestModelPicker(t *testing.T) {
+	t.Parallel()
+	other := llmtest.NewServer(t)
+	other.Enqueue(llmtest.Text("answer from the picked model"))
+	models := []string{"fake-model", "lab/a-model-with-a-rather-long-name", "lab/other-model"}
+	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) {
+		o.Models = func() []string { return models }
+		o.SwitchModel = func(name string) (llm.Client, string, error) {
+			if name != "lab/other-model" {
+				return nil, "", fmt.Errorf("no model %q", name)
+			}
+			cl, err := llm.New(llm.Config{BaseURL: other.URL(), APIKey: "k2", Model: "other-model", Stream: true})
+			return cl, name, err
+		}
+	}})
+	h.submit("/model")
+	h.waitFor("Switch model", "fake-model (current)", "lab/a-model-with-a-rather-long-name", "lab/other-model")
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyDown)
+	h.key(tcell.KeyEnter)
+	h.waitUntil("the model switched", func() bool { return h.c.statusM.Model == "lab/other-model" })
+	h.submit("hello")
+	h.waitFor("answer from the picked model")
 }
