@@ -29,12 +29,19 @@ type ConfirmDialog struct {
 	choices  []Choice
 	selected int
 	onChoose func(index int)
+	// armed: the dialog takes choices; until then (its first moments,
+	// when a key was likely meant for the input) it says so.
+	armed bool
 }
 
 // NewConfirmDialog returns an empty dialog.
 func NewConfirmDialog() *ConfirmDialog {
-	return &ConfirmDialog{Box: tview.NewBox(), theme: themes.Default()}
+	return &ConfirmDialog{Box: tview.NewBox(), theme: themes.Default(), armed: true}
 }
+
+// SetArmed says whether the dialog takes choices yet; an unarmed one shows
+// "arming" under its choices.
+func (d *ConfirmDialog) SetArmed(on bool) { d.armed = on }
 
 // SetTheme applies a theme.
 func (d *ConfirmDialog) SetTheme(t themes.Theme) { d.theme = t }
@@ -116,6 +123,9 @@ func (d *ConfirmDialog) Draw(screen tcell.Screen) {
 			label = "  " + label
 		}
 		drawText(screen, x, cy+i, iw, label, st)
+	}
+	if note := cy + len(d.choices); !d.armed && note < y+ih {
+		drawText(screen, x, note, iw, "  arming: keys count in a moment", base.Foreground(th.Dim).Italic(true))
 	}
 }
 

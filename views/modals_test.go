@@ -183,3 +183,19 @@ func TestDiffView(t *testing.T) {
 		t.Fatalf("parsed %+v", lines)
 	}
 }
+
+// A confirm dialog that takes no choice yet (its first 300 ms) says so: a
+// key typed then was dropped without a sign.
+func TestConfirmDialogShowsItIsArming(t *testing.T) {
+	d := NewConfirmDialog()
+	d.Show("Revert to checkpoint 1?", "Later messages are archived.", []Choice{{Label: "Conversation only", Key: 'c'}, {Label: "Cancel", Key: 'n'}}, 0, nil)
+	d.SetArmed(false)
+	s := draw(t, d, 80, 24)
+	mustFind(t, s, "arming: keys count in a moment")
+	d.SetArmed(true)
+	s = draw(t, d, 80, 24)
+	if _, _, ok := find(s, "arming"); ok {
+		t.Fatalf("an armed dialog still says it is arming:\n%s", screenText(s))
+	}
+	mustFind(t, s, "[c] Conversation only")
+}

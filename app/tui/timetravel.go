@@ -555,7 +555,11 @@ func choicesFor(p timetravel.Plan) []views.Choice {
 func (t *timeTravel) onUIConfirm(o *openSession, p timetravel.Plan) {
 	c := t.c
 	choices := choicesFor(p)
-	c.showConfirm(p.Title(), p.Question(8), choices, 0, func(i int) {
+	q := p.Question(8)
+	if p.Kind == timetravel.Revert && p.ReturnTo != "" && strings.TrimSpace(c.input.Text()) != "" && c.input.Text() != t.returned {
+		q += "\nThe prompt replaces your draft in the input; ↑ there brings the draft back."
+	}
+	c.showConfirm(p.Title(), q, choices, 0, func(i int) {
 		if i < 0 || i >= len(choices) {
 			return
 		}
@@ -628,7 +632,8 @@ func (t *timeTravel) onUIApply(o *openSession, p timetravel.Plan, ch timetravel.
 				input.SetText("") // the undo of the revert that put it there
 			}
 			t.returned = ""
-			if p.Kind == timetravel.Revert && p.ReturnTo != "" && strings.TrimSpace(input.Text()) == "" {
+			if p.Kind == timetravel.Revert && p.ReturnTo != "" {
+				input.Stash() // a draft goes to the input history, as the dialog said
 				input.SetText(p.ReturnTo)
 				t.returned = p.ReturnTo
 			}

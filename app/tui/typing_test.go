@@ -197,3 +197,27 @@ func TestDeliberateIMovesToTheInput(t *testing.T) {
 		t.Errorf("the input box shows %q, want %q", got, "ok")
 	}
 }
+
+// A revert to a turn puts its prompt in the input; a draft there is not
+// lost silently: the dialog says the prompt replaces it, and ↑ brings the
+// draft back (it goes to the input history).
+func TestRevertWithADraftKeepsTheDraftInHistory(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "drafting", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task", "third task")
+		return s.ID
+	})
+	h.waitFor("answer to third task")
+	h.typeText("my half-written idea", false)
+	h.waitUntil("the draft typed", func() bool { return h.c.input.Text() == "my half-written idea" })
+	h.c.onUIThread(func() { h.c.tt.cmdRevert("1") })
+	h.waitFor("Revert to checkpoint 1?", "replaces your draft")
+	h.typeText("c", false)
+	h.waitUntil("the prompt in the input", func() bool { return h.idle() && h.c.input.Text() == "second task" })
+	h.key(tcell.KeyUp)
+	h.waitUntil("the draft back with ↑", func() bool { return h.c.input.Text() == "my half-written idea" })
+}

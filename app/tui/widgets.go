@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
@@ -70,6 +71,17 @@ func (c *Controller) showConfirm(title, message string, choices []views.Choice, 
 	c.confirm.Show(title, message, choices, selected, choose)
 	c.pages.push(Page{Name: "confirm", Primitive: c.confirm})
 	c.tg.onUIConfirmShown(func() { choose(-1) })
+	// The typing guard drops keys for confirmGrace: say so until then.
+	c.confirmSeq++
+	seq := c.confirmSeq
+	c.confirm.SetArmed(false)
+	time.AfterFunc(confirmGrace, func() {
+		c.onUIThreadAsync(func() {
+			if c.confirmSeq == seq {
+				c.confirm.SetArmed(true)
+			}
+		})
+	})
 }
 
 // showHelp opens the help overlay, generated from the registries (UI).
