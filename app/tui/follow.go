@@ -123,18 +123,25 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		c.input.SetPlaceholder(setupPlaceholder)
 		c.refreshStatus()
 		return
-	case noWriterLabel:
-		c.input.SetPlaceholder("nobody writes this session now · /continue writes it here, /fork copies it")
-	case writerGoneLabel, writerLeftLabel:
-		what := "is gone"
-		if label == writerLeftLabel {
-			what = "left it"
+	case noWriterLabel, writerGoneLabel, writerLeftLabel:
+		ph := "nobody writes this session now"
+		switch label {
+		case writerGoneLabel:
+			ph = "read-only: the writer is gone"
+		case writerLeftLabel:
+			ph = "read-only: the writer left it"
 		}
-		c.input.SetPlaceholder("read-only: the writer " + what + " · /continue writes it here, /fork copies it")
+		if w.canContinue() {
+			ph += " · /continue writes it here, /fork copies it"
+		} else {
+			ph += " · prompts are not sent (no model to write with)"
+		}
+		c.input.SetPlaceholder(ph)
 	default:
-		ph := fmt.Sprintf("read-only: another rewind process writes session %s (%s) · prompts are not sent · /help, /exit", shortID(id), label[len("WATCH · "):])
+		// The status bar names the writer (its pid, alive or live).
+		ph := "read-only: another rewind process writes this session · prompts are not sent"
 		if w.back != "" && w.visiting == id {
-			ph = fmt.Sprintf("Esc: back to your session · read-only: another rewind process writes %s (%s)", shortID(id), label[len("WATCH · "):])
+			ph = "Esc: back to your session · read-only: another rewind process writes it"
 		}
 		c.input.SetPlaceholder(ph)
 	}
@@ -174,6 +181,9 @@ func (w *watcher) readOnlyWhy() string {
 	case noModelLabel:
 		return w.c.setupRefusal()
 	case noWriterLabel, writerGoneLabel, writerLeftLabel:
+		if !w.canContinue() {
+			return "read-only: no process writes it now, and no model is configured here"
+		}
 		return "read-only: no process writes it now · /continue writes it here"
 	}
 	return "read-only: another process writes it · fork it to write (f on a generation in the timeline, or /fork)"

@@ -118,7 +118,7 @@ func TestWatchFollowsAnotherProcess(t *testing.T) {
 		// No session id: watch picks the newest session with a live writer.
 		mutate: func(o *Options) { o.Mode = ModeWatch },
 	})
-	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: another rewind process writes session")
+	h.waitFor("the first prompt", fmt.Sprintf("writer pid %d alive", cmd.Process.Pid), "read-only: another rewind process writes this session")
 	h.typeText("may I write?", true)
 	h.waitFor("read-only: another process writes it")
 	h.waitUntil("the refused prompt kept in the input", func() bool { return h.c.input.Text() == "may I write?" })

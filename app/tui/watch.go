@@ -159,7 +159,7 @@ func (w *watcher) onUIContinueHere() {
 		c.setMessage(demoReadOnly, true)
 		return
 	case c.opts.Client == nil:
-		c.setMessage("no model is configured: this session can only be read here (see rewind --help for the model settings)", true)
+		c.setMessage("cannot write here: no model is configured (rewind --help lists the settings)", true)
 		return
 	case !w.writerGone():
 		c.setMessage("another process writes this session: watch it, or /fork it to write your own copy", true)
@@ -177,6 +177,14 @@ func (w *watcher) onUIContinueHere() {
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 		c.setMessage("you write this session now: prompts go to the model", false)
 	})
+}
+
+// canContinue reports whether /continue could make this workspace the
+// writer of the open session (a model to write with; the demo writes only
+// its own dir).
+func (w *watcher) canContinue() bool {
+	o := w.c.cur()
+	return w.c.opts.Client != nil && (o == nil || !w.c.demoElsewhere(o.sess))
 }
 
 // writerGone reports whether the watched session has no writer, as the
