@@ -673,8 +673,17 @@ func TestCompactFallsBackToTruncation(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	e := newEnv(t).withServer(srv)
 	id := e.chat(srv, 3)
+	// Everything fits the truncation budget of the default window: nothing
+	// would be dropped, so the context stays as it was, said in one line.
 	srv.Enqueue(llmtest.HTTPError(400, "context too long"))
-	r := e.mustOK("compact", id)
+	r := e.run("compact", id)
+	expectError(t, r, 1, "compaction left the context as it was", "context too long")
+	if gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(gens) != 1 {
+		t.Fatalf("a failed compaction made a generation: %v", gens)
+	}
+	// A small window's budget cannot hold the whole talk: the oldest go.
+	srv.Enqueue(llmtest.HTTPError(400, "context too long"))
+	r = e.mustOK("compact", id, "--max-context-size", "60", "--reserved-tokens", "10")
 	if !strings.Contains(r.stdout, "truncation") {
 		t.Errorf("compact said %q", r.stdout)
 	}
