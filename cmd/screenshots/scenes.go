@@ -133,11 +133,12 @@ func (p *player) play() error {
 		func() error { _, err := p.waitFor("D-Mail: the fixtures", "benchmark fuzzy filter"); return err },
 
 		// The timeline (Shift-Tab twice from the input), its first turn
-		// (g), the next one (j) previewed.
+		// (Home), the next one (j) previewed.
 		func() error {
 			p.key(tcell.KeyBacktab)
 			p.key(tcell.KeyBacktab)
-			p.typeText("gj")
+			p.key(tcell.KeyHome)
+			p.typeText("j")
 			return p.snap("timeline", "PREVIEW · before checkpoint 2")
 		},
 
