@@ -249,7 +249,12 @@ func diffMessages(v store.View) []diffMsg {
 			}
 			text += "→ " + c.Name + " " + keyArg(c.Name, c.Args)
 		}
-		sb.WriteString(text)
+		shown := text
+		if m.Role == "assistant" {
+			// An answer is markdown: its words, not its syntax ("##", "**").
+			shown = views.MarkdownPlain(text)
+		}
+		sb.WriteString(shown)
 		key := m.Role + "\x00" + m.ToolCallID + "\x00" + text
 		out = append(out, diffMsg{key: key, text: clipLines(sb.String(), 6, 160)})
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -372,5 +373,28 @@ func TestForkAtACheckpoint(t *testing.T) {
 	})
 	if strings.Contains(h.text(), "second task") {
 		t.Errorf("the fork shows the turn after its checkpoint:\n%s", h.text())
+	}
+}
+
+// The generation diff shows an answer's text, not its markdown syntax (it
+// showed raw "##" and "**"); what it compares is unchanged.
+func TestGenerationDiffShowsAnswersWithoutMarkdownSyntax(t *testing.T) {
+	t.Parallel()
+	body, err := json.Marshal(message.NewText("assistant", "## The plan\n\nFirst **fix** the parser, then `go test`."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := diffMessages(store.View{Records: []store.Record{{Kind: store.KindMessage, Role: "assistant", Body: body}}})
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	got := msgs[0].text
+	for _, syntax := range []string{"##", "**", "`"} {
+		if strings.Contains(got, syntax) {
+			t.Errorf("the diff shows %q: %q", syntax, got)
+		}
+	}
+	if !strings.Contains(got, "The plan") || !strings.Contains(got, "First fix the parser, then go test.") {
+		t.Errorf("the diff lost the answer's words: %q", got)
 	}
 }
