@@ -184,6 +184,7 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 	res, err := kimi.ImportAll(ctx, db, d, kimi.BulkOptions{
 		WorkDir:     cfg.WorkDir,
 		SkipInvalid: skipInvalid,
+		MaxLine:     cfg.AnswerSizeCap + cfg.ToolArgsSizeCap,
 		Warn:        func(w string) { bar.note("warning: " + w) },
 		Progress:    bar.update,
 	})

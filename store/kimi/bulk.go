@@ -34,6 +34,8 @@ type BulkOptions struct {
 	// a larger session hidden until its last one. The reader parses up to
 	// two batches ahead of the writer.
 	BatchRecords int
+	// MaxLine caps one line of a context file (ParseOptions.MaxLine).
+	MaxLine int
 }
 
 // BulkResult says what ImportAll did.
@@ -110,7 +112,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
 		return err
 	}
-	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, Warn: func(e *LineError) {
+	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, MaxLine: o.MaxLine, Warn: func(e *LineError) {
 		if o.Warn != nil {
 			o.Warn(e.Error())
 		}

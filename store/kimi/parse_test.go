@@ -345,3 +345,27 @@ func TestTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLineIsRefusedWithoutKeepingIt: a line over MaxLine is a
+// *LineError naming its size (or, with SkipInvalid, skipped and reported)
+// and the lines around it parse; it is not held whole. On the old code a
+// 200 MB answer was decoded whole (3 GB to import, 43 s to open).
+func TestLongLineIsRefusedWithoutKeepingIt(t *testing.T) {
+	t.Parallel()
+	long := `{"role":"assistant","content":"` + strings.Repeat("x", 300<<10) + `"}` + "\n"
+	data := lineUser + long + lineThink
+	_, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{MaxLine: 64 << 10})
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "300.0 KiB, over the 64.0 KiB") {
+		t.Fatalf("a long line: %v", err)
+	}
+	var warned []string
+	f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{MaxLine: 64 << 10, SkipInvalid: true,
+		Warn: func(e *LineError) { warned = append(warned, e.Error()) }})
+	if err != nil || len(f.Records) != 2 || len(warned) != 1 || !strings.Contains(warned[0], "big.jsonl:2: skipped") {
+		t.Fatalf("skipped: %d records, %q, %v", len(f.Records), warned, err)
+	}
+	if f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{}); err != nil || len(f.Records) != 3 {
+		t.Fatalf("under the default cap: %d records, %v", len(f.Records), err)
+	}
+}
