@@ -36,8 +36,9 @@ func fileTracker(db *store.DB, s store.Session, cfg Config) (*sessionFiles, erro
 	return &sessionFiles{tr: tr, env: timeTravelEnv(db, s, cfg)}, nil
 }
 
-func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) error {
-	return f.tr.BeforeWrite(ctx, paths)
+func (f *sessionFiles) BeforeWrite(ctx context.Context, paths []string) ([]tools.NotKeptFile, error) {
+	notKept, err := f.tr.BeforeWrite(ctx, paths)
+	return toolsNotKept(notKept), err
 }
 
 // Flush records the after state of the files written since the last call;
@@ -51,12 +52,17 @@ func (f *sessionFiles) AroundShell(ctx context.Context) (func(context.Context) (
 	}
 	return func(ctx context.Context) ([]tools.NotKeptFile, error) {
 		notKept, err := after(ctx)
-		out := make([]tools.NotKeptFile, len(notKept))
-		for i, n := range notKept {
-			out[i] = tools.NotKeptFile(n)
-		}
-		return out, err
+		return toolsNotKept(notKept), err
 	}, nil
+}
+
+// toolsNotKept is the tools package's copy of the tracker's list.
+func toolsNotKept(in []filecp.NotKept) []tools.NotKeptFile {
+	out := make([]tools.NotKeptFile, len(in))
+	for i, n := range in {
+		out[i] = tools.NotKeptFile(n)
+	}
+	return out
 }
 
 // RevertFiles is the files half of a D-Mail, done by app/timetravel (the

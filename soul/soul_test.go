@@ -1114,7 +1114,9 @@ func (r *reverter) Flush(context.Context) error {
 	return nil
 }
 
-func (r *reverter) BeforeWrite(context.Context, []string) error { return nil }
+func (r *reverter) BeforeWrite(context.Context, []string) ([]tools.NotKeptFile, error) {
+	return nil, nil
+}
 func (r *reverter) AroundShell(context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
 	return func(context.Context) ([]tools.NotKeptFile, error) { return nil, nil }, nil
 }

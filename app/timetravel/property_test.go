@@ -346,7 +346,8 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 			if filesMode || rng.Intn(4) == 0 {
 				path := modelPaths[rng.Intn(len(modelPaths))]
 				content := m.text("agent")
-				must(tr.BeforeWrite(ctx, []string{filepath.Join(dir, path)}))
+				_, err := tr.BeforeWrite(ctx, []string{filepath.Join(dir, path)})
+				must(err)
 				must(os.WriteFile(filepath.Join(dir, path), []byte(content), 0o644))
 				must(tr.Flush(ctx))
 				f := &m.files

@@ -63,6 +63,11 @@ func TestWorkspaceRecordsFileCheckpoints(t *testing.T) {
 // does): its not-kept files as tools.NotKeptFile.
 type toolsTracker struct{ *filecp.Tracker }
 
+func (t toolsTracker) BeforeWrite(ctx context.Context, paths []string) ([]tools.NotKeptFile, error) {
+	notKept, err := t.Tracker.BeforeWrite(ctx, paths)
+	return toolsNotKept(notKept), err
+}
+
 func (t toolsTracker) AroundShell(ctx context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
 	after, err := t.Tracker.AroundShell(ctx)
 	if err != nil {
@@ -70,11 +75,7 @@ func (t toolsTracker) AroundShell(ctx context.Context) (func(context.Context) ([
 	}
 	return func(ctx context.Context) ([]tools.NotKeptFile, error) {
 		notKept, err := after(ctx)
-		out := make([]tools.NotKeptFile, len(notKept))
-		for i, n := range notKept {
-			out[i] = tools.NotKeptFile(n)
-		}
-		return out, err
+		return toolsNotKept(notKept), err
 	}, nil
 }
 
@@ -84,4 +85,12 @@ func forTools(tr *filecp.Tracker, err error) (tools.FileTracker, error) {
 		return nil, err
 	}
 	return toolsTracker{tr}, nil
+}
+
+func toolsNotKept(in []filecp.NotKept) []tools.NotKeptFile {
+	out := make([]tools.NotKeptFile, len(in))
+	for i, n := range in {
+		out[i] = tools.NotKeptFile(n)
+	}
+	return out
 }

@@ -183,7 +183,7 @@ func TestRevertConfirmListsFilesAndRevertsThem(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := filepath.Join(h.work, "notes.txt")
-			if err := tr.BeforeWrite(ctx, []string{p}); err != nil {
+			if _, err := tr.BeforeWrite(ctx, []string{p}); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(p, []byte("hello\n"), 0o644); err != nil {

@@ -43,7 +43,7 @@ func fileSession(t *testing.T, h *harness) (string, *filecp.Tracker) {
 		}
 		if write != "" {
 			p := filepath.Join(h.work, "notes.txt")
-			if err := tr.BeforeWrite(ctx, []string{p}); err != nil {
+			if _, err := tr.BeforeWrite(ctx, []string{p}); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(p, []byte(write), 0o644); err != nil {

@@ -110,7 +110,7 @@ func BenchmarkStorageLargeFileEdits(b *testing.B) {
 		b.StartTimer()
 		buf := []byte(content)
 		for edit := 0; edit < 100; edit++ {
-			if err := tr.BeforeWrite(ctx, []string{p}); err != nil {
+			if _, err := tr.BeforeWrite(ctx, []string{p}); err != nil {
 				b.Fatal(err)
 			}
 			off := rng.Intn(len(buf) - 16)

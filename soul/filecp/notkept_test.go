@@ -3,6 +3,7 @@ package filecp
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,21 @@ func TestOversizedChangesAreListedInEveryPlan(t *testing.T) {
 	dry = e.must(e.tr.RevertFiles(e.ctx, cp2, RevertOptions{DryRun: true}))
 	if !slices.Equal(dry.NotKept, []NotKept{{Path: "keep.txt", Size: 80000}}) || len(dry.Skipped) != 0 {
 		t.Fatalf("after keep.txt grew over the cap: not kept %+v, skipped %+v", dry.NotKept, dry.Skipped)
+	}
+}
+
+// A write to a file over the cap says so to its caller (WriteFile's and
+// StrReplaceFile's results name it), as a Shell command's scan does.
+func TestBeforeWriteNamesAFileOverTheCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{MaxFileSize: 64 << 10})
+	writeTree(t, e.root, map[string]string{"big.log": strings.Repeat("x", 70000), "small.txt": "s\n"})
+	e.checkpoint()
+	got, err := e.tr.BeforeWrite(e.ctx, []string{e.path("big.log"), e.path("small.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []NotKept{{Path: "big.log", Size: 70000}}; !slices.Equal(got, want) {
+		t.Fatalf("BeforeWrite named %+v, want %+v", got, want)
 	}
 }

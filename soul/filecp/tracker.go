@@ -21,7 +21,7 @@ import (
 // package's NotKept, repeated here so this package does not depend on the
 // tools package; app's adapter converts NotKept to tools.NotKeptFile.
 type FileTracker interface {
-	BeforeWrite(ctx context.Context, paths []string) error
+	BeforeWrite(ctx context.Context, paths []string) ([]NotKept, error)
 	AroundShell(ctx context.Context) (after func(context.Context) ([]NotKept, error), err error)
 }
 
@@ -495,16 +495,18 @@ func (t *Tracker) current(rel string) (st store.FileState, m Meta, data []byte, 
 // "write" event per path, whose after state is filled in at the next
 // tracker operation or Flush. Paths outside the work dir are not tracked.
 // A file that cannot be kept (over the size cap, unreadable) does not block
-// the write; it is listed in LastScan().Skipped.
-func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
+// the write; it is listed in LastScan().Skipped, and one over the size cap
+// is returned, so the tool's result can say a rewind cannot restore it.
+func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) ([]NotKept, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.load(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.settle(ctx); err != nil {
-		return err
+		return nil, err
 	}
+	var notKept []NotKept
 	var batch store.FileBatch
 	seen := map[string]bool{}
 	now := t.now().UnixNano()
@@ -521,7 +523,9 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 		st, m, data, reason := t.current(rel)
 		if reason == ReasonTooLarge {
 			// Its content cannot be kept: recorded so that a rewind names it.
-			batch.Events = append(batch.Events, notKeptChange(NotKept{Path: rel, Size: m.Size}, m.Mode, m.Mode, ToolWrite))
+			nk := NotKept{Path: rel, Size: m.Size}
+			notKept = append(notKept, nk)
+			batch.Events = append(batch.Events, notKeptChange(nk, m.Mode, m.Mode, ToolWrite))
 		}
 		if reason != "" {
 			t.last.Skipped = append(t.last.Skipped, Skipped{Path: rel, Reason: reason, Size: m.Size})
@@ -535,14 +539,14 @@ func (t *Tracker) BeforeWrite(ctx context.Context, paths []string) error {
 	}
 	ev, err := t.commit(ctx, batch)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, e := range ev {
 		if e.Pending {
 			t.pending[e.ID] = e.Path
 		}
 	}
-	return nil
+	return notKept, nil
 }
 
 // Flush records the after state of writes announced with BeforeWrite. The

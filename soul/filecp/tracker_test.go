@@ -166,7 +166,7 @@ func (e *env) message(text string) {
 // writeFile is what WriteFile does: BeforeWrite, then write.
 func (e *env) writeFile(rel, content string) {
 	e.t.Helper()
-	if err := e.tr.BeforeWrite(e.ctx, []string{e.path(rel)}); err != nil {
+	if _, err := e.tr.BeforeWrite(e.ctx, []string{e.path(rel)}); err != nil {
 		e.t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Dir(e.path(rel)), 0o755); err != nil {
@@ -180,7 +180,7 @@ func (e *env) writeFile(rel, content string) {
 // strReplace is what StrReplaceFile does.
 func (e *env) strReplace(rel, old, new string) {
 	e.t.Helper()
-	if err := e.tr.BeforeWrite(e.ctx, []string{e.path(rel)}); err != nil {
+	if _, err := e.tr.BeforeWrite(e.ctx, []string{e.path(rel)}); err != nil {
 		e.t.Fatal(err)
 	}
 	b, err := os.ReadFile(e.path(rel))

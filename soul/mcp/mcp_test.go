@@ -307,7 +307,9 @@ type countingTracker struct {
 	before, after int
 }
 
-func (c *countingTracker) BeforeWrite(context.Context, []string) error { return nil }
+func (c *countingTracker) BeforeWrite(context.Context, []string) ([]tools.NotKeptFile, error) {
+	return nil, nil
+}
 func (c *countingTracker) AroundShell(context.Context) (func(context.Context) ([]tools.NotKeptFile, error), error) {
 	c.mu.Lock()
 	c.before++

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -483,4 +484,24 @@ func relTo(t *testing.T, dir, target string) string {
 		t.Fatal(err)
 	}
 	return rel
+}
+
+// WriteFile and StrReplaceFile say when the file's content could not be
+// kept for rewinds (over file_size_cap).
+func TestWritesNameAFileNotKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.log"), []byte("old line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{notKept: []NotKeptFile{{Path: "big.log", Size: 6_000_000}}}
+	env := &Env{WorkDir: dir, Files: rec}
+	res := (&WriteFile{}).Call(context.Background(), env, json.RawMessage(`{"path":"big.log","content":"new\n","mode":"append"}`))
+	if res.IsError || !strings.Contains(res.Output, "big.log (6 MB)") || !strings.Contains(res.Output, "file_size_cap") {
+		t.Fatalf("WriteFile: %+v", res)
+	}
+	res = (&StrReplaceFile{}).Call(context.Background(), env, json.RawMessage(`{"path":"big.log","old":"new","new":"newer"}`))
+	if res.IsError || !strings.Contains(res.Output, "big.log (6 MB)") {
+		t.Fatalf("StrReplaceFile: %+v", res)
+	}
 }

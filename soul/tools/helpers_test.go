@@ -21,6 +21,8 @@ type recorder struct {
 	// before it is modified).
 	snapshot func(paths []string)
 	failNext error
+	// notKept is what BeforeWrite says it could not keep.
+	notKept []NotKeptFile
 }
 
 func (r *recorder) add(s string) {
@@ -40,12 +42,12 @@ func (r *recorder) Approve(ctx context.Context, a Approval) Decision {
 	return Decision{Approved: true}
 }
 
-func (r *recorder) BeforeWrite(ctx context.Context, paths []string) error {
+func (r *recorder) BeforeWrite(ctx context.Context, paths []string) ([]NotKeptFile, error) {
 	r.add("before-write:" + strings.Join(paths, ","))
 	if r.snapshot != nil {
 		r.snapshot(paths)
 	}
-	return r.failNext
+	return r.notKept, r.failNext
 }
 
 func (r *recorder) AroundShell(ctx context.Context) (func(context.Context) ([]NotKeptFile, error), error) {

@@ -80,14 +80,15 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 	if res, ok := approve(ctx, env, Approval{Tool: t.Name(), Action: action, Description: desc, Diff: diff}); !ok {
 		return res
 	}
-	if res, ok := beforeWrite(ctx, env, tg); !ok {
+	note, res, ok := beforeWrite(ctx, env, tg)
+	if !ok {
 		return res
 	}
 	if err := os.WriteFile(tg.Real, []byte(newContent), perm); err != nil {
 		return errorResult("write failed", "Writing %s failed: %v.", tg.Display, err)
 	}
 	return Result{
-		Output: fmt.Sprintf("Replaced %s in %s.", plural(replaced, "occurrence"), tg.Display),
+		Output: fmt.Sprintf("Replaced %s in %s.", plural(replaced, "occurrence"), tg.Display) + note,
 		Brief:  fmt.Sprintf("edited %s (+%d -%d)", tg.Display, added, removed),
 	}
 }

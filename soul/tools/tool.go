@@ -92,8 +92,10 @@ type Result struct {
 // FileTracker is the file-checkpoint hook (DESIGN §7).
 type FileTracker interface {
 	// BeforeWrite is called before WriteFile/StrReplaceFile touch paths
-	// (absolute). An error aborts the write.
-	BeforeWrite(ctx context.Context, paths []string) error
+	// (absolute). An error aborts the write. It names the files over the
+	// size cap whose content it could not keep (a rewind cannot restore
+	// them).
+	BeforeWrite(ctx context.Context, paths []string) ([]NotKeptFile, error)
 	// AroundShell is called before a shell command runs; after is called
 	// when it is done, whatever the outcome, and names the files over the
 	// size cap the command changed (not kept: a rewind cannot restore them).
@@ -101,7 +103,7 @@ type FileTracker interface {
 }
 
 // NotKeptFile is a file over the file-checkpoint size cap (file_size_cap)
-// that a command changed: its content is not kept. Size is its size after
+// that a command or a write changed: its content is not kept. Size is its size after
 // the change (before it, when Deleted).
 type NotKeptFile struct {
 	Path    string

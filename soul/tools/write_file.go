@@ -84,7 +84,8 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 	}); !ok {
 		return res
 	}
-	if res, ok := beforeWrite(ctx, env, tg); !ok {
+	note, res, ok := beforeWrite(ctx, env, tg)
+	if !ok {
 		return res
 	}
 	if err := os.MkdirAll(filepath.Dir(tg.Real), 0o755); err != nil {
@@ -104,7 +105,7 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 		verb = "Appended"
 	}
 	return Result{
-		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), HumanBytes(int64(len(a.Content))), tg.Display),
+		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), HumanBytes(int64(len(a.Content))), tg.Display) + note,
 		Brief:  fmt.Sprintf("%s %s to %s", strings.ToLower(verb), plural(lines, "line"), tg.Display),
 	}
 }
@@ -164,18 +165,20 @@ func editDiff(display, old, new string, exists bool) string {
 	return unidiff.Unified(display, before, []byte(new))
 }
 
-// beforeWrite calls the file-checkpoint hook.
-func beforeWrite(ctx context.Context, env *Env, tg target) (Result, bool) {
+// beforeWrite calls the file-checkpoint hook. note is what the result
+// says about a file whose content could not be kept (over the size cap).
+func beforeWrite(ctx context.Context, env *Env, tg target) (note string, res Result, ok bool) {
 	if err := ctx.Err(); err != nil {
-		return errorResult("interrupted", "The tool call was interrupted; %s was not changed.", tg.Display), false
+		return "", errorResult("interrupted", "The tool call was interrupted; %s was not changed.", tg.Display), false
 	}
 	if env.Files == nil {
-		return Result{}, true
+		return "", Result{}, true
 	}
-	if err := env.Files.BeforeWrite(ctx, []string{tg.Track}); err != nil {
-		return errorResult("checkpoint failed", "%s was not changed: saving its checkpoint failed: %v.", tg.Display, err), false
+	notKept, err := env.Files.BeforeWrite(ctx, []string{tg.Track})
+	if err != nil {
+		return "", errorResult("checkpoint failed", "%s was not changed: saving its checkpoint failed: %v.", tg.Display, err), false
 	}
-	return Result{}, true
+	return NotKeptNote(notKept), Result{}, true
 }
 
 // countLines counts lines, a last line without newline included.
