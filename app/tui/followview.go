@@ -65,6 +65,7 @@ type evFollow struct {
 	gen      int
 	title    string
 	timeline views.TimelineModel
+	tokens   int // the session's saved token count; -1 not read
 
 	conv     bool
 	from, to int64 // the cursors before and after the new records
@@ -118,14 +119,16 @@ func (w *watcher) onWorkerCatchUp(o *openSession, cu catchUp, step int) bool {
 			f.items.add(r)
 		}
 	}
+	tokens := -1
 	if len(d.Records) > 0 {
 		f.cursor = d.Records[len(d.Records)-1].Seq
 		if s, err := c.db.GetSession(c.ctx, o.sess.ID); err == nil {
 			f.title = s.Title // a writer names the session after its first prompt
+			tokens = s.Tokens
 		}
 	}
 	if len(d.Records) > 0 || cu.boundary {
-		ev := evFollow{session: f.id, gen: f.gen, title: f.title, timeline: f.timeline(d.Generation)}
+		ev := evFollow{session: f.id, gen: f.gen, title: f.title, timeline: f.timeline(d.Generation), tokens: tokens}
 		if cu.conv && withConv {
 			ev.conv, ev.from, ev.base, ev.to = true, f.takenAt, f.items.taken, f.cursor
 			ev.items, ev.results = f.items.take()
@@ -310,6 +313,14 @@ func (w *watcher) onUIFollow(ev evFollow) {
 			c.conv.UpdateItem(r.id, r.apply)
 		}
 		c.stepStart = c.conv.Len()
+	}
+	if ev.tokens >= 0 && !w.connected.Load() {
+		// No live channel to say better: the saved count, as rewind
+		// sessions says it (it stayed at the count of the session opened).
+		c.statusM.Tokens = ev.tokens
+		if c.statusM.MaxContext > 0 {
+			c.statusM.ContextPercent = float64(ev.tokens) * 100 / float64(c.statusM.MaxContext)
+		}
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
 }

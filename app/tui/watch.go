@@ -265,7 +265,13 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, -1)
 	// A writer that switched to another session is still running.
 	left := store.PIDAlive(h.PID)
-	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID, left) })
+	// The saved count, as rewind sessions says it: the writer's last
+	// published figure may predate its last step's usage.
+	tokens := -1
+	if sess, err := c.db.GetSession(c.ctx, o.sess.ID); err == nil {
+		tokens = sess.Tokens
+	}
+	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID, left, tokens) })
 }
 
 // onWorkerLiveEvent applies one event of the writer. skip says the step in
@@ -360,12 +366,18 @@ func (w *watcher) onUILiveRunEnded() {
 
 // onUILiveGone says the writer left and what is shown now: left, its
 // process still runs (it switched sessions); else it is gone.
-func (w *watcher) onUILiveGone(o *openSession, pid int, left bool) {
+func (w *watcher) onUILiveGone(o *openSession, pid int, left bool, tokens int) {
 	c := w.c
 	w.conn, w.started = nil, time.Time{}
 	c.ap.closeWatched()
 	if c.cur() != o {
 		return
+	}
+	if tokens >= 0 {
+		c.statusM.Tokens, c.statusM.Step = tokens, 0
+		if c.statusM.MaxContext > 0 {
+			c.statusM.ContextPercent = float64(tokens) * 100 / float64(c.statusM.MaxContext)
+		}
 	}
 	w.label = writerGoneLabel
 	what := "is gone"

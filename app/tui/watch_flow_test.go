@@ -149,3 +149,29 @@ func TestWatchCompactingClearsAtItsEnd(t *testing.T) {
 		t.Errorf("compacting… stayed %v after the compaction ended", d)
 	}
 }
+
+// After the writer's run ends and it leaves, the watcher's token count is
+// the session's as saved (what rewind sessions says), not the last figure
+// the writer published mid-run (it showed 40 where sessions said 1,240).
+func TestWatcherTokensAfterTheWriterLeft(t *testing.T) {
+	t.Parallel()
+	h, w, id := watchHarness(t, false, llmtest.Text("a short answer").WithUsage(1200, 40))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+	h.waitFor("a short answer")
+	w.pub.Close()
+	if err := w.lease.Release(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := h.db.GetSession(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Tokens != 1240 {
+		t.Fatalf("the session saved %d tokens, want the usage's 1,240", sess.Tokens)
+	}
+	h.waitUntil("the writer seen gone", func() bool { return h.c.watch.writerGone() })
+	h.waitUntil("the saved token count", func() bool { return h.c.statusM.Tokens == sess.Tokens })
+}
