@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store/message"
 
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -49,6 +50,8 @@ type GenerationJSON struct {
 	CreatedAt       string `json:"created_at"`
 	Archived        bool   `json:"archived"`
 	Messages        int    `json:"messages"`
+	// Undo: an undo made this generation (its cause is the restore it did).
+	Undo bool `json:"undo,omitempty"`
 	// A fork's first generation names the session forked and the
 	// checkpoint it was cut at, as `rewind sessions --json` does (fork_of
 	// is the session forked, which parent_session is not for a fork of a
@@ -145,6 +148,9 @@ func sessionMark(s store.Session) string {
 	return "-"
 }
 
+// causeUndo is how `rewind generations` names a generation an undo made.
+const causeUndo store.Cause = "undo"
+
 // Generations lists a session's generations in order.
 func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error {
 	h, err := rt.openSession(ctx, id, false)
@@ -157,12 +163,17 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 	if err != nil {
 		return storeError(err, s.ID, "")
 	}
+	rewinds, err := h.db.Rewinds(ctx, s.ID)
+	if err != nil {
+		return storeError(err, s.ID, "")
+	}
+	undos := timetravel.MadeByUndo(rewinds)
 	if asJSON {
 		out := make([]GenerationJSON, 0, len(gens))
 		for _, g := range gens {
 			j := GenerationJSON{
 				Gen: g.Gen, ParentGen: g.ParentGen, ForkSeq: g.ForkSeq, Cause: string(g.Cause), Note: g.Note,
-				CreatedAt: rfc3339(g.CreatedAt), Archived: g.Archived(), Messages: g.Messages,
+				CreatedAt: rfc3339(g.CreatedAt), Archived: g.Archived(), Messages: g.Messages, Undo: undos[g.Gen],
 			}
 			if g.ParentSession != "" { // not a generation of this session
 				j.ParentGen, j.ParentSession, j.ParentSourceGen = nil, g.ParentSession, g.ParentGen
@@ -182,6 +193,9 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 	causes := make(map[int]store.Cause, len(gens))
 	for _, g := range gens {
 		causes[g.Gen] = g.Cause
+		if undos[g.Gen] {
+			causes[g.Gen] = causeUndo
+		}
 	}
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "GEN\tPARENT\tFORK SEQ\tCAUSE\tCREATED\tMSGS\tSTATE\tNOTE")
@@ -219,7 +233,7 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 		} else if !g.Archived() {
 			state = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", g.Gen, parent, fork, g.Cause, localTime(g.CreatedAt),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", g.Gen, parent, fork, causes[g.Gen], localTime(g.CreatedAt),
 			g.Messages, state, clip(oneLine(note), 60))
 	}
 	return tw.Flush()

@@ -2,6 +2,7 @@ package timetravel
 
 import (
 	"fmt"
+	"github.com/rewind-agent/rewind/store"
 	"sort"
 	"strings"
 
@@ -220,3 +221,16 @@ func (r Result) Lines(undo string) []string {
 
 // UndoCommand is the CLI command that undoes a session's last rewind.
 func UndoCommand(sessionID string) string { return "`rewind undo " + sessionID + "`" }
+
+// MadeByUndo is the set of generations an undo made, from the session's
+// rewind log: the store keeps such a generation as a restore (what it did
+// to the view); the timeline and `rewind generations` call it an undo.
+func MadeByUndo(rewinds []store.Rewind) map[int]bool {
+	out := map[int]bool{}
+	for _, r := range rewinds {
+		if r.Op == "undo" && r.AfterGen != r.BeforeGen {
+			out[r.AfterGen] = true
+		}
+	}
+	return out
+}

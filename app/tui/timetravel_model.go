@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"math"
 	"sort"
 	"strings"
@@ -383,12 +384,7 @@ func genDiff(old, cur []diffMsg) []views.DiffLine {
 // labelUndos names each generation an undo made "undo": the store keeps it
 // as a restore (what it did to the view), the rewind log says why.
 func labelUndos(m views.TimelineModel, rewinds []store.Rewind) views.TimelineModel {
-	undid := map[int]bool{}
-	for _, r := range rewinds {
-		if r.Op == "undo" && r.AfterGen != r.BeforeGen {
-			undid[r.AfterGen] = true
-		}
-	}
+	undid := timetravel.MadeByUndo(rewinds)
 	for i, g := range m.Generations {
 		if undid[g.Gen] && g.Cause == string(store.CauseRestore) {
 			m.Generations[i].Cause = "undo"

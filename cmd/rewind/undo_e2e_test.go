@@ -175,3 +175,26 @@ func TestUndoOfForcedRevertKeepsTheConflictGuard(t *testing.T) {
 		t.Fatalf("a plain revert overwrote the user's edit: log.txt %q", data)
 	}
 }
+
+// `rewind generations` calls a generation an undo made "undo", as the
+// timeline does (it said "restore", the store's cause), and --json marks
+// it undo: true beside its cause.
+func TestGenerationsNameTheUndo(t *testing.T) {
+	t.Parallel()
+	e, id := agentWroteFile(t)
+	r := e.mustOK("revert", id, "0")
+	e.mustOK(undoArgs(t, r.stdout)...)
+	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	last := gens[len(gens)-1]
+	if last["cause"] != "restore" || last["undo"] != true {
+		t.Fatalf("the undo's generation in --json: %v", last)
+	}
+	text := e.mustOK("generations", id).stdout
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if f := strings.Fields(lines[len(lines)-1]); len(f) < 4 || f[3] != "undo" {
+		t.Fatalf("the undo's row: %q\n%s", lines[len(lines)-1], text)
+	}
+	if !strings.Contains(text, "archived by undo in gen") {
+		t.Fatalf("the generation the undo archived does not say so:\n%s", text)
+	}
+}
