@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -60,8 +61,9 @@ type ParseOptions struct {
 	// SkipInvalid skips every malformed line, reporting each to Warn.
 	SkipInvalid bool
 	Warn        func(*LineError)
-	// MaxLine caps one line (0: DefaultMaxLine). A longer line is a
-	// *LineError, read no further than the cap: one 200 MB answer took
+	// MaxLine caps one line (0: DefaultMaxLine). A longer message line is
+	// kept as its role, ids and tool calls with a content that says it was
+	// cut and where the whole line is (cutLine): one 200 MB answer took
 	// 3 GB to import and its session 43 s to open.
 	MaxLine int
 }
@@ -92,7 +94,7 @@ func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
-		line, long, err := readCappedLine(br, o.MaxLine)
+		line, long, edges, err := readCappedLine(br, o.MaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return File{}, fmt.Errorf("%s: %w", name, err)
 		}
@@ -104,7 +106,7 @@ func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 			var m *message.Message
 			var perr error
 			if long > 0 {
-				perr = errLongLine{long, o.MaxLine}
+				rec, m, perr = cutLine(edges, long, o.MaxLine, name, n)
 			} else {
 				rec, m, perr = parseLine(line)
 			}
@@ -133,21 +135,89 @@ func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 	}
 }
 
+// lineEdges are the first and last bytes of a line too long to keep.
+type lineEdges struct{ head, tail []byte }
+
+// Edge sizes kept of a long line: the head holds its role, the tail its
+// tool_call_id and tool_calls (kimi-cli writes them after the content).
+const (
+	longHead = 4 << 10
+	longTail = 256 << 10
+)
+
 // readCappedLine reads one line; a line longer than max is read to its end
-// but not kept: long is then its length and line nil.
-func readCappedLine(br *bufio.Reader, max int) (line []byte, long int, err error) {
+// but not kept: long is then its length, line nil, and edges its head and
+// tail.
+func readCappedLine(br *bufio.Reader, max int) (line []byte, long int, edges lineEdges, err error) {
 	for {
 		frag, err := br.ReadSlice('\n')
-		if long > 0 || len(line)+len(frag) > max {
-			long += len(line) + len(frag)
+		if long == 0 && len(line)+len(frag) > max {
+			long = len(line)
+			edges.head = append([]byte(nil), line[:min(len(line), longHead)]...)
+			edges.tail = append(edges.tail, line...)
 			line = nil
+		}
+		if long > 0 {
+			long += len(frag)
+			if len(edges.head) < longHead {
+				edges.head = append(edges.head, frag[:min(len(frag), longHead-len(edges.head))]...)
+			}
+			edges.tail = append(edges.tail, frag...)
+			if len(edges.tail) > 2*longTail {
+				edges.tail = append(edges.tail[:0], edges.tail[len(edges.tail)-longTail:]...)
+			}
 		} else {
 			line = append(line, frag...)
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, long, err
+			if len(edges.tail) > longTail {
+				edges.tail = edges.tail[len(edges.tail)-longTail:]
+			}
+			return line, long, edges, err
 		}
 	}
+}
+
+var (
+	roleField       = regexp.MustCompile(`"role"\s*:\s*"([a-z_]+)"`)
+	toolCallIDField = regexp.MustCompile(`"tool_call_id"\s*:\s*"([^"\\]{1,200})"`)
+)
+
+// cutLine keeps a message line longer than max as a message of its role,
+// with its tool_call_id and tool calls when its tail holds them, whose
+// content says it was cut and where the whole line is. A line that is not
+// a message is the error errLongLine.
+func cutLine(e lineEdges, size, max int, file string, n int) (store.Record, *message.Message, error) {
+	rm := roleField.FindSubmatch(e.head)
+	if rm == nil || string(rm[1]) == RoleCheckpoint || string(rm[1]) == RoleUsage {
+		return store.Record{}, nil, errLongLine{size, max}
+	}
+	body := map[string]any{
+		"role":    string(rm[1]),
+		"content": fmt.Sprintf("[truncated at import: this message was %s, over the %s one message may hold; the whole text is line %d of %s]", sizeText(size), sizeText(max), n, file),
+	}
+	if id := toolCallIDField.FindSubmatch(e.tail); id != nil {
+		body["tool_call_id"] = string(id[1])
+	}
+	if i := bytes.LastIndex(e.tail, []byte(`"tool_calls"`)); i >= 0 {
+		rest := bytes.TrimLeft(e.tail[i+len(`"tool_calls"`):], " \t:")
+		var calls json.RawMessage
+		if json.NewDecoder(bytes.NewReader(rest)).Decode(&calls) == nil && len(calls) > 0 && calls[0] == '[' {
+			body["tool_calls"] = calls
+		}
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return store.Record{}, nil, errLongLine{size, max}
+	}
+	m := new(message.Message)
+	if err := json.Unmarshal(data, m); err != nil { // the tool calls did not decode: keep the rest
+		delete(body, "tool_calls")
+		if data, err = json.Marshal(body); err != nil || json.Unmarshal(data, m) != nil {
+			return store.Record{}, nil, errLongLine{size, max}
+		}
+	}
+	return store.Record{Kind: store.KindMessage, Role: m.Role, Body: data}, m, nil
 }
 
 // parseLine turns one non-blank line into a record (and, for a message,

@@ -350,22 +350,42 @@ func TestTitle(t *testing.T) {
 // *LineError naming its size (or, with SkipInvalid, skipped and reported)
 // and the lines around it parse; it is not held whole. On the old code a
 // 200 MB answer was decoded whole (3 GB to import, 43 s to open).
-func TestLongLineIsRefusedWithoutKeepingIt(t *testing.T) {
+func TestLongLineIsKeptCutWithAMarker(t *testing.T) {
 	t.Parallel()
 	long := `{"role":"assistant","content":"` + strings.Repeat("x", 300<<10) + `"}` + "\n"
 	data := lineUser + long + lineThink
-	_, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{MaxLine: 64 << 10})
-	var le *LineError
-	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "300.0 KiB, over the 64.0 KiB") {
-		t.Fatalf("a long line: %v", err)
+	f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{MaxLine: 64 << 10})
+	if err != nil || len(f.Records) != 3 {
+		t.Fatalf("a long line: %d records, %v", len(f.Records), err)
 	}
-	var warned []string
-	f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{MaxLine: 64 << 10, SkipInvalid: true,
-		Warn: func(e *LineError) { warned = append(warned, e.Error()) }})
-	if err != nil || len(f.Records) != 2 || len(warned) != 1 || !strings.Contains(warned[0], "big.jsonl:2: skipped") {
-		t.Fatalf("skipped: %d records, %q, %v", len(f.Records), warned, err)
+	m := f.Decoded[1]
+	text := m.Content.PlainText()
+	if m.Role != "assistant" || !strings.Contains(text, "[truncated at import: this message was 300.0 KiB") || !strings.Contains(text, "line 2 of big.jsonl") {
+		t.Fatalf("the long line became %s %q", m.Role, text)
 	}
-	if f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{}); err != nil || len(f.Records) != 3 {
+	if len(f.Records[1].Body) > 1<<10 {
+		t.Fatalf("the kept record is %d bytes", len(f.Records[1].Body))
+	}
+	if f, err := ParseWith(strings.NewReader(data), "big.jsonl", ParseOptions{}); err != nil || len(f.Records) != 3 || strings.Contains(f.Decoded[1].Content.PlainText(), "truncated") {
 		t.Fatalf("under the default cap: %d records, %v", len(f.Records), err)
+	}
+}
+
+// A long tool call and its long result stay a pair: the tail's ids and
+// calls are kept, so a resumed session sends every call with its result.
+func TestLongToolLinesKeepTheirPairing(t *testing.T) {
+	t.Parallel()
+	call := `{"role":"assistant","content":"` + strings.Repeat("y", 100<<10) + `","tool_calls":[{"type":"function","id":"Shell:7","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}"}}]}` + "\n"
+	result := `{"role":"tool","content":"` + strings.Repeat("z", 100<<10) + `","tool_call_id":"Shell:7"}` + "\n"
+	f, err := ParseWith(strings.NewReader(lineUser+call+result), "t.jsonl", ParseOptions{MaxLine: 64 << 10})
+	if err != nil || len(f.Decoded) != 3 {
+		t.Fatalf("%d records, %v", len(f.Decoded), err)
+	}
+	c, r := f.Decoded[1], f.Decoded[2]
+	if len(c.ToolCalls) != 1 || c.ToolCalls[0].ID != "Shell:7" || c.ToolCalls[0].Name != "Shell" || c.ToolCalls[0].Args != `{"command":"ls"}` {
+		t.Fatalf("the call became %+v", c.ToolCalls)
+	}
+	if r.Role != "tool" || r.ToolCallID != "Shell:7" || !strings.Contains(r.Content.PlainText(), "truncated at import") {
+		t.Fatalf("the result became %s %q %q", r.Role, r.ToolCallID, r.Content.PlainText())
 	}
 }
