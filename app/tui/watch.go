@@ -137,6 +137,7 @@ func (w *watcher) canGoBack() bool {
 func (w *watcher) onUIBack() {
 	back := w.back
 	w.back, w.visiting = "", ""
+	w.c.setMessage("back to your session", false) // not the visit's "watching live…"
 	w.c.onUIOpenSession(back)
 }
 

@@ -65,6 +65,11 @@ func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
 	h.waitFor("WATCH · live", "other answer one", "Esc: back to your session")
 	h.key(tcell.KeyEsc)
 	h.waitUntil("back at the own session, writing", func() bool { return h.c.SessionID() == own && !h.c.readOnly && h.idle() })
+	var m string
+	h.c.onUIThread(func() { m, _ = h.c.status.Message() })
+	if strings.Contains(m, "watching") {
+		t.Errorf("back at the own session, the status still says %q", m)
+	}
 	h.waitFor("my own answer")
 
 	// The writer leaves the other session: it can be continued here.
