@@ -27,25 +27,9 @@ type DiffLine struct {
 	Text string
 }
 
-// ParseUnifiedDiff turns unified diff text into DiffLines.
-func ParseUnifiedDiff(s string) []DiffLine {
-	var out []DiffLine
-	for _, l := range strings.Split(strings.TrimRight(Sanitize(s), "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || strings.HasPrefix(l, "@@") || strings.HasPrefix(l, "diff "):
-			out = append(out, DiffLine{DiffHeader, l})
-		case strings.HasPrefix(l, "+"):
-			out = append(out, DiffLine{DiffAdd, l[1:]})
-		case strings.HasPrefix(l, "-"):
-			out = append(out, DiffLine{DiffRemove, l[1:]})
-		case strings.HasPrefix(l, " "):
-			out = append(out, DiffLine{DiffSame, l[1:]})
-		default:
-			out = append(out, DiffLine{DiffSame, l})
-		}
-	}
-	return out
-}
+// ParseUnifiedDiff turns unified diff text into DiffLines, sanitised for
+// display.
+func ParseUnifiedDiff(s string) []DiffLine { return parseDiffRaw(Sanitize(s)) }
 
 // diffRows flattens lines into one row per text line.
 func diffRows(lines []DiffLine) []DiffLine {

@@ -95,10 +95,40 @@ func splitCommand(s string) ([]string, bool) {
 		}
 		cur.Reset()
 	}
+	subshell := false
+	balanced := shellRunes(s, func(rs []rune, i int, bare bool) bool {
+		r := rs[i]
+		switch {
+		case !bare:
+		case r == '(' || r == ')':
+			subshell = true // no prefix says what it runs
+			return false
+		case r == '&' && ((i > 0 && rs[i-1] == '>') || (i+1 < len(rs) && rs[i+1] == '>')):
+			// a redirection (2>&1, &> f), not a separator
+		case r == ';' || r == '&' || r == '|' || r == '\n':
+			flush()
+			return true
+		}
+		cur.WriteRune(r)
+		return true
+	})
+	if subshell || !balanced {
+		return nil, false
+	}
+	flush()
+	return parts, len(parts) > 0
+}
+
+// shellRunes walks s as the shell reads its quotes and escapes: visit sees
+// each rune and whether it is bare (outside quotes, not escaped, not a
+// quote itself: where ; | & > ( mean something), and stops the walk by
+// returning false. It reports whether the quotes and escapes balance.
+func shellRunes(s string, visit func(rs []rune, i int, bare bool) bool) bool {
 	var quote rune
 	escaped := false
 	rs := []rune(s)
 	for i, r := range rs {
+		bare := false
 		switch {
 		case escaped:
 			escaped = false
@@ -110,21 +140,14 @@ func splitCommand(s string) ([]string, bool) {
 			}
 		case r == '\'' || r == '"':
 			quote = r
-		case r == '(' || r == ')':
-			return nil, false // a subshell: no prefix says what it runs
-		case r == '&' && ((i > 0 && rs[i-1] == '>') || (i+1 < len(rs) && rs[i+1] == '>')):
-			// a redirection (2>&1, &> f), not a separator
-		case r == ';' || r == '&' || r == '|' || r == '\n':
-			flush()
-			continue
+		default:
+			bare = true
 		}
-		cur.WriteRune(r)
+		if !visit(rs, i, bare) {
+			break
+		}
 	}
-	if quote != 0 || escaped {
-		return nil, false
-	}
-	flush()
-	return parts, len(parts) > 0
+	return quote == 0 && !escaped
 }
 
 // destructiveTools delete, overwrite, move or take away files, processes
@@ -211,32 +234,20 @@ func destructive(words []string) bool {
 // whatever the command is. Duplicating a descriptor (`2>&1`, `>&2`) and
 // /dev/null write nothing.
 func writesToFile(part string) bool {
-	var quote rune
-	escaped := false
-	rs := []rune(part)
-	for i, r := range rs {
-		switch {
-		case escaped:
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped = true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == '>':
-			rest := strings.TrimLeft(string(rs[i+1:]), ">|")
-			if strings.HasPrefix(rest, "&") && !strings.HasPrefix(rest, "&>") {
-				continue // >&2: a descriptor
-			}
-			target := strings.Fields(strings.TrimLeft(rest, "&"))
-			if len(target) > 0 && target[0] == "/dev/null" {
-				continue
-			}
+	writes := false
+	shellRunes(part, func(rs []rune, i int, bare bool) bool {
+		if !bare || rs[i] != '>' {
 			return true
 		}
-	}
-	return false
+		rest := strings.TrimLeft(string(rs[i+1:]), ">|")
+		if strings.HasPrefix(rest, "&") && !strings.HasPrefix(rest, "&>") {
+			return true // >&2: a descriptor
+		}
+		if target := strings.Fields(strings.TrimLeft(rest, "&")); len(target) > 0 && target[0] == "/dev/null" {
+			return true
+		}
+		writes = true
+		return false
+	})
+	return writes
 }
