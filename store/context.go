@@ -754,6 +754,33 @@ func (db *DB) Restore(ctx context.Context, sessionID string, gen int) (Generatio
 	return out.public(), nil
 }
 
+// keepStep writes msgs into a new interrupt generation (row), then makes
+// the current view (cur) current again as a restore generation, so what
+// was kept stays browsable but is never sent to the model: the one write
+// of KeepInterrupted and of a recovery file's commit.
+func keepStep(ctx context.Context, tx *sql.Tx, st sessionState, cur genRow, row genRow, msgs []message.Message) (kept, current genRow, err error) {
+	curGen := st.currentGen
+	g, err := startGeneration(ctx, tx, st, row)
+	if err != nil {
+		return genRow{}, genRow{}, err
+	}
+	a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
+	for _, m := range msgs {
+		if _, err := a.message(m); err != nil {
+			a.close()
+			return genRow{}, genRow{}, err
+		}
+	}
+	kept = a.gen
+	if err := a.flush(); err != nil {
+		return genRow{}, genRow{}, err
+	}
+	st.currentGen = kept.gen
+	current, err = startGeneration(ctx, tx, st, genRow{parentGen: &curGen, cause: CauseRestore, note: "the view before the interrupt",
+		messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
+	return kept, current, err
+}
+
 // KeepInterrupted keeps what an interrupted step had streamed without
 // touching the current view: in one transaction it writes generation I
 // (cause interrupt: the current view followed by partial) and generation
@@ -772,23 +799,8 @@ func (db *DB) KeepInterrupted(ctx context.Context, sessionID string, partial mes
 			return err
 		}
 		from := st.currentGen
-		g, err := startGeneration(ctx, tx, st, genRow{parentGen: &from, cause: CauseInterrupt,
-			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
-		if err != nil {
-			return err
-		}
-		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
-		if _, err := a.message(partial); err != nil {
-			a.close()
-			return err
-		}
-		k = a.gen
-		if err := a.flush(); err != nil {
-			return err
-		}
-		st.currentGen = k.gen
-		c, err = startGeneration(ctx, tx, st, genRow{parentGen: &from, cause: CauseRestore, note: "the view before the interrupt",
-			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
+		k, c, err = keepStep(ctx, tx, st, cur, genRow{parentGen: &from, cause: CauseInterrupt,
+			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens}, []message.Message{partial})
 		return err
 	})
 	if err != nil {

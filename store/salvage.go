@@ -145,25 +145,8 @@ func (db *DB) commitSalvage(ctx context.Context, s salvage) (Generation, error) 
 			return err
 		}
 		from, bound := s.Gen, s.ForkSeq
-		g, err := startGeneration(ctx, tx, st, genRow{parentGen: &from, forkSeq: &bound, cause: CauseInterrupt,
-			messages: s.Messages, nextCP: s.NextCP, tokens: s.Tokens})
-		if err != nil {
-			return err
-		}
-		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
-		for _, m := range s.Step {
-			if _, err := a.message(m); err != nil {
-				a.close()
-				return err
-			}
-		}
-		k = a.gen
-		if err := a.flush(); err != nil {
-			return err
-		}
-		st.currentGen = k.gen
-		_, err = startGeneration(ctx, tx, st, genRow{parentGen: &prev, cause: CauseRestore, note: "the view before the interrupt",
-			messages: cur.messages, nextCP: cur.nextCP, tokens: cur.tokens})
+		k, _, err = keepStep(ctx, tx, st, cur, genRow{parentGen: &from, forkSeq: &bound, cause: CauseInterrupt,
+			messages: s.Messages, nextCP: s.NextCP, tokens: s.Tokens}, s.Step)
 		return err
 	})
 	if err != nil {
