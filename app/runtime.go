@@ -65,13 +65,15 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
-	if note := privateHome(cfg.Home); note != "" {
-		rt.notice(note)
-	}
 	rt.announceUpgrade(ctx, cfg.DBPath())
 	db, err := store.Open(ctx, cfg.DBPath())
 	if err != nil {
 		return nil, cfg, openError(err, cfg.DBPath())
+	}
+	// After the open: a home given as an empty directory is rewind's once
+	// its database is made, and private from this first run on.
+	if note := privateHome(cfg.Home); note != "" {
+		rt.notice(note)
 	}
 	if note := recoveryNotice(db.RecoverKept(ctx)); note != "" {
 		rt.notice(note)
@@ -113,7 +115,7 @@ func privateHome(home string) string {
 		return "" // another user's directory: not this user's to change
 	}
 	if st.Mode()&os.ModeSticky != 0 || filepath.Base(home) != ".rewind" && dbErr != nil {
-		return "" // not (yet) rewind's: the run that makes rewind.db in it leaves it to the next
+		return "" // not rewind's: no database in it
 	}
 	private := mode &^ 0o077 // a read-only home stays read-only
 	if err := os.Chmod(home, private); err != nil {

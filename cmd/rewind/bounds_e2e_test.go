@@ -138,3 +138,25 @@ func TestOpenHomeIsMadePrivate(t *testing.T) {
 		t.Errorf("a private home: %s", r)
 	}
 }
+
+// An empty directory opened to others, given as REWIND_HOME, is private
+// once the first command made its database there (it stayed 0755 for
+// that whole first run, with no notice: QA).
+func TestNewHomeInAnOpenDirIsMadePrivate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.home = filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(e.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(e.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("sessions")
+	if r.code != 0 || !strings.Contains(r.stderr, "0755") || !strings.Contains(r.stderr, "0700") {
+		t.Errorf("want one notice naming both modes: %s", r)
+	}
+	if st, err := os.Stat(e.home); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("REWIND_HOME mode %v %v, want 0700", st.Mode(), err)
+	}
+}
