@@ -92,7 +92,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.tp.onUIBacktrack(ev)
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
-		c.setMessage(oneLine(ev.Message, 120), true)
+		c.setMessage(flat(ev.Message), true)
 	case soul.LoopWarning:
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
@@ -277,7 +277,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 			c.onUILeaseLost(o)
 		}
 	default:
-		c.setMessage(ev.op+" failed: "+oneLine(ev.err.Error(), 140), true)
+		c.setMessage(ev.op+" failed: "+flat(ev.err.Error()), true)
 	}
 	c.refreshStatus()
 	c.tt.onUIRunDone()
@@ -298,6 +298,6 @@ func (c *Controller) onUIApplyFrozen(e soul.Event) {
 	case soul.CompactionEnd:
 		c.clearMessageOf(c.compactSeq)
 	case soul.Error:
-		c.setMessage(oneLine(ev.Message, 120), true)
+		c.setMessage(flat(ev.Message), true)
 	}
 }

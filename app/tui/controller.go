@@ -345,7 +345,7 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 	ver, err := c.db.SessionVersion(ctx, id)
 	if err != nil {
 		c.onWorkerReload(banner)
-		c.post(evNote{text: "cannot read the session's current generation: " + oneLine(err.Error(), 80), isErr: true})
+		c.post(evNote{text: "cannot read the session's current generation: " + flat(err.Error()), isErr: true})
 		return
 	}
 	if at.gen != ver.CurrentGen {
@@ -377,7 +377,7 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 	}
 	if err != nil { // the hit left the view since the search (a revert, a compaction)
 		c.onWorkerReload(banner)
-		c.post(evNote{text: "the search hit is not in this conversation any more (showing its newest messages): " + oneLine(err.Error(), 80), isErr: true})
+		c.post(evNote{text: "the search hit is not in this conversation any more (showing its newest messages): " + flat(err.Error()), isErr: true})
 		return
 	}
 	if v.Later {

@@ -316,12 +316,16 @@ func excerpt(s string) string {
 }
 
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = flat(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
 }
+
+// flat is s on one line, whole: what a status message keeps (the bar cuts
+// it to its width, /status lists it in full).
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // backtrackBanner is the conversation banner after a D-Mail.
 func backtrackBanner(b soul.Backtrack) views.Item {

@@ -611,7 +611,7 @@ func (c *Controller) soulConfig(cfg soul.Config, sess store.Session) (soul.Confi
 	agents, err := instructions.Load(c.opts.Home, workDirOf(sess, c.opts.WorkDir))
 	cfg.Instructions = agents
 	if err != nil {
-		return cfg, "project instructions: " + oneLine(err.Error(), 120)
+		return cfg, "project instructions: " + flat(err.Error())
 	}
 	if c.opts.Files == nil {
 		return cfg, ""

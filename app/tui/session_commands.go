@@ -285,7 +285,7 @@ func (c *Controller) cmdExport(arg string) {
 		n, err := c.opts.Export(context.WithoutCancel(c.ctx), id, path)
 		c.onUIThreadAsync(func() {
 			if err != nil {
-				c.setMessage("export: "+oneLine(err.Error(), 140), true)
+				c.setMessage("export: "+flat(err.Error()), true)
 				return
 			}
 			c.setMessage(fmt.Sprintf("exported %d %s to %s", n, words.Plural(n, "line", "lines"), path), false)
@@ -340,7 +340,7 @@ func (c *Controller) cmdModel(arg string) {
 		client, label, err := c.opts.SwitchModel(name)
 		c.onUIThreadAsync(func() {
 			if err != nil {
-				c.setMessage("/model: "+oneLine(err.Error(), 140), true)
+				c.setMessage("/model: "+flat(err.Error()), true)
 				return
 			}
 			c.opts.Client, c.opts.Model = client, label

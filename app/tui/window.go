@@ -300,7 +300,7 @@ func (c *Controller) loadEarlier(fromTimeline bool) {
 			c.win.loading = false
 			if err != nil {
 				c.showWindowMarker()
-				c.setMessage("cannot load the earlier messages: "+oneLine(err.Error(), 100), true)
+				c.setMessage("cannot load the earlier messages: "+flat(err.Error()), true)
 				return
 			}
 			c.win = *ev.win
@@ -368,7 +368,7 @@ func (c *Controller) loadLater(fromTimeline bool) {
 			c.win.loading, c.win.down = false, false
 			if err != nil {
 				c.showWindowMarker()
-				c.setMessage("cannot load the later messages: "+oneLine(err.Error(), 100), true)
+				c.setMessage("cannot load the later messages: "+flat(err.Error()), true)
 				return
 			}
 			c.win = nw
