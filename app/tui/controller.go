@@ -84,7 +84,8 @@ type Controller struct {
 	// msgSeq of "compacting…" and of a session's opening warning (file
 	// rewinds off): each goes with what it is about (clearMessageOf).
 	compactSeq, openNoteSeq int
-	confirmSeq              int // the confirm dialog shown last (its arming)
+	confirmSeq              int        // the confirm dialog shown last (its arming)
+	inUseOffer              inUseOffer // the "Session in use" question on screen (session.go)
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt

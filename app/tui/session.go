@@ -439,6 +439,7 @@ func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool
 		{Label: "Fork into a new session", Key: 'f'},
 		third,
 	}, 0, func(i int) {
+		c.inUseOffer = inUseOffer{}
 		switch {
 		case i == 0, i < 0 && !fromWorkspace:
 			c.setMessage("watching read-only: the other process is the writer", false)
@@ -453,6 +454,29 @@ func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool
 			c.onUIQuit()
 		}
 	})
+	c.inUseOffer = inUseOffer{id: id, seq: c.confirmSeq}
+}
+
+// inUseOffer is the "Session in use" question on screen: the session and
+// the confirm dialog showing it.
+type inUseOffer struct {
+	id  string
+	seq int
+}
+
+// onUIWriterLeftOffer takes down the "Session in use" question about id
+// once nobody writes it: its choices were about a writer that is gone.
+func (c *Controller) onUIWriterLeftOffer(id string) {
+	if c.inUseOffer.id != id || c.inUseOffer.seq != c.confirmSeq || c.pages.top() != "confirm" {
+		return
+	}
+	c.inUseOffer = inUseOffer{}
+	c.pages.pop("confirm")
+	msg := "the other process stopped writing this session"
+	if c.watch.canContinue() {
+		msg += ": /continue writes it here, /fork copies it"
+	}
+	c.setMessage(msg, false)
 }
 
 // onUIFork forks a session's current generation into a new session and
