@@ -24,6 +24,27 @@ var busyStore = store.Options{BusyTimeout: 20 * time.Millisecond, LeaseHeartbeat
 
 // lockWriter takes the database's write lock on another connection (BEGIN
 // IMMEDIATE, as a long import does) until the returned function is called.
+// lockWhenAsked answers the next model request with reply, after another
+// process took the write lock: the answer then always streams with the
+// lock held, so its step cannot commit before the test's Esc or Ctrl-C
+// (taking the lock once the answer was on screen raced the commit on a
+// loaded machine). unlock frees it.
+func lockWhenAsked(t *testing.T, h *harness, reply llmtest.Reply) (unlock func()) {
+	t.Helper()
+	locked := make(chan func(), 1)
+	h.srv.Handle(func(llmtest.Request) llmtest.Reply {
+		locked <- lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+		return reply
+	})
+	return func() {
+		select {
+		case u := <-locked:
+			u()
+		default:
+		}
+	}
+}
+
 func lockWriter(t *testing.T, path string) (unlock func()) {
 	t.Helper()
 	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
@@ -238,14 +259,13 @@ func TestLostLeaseIsTakenBackWhenFree(t *testing.T) {
 func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 	t.Parallel()
 	const answer = "an answer streamed whole before the lock ENDMARK"
-	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"), llmtest.Text(answer).WithRate(60))
+	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
 
+	unlock := lockWhenAsked(t, h, llmtest.Text(answer))
 	h.submit("explain it")
-	h.waitFor("an answer")
-	unlock := lockWriter(t, filepath.Join(h.dir, "rewind.db"))
 	h.waitFor("ENDMARK")
 	start := time.Now()
 	h.key(tcell.KeyEscape)
@@ -296,13 +316,12 @@ func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
 	t.Parallel()
 	const answer = "an answer the quit must not lose ENDMARK"
-	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"), llmtest.Text(answer).WithRate(60))
+	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
+	lockWhenAsked(t, h, llmtest.Text(answer))
 	h.submit("explain it")
-	h.waitFor("an answer")
-	lockWriter(t, filepath.Join(h.dir, "rewind.db"))
 	h.waitFor("ENDMARK")
 	start := time.Now()
 	h.key(tcell.KeyCtrlC)
