@@ -24,6 +24,20 @@ type CheckpointRow struct {
 	// turn whose checkpoint is Turn.
 	Step int
 	Turn int
+	// TurnNo is a turn row's number in the whole view (1, 2, … as a person
+	// counts prompts); the row shows it as "#12", its detail line the
+	// checkpoint that /revert and `rewind revert` take. 0: the row shows
+	// its checkpoint (a step, or a turn whose number is not known).
+	TurnNo int
+}
+
+// number is what a row shows in its number column: "#12" for a turn
+// numbered by TurnNo, else the checkpoint.
+func (c CheckpointRow) number() string {
+	if c.Step == 0 && c.TurnNo > 0 {
+		return fmt.Sprintf("#%d", c.TurnNo)
+	}
+	return fmt.Sprint(c.ID)
 }
 
 // GenerationRow is one generation of the session. Archived generations
@@ -139,6 +153,10 @@ type Timeline struct {
 
 	onGoTo func() // g: the controller asks for a checkpoint
 	onFind func() // /: the controller asks for words to find
+
+	// sessionRef is the session's id (or a unique prefix) the detail
+	// line's CLI hint names; "" names /revert instead.
+	sessionRef string
 }
 
 // NewTimeline returns an empty timeline.
@@ -223,6 +241,39 @@ func (t *Timeline) SetOnFind(f func()) { t.onFind = f }
 // before the end of the view; "" removes it. A narrow pane drops its
 // " · "-separated parts from the end.
 func (t *Timeline) SetLater(text string) { t.later = SanitizeLine(text) }
+
+// SetSessionRef sets the session id (or a unique prefix of it) that the
+// selected checkpoint's detail line names in its `rewind revert` hint.
+func (t *Timeline) SetSessionRef(ref string) { t.sessionRef = SanitizeLine(ref) }
+
+// detail is the selected checkpoint row's detail line: its turn, the
+// checkpoint every command takes, and the CLI command that reverts there
+// ("" when a generation or nothing is selected).
+func (t *Timeline) detail() string {
+	it, ok := t.SelectedItem()
+	if !ok || it.Kind != TimelineCheckpoint {
+		return ""
+	}
+	c := it.Checkpoint
+	var what string
+	switch {
+	case c.Step > 0:
+		what = fmt.Sprintf("step %d · checkpoint %d", c.Step, c.ID)
+		for _, r := range t.model.Checkpoints {
+			if r.Step == 0 && r.ID == c.Turn && r.TurnNo > 0 {
+				what = fmt.Sprintf("turn %d step %d · checkpoint %d", r.TurnNo, c.Step, c.ID)
+			}
+		}
+	case c.TurnNo > 0:
+		what = fmt.Sprintf("turn %d · checkpoint %d", c.TurnNo, c.ID)
+	default:
+		what = fmt.Sprintf("checkpoint %d", c.ID)
+	}
+	if t.sessionRef == "" {
+		return fmt.Sprintf("%s · /revert %d", what, c.ID)
+	}
+	return fmt.Sprintf("%s · rewind revert %s %d", what, t.sessionRef, c.ID)
+}
 
 // SetOnBottom sets what runs when the selection moves down past the last
 // row while the later line shows.
@@ -507,6 +558,18 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			return
 		}
 	}
+	// The selected checkpoint's detail at the bottom: one line, or two
+	// when narrow (the CLI hint on its own), while rows keep the room.
+	if d := t.detail(); d != "" && h > 4 {
+		lines := wrapParts(d, w)
+		if len(lines) > 2 {
+			lines = []string{fitParts(d, w)}
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			h--
+			drawText(screen, x, y+h, w, lines[i], base.Foreground(th.Dim))
+		}
+	}
 	if t.later != "" && h > 1 {
 		h--
 		drawText(screen, x, y+h, w, fitParts(t.later, w), base.Foreground(th.Dim).Italic(true))
@@ -529,7 +592,11 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	numW := 3
 	for r := 0; r < h && t.top+r < len(t.rows); r++ {
 		if it := t.rows[t.top+r].item; it.Kind == TimelineCheckpoint {
-			numW = max(numW, len(fmt.Sprint(it.Checkpoint.ID)))
+			n := it.Checkpoint.number()
+			if strings.HasPrefix(n, "#") {
+				n += " " // "#12" keeps a space before its fold mark
+			}
+			numW = max(numW, len(n))
 		}
 	}
 	live := base.Foreground(th.Accent)
@@ -561,7 +628,7 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			if c.Step > 0 {
 				cx += drawText(screen, cx, ry, x+w-cx, "  ", base)
 			}
-			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-*d", numW, c.ID), base.Foreground(th.Accent))
+			cx += drawText(screen, cx, ry, x+w-cx, fmt.Sprintf("%-*s", numW, c.number()), base.Foreground(th.Accent))
 			switch {
 			case row.steps > 0 && t.expanded[c.ID]:
 				cx += drawText(screen, cx, ry, x+w-cx, "▾ ", base.Foreground(th.Accent))

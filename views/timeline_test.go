@@ -190,11 +190,11 @@ func TestTimelineScrollMarkersAndFollow(t *testing.T) {
 	tl := NewTimeline()
 	tl.SetTheme(dark)
 	tl.SetModel(bigTimeline(50))
-	s := draw(t, tl, 80, 12) // 10 rows inside the border
-	mustFind(t, s, "↑ 45 more")
+	s := draw(t, tl, 80, 12) // 10 lines inside the border: 9 rows and the selected checkpoint's detail
+	mustFind(t, s, "↑ 46 more")
 	send(tl, key(tcell.KeyHome, 0, 0))
 	redraw(s, tl)
-	mustFind(t, s, "↓ 45 more")
+	mustFind(t, s, "↓ 46 more")
 	if _, _, ok := find(s, "↑"); ok {
 		t.Errorf("an up marker at the top:\n%s", screenText(s))
 	}
@@ -274,5 +274,40 @@ func TestTimelineLabelHasTheRoomWhenNarrow(t *testing.T) {
 	_, y := mustFind(t, wide, "● 20147  refactor the session browser, take 0")
 	if r := row(wide, y); !strings.Contains(r, "12.1M") || !strings.Contains(r, now.Format("15:04")) {
 		t.Errorf("a wide pane lost the time or the tokens: %q", r)
+	}
+}
+
+// A turn row is numbered by its turn ("#12"), a person's count of prompts;
+// the selected row's detail names the checkpoint /revert and `rewind
+// revert` take, with the CLI command. Step rows keep their checkpoint.
+func TestTimelineNumbersTurnsAndDetailsTheCheckpoint(t *testing.T) {
+	t.Parallel()
+	m := TimelineModel{Position: -1, Checkpoints: []CheckpointRow{
+		{ID: 40, Label: "fix the parser", TurnNo: 11},
+		{ID: 41, Label: "after the prompt, before any step", Step: 1, Turn: 40},
+		{ID: 42, Label: "after step 1 · Shell go test", Step: 2, Turn: 40},
+		{ID: 47, Label: "add the tests", TurnNo: 12},
+	}}
+	for _, sz := range []struct{ w, h int }{{32, 14}, {80, 14}} {
+		tl := NewTimeline()
+		tl.SetTheme(dark)
+		tl.SetSessionRef("0123abcd45")
+		tl.SetModel(m)
+		s := draw(t, tl, sz.w, sz.h)
+		mustFind(t, s, "● #11 ▸ fix the parser")
+		mustFind(t, s, "◉ #12   add the tests")
+		if _, _, ok := find(s, "● 40"); ok {
+			t.Errorf("%d columns: the turn row shows its checkpoint:\n%s", sz.w, screenText(s))
+		}
+		mustFind(t, s, "turn 12 · checkpoint 47")
+		mustFind(t, s, "rewind revert 0123abcd45 47")
+		send(tl, key(tcell.KeyHome, 0, 0))
+		send(tl, key(tcell.KeyRight, 0, 0))
+		send(tl, key(tcell.KeyDown, 0, 0))
+		send(tl, key(tcell.KeyDown, 0, 0))
+		redraw(s, tl)
+		mustFind(t, s, "│   42  after step 1")
+		mustFind(t, s, "turn 11 step 2 · checkpoint 42")
+		mustFind(t, s, "rewind revert 0123abcd45 42")
 	}
 }
