@@ -239,6 +239,9 @@ func (c *Controller) onUIReload(ev evReload) {
 // onUIShowHeader shows a reloaded or followed view's timeline, title
 // (kept when empty) and generation.
 func (c *Controller) onUIShowHeader(tl views.TimelineModel, title string, gen int) {
+	if o := c.cur(); o != nil {
+		c.timeline.SetSessionRef(shortID(o.sess.ID)) // its rewind revert hint
+	}
 	c.timeline.SetModel(tl)
 	if title != "" {
 		c.statusM.SessionTitle = title

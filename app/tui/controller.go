@@ -441,6 +441,13 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 	if v.Later { // a search hit's window: the current position is after it
 		ev.timeline.Position = views.NoPosition
 	}
+	if v.Earlier { // a window of a long view: its turns are numbered in the whole view
+		before, err := turnsBefore.count(ctx, db, v)
+		if err != nil {
+			before = -1 // unknown: the rows show their checkpoints, never a wrong turn
+		}
+		numberTurns(ev.timeline.Checkpoints, before)
+	}
 	if !keepConv {
 		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
 		w := windowOf(v)

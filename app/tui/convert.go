@@ -416,10 +416,18 @@ func todosText(todos []soul.Todo) string {
 
 // checkpointRows appends the timeline rows of turns to rows: one per turn
 // (its prompt), its steps folded under it ("after step 2 · Shell go test").
+// Turns are numbered on from the last numbered row of rows (1 for the
+// first): numberTurns moves the numbers of a page of a long view to the
+// whole view's.
 func checkpointRows(rows []views.CheckpointRow, turns []timetravel.Turn) []views.CheckpointRow {
+	n := 0
+	for i := len(rows) - 1; i >= 0 && n == 0; i-- {
+		n = rows[i].TurnNo
+	}
 	for _, t := range turns {
 		if t.Checkpoint >= 0 {
-			rows = append(rows, views.CheckpointRow{ID: t.Checkpoint, Label: t.Label(), Time: t.Time, Tokens: t.Tokens})
+			n++
+			rows = append(rows, views.CheckpointRow{ID: t.Checkpoint, Label: t.Label(), Time: t.Time, Tokens: t.Tokens, TurnNo: n})
 		}
 		for i, st := range t.Steps {
 			label := "after the prompt, before any step"
@@ -434,6 +442,32 @@ func checkpointRows(rows []views.CheckpointRow, turns []timetravel.Turn) []views
 		}
 	}
 	return rows
+}
+
+// numberTurns numbers the turn rows of rows, a page of a view, from the
+// turns before the page (store.TurnsBefore); before < 0 (not known)
+// unnumbers them.
+func numberTurns(rows []views.CheckpointRow, before int) {
+	for i := range rows {
+		switch {
+		case before < 0:
+			rows[i].TurnNo = 0
+		case rows[i].TurnNo > 0:
+			rows[i].TurnNo += before
+		}
+	}
+}
+
+// turnRows is how many timeline rows turns make (a turn without a
+// checkpoint before its prompt has none).
+func turnRows(turns []timetravel.Turn) int {
+	n := 0
+	for _, t := range turns {
+		if t.Checkpoint >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // todoDone reports whether a todo status means finished (the status bar's

@@ -46,6 +46,9 @@ type followedView struct {
 	// turn changes as records come), and how many turns they cover.
 	doneRows  []views.CheckpointRow
 	doneTurns int
+	// turnBase is how many turns of the view come before recs (a long
+	// view's window): the timeline's turn numbers start after them.
+	turnBase int
 }
 
 // catchUp says what a catch-up is for.
@@ -188,6 +191,12 @@ func (f *followedView) reset(v store.View, ev evReload, withConv bool) {
 	if withConv {
 		f.items.seed(ev.items)
 	}
+	for _, r := range ev.timeline.Checkpoints { // ev numbered v's turns in the whole view
+		if r.TurnNo > 0 {
+			f.turnBase = r.TurnNo - 1
+			break
+		}
+	}
 	f.add(v.Records)
 }
 
@@ -236,8 +245,10 @@ func (w *watcher) onWorkerPrepend(id string, gen int, start store.ViewPos, page 
 	}
 	f.records += n
 	f.recs = append(append(make([]store.Record, 0, n+len(f.recs)), page...), f.recs...)
+	had := turnRows(f.turns.Turns())
 	f.turns = timetravel.TurnBuilder{}
 	f.turns.Add(f.recs...)
+	f.turnBase = max(0, f.turnBase-(turnRows(f.turns.Turns())-had))
 	f.doneRows, f.doneTurns = nil, 0
 }
 
@@ -261,6 +272,7 @@ func (f *followedView) timeline(g store.Generation) views.TimelineModel {
 	}
 	m := views.TimelineModel{Position: -1}
 	m.Checkpoints = checkpointRows(append(make([]views.CheckpointRow, 0, len(f.doneRows)+4), f.doneRows...), rest)
+	numberTurns(m.Checkpoints, f.turnBase)
 	m.Generations = append([]views.GenerationRow(nil), f.genRows...)
 	for i := range m.Generations {
 		if m.Generations[i].Current {

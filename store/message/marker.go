@@ -49,6 +49,10 @@ const (
 	toolErrorPrefix  = "ERROR: "
 )
 
+// CheckpointMarkerPrefix is how every checkpoint marker's text starts (the
+// store counts turns by it without decoding messages).
+const CheckpointMarkerPrefix = checkpointOpen
+
 // Checkpoint is the user message that names checkpoint n to the model.
 func Checkpoint(n int) Message { return NewText("user", CheckpointText(n)) }
 
