@@ -174,7 +174,7 @@ func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	h := longSessionHarness(t)
 	h.waitFor("prompt 3999", "↑ 3,800 earlier checkpoints · scroll up to load, or /revert N")
 	h.focus(h.c.timeline)
-	h.key(tcell.KeyHome) // the first row: nothing loads yet (g asks for a checkpoint)
+	h.key(tcell.KeyHome)                                // the first row: nothing loads yet (g asks for a checkpoint)
 	h.waitFor("● #3801", "turn 3801 · checkpoint 3800") // numbered by turn in the whole session
 	h.c.onUIThread(func() {
 		if h.c.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
