@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -422,23 +421,7 @@ func TestResumeShowsExistingView(t *testing.T) {
 
 func TestLeaseHeldOffersWatchOrFork(t *testing.T) {
 	t.Parallel()
-	var id string
-	var lease *store.Lease
-	h := newHarness(t, hopts{
-		before: func(h *harness) {
-			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "busy elsewhere", WorkDir: h.work})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id = s.ID
-			h.db.AppendMessage(h.ctx, id, message.NewText("user", "original prompt"))
-			if lease, err = h.db.AcquireLease(h.ctx, id); err != nil {
-				t.Fatal(err)
-			}
-		},
-		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, id },
-	}, llmtest.Text("answer in the fork"))
-	defer lease.Release(context.Background())
+	h, id, _ := leasedElsewhere(t, llmtest.Text("answer in the fork"))
 	h.waitFor("Session in use", "Watch read-only", "Fork into a new session")
 	h.typeText("f", false)
 	h.waitFor("Forked session")

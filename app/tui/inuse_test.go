@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -14,6 +15,22 @@ import (
 // writer left", and w then said "the other process is the writer").
 func TestSessionInUseQuestionGoesWhenTheWriterLeaves(t *testing.T) {
 	t.Parallel()
+	h, _, lease := leasedElsewhere(t)
+	h.waitFor("Session in use", "Watch read-only")
+	if err := lease.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.waitGone("Session in use")
+	screen := h.waitFor("/continue")
+	if strings.Contains(screen, "the other process is the writer") {
+		t.Fatalf("still says another process writes it:\n%s", screen)
+	}
+}
+
+// leasedElsewhere resumes a session whose lease another writer holds (the
+// lease, released at the end of the test), so the workspace asks what to do.
+func leasedElsewhere(t *testing.T, replies ...llmtest.Reply) (*harness, string, *store.Lease) {
+	t.Helper()
 	var id string
 	var lease *store.Lease
 	h := newHarness(t, hopts{
@@ -29,14 +46,7 @@ func TestSessionInUseQuestionGoesWhenTheWriterLeaves(t *testing.T) {
 			}
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, id },
-	})
-	h.waitFor("Session in use", "Watch read-only")
-	if err := lease.Release(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	h.waitGone("Session in use")
-	screen := h.waitFor("/continue")
-	if strings.Contains(screen, "the other process is the writer") {
-		t.Fatalf("still says another process writes it:\n%s", screen)
-	}
+	}, replies...)
+	t.Cleanup(func() { lease.Release(context.Background()) })
+	return h, id, lease
 }
