@@ -3,7 +3,6 @@ package timetravel
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
@@ -16,11 +15,7 @@ import (
 func TestPlanRevertIntoACompactedRegion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	s, err := db.ImportSession(ctx, store.NewSession{Title: "compacted"}, []store.ImportedGeneration{{Records: longRecords(3)}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package timetravel
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
@@ -18,11 +17,7 @@ import (
 func TestTurnsBeforeCountsWhatTurnsReads(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	s, err := db.CreateSession(ctx, store.NewSession{Title: "turns", WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 func TestTurnsFoldStepsUnderPrompts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	s, err := db.CreateSession(ctx, store.NewSession{Title: "turns"})
 	if err != nil {
 		t.Fatal(err)
@@ -127,11 +123,7 @@ func TestTurnBuilderAddsRecordsAsTheyCome(t *testing.T) {
 func TestPlanRevertInALongTurn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testDB(t)
 	recs := longRecords(300) // 2,100 records: checkpoints 0–599
 	long := longRecords(1)
 	long[1].Body, _ = json.Marshal(message.NewText("user", "the long turn"))
@@ -161,4 +153,15 @@ func TestPlanRevertInALongTurn(t *testing.T) {
 	if _, err := PlanRevert(ctx, env, 5000, Check{}); !errors.Is(err, store.ErrCheckpointNotFound) {
 		t.Errorf("plan of a revert to a checkpoint not in the view: %v, want ErrCheckpointNotFound", err)
 	}
+}
+
+// testDB is a real store in a temp dir, closed when the test ends.
+func testDB(t *testing.T) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "rewind.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
