@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store/message"
 
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/shellenv"
@@ -51,11 +52,12 @@ type Config struct {
 	ReservedTokens int
 	MaxStepsPerRun int
 	Yolo           bool
-	// SystemPrompt replaces the built-in prompts/system.md; ${WORK_DIR} and
-	// ${OS} are expanded in either.
-	SystemPrompt string
+	// Agent is the agent file whose prompt the soul renders (nil: the
+	// built-in default). The tool set is the caller's: Agent.ToolSet
+	// narrows one to the file's tools.
+	Agent *agentspec.Agent
 	// Instructions are the project's AGENTS.md files (see package
-	// instructions), appended to the system prompt.
+	// instructions): the prompt's ${KIMI_AGENTS_MD}, or appended to it.
 	Instructions []instructions.File
 	// DMailRevertsFiles makes a D-Mail also move the work tree back, when
 	// Files implements FileReverter.
@@ -160,9 +162,9 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 	if cfg.Redact != nil {
 		st = redactingStore{Store: st, r: cfg.Redact}
 	}
-	prompt := cfg.SystemPrompt
-	if strings.TrimSpace(prompt) == "" {
-		prompt = defaultSystemPrompt
+	agent := cfg.Agent
+	if agent == nil {
+		agent = agentspec.Default()
 	}
 	s := &Soul{
 		cfg:          cfg,
@@ -172,7 +174,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		set:          set,
 		workDir:      workDir,
 		sink:         sink,
-		systemPrompt: expandPrompt(prompt, workDir) + instructions.Format(cfg.Instructions),
+		systemPrompt: agent.SystemPrompt(agentspec.Vars{WorkDir: workDir, Instructions: cfg.Instructions}),
 		dmailEnabled: set.Has(sendDMailName),
 		yolo:         cfg.Yolo,
 		thinking:     cfg.Thinking,

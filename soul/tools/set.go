@@ -174,3 +174,27 @@ func (s *Set) Call(ctx context.Context, env *Env, name string, args json.RawMess
 	}()
 	return t.Call(ctx, envOrEmpty(env), args)
 }
+
+// Only returns a copy of the set holding the tools keep accepts, fixed and
+// from the source alike (an agent file's exact tool set).
+func (s *Set) Only(keep func(name string) bool) *Set {
+	var kept []Tool
+	for _, t := range s.tools {
+		if keep(t.Name()) {
+			kept = append(kept, t)
+		}
+	}
+	c := NewSet(kept...)
+	if s.source != nil {
+		c.source = func() []Tool {
+			var out []Tool
+			for _, t := range s.source() {
+				if keep(t.Name()) {
+					out = append(out, t)
+				}
+			}
+			return out
+		}
+	}
+	return c
+}
