@@ -35,6 +35,8 @@ const (
 	DefaultModelCallTimeout  = 10 * time.Minute
 	DefaultNotify            = "bell"
 	DefaultLoopWarningAfter  = 3
+	// DefaultMaxRunningSubagents: sub-agents of one step running at once.
+	DefaultMaxRunningSubagents = 4
 	// The MCP tools offered to the model: at most this many in all, and
 	// per server (models refuse requests of more than 128 tools, and
 	// rewind's own come first).
@@ -104,6 +106,9 @@ type Config struct {
 	LoopWarningAfter int
 	// FetchNeedsApproval makes FetchURL ask before each fetch.
 	FetchNeedsApproval bool
+	// MaxRunningSubagents bounds the sub-agents (Agent calls of one step)
+	// running at once (default 4).
+	MaxRunningSubagents int
 	// Search is the SearchWeb provider ([search]); no provider, no tool.
 	Search SearchConfig
 
@@ -192,6 +197,7 @@ type fileConfig struct {
 	Capabilities        []string                  `toml:"capabilities" yaml:"capabilities"`
 	FetchNeedsApproval  *bool                     `toml:"fetch_needs_approval" yaml:"fetch_needs_approval"`
 	LoopWarningAfter    *int                      `toml:"loop_warning_after" yaml:"loop_warning_after"`
+	MaxRunningSubagents *int                      `toml:"max_running_subagents" yaml:"max_running_subagents"`
 	Search              *searchConfig             `toml:"search" yaml:"search"`
 	MCPMaxTools         *int                      `toml:"mcp_max_tools" yaml:"mcp_max_tools"`
 	MCPMaxToolsPerSrv   *int                      `toml:"mcp_max_tools_per_server" yaml:"mcp_max_tools_per_server"`
@@ -289,6 +295,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		LoopWarningAfter:  DefaultLoopWarningAfter,
 		Notify:            DefaultNotify,
 	}
+	c.MaxRunningSubagents = DefaultMaxRunningSubagents
 	c.MCPMaxTools, c.MCPMaxToolsPerServer = DefaultMCPMaxTools, DefaultMCPMaxToolsPerServer
 
 	fc, file, err := readConfigFile(home)
@@ -335,6 +342,7 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 		c.FetchNeedsApproval = *fc.FetchNeedsApproval
 	}
 	setInt(&c.LoopWarningAfter, fc.LoopWarningAfter)
+	setInt(&c.MaxRunningSubagents, fc.MaxRunningSubagents)
 	if v := fc.Thinking; v != nil {
 		if c.Thinking, err = llm.ParseEffort(*v); err != nil {
 			return Config{}, userErrorf(err, "%s: %v", file, err)
@@ -491,6 +499,8 @@ func (c Config) validate() error {
 		return userErrorf(nil, "max_steps_per_run must be positive, got %d (check %s or --max-steps)", c.MaxStepsPerRun, where)
 	case c.MaxRetriesPerStep < 0:
 		return userErrorf(nil, "max_retries_per_step must not be negative, got %d (check %s)", c.MaxRetriesPerStep, where)
+	case c.MaxRunningSubagents < 1:
+		return userErrorf(nil, "max_running_subagents must be 1 or more, got %d (check %s)", c.MaxRunningSubagents, where)
 	case c.LoopWarningAfter < 0 || c.LoopWarningAfter == 1:
 		return userErrorf(nil, "loop_warning_after must be 0 (off) or 2 and up, got %d (check %s)", c.LoopWarningAfter, where)
 	case c.MCPMaxTools < 0 || c.MCPMaxToolsPerServer < 0:
@@ -602,7 +612,7 @@ func decodeYAML(path string, data []byte, fc *fileConfig) error {
 	return userErrorf(err, "%s: %s", path, oneLine(msg))
 }
 
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, loop_warning_after, search, shell_env, providers"
+const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, loop_warning_after, max_running_subagents, search, shell_env, providers"
 
 // lineOfKey finds the first line that assigns key, for error messages.
 func lineOfKey(data []byte, key string) int {

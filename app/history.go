@@ -34,6 +34,12 @@ type SessionJSON struct {
 	ForkCheckpoint *int   `json:"fork_checkpoint,omitempty"`
 	Imported       bool   `json:"imported,omitempty"`  // a kimi-cli import
 	NoAnswer       bool   `json:"no_answer,omitempty"` // prompts but no answer ever written (a failed run)
+	// A sub-agent run: the session whose Agent call started it, and its type.
+	SubagentOf   string `json:"subagent_of,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
+	// SubagentArchivedWith: a revert of the parent went back to before
+	// the call; the child is archived with this generation of its parent.
+	SubagentArchivedWith *int `json:"subagent_archived_with,omitempty"`
 }
 
 // GenerationJSON is one element of `rewind generations --json`.
@@ -90,14 +96,20 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 		return err
 	}
 	defer db.Close()
-	list, err := db.ListSessions(ctx, store.ListOptions{})
+	list, err := db.ListSessions(ctx, store.ListOptions{Subagents: true})
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
 	if asJSON {
 		out := make([]SessionJSON, 0, len(list))
 		for _, s := range list {
-			out = append(out, sessionJSON(s))
+			j := sessionJSON(s)
+			if archived, gen, err := db.SubagentArchived(ctx, s); err != nil {
+				return fmt.Errorf("list sessions: %w", err)
+			} else if archived {
+				j.SubagentArchivedWith = &gen
+			}
+			out = append(out, j)
 		}
 		return writeJSON(rt.Stdout, out)
 	}
@@ -122,6 +134,7 @@ func sessionJSON(s store.Session) SessionJSON {
 		CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
 		CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
 		ForkOf: s.ForkOf, Imported: s.Imported, NoAnswer: s.Unanswered,
+		SubagentOf: s.SubagentOf, SubagentType: s.SubagentType,
 	}
 	if s.ForkOf != "" {
 		j.ForkOfTitle = s.ForkOfTitle
@@ -136,6 +149,8 @@ func sessionJSON(s store.Session) SessionJSON {
 // session lists show ("-" for none, so the column is never empty).
 func sessionMark(s store.Session) string {
 	switch {
+	case s.SubagentOf != "":
+		return "↳ " + s.SubagentType
 	case s.Unanswered:
 		return "✗ no answer"
 	case s.ForkOf != "" && s.ForkCheckpoint >= 0:

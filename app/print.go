@@ -92,6 +92,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	}
 	sc := soulConfig(cfg)
 	sc.Files = files
+	sc.Subagents = SubagentsConfig(db, cfg)
 	if sc.Instructions, err = instructions.Load(cfg.Home, workDir); err != nil {
 		return userErrorf(err, "cannot read the project instructions: %v", err)
 	}

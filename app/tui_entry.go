@@ -136,6 +136,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	}
 	defer db.Close()
 	o.DB, o.Notice = db, rt.RecoveryNotice
+	o.Soul.Subagents = SubagentsConfig(db, cfg)
 	o.Export = func(ctx context.Context, id, path string) (int, error) {
 		return exportFile(ctx, db, id, -1, path, false, cfg.Redactor())
 	}

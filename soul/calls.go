@@ -53,7 +53,7 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 	pcs := make([]*pendingCall, len(calls))
 	for i, c := range calls {
 		pc := &pendingCall{call: c}
-		t, ok := s.set.Get(c.Name)
+		t, ok := s.lookupTool(c.Name)
 		switch {
 		case !ok:
 			pc.invalid = fmt.Sprintf("Tool %q does not exist. Available tools: %s.", c.Name, strings.Join(s.set.Names(), ", "))
@@ -177,12 +177,28 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 		Files: s.cfg.Files,
 		DMail: s.sendDMail,
 	}
+	if at, ok := pc.tool.(*agentTool); ok {
+		// The Agent tool needs the call's id: its child records it.
+		pc.res = at.run(ctx, id, pc.args)
+		return
+	}
 	pc.res = s.set.Call(ctx, env, pc.call.Name, pc.args)
 }
 
 // approve asks the user through an ApprovalRequest event unless yolo is on
 // or the action was approved for the session. Cancelling ctx rejects.
 func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Approval) tools.Decision {
+	if p := s.parent; p != nil {
+		// A sub-agent asks through its parent: the parent's dialog, yolo
+		// and session approvals.
+		return p.soul.approveFor(ctx, call, a, p)
+	}
+	return s.approveFor(ctx, call, a, nil)
+}
+
+// approveFor is approve for this Soul's call or, with from set, for a call
+// of one of its sub-agents.
+func (s *Soul) approveFor(ctx context.Context, call message.ToolCall, a tools.Approval, from *subagentParent) tools.Decision {
 	keys := approvalKeys(a)
 	granted := func() bool {
 		s.mu.Lock()
@@ -221,6 +237,9 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 		Command:       a.Command,
 		SessionScopes: a.Scopes,
 		reply:         make(chan approvalReply, 1),
+	}
+	if from != nil {
+		req.Subagent, req.SubagentCallID = from.typ, from.callID
 	}
 	s.emit(req)
 	select {

@@ -167,6 +167,11 @@ type ApprovalRequest struct {
 	// SessionScopes is what ApproveForSession approves: for Shell the
 	// command's prefixes ("go test …"), else empty (the whole Action).
 	SessionScopes []string `json:"session_scopes,omitempty"`
+	// Subagent, for a sub-agent's call, is its type ("coder"): the dialog
+	// says "coder · Shell `go test ./...`". SubagentCallID is the parent's
+	// Agent call that started it.
+	Subagent       string `json:"subagent,omitempty"`
+	SubagentCallID string `json:"subagent_call_id,omitempty"`
 
 	reply    chan approvalReply
 	answered atomic.Bool
@@ -242,6 +247,15 @@ func (Error) EventType() string            { return "Error" }
 func (RunEnd) EventType() string           { return "RunEnd" }
 func (LoopWarning) EventType() string      { return "LoopWarning" }
 
+// Label is how an approval names the call: the tool, and for a
+// sub-agent's call its type first ("coder · Shell").
+func (r *ApprovalRequest) Label() string {
+	if r.Subagent == "" {
+		return r.Tool
+	}
+	return r.Subagent + " · " + r.Tool
+}
+
 // MarshalEvent encodes an event as one jsonl line: {"type":…,"payload":…}.
 func MarshalEvent(e Event) ([]byte, error) {
 	return json.Marshal(struct {
@@ -271,6 +285,7 @@ var eventTypes = map[string]func() Event{
 	"Error":           func() Event { return &Error{} },
 	"RunEnd":          func() Event { return &RunEnd{} },
 	"LoopWarning":     func() Event { return &LoopWarning{} },
+	"SubagentEvent":   func() Event { return &SubagentEvent{} },
 }
 
 // UnmarshalEvent decodes one MarshalEvent line into the same value type the

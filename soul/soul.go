@@ -71,6 +71,8 @@ type Config struct {
 	// Thinking is the effort asked of the model at the start; SetThinking
 	// changes it. "" is off.
 	Thinking llm.Effort
+	// Subagents offers the Agent tool (nil: no sub-agents).
+	Subagents *Subagents
 	// Redact takes rewind's own secrets (model keys, the environment values
 	// Shell is not given) out of everything that enters the conversation:
 	// tool output, model text, the prompt (see redact.go). nil: none.
@@ -143,6 +145,13 @@ type Soul struct {
 	nextCheckpoint int
 	pending        *dmail
 	loop           *tools.LoopDetector
+
+	// The Agent tool (subagent.go): its slots bound the sub-agents running
+	// at once. parent is set in a sub-agent's own Soul.
+	agentTool  *agentTool
+	taskAlias  *agentTool
+	agentSlots chan struct{}
+	parent     *subagentParent
 }
 
 type dmail struct {
@@ -181,6 +190,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
+	s.addAgentTools()
 	// Status shows the resumed session's numbers from the start; a failure
 	// here surfaces on the first operation instead. The view's tail is
 	// enough (its last usage record and what follows it): resuming a long

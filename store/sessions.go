@@ -16,6 +16,15 @@ import (
 type NewSession struct {
 	Title, WorkDir, Model string
 	CreatedAt             time.Time
+	// Subagent, when its Of is set, makes the session a sub-agent run
+	// started by a tool call of session Of.
+	Subagent SubagentOrigin
+}
+
+// SubagentOrigin is where a sub-agent session comes from: the session
+// whose tool call (CallID) started it, and its type.
+type SubagentOrigin struct {
+	Of, CallID, Type string
 }
 
 // ListOptions filters ListSessions. Limit <= 0 means no limit. WorkDir
@@ -24,6 +33,10 @@ type ListOptions struct {
 	WorkDir        string
 	IncludeDeleted bool
 	Limit          int
+	// Subagents includes sub-agent sessions; without it only the sessions
+	// a person started are listed (continue, the browser's top level), so
+	// a child is never picked up as "the newest session" by accident.
+	Subagents bool
 }
 
 // newID is a lowercase ULID: time-sortable and safe in paths and URLs.
@@ -33,11 +46,18 @@ func newID() string { return strings.ToLower(ulid.Make().String()) }
 // The origin columns read generation 0: how the session began (a fork
 // names its source and the checkpoint it was cut at), and whether any of
 // its own records is an answer (a failed `-p` run has none).
-const sessionColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
+const sessionBaseColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
 	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens,
 	g0.cause, coalesce(g0.parent_session, ''), coalesce(ps.title, ''),
 	(SELECT pc.checkpoint_id FROM context pc WHERE pc.session_id = g0.parent_session AND pc.seq = g0.fork_seq),
 	EXISTS (SELECT 1 FROM context a WHERE a.session_id = s.id AND a.role = 'assistant')`
+
+// sessionColumns is sessionBaseColumns and the sub-agent origin (0011).
+// CreateSession reads the base only: a session is created (and its
+// origin known) on a database of any older schema (the migration tests).
+const sessionColumns = sessionBaseColumns + `,
+	coalesce(s.subagent_of, ''), coalesce(s.subagent_call, ''), coalesce(s.subagent_type, ''),
+	coalesce(s.subagent_gen, -1), coalesce(s.subagent_seq, -1)`
 
 const sessionFrom = ` FROM sessions s JOIN generations g ON g.session_id = s.id AND g.gen = s.current_gen
 	JOIN generations g0 ON g0.session_id = s.id AND g0.gen = 0
@@ -45,15 +65,23 @@ const sessionFrom = ` FROM sessions s JOIN generations g ON g.session_id = s.id 
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanSession(r scanner) (Session, error) {
+func scanSession(r scanner) (Session, error) { return scanSessionColumns(r, true) }
+
+// scanSessionColumns scans sessionColumns, or sessionBaseColumns without
+// withOrigin.
+func scanSessionColumns(r scanner, withOrigin bool) (Session, error) {
 	var s Session
 	var created, updated int64
 	var deleted, forkCP sql.NullInt64
 	var cause string
 	var answered bool
-	if err := r.Scan(&s.ID, &s.Title, &s.WorkDir, &s.Model, &created, &updated,
+	dest := []any{&s.ID, &s.Title, &s.WorkDir, &s.Model, &created, &updated,
 		&s.CurrentGen, &deleted, &s.Messages, &s.Checkpoints, &s.Tokens,
-		&cause, &s.ForkOf, &s.ForkOfTitle, &forkCP, &answered); err != nil {
+		&cause, &s.ForkOf, &s.ForkOfTitle, &forkCP, &answered}
+	if withOrigin {
+		dest = append(dest, &s.SubagentOf, &s.SubagentCall, &s.SubagentType, &s.subagentGen, &s.subagentSeq)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return Session{}, err
 	}
 	s.Imported = Cause(cause) == CauseImport
@@ -79,8 +107,15 @@ func (db *DB) CreateSession(ctx context.Context, ns NewSession) (Session, error)
 		if err := insertGeneration(ctx, tx, genRow{sessionID: id, gen: 0, cause: CauseStart, createdAt: toMS(ns.CreatedAt)}); err != nil {
 			return err
 		}
-		s, err = getSession(ctx, tx, id)
-		return err
+		s, err = scanSessionColumns(tx.QueryRowContext(ctx, "SELECT "+sessionBaseColumns+sessionFrom+" WHERE s.id = ?", id), false)
+		if err != nil {
+			return err
+		}
+		if ns.Subagent.Of != "" {
+			return tx.QueryRowContext(ctx, `SELECT subagent_of, subagent_call, subagent_type, subagent_gen, subagent_seq
+				FROM sessions WHERE id = ?`, id).Scan(&s.SubagentOf, &s.SubagentCall, &s.SubagentType, &s.subagentGen, &s.subagentSeq)
+		}
+		return nil
 	})
 	if err != nil {
 		return Session{}, fmt.Errorf("store: create session: %w", err)
@@ -91,8 +126,20 @@ func (db *DB) CreateSession(ctx context.Context, ns NewSession) (Session, error)
 func insertSession(ctx context.Context, tx *sql.Tx, ns NewSession) (string, error) {
 	id := newID()
 	at := toMS(ns.CreatedAt)
-	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at)
+	if ns.Subagent.Of == "" {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at)
+		return id, err
+	}
+	// Where the parent is now: the step whose tool call starts the child.
+	parent, err := loadState(ctx, tx, ns.Subagent.Of)
+	if err != nil {
+		return "", fmt.Errorf("parent session %s: %w", ns.Subagent.Of, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at,
+		subagent_of, subagent_call, subagent_type, subagent_gen, subagent_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at,
+		parent.id, ns.Subagent.CallID, ns.Subagent.Type, parent.currentGen, parent.lastSeq)
 	return id, err
 }
 
@@ -221,6 +268,9 @@ func (db *DB) ListSessions(ctx context.Context, o ListOptions) ([]Session, error
 	if !o.IncludeDeleted {
 		where = append(where, "s.deleted_at IS NULL")
 	}
+	if !o.Subagents {
+		where = append(where, "s.subagent_of IS NULL")
+	}
 	if o.WorkDir != "" {
 		where = append(where, "s.work_dir = ?")
 		args = append(args, filepath.Clean(o.WorkDir)) // "dir/" is dir
@@ -298,4 +348,59 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // UndeleteSession makes a soft-deleted session visible again.
 func (db *DB) UndeleteSession(ctx context.Context, id string) error {
 	return db.updateSession(ctx, "undelete", id, "deleted_at = NULL")
+}
+
+// SubagentsOf lists the sub-agent sessions started by the given sessions
+// (not deleted), oldest first: the browser folds them under their parent.
+func (db *DB) SubagentsOf(ctx context.Context, parents []string) ([]Session, error) {
+	if len(parents) == 0 {
+		return nil, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(parents)), ",")
+	args := make([]any, len(parents))
+	for i, p := range parents {
+		args[i] = p
+	}
+	rows, err := db.reader.QueryContext(ctx, "SELECT "+sessionColumns+sessionFrom+
+		" WHERE s.subagent_of IN ("+marks+") AND s.deleted_at IS NULL ORDER BY s.subagent_of, s.created_at, s.id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sub-agents: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: sub-agents: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: sub-agents: %w", err)
+	}
+	return out, nil
+}
+
+// SubagentArchived reports whether a sub-agent session's run is out of
+// its parent's current view (a revert or D-Mail of the parent went back
+// to before the step that called it) and, if so, the parent's generation
+// that holds the call: the child is "archived with generation gen of its
+// parent". An ordinary session is never archived. Derived each time, so an
+// undo of the parent's revert brings the child back.
+func (db *DB) SubagentArchived(ctx context.Context, s Session) (archived bool, gen int, err error) {
+	if s.SubagentOf == "" || s.subagentSeq <= 0 {
+		return false, 0, nil
+	}
+	parent, err := db.GetSession(ctx, s.SubagentOf)
+	if err != nil {
+		return false, 0, fmt.Errorf("store: parent of sub-agent %s: %w", s.ID, err)
+	}
+	if parent.CurrentGen == s.subagentGen {
+		return false, 0, nil
+	}
+	holds, err := db.ViewHolds(ctx, parent.ID, parent.CurrentGen, ViewPos{SessionID: parent.ID, Seq: s.subagentSeq})
+	if err != nil {
+		return false, 0, err
+	}
+	return !holds, s.subagentGen, nil
 }

@@ -103,6 +103,15 @@ type Session struct {
 	// Unanswered: it has messages but no answer was ever written in it
 	// (a run that failed before the model replied).
 	Unanswered bool `json:"unanswered,omitempty"`
+	// A sub-agent run (the Agent tool): SubagentOf is the session whose
+	// tool call SubagentCall started it, SubagentType its type ("coder").
+	SubagentOf   string `json:"subagent_of,omitempty"`
+	SubagentCall string `json:"subagent_call,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
+	// Where in the parent the call ran (generation, last seq): see
+	// SubagentArchived.
+	subagentGen int
+	subagentSeq int64
 }
 
 // ForkNote says what a fork was cut from, "fork of <title> @ checkpoint

@@ -17,6 +17,9 @@ type Hello struct {
 	Model          string `json:"model"`
 	RemoteApproval bool   `json:"remote_approval"` // the writer takes approval answers from watchers
 	Run            Run    `json:"run"`
+	// A sub-agent run: the session whose Agent call started it, its type.
+	SubagentOf   string `json:"subagent_of,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
 }
 
 // Join is the first line a watcher sends: whether it wants the session's
