@@ -123,6 +123,7 @@ notify = "osc"
 			tc.want.ModelCallTimeout = DefaultModelCallTimeout
 			tc.want.Thinking = llm.EffortOff
 			tc.want.LoopWarningAfter = DefaultLoopWarningAfter
+			tc.want.MaxRunningSubagents = DefaultMaxRunningSubagents
 			if tc.want.ThinkingStyle == "" {
 				tc.want.ThinkingStyle = llm.StyleOpenAI
 			}
