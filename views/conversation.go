@@ -86,6 +86,23 @@ type convItem struct {
 	width  int             // width of the cached layout; 0 = stale
 	first  bool            // laid out as the first item (no leading gap)
 	lines  []Line
+
+	// A streamed answer is laid out block by block: md keeps its finished
+	// blocks' lines, keptLines those lines laid out (the gap, the "● "
+	// gutter), keptN how many of md's lines keptLines holds.
+	md        *mdStream
+	keptLines []Line
+	keptN     int
+	keptGen   int // md's gen keptLines come from
+}
+
+// resetStream drops a streamed answer's kept blocks (its text was
+// replaced, or the theme or code layout changed).
+func (ci *convItem) resetStream() {
+	if ci.md != nil {
+		ci.md.reset()
+	}
+	ci.keptLines, ci.keptN = nil, 0
 }
 
 // Conversation is a virtual list of conversation items: it lays out items
@@ -406,6 +423,9 @@ func (c *Conversation) appendDelta(kind ItemKind, text string) {
 		c.Append(Item{Kind: kind})
 	}
 	last := c.items[len(c.items)-1]
+	if kind == ItemAssistant && last.md == nil {
+		last.md = &mdStream{}
+	}
 	if clean := last.stream.Write(text); clean != "" {
 		if last.buf.Len() == 0 {
 			last.buf.WriteString(last.Text)
@@ -428,8 +448,9 @@ func (c *Conversation) UpdateItem(id string, update func(*Item)) bool {
 	update(&it)
 	it.ID = id
 	ci := c.items[i]
-	if ci.buf.Len() > 0 && it.Text != ci.Text {
+	if it.Text != ci.Text {
 		ci.buf.Reset() // text replaced: later deltas start from the new text
+		ci.resetStream()
 	}
 	ci.Item = sanitizeItem(it)
 	ci.width = 0
@@ -474,6 +495,7 @@ func (c *Conversation) Toggle(i int) {
 func (c *Conversation) invalidateAll() {
 	for _, it := range c.items {
 		it.width = 0
+		it.resetStream()
 	}
 }
 
@@ -497,6 +519,9 @@ func (c *Conversation) lines(i int) []Line {
 }
 
 func (c *Conversation) layout(ci *convItem, first bool) []Line {
+	if ci.Kind == ItemAssistant && ci.md != nil && !ci.Interrupted {
+		return c.streamedLines(ci, first)
+	}
 	// Items keep their tabs (copying takes them as written); drawn, a tab
 	// is spaces.
 	it := ci.Item
@@ -574,6 +599,57 @@ func (c *Conversation) layout(ci *convItem, first bool) []Line {
 		out = append(out, Line{})
 	}
 	return out
+}
+
+// streamedLines lays out a streamed answer as layout does, from its kept
+// blocks' lines (laid out once) and its open block's (laid out again).
+func (c *Conversation) streamedLines(ci *convItem, first bool) []Line {
+	th, base := c.theme, c.base()
+	kept, open := ci.md.render(ci.Text, c.width-2, th, base.Foreground(th.Assistant), &c.hl, c.code)
+	gap := 0
+	if !first {
+		gap = 1
+	}
+	if ci.keptGen != ci.md.gen || len(kept) < ci.keptN || len(ci.keptLines) != gap+ci.keptN {
+		ci.keptLines, ci.keptN, ci.keptGen = nil, 0, ci.md.gen
+	}
+	if ci.keptLines == nil && gap == 1 {
+		ci.keptLines = append(ci.keptLines, Line{})
+	}
+	for ; ci.keptN < len(kept); ci.keptN++ {
+		ci.keptLines = append(ci.keptLines, answerLine(ci.keptN, kept[ci.keptN], base, th))
+	}
+	// the body is kept+open less its trailing blank lines (trimMarkdown)
+	n := len(kept) + len(open)
+	for n > len(kept) && len(open[n-len(kept)-1]) == 0 {
+		n--
+	}
+	if n == len(kept) {
+		for n > 0 && len(kept[n-1]) == 0 {
+			n--
+		}
+	}
+	if n == 0 {
+		return append(ci.keptLines[:gap:gap], answerLine(0, Line{}, base, th))
+	}
+	if n <= len(kept) {
+		return ci.keptLines[: gap+n : gap+n]
+	}
+	out := ci.keptLines
+	for j, l := range open[:n-len(kept)] {
+		out = append(out, answerLine(len(kept)+j, l, base, th))
+	}
+	return out
+}
+
+// answerLine is body line j of an answer behind its gutter ("● " on the
+// first).
+func answerLine(j int, l Line, base tcell.Style, th themes.Theme) Line {
+	p := Span{"  ", base}
+	if j == 0 {
+		p = Span{"● ", base.Foreground(th.Accent)}
+	}
+	return append(Line{p}, l...)
 }
 
 func (c *Conversation) bannerStyle(k BannerKind) (tcell.Color, string) {

@@ -29,6 +29,10 @@ type mdRenderer struct {
 	width int
 	code  CodeLayout
 	out   []Line
+	// afterText: the lines before src (rendered separately, a streamed
+	// reply's kept blocks) end in a non-blank line, which a blank before
+	// src's first output needs to know.
+	afterText bool
 }
 
 // CodeLayout says how code blocks fit the width: wrapped (the default), or
@@ -45,20 +49,44 @@ type CodeLayout struct {
 // (through the highlight cache hl, which may be nil) and laid out as code
 // says.
 func renderMarkdown(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache, code CodeLayout) []Line {
+	return trimMarkdown(renderMarkdownBlocks(src, width, th, base, hl, code, false))
+}
+
+// renderMarkdownBlocks renders src's blocks, keeping the blank line after
+// the last: the lines of text rendered in parts (a streamed reply, block by
+// block) are the parts' lines one after the other. afterText says the
+// lines before src end in a non-blank line.
+func renderMarkdownBlocks(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache, code CodeLayout, afterText bool) []Line {
+	out, _ := renderMarkdownKinds(src, width, th, base, hl, code, afterText)
+	return out
+}
+
+// renderMarkdownKinds is renderMarkdownBlocks that also returns the kinds
+// of src's top-level blocks.
+func renderMarkdownKinds(src string, width int, th themes.Theme, base tcell.Style, hl *hlCache, code CodeLayout, afterText bool) ([]Line, []ast.NodeKind) {
 	if width < 4 {
 		width = 4
 	}
-	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width, hl: hl, code: code}
+	r := &mdRenderer{src: []byte(src), th: th, base: base, width: width, hl: hl, code: code, afterText: afterText}
 	doc := mdParser.Parse(text.NewReader(r.src))
 	r.blocks(doc, nil, nil, width)
-	// drop a trailing blank line
-	for len(r.out) > 0 && len(r.out[len(r.out)-1]) == 0 {
-		r.out = r.out[:len(r.out)-1]
+	var kinds []ast.NodeKind
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		kinds = append(kinds, n.Kind())
 	}
-	if len(r.out) == 0 {
-		r.out = append(r.out, Line{})
+	return r.out, kinds
+}
+
+// trimMarkdown drops the blank lines after the last block; no lines is one
+// empty line.
+func trimMarkdown(out []Line) []Line {
+	for len(out) > 0 && len(out[len(out)-1]) == 0 {
+		out = out[:len(out)-1]
 	}
-	return r.out
+	if len(out) == 0 {
+		out = append(out, Line{})
+	}
+	return out
 }
 
 // blocks renders the block children of n. first/rest are the prefixes of
@@ -75,7 +103,7 @@ func (r *mdRenderer) blocks(n ast.Node, first, rest Line, width int) {
 }
 
 func (r *mdRenderer) blank(prefix Line) {
-	if len(r.out) > 0 && len(r.out[len(r.out)-1]) != 0 {
+	if len(r.out) > 0 && len(r.out[len(r.out)-1]) != 0 || len(r.out) == 0 && r.afterText {
 		trimmed := make(Line, 0, len(prefix))
 		for _, s := range prefix {
 			if t := strings.TrimRight(s.Text, " "); t != "" {
