@@ -213,11 +213,11 @@ func TestResizeRewrapsStreamedAnswer(t *testing.T) {
 	if got := md.keptRendered - before; got != md.done {
 		t.Fatalf("the resize rendered %d bytes of the %d kept", got, md.done)
 	}
-	after := md.keptRendered
+	after, done := md.keptRendered, md.done
 	c.AppendDelta("More.")
 	c.Draw(s)
-	if md.keptRendered != after {
-		t.Fatalf("a frame after the resize rendered kept blocks again (%d bytes)", md.keptRendered-after)
+	if got := md.keptRendered - after; got != md.done-done {
+		t.Fatalf("a frame after the resize rendered %d bytes to keep, %d newly kept: kept blocks were rendered again", got, md.done-done)
 	}
 	want := NewConversation()
 	want.SetRect(0, 0, 40, 30)
