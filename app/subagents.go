@@ -22,10 +22,11 @@ type subagentHost struct {
 
 var _ soul.SubagentHost = (*subagentHost)(nil)
 
-// SubagentsConfig is the soul's Subagents for sessions of db: the built-in
-// types and the configured limit of sub-agents running at once.
+// SubagentsConfig is the soul's Subagents for sessions of db, with the
+// configured limit of sub-agents running at once; the types are the agent
+// file's (soul/agentspec).
 func SubagentsConfig(db *store.DB, cfg Config) *soul.Subagents {
-	return &soul.Subagents{Types: builtinSubagentTypes(), Host: &subagentHost{db: db, home: cfg.Home}, MaxRunning: cfg.MaxRunningSubagents}
+	return &soul.Subagents{Host: &subagentHost{db: db, home: cfg.Home}, MaxRunning: cfg.MaxRunningSubagents}
 }
 
 func (h *subagentHost) StartSubagent(ctx context.Context, r soul.SubagentStart) (soul.SubagentRun, error) {

@@ -190,7 +190,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
-	s.addAgentTools()
+	s.addAgentTools(agent)
 	// Status shows the resumed session's numbers from the start; a failure
 	// here surfaces on the first operation instead. The view's tail is
 	// enough (its last usage record and what follows it): resuming a long

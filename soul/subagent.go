@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -28,12 +29,11 @@ const (
 	maxAgentTimeout = 3600
 )
 
-// Subagents lets the soul offer the Agent tool. A Soul without it (nil)
-// has no Agent tool; a sub-agent's Soul never has one.
+// Subagents lets the soul offer the Agent tool, with the sub-agent types
+// its agent file defines (agentspec: their prompts and tools), when the
+// file offers Agent. A Soul without it (nil) has no Agent tool; a
+// sub-agent's Soul never has one.
 type Subagents struct {
-	// Types are the sub-agent types the Agent tool offers, in order; the
-	// schema's enum. Without a "coder" type the first is the default.
-	Types []SubagentType
 	// Host opens the session of each run (a new one, or a resumed one).
 	Host SubagentHost
 	// MaxRunning bounds the sub-agents running at once (several Agent calls
@@ -41,18 +41,10 @@ type Subagents struct {
 	MaxRunning int
 }
 
-// SubagentType is one kind of sub-agent: what the model is told about it,
-// the text its system prompt adds to the parent's (kimi-cli's "you are
-// now running as a subagent…" role), and the tools it may use.
-type SubagentType struct {
-	Name        string
-	Description string
-	WhenToUse   string
-	// Role is appended to the parent's system prompt.
-	Role string
-	// Tools are the tools it is offered, those of the parent's that are
-	// named here; Agent and SendDMail never are.
-	Tools []string
+// subagentType is one sub-agent type of the agent file.
+type subagentType struct {
+	name  string
+	agent *agentspec.Agent
 }
 
 // SubagentHost opens and closes the sessions of sub-agent runs: app
@@ -156,7 +148,7 @@ type agentArgs struct {
 type agentTool struct {
 	s     *Soul
 	name  string // AgentToolName or agentAliasName
-	types []SubagentType
+	types []subagentType
 }
 
 var _ tools.ReadOnlyTool = (*agentTool)(nil)
@@ -174,8 +166,8 @@ func (t *agentTool) Description() string {
 	b.WriteString("The sub-agent does not see this conversation: give it everything it needs in `prompt`. Only its last message comes back to you; the user does not see it, so summarise it yourself when it matters to them.\n\n")
 	b.WriteString("**Available types**\n\n")
 	for _, ty := range t.types {
-		fmt.Fprintf(&b, "- `%s`: %s (Tools: %s).", ty.Name, ty.Description, strings.Join(ty.Tools, ", "))
-		if w := strings.Join(strings.Fields(ty.WhenToUse), " "); w != "" {
+		fmt.Fprintf(&b, "- `%s`: %s (Tools: %s).", ty.name, ty.agent.Description, strings.Join(ty.agent.Tools, ", "))
+		if w := strings.Join(strings.Fields(ty.agent.WhenToUse), " "); w != "" {
 			b.WriteString(" When to use: " + w)
 		}
 		b.WriteString("\n")
@@ -195,12 +187,12 @@ func (t *agentTool) Description() string {
 
 func (t *agentTool) defaultType() string {
 	for _, ty := range t.types {
-		if ty.Name == defaultSubagent {
-			return ty.Name
+		if ty.name == defaultSubagent {
+			return ty.name
 		}
 	}
 	if len(t.types) > 0 {
-		return t.types[0].Name
+		return t.types[0].name
 	}
 	return defaultSubagent
 }
@@ -212,7 +204,7 @@ func (t *agentTool) Schema() json.RawMessage {
 	}
 	names := make([]string, len(t.types))
 	for i, ty := range t.types {
-		names[i] = ty.Name
+		names[i] = ty.name
 	}
 	schema := map[string]any{
 		"type": "object",
@@ -268,10 +260,20 @@ type subagentParent struct {
 }
 
 // addAgentTools puts the Agent tool (and its alias Task, which the model
-// is not offered but may call) into the set.
-func (s *Soul) addAgentTools() {
+// is not offered but may call) into the set, when the agent file offers it
+// and defines sub-agent types.
+func (s *Soul) addAgentTools(agent *agentspec.Agent) {
 	sa := s.cfg.Subagents
-	if sa == nil || sa.Host == nil || len(sa.Types) == 0 {
+	if sa == nil || sa.Host == nil || !agent.Offers(AgentToolName) {
+		return
+	}
+	var types []subagentType
+	for _, name := range agent.SubagentNames() {
+		if child, ok := agent.Subagent(name); ok {
+			types = append(types, subagentType{name: name, agent: child})
+		}
+	}
+	if len(types) == 0 {
 		return
 	}
 	n := sa.MaxRunning
@@ -279,8 +281,8 @@ func (s *Soul) addAgentTools() {
 		n = defaultMaxRunning
 	}
 	s.agentSlots = make(chan struct{}, n)
-	s.agentTool = &agentTool{s: s, name: AgentToolName, types: sa.Types}
-	s.taskAlias = &agentTool{s: s, name: agentAliasName, types: sa.Types}
+	s.agentTool = &agentTool{s: s, name: AgentToolName, types: types}
+	s.taskAlias = &agentTool{s: s, name: agentAliasName, types: types}
 	s.set = tools.NewSet(append([]tools.Tool{s.agentTool}, s.set.All()...)...)
 }
 
@@ -297,14 +299,14 @@ func (s *Soul) lookupTool(name string) (tools.Tool, bool) {
 
 // runSubagent runs one sub-agent to its end and makes its answer (or what
 // it did before it failed) the tool result.
-func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, types []SubagentType) tools.Result {
+func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, types []subagentType) tools.Result {
 	if s.parent != nil {
 		return toolError("Agent unavailable", "Sub-agents cannot start other sub-agents.")
 	}
-	typeByName := func(name string) (SubagentType, bool) {
-		i := slices.IndexFunc(types, func(t SubagentType) bool { return t.Name == name })
+	typeByName := func(name string) (subagentType, bool) {
+		i := slices.IndexFunc(types, func(t subagentType) bool { return t.name == name })
 		if i < 0 {
-			return SubagentType{}, false
+			return subagentType{}, false
 		}
 		return types[i], true
 	}
@@ -312,7 +314,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	if !ok && a.Resume == "" {
 		names := make([]string, len(types))
 		for i, t := range types {
-			names[i] = t.Name
+			names[i] = t.name
 		}
 		return toolError("unknown sub-agent type", "There is no sub-agent type %q. The types are: %s.", a.SubagentType, strings.Join(names, ", "))
 	}
@@ -328,7 +330,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	client := s.client
 	s.mu.Unlock()
 	run, err := s.cfg.Subagents.Host.StartSubagent(ctx, SubagentStart{
-		Parent: s.sessionID, CallID: callID, Type: ty.Name, Description: strings.TrimSpace(a.Description),
+		Parent: s.sessionID, CallID: callID, Type: ty.name, Description: strings.TrimSpace(a.Description),
 		WorkDir: s.workDir, Model: client.Model(), Resume: a.Resume,
 	})
 	if err != nil {
@@ -342,6 +344,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	}
 
 	childCfg := s.cfg
+	childCfg.Agent = ty.agent
 	childCfg.Subagents = nil
 	childCfg.DMailRevertsFiles = false
 	childCfg.Thinking = s.thinkingEffort()
@@ -351,11 +354,10 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 		if run.Publish != nil {
 			run.Publish(e)
 		}
-		s.emit(SubagentEvent{ParentCallID: callID, SessionID: run.SessionID, Type: ty.Name, Event: e})
+		s.emit(SubagentEvent{ParentCallID: callID, SessionID: run.SessionID, Type: ty.name, Event: e})
 	}
 	child := New(childCfg, s.st, run.SessionID, client, s.subagentTools(ty), s.workDir, sink)
-	child.systemPrompt = strings.TrimRight(s.systemPrompt, "\n") + "\n\n" + strings.TrimSpace(ty.Role) + "\n"
-	child.parent = &subagentParent{soul: s, callID: callID, typ: ty.Name}
+	child.parent = &subagentParent{soul: s, callID: callID, typ: ty.name}
 	if run.Publish != nil {
 		run.Publish(child.Status())
 	}
@@ -372,20 +374,20 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	if a.Resume != "" && run.ArchivedWith >= 0 {
 		head = append(head, fmt.Sprintf("note: this sub-agent was archived with generation %d of its parent (a revert went back before its call); it continues from its own last state", run.ArchivedWith))
 	}
-	head = append(head, "actual_subagent_type: "+ty.Name)
+	head = append(head, "actual_subagent_type: "+ty.name)
 	if runErr == nil {
 		answer := strings.TrimSpace(s.lastAnswer(ctx, run.SessionID))
 		if answer == "" {
 			return tools.Result{Output: strings.Join(append(head, "status: failed", "", "The sub-agent finished without an answer."), "\n"),
-				IsError: true, Brief: ty.Name + " · no answer"}
+				IsError: true, Brief: ty.name + " · no answer"}
 		}
 		return tools.Result{Output: strings.Join(append(head, "status: completed", "", "[summary]", answer), "\n"),
-			Brief: fmt.Sprintf("%s · %d %s", ty.Name, prog.steps(), plural(prog.steps(), "step", "steps"))}
+			Brief: fmt.Sprintf("%s · %d %s", ty.name, prog.steps(), plural(prog.steps(), "step", "steps"))}
 	}
 	status, brief := subagentFailure(ctx, cctx, runErr, a.Timeout)
 	out := append(head, "status: "+status, "")
 	out = append(out, prog.summary()...)
-	return tools.Result{Output: strings.Join(out, "\n"), IsError: true, Brief: ty.Name + " · " + brief}
+	return tools.Result{Output: strings.Join(out, "\n"), IsError: true, Brief: ty.name + " · " + brief}
 }
 
 // subagentFailure says why a sub-agent's run ended without an answer.
@@ -412,19 +414,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// subagentTools is the parent's tools narrowed to the type's, without the
-// Agent tool and SendDMail (a sub-agent has no checkpoints to send to of
-// its parent's, and starts no sub-agents).
-func (s *Soul) subagentTools(ty SubagentType) *tools.Set {
-	var kept []tools.Tool
-	for _, t := range s.set.All() {
-		n := t.Name()
-		if n == AgentToolName || n == agentAliasName || n == sendDMailName || !slices.Contains(ty.Tools, n) {
-			continue
-		}
-		kept = append(kept, t)
-	}
-	return tools.NewSet(kept...)
+// subagentTools is the parent's tools narrowed to the type's file, never
+// with the Agent tool or SendDMail (a sub-agent has no checkpoints of its
+// parent's to send to, and starts no sub-agents).
+func (s *Soul) subagentTools(ty subagentType) *tools.Set {
+	return ty.agent.ToolSet(s.set).Without(AgentToolName, agentAliasName, sendDMailName)
 }
 
 // lastAnswer is the text of the last assistant message of a session.
