@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/views"
@@ -16,7 +17,7 @@ import (
 // tmux with `set -g set-clipboard on`), and gives the mouse back to the
 // terminal for native selection (/mouse).
 type clipboard struct {
-	c       *Controller
+	c       clipboardDeps
 	pending []byte // written by the next draw, which holds the screen
 	noMouse bool   // the terminal has the mouse (native selection)
 	// Y walks the code blocks of one message: the item and block last
@@ -25,12 +26,20 @@ type clipboard struct {
 	blockAt          time.Time
 }
 
+// clipboardDeps is what the clipboard reaches: the conversation it copies
+// from, the application whose mouse it gives away, and notices.
+type clipboardDeps struct {
+	notices
+	conv *views.Conversation
+	app  *tview.Application
+}
+
 // nextBlockWindow is how soon another Y must come to take the next block.
 const nextBlockWindow = 5 * time.Second
 
 // initClipboard registers y / Y in the conversation, F12 and /copy, /mouse.
 func (c *Controller) initClipboard() {
-	cb := &clipboard{c: c}
+	cb := &clipboard{c: clipboardDeps{notices: c, conv: c.conv, app: c.app}}
 	c.cb = cb
 	inConv := func() bool { return c.app.GetFocus() == c.conv }
 	c.keys = append(c.keys,

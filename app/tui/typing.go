@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/views"
 )
@@ -43,7 +44,7 @@ const confirmGrace = 300 * time.Millisecond
 
 // typingGuard tells typing from pane keys (UI goroutine only).
 type typingGuard struct {
-	c *Controller
+	c typingDeps
 	// now is the guard's clock (when a dialog appears) and when the time a
 	// key was typed (read from the terminal: a key that waited behind a
 	// busy UI goroutine keeps its time). Tests stamp keys with a fake one.
@@ -64,8 +65,19 @@ type typingGuard struct {
 	cancelConfirm func()    // closes it as Esc does
 }
 
+// typingDeps is what the guard reaches: the input typed letters go to, the
+// panes whose wrap toggles it takes back, and notices.
+type typingDeps struct {
+	notices
+	app     *tview.Application
+	input   *views.Input
+	conv    *views.Conversation
+	toolOut *views.ToolOutput
+}
+
 func (c *Controller) initTyping() {
-	c.tg = &typingGuard{c: c, now: time.Now, when: (*tcell.EventKey).When}
+	deps := typingDeps{notices: c, app: c.app, input: c.input, conv: c.conv, toolOut: c.toolOut}
+	c.tg = &typingGuard{c: deps, now: time.Now, when: (*tcell.EventKey).When}
 }
 
 // printable reports whether ev is a plain character (no Ctrl/Alt/Meta).
