@@ -486,6 +486,10 @@ func (c *Controller) onWorkerDeliver(batch []soul.Event) {
 // setMessage shows a transient status-bar message for messageTTL (UI).
 func (c *Controller) setMessage(text string, isErr bool) { c.setMessageFor(text, isErr, messageTTL) }
 
+// statusModel is the status bar's model, for the features that set a part
+// of it (UI).
+func (c *Controller) statusModel() *views.Status { return &c.statusM }
+
 // refreshStatus pushes the status model to the bar (UI).
 func (c *Controller) refreshStatus() {
 	s := c.statusM

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/rewind-agent/rewind/soul"
+import (
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/views"
+)
 
 // What a feature controller gets from the core. As lazygit's controllers
 // receive a ControllerCommon instead of the Gui, each feature struct here
@@ -23,3 +26,9 @@ type threads interface {
 	post(e soul.Event)
 }
 
+// statusLine is the status bar's model (controller.go): a feature sets its
+// part of it, then refreshStatus draws it (UI).
+type statusLine interface {
+	statusModel() *views.Status
+	refreshStatus()
+}

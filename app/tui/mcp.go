@@ -22,7 +22,7 @@ const mcpPage = "mcp"
 
 // mcpController owns the /mcp feature (UI goroutine, except where noted).
 type mcpController struct {
-	c        *Controller
+	c        mcpDeps
 	servers  *mcp.Manager // nil: none configured (or a read-only workspace)
 	problems []string     // configuration problems, one line each
 	panel    *views.MCPPanel
@@ -34,9 +34,23 @@ type mcpController struct {
 	leftOut     string // the tool caps' notice last shown
 }
 
+// mcpDeps is what /mcp reaches: its pages, the typing guard its trust
+// dialog arms, the status bar's alert, workers and notices.
+type mcpDeps struct {
+	mcpHost
+	pages *pageStack
+	tg    *typingGuard
+}
+
+type mcpHost interface {
+	notices
+	threads
+	statusLine
+}
+
 // initMCP registers /mcp and subscribes to the servers' changes (New).
 func (c *Controller) initMCP() {
-	mc := &mcpController{c: c, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
+	mc := &mcpController{c: mcpDeps{mcpHost: c, pages: c.pages, tg: c.tg}, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
 		trust: c.opts.MCPTrust, trustDialog: views.NewTrustDialog()}
 	c.mcp = mc
 	mc.panel.SetOnClose(func() { c.pages.pop(mcpPage) })
@@ -116,8 +130,8 @@ func (mc *mcpController) onUIRefresh() {
 	if len(failed) > 0 {
 		alert = "MCP: " + strings.Join(failed, ", ") + " failed"
 	}
-	if alert != mc.c.statusM.Alert {
-		mc.c.statusM.Alert = alert
+	if st := mc.c.statusModel(); alert != st.Alert {
+		st.Alert = alert
 		mc.c.refreshStatus()
 	}
 }
