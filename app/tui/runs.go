@@ -10,6 +10,8 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -29,14 +31,36 @@ const runsPage = "runs"
 
 // runsView is the runs feature controller. Its fields are UI state.
 type runsView struct {
-	c    *Controller
+	c    runsDeps
 	list *views.RunList
 	page *tview.Flex // the list above the status bar
 }
 
+// runsDeps is what the runs view reaches: the live channel's home and the
+// database (titles), its page, the watcher its Enter hands a run to, the
+// poll periods and counters, workers and notices.
+type runsDeps struct {
+	runsHost
+	home      string
+	db        *store.DB
+	ctx       context.Context
+	pages     *pageStack
+	watch     *watcher
+	polls     *pollPeriods
+	pollStats *pollStats
+}
+
+type runsHost interface {
+	notices
+	threads
+	currentTheme() themes.Theme
+	SessionID() string
+}
+
 // initRuns registers Ctrl-L and /runs (New).
 func (c *Controller) initRuns() {
-	r := &runsView{c: c, list: views.NewRunList()}
+	r := &runsView{list: views.NewRunList(), c: runsDeps{runsHost: c, home: c.opts.Home, db: c.db, ctx: c.ctx,
+		pages: c.pages, watch: c.watch, polls: &c.polls, pollStats: &c.pollStats}}
 	c.runs = r
 	r.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(r.list, 0, 1, true).AddItem(c.status, 1, 0, false)
 	r.list.SetOnWatch(r.onUIWatch)
@@ -50,7 +74,7 @@ func (c *Controller) initRuns() {
 // stops it.
 func (r *runsView) onUIOpen() {
 	c := r.c
-	if c.opts.Home == "" {
+	if c.home == "" {
 		c.setMessage("no rewind home: live runs cannot be listed", true)
 		return
 	}
@@ -58,7 +82,7 @@ func (r *runsView) onUIOpen() {
 		return
 	}
 	r.list.Reset()
-	r.page.SetBackgroundColor(c.theme.Background)
+	r.page.SetBackgroundColor(c.currentTheme().Background)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.pages.push(Page{Name: runsPage, Primitive: r.page,
 		Start: func() { c.onWorker(func() { r.onWorkerPoll(ctx) }) },
@@ -97,7 +121,7 @@ func (r *runsView) onWorkerPoll(ctx context.Context) {
 // title from the database (a rename shows at once).
 func (r *runsView) onWorkerList(ctx context.Context) ([]views.RunRow, error) {
 	c := r.c
-	hellos, err := live.List(ctx, c.opts.Home)
+	hellos, err := live.List(ctx, c.home)
 	if err != nil {
 		return nil, fmt.Errorf("list live runs: %w", err)
 	}

@@ -52,6 +52,9 @@ func (c *Controller) themedWidgets() []views.Themed {
 }
 
 // applyTheme broadcasts t to every widget (UI).
+// currentTheme is the theme the widgets are drawn in (UI).
+func (c *Controller) currentTheme() themes.Theme { return c.theme }
+
 func (c *Controller) applyTheme(t themes.Theme) {
 	c.theme = t
 	for _, w := range c.themedWidgets() {
