@@ -34,7 +34,7 @@ const snippetRunes = 400
 // the one in flight (its context: go-sqlite3 interrupts the statement); hits
 // stream to the list newest first, a first page and then the rest.
 type searchRunner struct {
-	c    *Controller
+	c    searchDeps
 	list *views.SessionList
 	// search is the store call (a test replaces it to watch cancellation).
 	search func(ctx context.Context, o store.SearchOptions, fn func(store.SearchHit) error) error
@@ -60,8 +60,23 @@ type lastSearch struct {
 // oneMoreLetter answers a query of one-letter words, which is not searched.
 const oneMoreLetter = "Type one more letter: a word is searched from its second letter on."
 
+// searchDeps is what a search runner reaches: workers, the UI thread
+// (hits go straight to it), the controller's lifetime and the browser's
+// scope (this dir or all).
+type searchDeps struct {
+	searchHost
+	ctx   context.Context
+	scope func() string // the work dir searched, "" for all (UI)
+}
+
+type searchHost interface {
+	threads
+	onUIThread(f func()) bool
+}
+
 func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
-	return &searchRunner{c: c, list: list, search: c.db.SearchEach}
+	deps := searchDeps{searchHost: c, ctx: c.ctx, scope: func() string { return c.br.scopeDir() }}
+	return &searchRunner{c: deps, list: list, search: c.db.SearchEach}
 }
 
 // request is the list's SearchFunc (UI goroutine): it supersedes whatever
@@ -71,7 +86,7 @@ func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 // the last query's, or with a note when there are none.
 func (r *searchRunner) request(query string) {
 	ctx, cancel := context.WithCancel(r.c.ctx)
-	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1, WorkDir: r.c.br.scopeDir()}
+	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1, WorkDir: r.c.scope()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timer != nil {
