@@ -36,7 +36,7 @@ const approvalGrace = 300 * time.Millisecond
 
 // approvals owns the approval feature (UI goroutine only).
 type approvals struct {
-	c     *Controller
+	c     approvalsDeps
 	modal *views.ApprovalModal
 
 	cur   *soul.ApprovalRequest   // the request the modal shows (this workspace's soul)
@@ -90,9 +90,33 @@ func (y *yoloDirs) set(dir string, on bool) {
 	}
 }
 
+// approvalsDeps is what the approvals feature reaches: the page its modal
+// is pushed on, the conversation (who answered), the dir rewind started in,
+// the hook a test watches answers by, the open session, the status line's
+// mode, notifications and notices.
+type approvalsDeps struct {
+	approvalsHost
+	pages    *pageStack
+	conv     *views.Conversation
+	startDir string                                  // Options.WorkDir
+	answered func(toolCallID string, watcherPID int) // Options.ApprovalAnswered, or nil
+}
+
+type approvalsHost interface {
+	notices
+	threads
+	statusLine
+	cur() *openSession
+	workDir() string
+	notify(kind notifyKind, detail string)
+	setNews(text string)
+	info(text string)
+}
+
 // initApprovals builds the modal and registers /yolo and /approvals (New).
 func (c *Controller) initApprovals() {
-	a := &approvals{c: c, modal: views.NewApprovalModal(), now: time.Now}
+	deps := approvalsDeps{approvalsHost: c, pages: c.pages, conv: c.conv, startDir: c.opts.WorkDir, answered: c.opts.ApprovalAnswered}
+	a := &approvals{c: deps, modal: views.NewApprovalModal(), now: time.Now}
 	if c.opts.Soul.Yolo {
 		a.yolo.set(c.opts.WorkDir, true)
 	}
@@ -185,7 +209,7 @@ func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, f
 	if !req.Answer(d, feedback) {
 		return // a watcher answered first
 	}
-	if f := a.c.opts.ApprovalAnswered; f != nil {
+	if f := a.c.answered; f != nil {
 		f(req.ToolCallID, 0)
 	}
 	if o := a.c.cur(); o != nil && o.pub != nil {
@@ -307,10 +331,10 @@ func (a *approvals) cmdYolo(string) {
 	}
 	a.yolo.set(dir, on)
 	if on {
-		c.statusM.Mode = "YOLO"
+		c.statusModel().Mode = "YOLO"
 		c.setMessage("yolo on in "+views.ElidePath(dir, 60)+": every tool call runs without asking (/yolo again to turn it off)", false)
 	} else {
-		c.statusM.Mode = ""
+		c.statusModel().Mode = ""
 		c.setMessage("yolo off: tool calls that write or execute ask first", false)
 	}
 	c.refreshStatus()
@@ -320,18 +344,19 @@ func (a *approvals) cmdYolo(string) {
 // when yolo, on for the session before, is off in this one's work dir.
 func (a *approvals) onUIInstalled(o *openSession) {
 	c := a.c
-	was := c.statusM.Mode == "YOLO"
-	on := a.yolo.in(workDirOf(o.sess, c.opts.WorkDir))
+	st := c.statusModel()
+	was := st.Mode == "YOLO"
+	on := a.yolo.in(workDirOf(o.sess, c.startDir))
 	if o.soul != nil {
 		on = o.soul.Yolo()
 	}
-	c.statusM.Mode = ""
+	st.Mode = ""
 	if on {
-		c.statusM.Mode = "YOLO"
+		st.Mode = "YOLO"
 	}
 	if was && !on {
 		// After the switch's own "working in …", which this one says too.
-		dir := views.ElidePath(workDirOf(o.sess, c.opts.WorkDir), 60)
+		dir := views.ElidePath(workDirOf(o.sess, c.startDir), 60)
 		c.onUIThreadAsync(func() {
 			c.setMessage("yolo is off in this work dir ("+dir+"): tool calls that write or execute ask first (/yolo turns it on here)", false)
 		})

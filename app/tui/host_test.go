@@ -13,7 +13,7 @@ import (
 // stillHoldsController lists the feature structs not yet given a deps
 // struct of their own; it only shrinks.
 var stillHoldsController = map[string]bool{
-	"approvals": true, "browser": true,
+	"browser":    true,
 	"timeTravel": true, "watcher": true,
 }
 
