@@ -115,6 +115,16 @@ type Config struct {
 	// Providers are the [providers.NAME] profiles, by name.
 	Providers []Provider
 
+	// Agent and AgentFile name the agent new sessions start with (config
+	// agent / agent_file, --agent / --agent-file; see agent.go).
+	// AgentFromFlag says a flag named it: it then also replaces the agent
+	// a resumed session was started with.
+	Agent         string
+	AgentFile     string
+	AgentFromFlag bool
+	// Plan starts the workspace or -p run in plan mode (--plan).
+	Plan bool
+
 	// File is the config file that was read, "" when there was none.
 	File string
 }
@@ -171,6 +181,10 @@ type Overrides struct {
 	AllowRemoteApproval *bool
 	// Thinking is --thinking (true) or --no-thinking (false).
 	Thinking *bool
+	// Agent and AgentFile are --agent and --agent-file; Plan is --plan.
+	Agent     *string
+	AgentFile *string
+	Plan      *bool
 }
 
 // fileConfig is the on-disk shape; pointers tell "absent" from "zero".
@@ -202,6 +216,8 @@ type fileConfig struct {
 	MCPMaxTools         *int                      `toml:"mcp_max_tools" yaml:"mcp_max_tools"`
 	MCPMaxToolsPerSrv   *int                      `toml:"mcp_max_tools_per_server" yaml:"mcp_max_tools_per_server"`
 	Providers           map[string]providerConfig `toml:"providers" yaml:"providers"`
+	Agent               *string                   `toml:"agent" yaml:"agent"`
+	AgentFile           *string                   `toml:"agent_file" yaml:"agent_file"`
 }
 
 // providerConfig is one [providers.NAME] table: another OpenAI-compatible
@@ -308,6 +324,11 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	setStr(&c.APIKey, fc.APIKey)
 	setStr(&c.Theme, fc.Theme)
 	setStr(&c.Notify, fc.Notify)
+	setStr(&c.Agent, fc.Agent)
+	if fc.AgentFile != nil && *fc.AgentFile != "" {
+		// Relative to the config file, as mcp.json paths are to theirs.
+		c.AgentFile = expandAgentPath(*fc.AgentFile, filepath.Dir(file))
+	}
 	if fc.AllowRemoteApproval != nil {
 		c.AllowRemoteApproval = *fc.AllowRemoteApproval
 	}
@@ -378,6 +399,14 @@ func LoadConfig(getenv func(string) string, o Overrides) (Config, error) {
 	setStr(&c.BaseURL, o.BaseURL)
 	setStr(&c.Model, o.Model)
 	setStr(&c.Theme, o.Theme)
+	if o.Agent != nil || o.AgentFile != nil {
+		c.Agent, c.AgentFile, c.AgentFromFlag = "", "", true
+		setStr(&c.Agent, o.Agent)
+		setStr(&c.AgentFile, o.AgentFile)
+	}
+	if o.Plan != nil {
+		c.Plan = *o.Plan
+	}
 	setInt(&c.MaxStepsPerRun, o.MaxSteps)
 	setInt(&c.MaxContextSize, o.MaxContextSize)
 	setInt(&c.ReservedTokens, o.ReservedTokens)

@@ -59,15 +59,32 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	if note := cfg.ThinkingNote(); note != "" {
 		fmt.Fprintln(rt.Stderr, "rewind: "+note)
 	}
+	start, err := cfg.StartAgent()
+	if err != nil {
+		return err
+	}
 	db, _, err := rt.openDB(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 
-	sess, err := printSession(ctx, db, cfg, o)
+	sess, err := printSession(ctx, db, cfg, o, start.Ref)
 	if err != nil {
 		return err
+	}
+	agent := start
+	if o.SessionID != "" || o.Continue {
+		stored, err := db.SessionAgent(ctx, sess.ID)
+		if err != nil {
+			return storeError(err, sess.ID, "")
+		}
+		if agent, err = cfg.SessionAgent(sess.ID, stored, start); err != nil {
+			return err
+		}
+	}
+	if w := agent.Warning(); w != "" {
+		fmt.Fprintln(rt.Stderr, "rewind: "+w)
 	}
 	if o.SessionID == "" && !o.Continue {
 		defer func() {
@@ -91,7 +108,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 		return err
 	}
 	sc := soulConfig(cfg)
-	sc.Files = files
+	sc.Files, sc.Agent = files, agent
 	sc.Subagents = SubagentsConfig(db, cfg)
 	if sc.Instructions, err = instructions.Load(cfg.Home, workDir); err != nil {
 		return userErrorf(err, "cannot read the project instructions: %v", err)
@@ -110,7 +127,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 
 	set, stopMCP := rt.printMCP(ctx, cfg, workDir)
 	defer stopMCP()
-	s := soul.New(sc, db, sess.ID, client, set, workDir, out.sink)
+	s := soul.New(sc, db, sess.ID, client, agent.ToolSet(set), workDir, out.sink)
 	runErr := s.Run(ctx, prompt)
 	if err := out.finish(runErr == nil); err != nil && runErr == nil {
 		return err
@@ -160,7 +177,7 @@ func (rt *Runtime) printMCP(ctx context.Context, cfg Config, workDir string) (*t
 }
 
 // printSession finds or creates the session a print-mode run writes to.
-func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions) (store.Session, error) {
+func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions, agentRef string) (store.Session, error) {
 	switch {
 	case o.SessionID != "":
 		s, err := db.GetSession(ctx, o.SessionID)
@@ -175,7 +192,7 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions)
 		}
 		return list[0], nil
 	}
-	s, err := db.CreateSession(ctx, store.NewSession{WorkDir: cfg.WorkDir, Model: cfg.Model})
+	s, err := db.CreateSession(ctx, store.NewSession{WorkDir: cfg.WorkDir, Model: cfg.Model, Agent: agentRef})
 	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
 		return s, ro
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/demo"
 	"github.com/rewind-agent/rewind/app/tui"
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
@@ -44,6 +45,13 @@ const (
 // RunTUI starts the workspace and blocks until the user quits it.
 func RunTUI(ctx context.Context, opts TUIOptions) error {
 	rt := opts.Runtime
+	// A bad agent file stops everything before the terminal is touched.
+	var agent *agentspec.Agent
+	if cfg, err := rt.Config(); err == nil && opts.Mode != TUIWatch {
+		if agent, err = cfg.StartAgent(); err != nil {
+			return err
+		}
+	}
 	if err := checkTerminal(rt); err != nil {
 		return err
 	}
@@ -137,6 +145,13 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	defer db.Close()
 	o.DB, o.Notice = db, rt.RecoveryNotice
 	o.Soul.Subagents = SubagentsConfig(db, cfg)
+	if agent != nil {
+		o.Agent = agent
+		o.AgentOf = func(id, stored string) (*agentspec.Agent, error) { return cfg.SessionAgent(id, stored, agent) }
+		if w := agent.Warning(); w != "" {
+			o.Notice = strings.TrimPrefix(o.Notice+" · "+w, " · ")
+		}
+	}
 	o.Export = func(ctx context.Context, id, path string) (int, error) {
 		return exportFile(ctx, db, id, -1, path, false, cfg.Redactor())
 	}

@@ -898,7 +898,11 @@ func (db *DB) ForkSession(ctx context.Context, id string, gen int, checkpointID 
 			g.parentSession, g.parentGen, g.forkSeq = hit.seg.session, &hit.seg.gen, &hit.seq
 			g.messages, g.nextCP, g.tokens = hit.msgsBefore, checkpointID, hit.tokensBefore
 		}
-		newID, err := insertSession(ctx, tx, NewSession{Title: src.Title, WorkDir: src.WorkDir, Model: src.Model})
+		var agent string // a fork goes on with its source's agent
+		if err := tx.QueryRowContext(ctx, `SELECT agent FROM sessions WHERE id = ?`, src.ID).Scan(&agent); err != nil {
+			return fmt.Errorf("agent of %s: %w", src.ID, err)
+		}
+		newID, err := insertSession(ctx, tx, NewSession{Title: src.Title, WorkDir: src.WorkDir, Model: src.Model, Agent: agent})
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,9 @@ import (
 // NewSession describes a session to create. CreatedAt zero means now.
 type NewSession struct {
 	Title, WorkDir, Model string
-	CreatedAt             time.Time
+	// Agent is the agent it is started with (see SessionAgent).
+	Agent     string
+	CreatedAt time.Time
 	// Subagent, when its Of is set, makes the session a sub-agent run
 	// started by a tool call of session Of.
 	Subagent SubagentOrigin
@@ -127,8 +129,13 @@ func insertSession(ctx context.Context, tx *sql.Tx, ns NewSession) (string, erro
 	id := newID()
 	at := toMS(ns.CreatedAt)
 	if ns.Subagent.Of == "" {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at)
+		if ns.Agent == "" { // the column is 0012's: older schemas still take a session without it
+			_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at)
+			return id, err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, work_dir, model, agent, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, ns.Agent, at, at)
 		return id, err
 	}
 	// Where the parent is now: the step whose tool call starts the child.
@@ -141,6 +148,21 @@ func insertSession(ctx context.Context, tx *sql.Tx, ns NewSession) (string, erro
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, ns.Title, ns.WorkDir, ns.Model, at, at,
 		parent.id, ns.Subagent.CallID, ns.Subagent.Type, parent.currentGen, parent.lastSeq)
 	return id, err
+}
+
+// SessionAgent is the agent session id was started with: a built-in
+// agent's name or an agent file's path; "" when none was recorded (a
+// session from before agent files, an import).
+func (db *DB) SessionAgent(ctx context.Context, id string) (string, error) {
+	var agent string
+	err := db.reader.QueryRowContext(ctx, `SELECT agent FROM sessions WHERE id = ?`, id).Scan(&agent)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("agent of session %s: %w", id, err)
+	}
+	return agent, nil
 }
 
 type querier interface {

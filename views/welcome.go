@@ -9,6 +9,7 @@ import (
 type Welcome struct {
 	WorkDir  string
 	Model    string
+	Agent    string // the agent new prompts run with, "default (built-in)"
 	Approval string
 	Keys     []KeyHint
 }
@@ -20,6 +21,7 @@ type KeyHint struct{ Key, Description string }
 func (c *Conversation) SetWelcome(w Welcome) {
 	w.WorkDir = SanitizeLine(w.WorkDir)
 	w.Model = SanitizeLine(w.Model)
+	w.Agent = SanitizeLine(w.Agent)
 	w.Approval = SanitizeLine(w.Approval)
 	keys := make([]KeyHint, len(w.Keys)) // never write the caller's slice
 	for i, k := range w.Keys {
@@ -54,6 +56,7 @@ func (c *Conversation) drawWelcome(screen tcell.Screen, x, y, w, h int) {
 	}
 	field("work dir", c.welcome.WorkDir)
 	field("model", c.welcome.Model)
+	field("agent", c.welcome.Agent)
 	field("approvals", c.welcome.Approval)
 	if len(c.welcome.Keys) > 0 {
 		add(Line{})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
@@ -123,6 +124,7 @@ type Controller struct {
 type openSession struct {
 	sess         store.Session
 	instructions []instructions.File // the AGENTS.md files its soul follows
+	agent        *agentspec.Agent    // the agent its soul runs (nil when read-only)
 	soul         *soul.Soul          // nil when read-only
 	lease        *store.Lease        // nil when read-only
 	pub          *live.Publisher     // nil when read-only (or publishing failed)
@@ -148,6 +150,9 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	}
 	if o.Tools == nil {
 		o.Tools = tools.Default()
+	}
+	if o.Agent == nil {
+		o.Agent = agentspec.Default()
 	}
 	if o.Model == "" && o.Client != nil {
 		o.Model = o.Client.Model()

@@ -6,6 +6,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
@@ -43,6 +44,12 @@ type Options struct {
 	// file_size_cap) for rewinds, so they see what the agent recorded.
 	FileOptions filecp.Options
 	Tools       *tools.Set // nil = tools.Default()
+	// Agent is the agent new sessions start with (nil: the built-in
+	// default); each session's soul gets its prompt and Tools narrowed to
+	// its tools. AgentOf, when set, is the agent a session goes on with
+	// given the one it recorded (app.Config.SessionAgent); nil: Agent.
+	Agent   *agentspec.Agent
+	AgentOf func(sessionID, stored string) (*agentspec.Agent, error)
 	// MCP are the MCP servers, already starting; their tools are in Tools
 	// (through tools.Set.WithSource). nil: none. The caller closes it.
 	MCP *mcp.Manager

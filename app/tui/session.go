@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
@@ -117,7 +118,10 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			pub, pnote := c.onWorkerPublish(sess, dir)
 			a.o.lease, a.o.pub, a.note, a.o.instructions = lease, pub, joinNotes(note, pnote), cfg.Instructions
 			cfg.Yolo = c.ap.yolo.in(dir) // yolo belongs to a work dir
-			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, c.opts.Tools, dir, c.publishingSink(pub))
+			agent, anote := c.onWorkerAgent(ctx, sess)
+			a.note = joinNotes(a.note, anote)
+			cfg.Agent, a.o.agent = agent, agent
+			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, agent.ToolSet(c.opts.Tools), dir, c.publishingSink(pub))
 			if pub != nil {
 				// Before its first run the writer publishes the session's
 				// numbers from the store (`rewind runs`, watchers).
@@ -127,6 +131,24 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 	}
 	a.readOnly = readOnly
 	return a, nil
+}
+
+// onWorkerAgent is the agent sess goes on with: the one it was started
+// with, unless the command line named another (Options.AgentOf). One that
+// does not load now is a status note, and the workspace's agent runs it.
+func (c *Controller) onWorkerAgent(ctx context.Context, sess store.Session) (*agentspec.Agent, string) {
+	if c.opts.AgentOf == nil {
+		return c.opts.Agent, ""
+	}
+	stored, err := c.db.SessionAgent(ctx, sess.ID)
+	if err != nil {
+		return c.opts.Agent, ""
+	}
+	a, err := c.opts.AgentOf(sess.ID, stored)
+	if err != nil {
+		return c.opts.Agent, oneLine(err.Error(), 300) + " · running " + c.opts.Agent.Name
+	}
+	return a, ""
 }
 
 // releaseLater gives up a session the workspace left (its lease and live
@@ -394,7 +416,7 @@ func (c *Controller) releaseLease() {
 func (c *Controller) onWorkerCreateSession(ctx context.Context, cfg soul.Config) (*openSession, error) {
 	var sess store.Session
 	err := c.db.RetryBusy(ctx, func() (err error) {
-		sess, err = c.db.CreateSession(ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model})
+		sess, err = c.db.CreateSession(ctx, store.NewSession{Title: c.opts.NewSessionTitle, WorkDir: c.opts.WorkDir, Model: c.opts.Model, Agent: c.opts.Agent.Ref})
 		return err
 	})
 	if err != nil {

@@ -84,7 +84,7 @@ func (c *Controller) cmdStatus(string) {
 		}
 		text := statusText(statusInfo{
 			title: title,
-			model: st.Model, workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
+			model: st.Model, agent: c.agentLabel(), workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
@@ -100,6 +100,7 @@ const statusLabelWidth = 10
 
 type statusInfo struct {
 	model, workDir, title string
+	agent                 string
 	session               *openSession
 	tokens, maxContext    int
 	yolo, readOnly        bool
@@ -118,6 +119,9 @@ func statusText(s statusInfo) string {
 	row := func(label, value string) { fmt.Fprintf(&b, "%-*s %s\n", statusLabelWidth, label, value) }
 	b.WriteString("Status\n")
 	row("model", orDash(s.model))
+	if s.agent != "" {
+		row("agent", s.agent)
+	}
 	row("thinking", thinkingText(s.thinking))
 	if s.webSearch != "" {
 		row("search", s.webSearch)

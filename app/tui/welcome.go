@@ -29,7 +29,17 @@ func (c *Controller) refreshWelcome() {
 	case c.statusM.Mode == "YOLO":
 		approval = "yolo: every tool call runs without asking (/yolo to ask again)"
 	}
-	c.conv.SetWelcome(views.Welcome{WorkDir: homeShort(c.opts.WorkDir), Model: c.statusM.Model, Approval: approval, Keys: welcomeKeys})
+	c.conv.SetWelcome(views.Welcome{WorkDir: homeShort(c.opts.WorkDir), Model: c.statusM.Model, Agent: c.agentLabel(), Approval: approval, Keys: welcomeKeys})
+}
+
+// agentLabel names the agent of the open session's soul, else the one a
+// new session starts with (any goroutine).
+func (c *Controller) agentLabel() string {
+	a := c.opts.Agent
+	if o := c.cur(); o != nil && o.agent != nil {
+		a = o.agent
+	}
+	return a.Label(c.opts.WorkDir)
 }
 
 // homeShort writes a path under the home directory as ~/….

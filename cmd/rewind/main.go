@@ -55,6 +55,8 @@ type cli struct {
 	thinking, noThinking                     bool
 	maxSteps, maxContextSize, reservedTokens int
 	mcpConfigFiles                           []string
+	agent, agentFile                         string
+	plan                                     bool
 }
 
 // action wraps a subcommand body: it marks that the command line parsed, and
@@ -83,6 +85,9 @@ func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 		MCPConfigFiles:      c.mcpConfigFiles,
 		AllowRemoteApproval: given(f, "allow-remote-approval", &c.allowRemote),
 		Thinking:            c.thinkingOverride(f),
+		Agent:               given(f, "agent", &c.agent),
+		AgentFile:           given(f, "agent-file", &c.agentFile),
+		Plan:                given(f, "plan", &c.plan),
 	}
 }
 
@@ -211,6 +216,16 @@ func (c *cli) agentFlags(cmd *cobra.Command) {
 	f.BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 	f.BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of this run (rewind watch, same user) answer its approval requests")
 	f.IntVar(&c.maxSteps, "max-steps", app.DefaultMaxStepsPerRun, "maximum agent steps per prompt")
+	c.agentFileFlags(cmd)
+	f.BoolVar(&c.plan, "plan", false, "start in plan mode: only read-only tools run until you approve the model's plan")
+}
+
+// agentFileFlags: which agent file (prompt and tools) runs.
+func (c *cli) agentFileFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&c.agent, "agent", "", "run the built-in agent NAME (default, okabe, coder, explore, plan; rewind agents lists them)")
+	f.StringVar(&c.agentFile, "agent-file", "", "run the agent of a kimi-cli agent file (YAML: prompt, tools, sub-agents)")
+	cmd.MarkFlagsMutuallyExclusive("agent", "agent-file")
 }
 
 // thinkingFlags: --thinking / --no-thinking, as kimi-cli.
@@ -537,7 +552,18 @@ matches with « ».`,
 	demo.Flags().BoolVar(&c.yolo, "yolo", false, "approve every tool call without asking")
 	demo.Flags().BoolVar(&c.allowRemote, "allow-remote-approval", false, "let watchers of the demo's run (rewind watch, same user) answer its approval requests")
 
-	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo, mcpCmd)
+	agents := &cobra.Command{
+		Use:   "agents",
+		Short: "List the agents (built-in and the work dir's or config's agent file) with their tools",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: c.action(func(context.Context, *cobra.Command, []string) error {
+			return app.Agents(c.rt)
+		}),
+	}
+	c.workDirFlag(agents)
+	c.agentFileFlags(agents)
+
+	root.AddCommand(sessions, runs, show, gens, revert, restore, undo, fork, compact, export, imp, search, watch, demo, mcpCmd, agents)
 	for _, sub := range append(root.Commands(), mcpCmd.Commands()...) {
 		sub.SilenceUsage, sub.SilenceErrors = true, true
 	}

@@ -1,8 +1,10 @@
 package agentspec
 
 import (
+	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -16,6 +18,9 @@ import (
 // Agent is a resolved agent file: its name, prompt template, tools and
 // sub-agent types. It is immutable once loaded and safe to share.
 type Agent struct {
+	// Ref says where to load it again (a session records it): a built-in's
+	// name, or the file's absolute path.
+	Ref string
 	// Name is the file's agent.name; for a file that leaves it empty, the
 	// built-in's or sub-agent type's name, else the file's base name.
 	Name string
@@ -110,6 +115,33 @@ func (a *Agent) AllowsMCP(name string) bool {
 // the MCP tools AllowsMCP lets through as they come and go.
 func (a *Agent) ToolSet(all *tools.Set) *tools.Set {
 	return all.Only(a.Offers)
+}
+
+// Warning is the one line naming the kimi-cli tools the file lists that
+// rewind does not have, "" when there are none.
+func (a *Agent) Warning() string {
+	if len(a.Unavailable) == 0 {
+		return ""
+	}
+	them := "them"
+	if len(a.Unavailable) == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("agent %s: rewind has no %s; it runs without %s", a.Name, strings.Join(a.Unavailable, ", "), them)
+}
+
+// Label names the agent for /status, the welcome screen and rewind
+// agents: "default (built-in)", "reviewer (.rewind/agent.yaml)" (a file
+// under workDir relative to it).
+func (a *Agent) Label(workDir string) string {
+	if !filepath.IsAbs(a.Ref) {
+		return a.Name + " (built-in)"
+	}
+	where := a.Ref
+	if rel, err := filepath.Rel(workDir, a.Ref); err == nil && workDir != "" && !strings.HasPrefix(rel, "..") {
+		where = rel
+	}
+	return a.Name + " (" + where + ")"
 }
 
 // Vars are the values of the prompt's built-in variables.

@@ -325,3 +325,32 @@ func (f fakeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"ob
 func (f fakeTool) Call(context.Context, *tools.Env, json.RawMessage) tools.Result {
 	return tools.Result{}
 }
+
+// TestProjectFileStaysInTheProject: a project's .rewind/agent.yaml cannot
+// read a file outside the work dir into the prompt, directly or through a
+// symlink; a built-in's name still extends.
+func TestProjectFileStaysInTheProject(t *testing.T) {
+	t.Parallel()
+	outside := write(t, map[string]string{"secret.md": "TOP SECRET ${KIMI_NOW}\n"})
+	work := write(t, map[string]string{
+		".rewind/agent.yaml": "version: 1\nagent:\n  extend: default\n  system_prompt_path: " + filepath.Join(outside, "secret.md") + "\n",
+		".rewind/ok.yaml":    "version: 1\nagent:\n  extend: default\n  name: proj\n  tools: [ReadFile]\n",
+		".rewind/link.yaml":  "version: 1\nagent:\n  extend: default\n  system_prompt_path: ./link.md\n",
+	})
+	if err := os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(work, ".rewind", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"agent.yaml", "link.yaml"} {
+		_, err := LoadProjectFile(filepath.Join(work, ".rewind", f), work)
+		if err == nil || !strings.Contains(err.Error(), "outside the project") || !strings.Contains(err.Error(), f+":4:") {
+			t.Errorf("%s: err = %v, want a refusal naming the line", f, err)
+		}
+		if _, err := LoadFile(filepath.Join(work, ".rewind", f)); err != nil {
+			t.Errorf("%s given on the command line: %v", f, err)
+		}
+	}
+	a, err := LoadProjectFile(filepath.Join(work, ".rewind", "ok.yaml"), work)
+	if err != nil || a.Name != "proj" || a.Ref != filepath.Join(work, ".rewind", "ok.yaml") {
+		t.Fatalf("project file extending default: %+v, %v", a, err)
+	}
+}

@@ -49,6 +49,9 @@ func (e *Error) Error() string {
 type loc struct {
 	builtin bool
 	path    string // embed path, or absolute OS path
+	// root, for a project's file, is the directory every file it reads
+	// must be in (symlinks resolved).
+	root string
 }
 
 func (l loc) String() string {
@@ -65,6 +68,19 @@ func (l loc) read() ([]byte, error) {
 	if st, err := os.Stat(l.path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory", l.path)
 	}
+	if l.root != "" {
+		real, err := filepath.EvalSymlinks(l.path)
+		if err != nil {
+			return nil, err
+		}
+		root, err := filepath.EvalSymlinks(l.root)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, errOutsideProject
+		}
+	}
 	return regfile.ReadFile(l.path)
 }
 
@@ -74,9 +90,9 @@ func (l loc) rel(p string) loc {
 		return loc{builtin: true, path: path.Join(path.Dir(l.path), p)}
 	}
 	if filepath.IsAbs(p) {
-		return loc{path: filepath.Clean(p)}
+		return loc{path: filepath.Clean(p), root: l.root}
 	}
-	return loc{path: filepath.Join(filepath.Dir(l.path), p)}
+	return loc{path: filepath.Join(filepath.Dir(l.path), p), root: l.root}
 }
 
 // toolRef is a tool name as written, and where.
@@ -121,6 +137,22 @@ type spec struct {
 	subagentsSet bool
 }
 
+// errOutsideProject refuses a project agent file's path that leaves the
+// project: a cloned repository's file must not put, say, ~/.ssh/id_rsa into
+// the prompt sent to the model.
+var errOutsideProject = errors.New("outside the project: a project's agent file reads only files in the project")
+
+// LoadProjectFile is LoadFile for the work dir's .rewind/agent.yaml: every
+// file it reads (prompt, extended files, sub-agents) must be inside root,
+// the work dir. It may still extend a built-in by name.
+func LoadProjectFile(p, root string) (*Agent, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, fmt.Errorf("agent file %s: %w", p, err)
+	}
+	return load(loc{path: abs, root: root}, "")
+}
+
 // LoadFile reads the agent file at path (--agent-file), with the files it
 // extends, its prompt and its sub-agents. A bad file is an *Error.
 func LoadFile(p string) (*Agent, error) {
@@ -138,7 +170,11 @@ func Builtin(name string) (*Agent, error) {
 	if !ok {
 		return nil, fmt.Errorf("no built-in agent %q: use one of %s (rewind agents lists them), or --agent-file PATH", name, strings.Join(BuiltinNames(), ", "))
 	}
-	return load(loc{builtin: true, path: p}, name)
+	a, err := load(loc{builtin: true, path: p}, name)
+	if a != nil {
+		a.Ref = name
+	}
+	return a, err
 }
 
 // Default is the built-in default agent: rewind's own prompt and tools.
@@ -189,6 +225,7 @@ func resolve(l loc, fallbackName string) (*Agent, error) {
 		return nil, &Error{File: l.String(), Msg: "the agent has no tools: list them under tools:, or extend an agent that has (extend: default)"}
 	}
 	a := &Agent{
+		Ref:       l.path,
 		Name:      sp.name,
 		File:      l.String(),
 		Model:     sp.model,
@@ -502,6 +539,8 @@ func shortErr(err error) string {
 		return "no such file"
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
+	case errors.Is(err, errOutsideProject):
+		return errOutsideProject.Error()
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
