@@ -109,7 +109,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	}
 	sc := soulConfig(cfg)
 	sc.Files, sc.Agent = files, agent
-	sc.Subagents = SubagentsConfig(db, cfg)
+	if agent.Offers(soul.AgentToolName) { // the agent file's tools are exactly what is offered
+		sc.Subagents = SubagentsConfig(db, cfg)
+	}
 	if sc.Instructions, err = instructions.Load(cfg.Home, workDir); err != nil {
 		return userErrorf(err, "cannot read the project instructions: %v", err)
 	}

@@ -121,6 +121,9 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			agent, anote := c.onWorkerAgent(ctx, sess)
 			a.note = joinNotes(a.note, anote)
 			cfg.Agent, a.o.agent = agent, agent
+			if !agent.Offers(soul.AgentToolName) { // exactly the agent file's tools
+				cfg.Subagents = nil
+			}
 			a.o.soul = soul.New(cfg, c.db, sess.ID, c.opts.Client, agent.ToolSet(c.opts.Tools), dir, c.publishingSink(pub))
 			if pub != nil {
 				// Before its first run the writer publishes the session's
