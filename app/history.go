@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // SessionJSON is one element of `rewind sessions --json` (DESIGN §4).
@@ -32,7 +33,8 @@ type SessionJSON struct {
 	ForkOf         string `json:"fork_of,omitempty"`
 	ForkOfTitle    string `json:"fork_of_title,omitempty"`
 	ForkCheckpoint *int   `json:"fork_checkpoint,omitempty"`
-	Imported       bool   `json:"imported,omitempty"`  // a kimi-cli import
+	Imported       bool   `json:"imported,omitempty"`  // an import from another agent
+	Origin         string `json:"origin,omitempty"`    // the agent it came from: kimi, codex, claude
 	NoAnswer       bool   `json:"no_answer,omitempty"` // prompts but no answer ever written (a failed run)
 	// A sub-agent run: the session whose Agent call started it, and its type.
 	SubagentOf   string `json:"subagent_of,omitempty"`
@@ -133,7 +135,7 @@ func sessionJSON(s store.Session) SessionJSON {
 		ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
 		CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
 		CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
-		ForkOf: s.ForkOf, Imported: s.Imported, NoAnswer: s.Unanswered,
+		ForkOf: s.ForkOf, Imported: s.Imported, Origin: s.Origin, NoAnswer: s.Unanswered,
 		SubagentOf: s.SubagentOf, SubagentType: s.SubagentType,
 	}
 	if s.ForkOf != "" {
@@ -158,7 +160,7 @@ func sessionMark(s store.Session) string {
 	case s.ForkOf != "":
 		return "⑂ fork"
 	case s.Imported:
-		return "⇣ kimi"
+		return views.ImportMark(s.Origin)
 	}
 	return "-"
 }

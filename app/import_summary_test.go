@@ -22,7 +22,7 @@ func TestImportSummary(t *testing.T) {
 		{kimi.BulkResult{Imported: 1, Updated: 3, Unchanged: 996, Records: 50, Bytes: 1000},
 			"imported 1 session, updated 3 sessions that grew (50 records, 0.0 MB) in 1s, 50 records/s; 996 sessions already imported"},
 	} {
-		if got := importSummary(c.res, time.Second); got != c.want {
+		if got := importSummary(c.res, time.Second, "kimi-cli"); got != c.want {
 			t.Errorf("importSummary(%+v)\n got %q\nwant %q", c.res, got, c.want)
 		}
 	}

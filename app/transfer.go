@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
+	"github.com/rewind-agent/rewind/store/peers"
 )
 
 // Export writes a generation of a session (the current one when gen is nil)
@@ -158,14 +159,35 @@ func writeNoClobber(path string, data []byte, force bool) error {
 	return nil
 }
 
-// Import imports kimi-cli history: a context.jsonl, a session dir, the
-// share dir (~/.kimi) or its sessions/, every session in this one process.
+// Import imports agent history: kimi-cli's (a context.jsonl, a session
+// dir, the share dir ~/.kimi or its sessions/), codex's (its home
+// ~/.codex, its sessions/, a rollout file) or Claude Code's (its home
+// ~/.claude, its projects/ or a project's dir, a session file), every
+// session in this one process; with no path, every home found (importHomes).
 // stdout gets the id of each session imported or updated (for one session
 // imported before and unchanged, its id); stderr a progress bar when it is
 // a terminal, warnings, and one summary line.
 func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) error {
+	if path == "" {
+		return importHomes(ctx, rt, skipInvalid)
+	}
 	if _, err := os.Stat(path); err != nil {
 		return userErrorf(err, "cannot import %s: %v", path, unwrapPathError(err))
+	}
+	if d, ok, err := peers.Detect(path); err != nil {
+		return importError(err, path)
+	} else if ok {
+		db, cfg, err := rt.openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		line, err := importPeers(ctx, rt, db, cfg, path, d)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(rt.Stderr, line)
+		return err
 	}
 	d, err := kimi.Discover(path)
 	if err != nil {
@@ -176,6 +198,16 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		return err
 	}
 	defer db.Close()
+	line, err := importKimi(ctx, rt, db, cfg, path, d, skipInvalid)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(rt.Stderr, line)
+	return err
+}
+
+// importKimi imports a kimi-cli discovery and returns its summary line.
+func importKimi(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path string, d kimi.Discovery, skipInvalid bool) (string, error) {
 	if len(d.Sources) > 1 {
 		warnWorkDirs(rt, d, cfg.WorkDir) // before the import, which may be long
 	}
@@ -190,15 +222,15 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 	})
 	bar.done()
 	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
-		return ro
+		return "", ro
 	}
 	if err != nil {
 		// What was committed before the failure stays, whole: its ids go to
 		// stdout as on success, and the line says how many.
 		if err := printLines(rt.Stdout, res.SessionIDs); err != nil {
-			return err
+			return "", err
 		}
-		return importFailed(err, path, res.Imported+res.Updated, len(d.Sources))
+		return "", importFailed(err, path, res.Imported+res.Updated, len(d.Sources))
 	}
 	ids := res.SessionIDs
 	if len(d.Sources) == 1 && res.Unchanged == 1 {
@@ -207,17 +239,16 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 		}
 	}
 	if len(d.Sources) == 1 && res.Empty == 1 {
-		return userErrorf(nil, "cannot import %s: nothing to import, the context is empty; nothing was imported", path)
+		return "", userErrorf(nil, "cannot import %s: nothing to import, the context is empty; nothing was imported", path)
 	}
 	if err := printLines(rt.Stdout, ids); err != nil {
-		return err
+		return "", err
 	}
-	line := importSummary(res, time.Since(start))
+	line := importSummary(res, time.Since(start), "kimi-cli")
 	if len(d.Sources) == 1 && len(d.Unmapped) > 0 && res.Imported > 0 {
 		line += fmt.Sprintf("; its work dir is %s: no kimi.json names one (--work-dir chooses another)", cfg.WorkDir)
 	}
-	_, err = fmt.Fprintln(rt.Stderr, line)
-	return err
+	return line, nil
 }
 
 func printLines(w io.Writer, lines []string) error {
@@ -257,7 +288,7 @@ func importFailed(err error, path string, done, sources int) error {
 
 // importSummary is the one line an import ends with. A run that found
 // nothing new says so plainly, rather than "imported 0 sessions".
-func importSummary(res kimi.BulkResult, elapsed time.Duration) string {
+func importSummary(res kimi.BulkResult, elapsed time.Duration, agent string) string {
 	sessions := func(n int) string { return words.Thousands(n) + " " + words.Plural(n, "session", "sessions") }
 	var rest []string
 	if res.Unchanged > 0 {
@@ -268,7 +299,7 @@ func importSummary(res kimi.BulkResult, elapsed time.Duration) string {
 	}
 	if res.Imported == 0 && res.Updated == 0 {
 		if len(rest) == 0 {
-			return "nothing new: no kimi-cli session found"
+			return "nothing new: no " + agent + " session found"
 		}
 		return "nothing new: " + strings.Join(rest, ", ")
 	}

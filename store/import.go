@@ -18,6 +18,10 @@ import (
 type ImportedGeneration struct {
 	Records []Record
 	Cause   Cause
+	// SourceGen, for a compact generation, is the generation (of the
+	// same import, by index) whose messages it replaced: the archived
+	// pre-compaction history, as rewind's own compactions keep it.
+	SourceGen *int
 	// Decoded optionally holds the decoded body of each message record (nil
 	// for others): a bulk import that decoded the lines already saves the
 	// store decoding and validating them again.
@@ -31,6 +35,32 @@ type ImportedSession struct {
 	// Kimi, when set, is recorded in the same transaction (SessionID is
 	// filled in), so a re-run of a bulk import knows the session.
 	Kimi *KimiImport
+	// Origin is the agent the session was imported from (OriginKimi when
+	// empty): kept as generation 0's note, so every schema reads it.
+	Origin string
+}
+
+// The agents sessions are imported from (Session.Origin).
+const (
+	OriginKimi   = "kimi"
+	OriginCodex  = "codex"
+	OriginClaude = "claude"
+)
+
+// originNotes are the notes of an imported generation 0 that name its
+// origin; an import without one (kimi-cli's, older rewinds) is kimi's.
+var originNotes = map[string]string{
+	OriginCodex:  "imported from codex",
+	OriginClaude: "imported from Claude Code",
+}
+
+func originOf(note string) string {
+	for o, n := range originNotes {
+		if note == n {
+			return o
+		}
+	}
+	return OriginKimi
 }
 
 // Import transactions are kept short, so that another process's write (a
@@ -297,6 +327,7 @@ type sessionImport struct {
 	gens    []ImportedGeneration
 	records int
 	created int64
+	latest  int64 // the newest record's created_at
 	staged  int64 // when > 0: hidden until done (importLarge)
 
 	id      string
@@ -317,6 +348,11 @@ func newSessionImport(is ImportedSession) *sessionImport {
 	}
 	for _, g := range w.gens {
 		w.records += len(g.Records)
+		for _, r := range g.Records {
+			if !r.CreatedAt.IsZero() {
+				w.latest = max(w.latest, r.CreatedAt.UnixMilli())
+			}
+		}
 	}
 	return w
 }
@@ -358,7 +394,10 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			if cause == "" {
 				cause = CauseImport
 			}
-			g := genRow{sessionID: w.id, gen: w.gi, cause: cause, createdAt: w.created}
+			g := genRow{sessionID: w.id, gen: w.gi, cause: cause, createdAt: w.created, sourceGen: ig.SourceGen}
+			if w.gi == 0 {
+				g.note = originNotes[w.is.Origin]
+			}
 			if w.gi < len(w.gens)-1 {
 				g.archivedAt = &w.created
 			}
@@ -406,8 +445,12 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			return Session{}, err == nil, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ?, deleted_at = NULL WHERE id = ?`,
-		len(w.gens)-1, w.lastSeq, w.id); err != nil {
+	// The session was last updated when its last record was written (the
+	// source's own times: the lists sort imported history by when it
+	// happened).
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET current_gen = ?, last_seq = ?, deleted_at = NULL,
+		updated_at = max(updated_at, ?) WHERE id = ?`,
+		len(w.gens)-1, w.lastSeq, w.latest, w.id); err != nil {
 		return Session{}, false, err
 	}
 	if err := recordKimiImport(ctx, tx, w.is.Kimi, w.id); err != nil {

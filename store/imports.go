@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // KimiImport is what rewind remembers of one imported kimi-cli session:
@@ -122,4 +124,106 @@ func (db *DB) ExtendImport(ctx context.Context, prev, k KimiImport, grown bool, 
 		return Generation{}, false, err
 	}
 	return out.public(), true, nil
+}
+
+// GrowImport adds what the source of an imported session gained since its
+// last import, in one transaction: records go on its current generation
+// (the view grows, as a live run's does), then gens follow it, each a
+// new root generation that becomes current with the one before archived
+// (the source compacted or went back to an earlier prompt); a generation's
+// SourceGen is an index in gens, -1 for the current generation before the
+// call. The import record becomes k. prev is the import record the
+// caller compared the source with: when the record is no longer that
+// (another import updated the session since), nothing is written and ok
+// is false. The session's updated_at becomes its newest record's time.
+func (db *DB) GrowImport(ctx context.Context, prev, k KimiImport, records []Record, gens []ImportedGeneration) (ok bool, err error) {
+	err = db.RetryBusy(ctx, func() error {
+		ok = false
+		return db.WriteTx(ctx, func(tx *sql.Tx) error {
+			var files, sessionID string
+			err := tx.QueryRowContext(ctx, `SELECT files, session_id FROM kimi_imports WHERE kimi_session = ?`, prev.KimiSession).Scan(&files, &sessionID)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if files != prev.Files || sessionID != prev.SessionID {
+				return nil
+			}
+			ok = true
+			st, err := loadState(ctx, tx, sessionID)
+			if err != nil {
+				return err
+			}
+			cur, err := loadGen(ctx, tx, st.id, st.currentGen)
+			if err != nil {
+				return err
+			}
+			latest := int64(0)
+			write := func(g genRow, recs []Record, dec []*message.Message) error {
+				// The records' own times, and the newest of them is when
+				// the session was last updated.
+				now := int64(0)
+				for _, r := range recs {
+					now = max(now, r.CreatedAt.UnixMilli())
+				}
+				if now <= 0 {
+					now = nowMS()
+				}
+				a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: now}
+				for i, r := range recs {
+					var m *message.Message
+					if i < len(dec) {
+						m = dec[i]
+					}
+					if _, err := a.add(r, m); err != nil {
+						a.close()
+						return err
+					}
+				}
+				latest = max(latest, now)
+				if err := a.flush(); err != nil {
+					return err
+				}
+				st.lastSeq = a.lastSeq
+				return nil
+			}
+			if len(records) > 0 {
+				if err := write(cur, records, nil); err != nil {
+					return err
+				}
+			}
+			base := st.currentGen
+			for _, ig := range gens {
+				cause := ig.Cause
+				if cause == "" {
+					cause = CauseImport
+				}
+				g := genRow{cause: cause}
+				if ig.SourceGen != nil {
+					src := base + 1 + *ig.SourceGen
+					g.sourceGen = &src
+				}
+				if g, err = startGeneration(ctx, tx, st, g); err != nil {
+					return err
+				}
+				st.currentGen = g.gen
+				if err := write(g, ig.Records, ig.Decoded); err != nil {
+					return err
+				}
+			}
+			if latest > 0 { // startGeneration set it to now
+				if _, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, latest, st.id); err != nil {
+					return err
+				}
+			}
+			k.SessionID = st.id
+			return recordKimiImport(ctx, tx, &k, st.id)
+		})
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: grow import of %s: %w", prev.SessionID, err)
+	}
+	return ok, nil
 }

@@ -50,7 +50,7 @@ func newID() string { return strings.ToLower(ulid.Make().String()) }
 // its own records is an answer (a failed `-p` run has none).
 const sessionBaseColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
 	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens,
-	g0.cause, coalesce(g0.parent_session, ''), coalesce(ps.title, ''),
+	g0.cause, g0.note, coalesce(g0.parent_session, ''), coalesce(ps.title, ''),
 	(SELECT pc.checkpoint_id FROM context pc WHERE pc.session_id = g0.parent_session AND pc.seq = g0.fork_seq),
 	EXISTS (SELECT 1 FROM context a WHERE a.session_id = s.id AND a.role = 'assistant')`
 
@@ -75,11 +75,11 @@ func scanSessionColumns(r scanner, withOrigin bool) (Session, error) {
 	var s Session
 	var created, updated int64
 	var deleted, forkCP sql.NullInt64
-	var cause string
+	var cause, note string
 	var answered bool
 	dest := []any{&s.ID, &s.Title, &s.WorkDir, &s.Model, &created, &updated,
 		&s.CurrentGen, &deleted, &s.Messages, &s.Checkpoints, &s.Tokens,
-		&cause, &s.ForkOf, &s.ForkOfTitle, &forkCP, &answered}
+		&cause, &note, &s.ForkOf, &s.ForkOfTitle, &forkCP, &answered}
 	if withOrigin {
 		dest = append(dest, &s.SubagentOf, &s.SubagentCall, &s.SubagentType, &s.subagentGen, &s.subagentSeq)
 	}
@@ -87,6 +87,9 @@ func scanSessionColumns(r scanner, withOrigin bool) (Session, error) {
 		return Session{}, err
 	}
 	s.Imported = Cause(cause) == CauseImport
+	if s.Imported {
+		s.Origin = originOf(note)
+	}
 	s.ForkCheckpoint = -1
 	if forkCP.Valid {
 		s.ForkCheckpoint = int(forkCP.Int64)

@@ -95,11 +95,14 @@ type Session struct {
 	Generations int       `json:"generations"`
 	// Where the session came from: ForkOf is the source session of a fork
 	// (ForkOfTitle its title, ForkCheckpoint the checkpoint it was cut at,
-	// -1 for a whole view); Imported marks a kimi-cli import.
+	// -1 for a whole view); Imported marks an import, and Origin names the
+	// agent it came from (OriginKimi, OriginCodex, OriginClaude; "" for
+	// rewind's own sessions).
 	ForkOf         string `json:"fork_of,omitempty"`
 	ForkOfTitle    string `json:"-"`
 	ForkCheckpoint int    `json:"-"`
 	Imported       bool   `json:"imported,omitempty"`
+	Origin         string `json:"origin,omitempty"`
 	// Unanswered: it has messages but no answer was ever written in it
 	// (a run that failed before the model replied).
 	Unanswered bool `json:"unanswered,omitempty"`

@@ -24,10 +24,11 @@ type SessionRow struct {
 	Messages    int
 	Tokens      int
 	Generations int
-	Live        bool // another process is writing it (a live lease)
-	Current     bool // the session open in this workspace
-	Imported    bool // imported from kimi-cli
-	Fork        bool // forked from another session (the title says which)
+	Live        bool   // another process is writing it (a live lease)
+	Current     bool   // the session open in this workspace
+	Imported    bool   // imported from another agent
+	Origin      string // the agent it was imported from (kimi, codex, claude)
+	Fork        bool   // forked from another session (the title says which)
 	// ForkCheckpoint is the checkpoint a fork was cut at (-1: a whole view).
 	ForkCheckpoint int
 	Unanswered     bool // has a prompt but never got an answer (a failed run)
@@ -753,7 +754,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		case s.Fork:
 			tags = " ⑂ fork"
 		case s.Imported:
-			tags = " ⇣ kimi"
+			tags = " " + ImportMark(s.Origin)
 		}
 		tw := titleW - 1
 		if tags != "" && tw > strWidth(tags)+8 {
@@ -1106,4 +1107,13 @@ func listMouse(p tview.Primitive, box *tview.Box, selected func() int, sel func(
 		}
 		return true, nil
 	})
+}
+
+// ImportMark is the mark of a session imported from the agent origin
+// ("⇣ codex"), the same in the browser and `rewind sessions`.
+func ImportMark(origin string) string {
+	if origin == "" {
+		origin = "kimi"
+	}
+	return "⇣ " + origin
 }

@@ -352,7 +352,7 @@ func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]
 // cut from (store.Session.ListTitle).
 func sessionRow(s store.Session) views.SessionRow {
 	return views.SessionRow{ID: s.ID, Title: s.ListTitle(), WorkDir: s.WorkDir, Updated: s.UpdatedAt,
-		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Unanswered: s.Unanswered,
+		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Origin: s.Origin, Unanswered: s.Unanswered,
 		Fork: s.ForkOf != "", ForkCheckpoint: s.ForkCheckpoint}
 }
 

@@ -456,11 +456,15 @@ A session another rewind process is writing can be forked.`,
 
 	var skipInvalid bool
 	imp := &cobra.Command{
-		Use:   "import PATH",
-		Short: "Import kimi-cli history: a context.jsonl, a session dir, or the whole share dir (~/.kimi or ~/.kimi/sessions); prints the ids of the sessions imported or updated",
-		Args:  usageArgs(nArgs(1, 1)),
+		Use:   "import [PATH]",
+		Short: "Import kimi-cli, codex or Claude Code history: a session file, a session dir, or a whole home (~/.kimi, ~/.codex, ~/.claude); with no PATH, every home found; prints the ids of the sessions imported or updated",
+		Args:  usageArgs(nArgs(0, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
-			return app.Import(ctx, c.rt, args[0], skipInvalid)
+			path := ""
+			if len(args) > 0 {
+				path = args[0]
+			}
+			return app.Import(ctx, c.rt, path, skipInvalid)
 		}),
 	}
 	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "skip malformed lines (each reported) instead of stopping at the first")

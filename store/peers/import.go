@@ -1,0 +1,261 @@
+package peers
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// Options tunes ImportAll.
+type Options struct {
+	// WorkDir is the work dir of sessions whose file names none.
+	WorkDir string
+	// Warn receives warnings (a torn last line, a line that is not JSON).
+	Warn func(string)
+	// Progress is called after each session with the bytes done and in all.
+	Progress func(done, total int64)
+	// BatchRecords is how many records go in one store.ImportSessions call
+	// (0: 20,000), as kimi's ImportAll.
+	BatchRecords int
+}
+
+// Result says what ImportAll did.
+type Result struct {
+	Imported, Updated, Unchanged, Empty int      // sessions
+	Records                             int      // records written
+	Bytes                               int64    // bytes of the files imported or updated
+	Unknown                             int      // lines of record types not known, skipped
+	Invalid                             int      // lines that are not JSON objects, skipped
+	Torn                                int      // files whose torn last line waits for the next import
+	SessionIDs                          []string // rewind sessions imported or updated, in order
+}
+
+// importState is what the import record keeps of a file (its Files field):
+// the bytes of whole lines imported and their sha256, and how many
+// generations and records of the last one they gave. A file whose first
+// Size bytes are unchanged only grew: its new lines' records are added.
+type importState struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	Gens   int    `json:"gens"`
+	Last   int    `json:"last"`
+}
+
+func stateOf(s *Session, data []byte) importState {
+	sum := sha256.Sum256(data[:s.Consumed])
+	st := importState{Size: s.Consumed, SHA256: hex.EncodeToString(sum[:]), Gens: len(s.Gens)}
+	if len(s.Gens) > 0 {
+		st.Last = len(s.Gens[len(s.Gens)-1].Records)
+	}
+	return st
+}
+
+// ImportAll imports the sources (from Detect) into db with the store's
+// import machinery: new sessions in batches through store.ImportSessions
+// (short transactions, a large session hidden until whole), a file
+// imported before and unchanged skipped after hashing it, a file that grew
+// adding only its new lines' records (store.GrowImport), a file rewritten
+// otherwise becoming a new generation of its session.
+func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Result, error) {
+	if o.BatchRecords <= 0 {
+		o.BatchRecords = 20000
+	}
+	var res Result
+	var total, done int64
+	for _, s := range srcs {
+		total += s.Size
+	}
+	var batch []store.ImportedSession
+	var sizes []int64
+	batchRecords := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		// Newest first in, oldest first to the store (its ids rank them).
+		slices.Reverse(batch)
+		slices.Reverse(sizes)
+		out, err := db.ImportSessions(ctx, batch)
+		for i, s := range out {
+			if s.ID == "" {
+				res.Unchanged++
+				continue
+			}
+			res.Imported++
+			res.Records += batch[i].Kimi.Records
+			res.Bytes += sizes[i]
+			res.SessionIDs = append(res.SessionIDs, s.ID)
+		}
+		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
+		return err
+	}
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		is, n, err := importOne(ctx, db, src, o, &res)
+		if err != nil {
+			return res, err
+		}
+		done += src.Size
+		if n > 0 {
+			batch, sizes = append(batch, is), append(sizes, src.Size)
+			if batchRecords += n; batchRecords >= o.BatchRecords {
+				if err := flush(); err != nil {
+					return res, fmt.Errorf("import: %w", err)
+				}
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	if err := flush(); err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	return res, nil
+}
+
+// importOne reads src and either updates its session (done here) or
+// returns the new session to write, with its record count.
+func importOne(ctx context.Context, db *store.DB, src Source, o Options, res *Result) (store.ImportedSession, int, error) {
+	prev, seen, err := db.LookupKimiImport(ctx, src.Key)
+	if err != nil {
+		return store.ImportedSession{}, 0, err
+	}
+	data, err := readRegular(ctx, src.Path)
+	if err != nil {
+		return store.ImportedSession{}, 0, fmt.Errorf("import %s: %w", src.Path, err)
+	}
+	var old importState
+	grown := false
+	if seen {
+		if err := json.Unmarshal([]byte(prev.Files), &old); err != nil {
+			return store.ImportedSession{}, 0, fmt.Errorf("import %s: the record of its last import is unreadable: %w", src.Path, err)
+		}
+		if int64(len(data)) >= old.Size {
+			sum := sha256.Sum256(data[:old.Size])
+			grown = hex.EncodeToString(sum[:]) == old.SHA256
+		}
+		if grown && len(bytes.TrimSpace(data[old.Size:])) == 0 {
+			res.Unchanged++
+			return store.ImportedSession{}, 0, nil
+		}
+	}
+	s, err := Parse(bytes.NewReader(data), src.Origin, src.Path, o.Warn)
+	if err != nil {
+		return store.ImportedSession{}, 0, err
+	}
+	res.Unknown += unknownLines(s)
+	res.Invalid += s.Invalid
+	if s.Torn {
+		res.Torn++
+	}
+	st := stateOf(s, data)
+	stJSON, _ := json.Marshal(st)
+	k := store.KimiImport{KimiSession: src.Key, Source: src.Path, Files: string(stJSON), Records: s.Records()}
+	if seen {
+		n, ok, err := grow(ctx, db, prev, k, s, old, grown)
+		if err != nil {
+			return store.ImportedSession{}, 0, fmt.Errorf("import %s: %w", src.Path, err)
+		}
+		if !ok || n == 0 {
+			res.Unchanged++
+			return store.ImportedSession{}, 0, nil
+		}
+		res.Updated++
+		res.Records += n
+		res.Bytes += int64(len(data))
+		res.SessionIDs = append(res.SessionIDs, prev.SessionID)
+		return store.ImportedSession{}, 0, nil
+	}
+	n := s.Records()
+	if n == 0 {
+		res.Empty++
+		return store.ImportedSession{}, 0, nil
+	}
+	return newSession(s, src, o.WorkDir, &k), n, nil
+}
+
+// grow writes what a file gained since its last import (old): with grown
+// (its imported lines unchanged) the records after the old ones, else
+// (rewritten) the whole file as new generations.
+func grow(ctx context.Context, db *store.DB, prev, k store.KimiImport, s *Session, old importState, grown bool) (int, bool, error) {
+	var recs []store.Record
+	from := 0 // the first generation of s to add
+	if grown && old.Gens >= 1 && len(s.Gens) >= old.Gens && len(s.Gens[old.Gens-1].Records) >= old.Last {
+		recs = s.Gens[old.Gens-1].Records[old.Last:]
+		from = old.Gens
+	}
+	gens := make([]store.ImportedGeneration, 0, len(s.Gens)-from)
+	n := len(recs)
+	for _, g := range s.Gens[from:] {
+		if g.SourceGen != nil {
+			rel := *g.SourceGen - from
+			g.SourceGen = &rel
+		}
+		gens = append(gens, g)
+		n += len(g.Records)
+	}
+	if n == 0 {
+		return 0, true, nil
+	}
+	ok, err := db.GrowImport(ctx, prev, k, recs, gens)
+	return n, ok, err
+}
+
+// newSession is a parsed file as a store import.
+func newSession(s *Session, src Source, fallbackWorkDir string, k *store.KimiImport) store.ImportedSession {
+	title := s.Title
+	if src.Description != "" {
+		title = src.Description
+	}
+	if title == "" {
+		title = "imported " + src.Path
+	}
+	wd := s.WorkDir
+	if wd == "" {
+		wd = fallbackWorkDir
+	}
+	created := s.Created
+	if created.IsZero() {
+		created = src.ModTime
+	}
+	return store.ImportedSession{
+		Session:     store.NewSession{Title: title, WorkDir: wd, Model: s.Model, CreatedAt: created},
+		Generations: s.Gens,
+		Kimi:        k,
+		Origin:      src.Origin,
+	}
+}
+
+func unknownLines(s *Session) int {
+	n := 0
+	for _, c := range s.Unknown {
+		n += c
+	}
+	return n
+}
+
+// readRegular reads a session file through regfile: a regular file only,
+// each read bounded in time and ended by ctx.
+func readRegular(ctx context.Context, p string) ([]byte, error) {
+	f, err := regfile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil {
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	_, err = buf.ReadFrom(regfile.NewReader(ctx, f, p))
+	return buf.Bytes(), err
+}
