@@ -30,16 +30,20 @@ func TestImportEveryHome(t *testing.T) {
 		t.Errorf("%d ids printed, want 8:\n%s", len(ids), r)
 	}
 	list := e.mustOK("sessions").stdout
-	if strings.Count(list, "⇣ codex") != 3 || strings.Count(list, "⇣ claude") != 5 {
-		t.Errorf("sessions should mark 3 codex and 5 claude imports:\n%s", list)
+	if strings.Count(list, "⇣ codex") != 3 || strings.Count(list, "⇣ claude") != 4 {
+		t.Errorf("sessions should mark 3 codex and 4 claude imports:\n%s", list)
 	}
 	js := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
-	origins := map[any]int{}
+	origins, subagents := map[any]int{}, 0
 	for _, s := range js {
+		if s["subagent_of"] != nil {
+			subagents++
+			continue
+		}
 		origins[s["origin"]]++
 	}
-	if origins["codex"] != 3 || origins["claude"] != 5 {
-		t.Errorf("--json origins %v, want codex 3 and claude 5", origins)
+	if origins["codex"] != 3 || origins["claude"] != 4 || subagents != 1 {
+		t.Errorf("--json origins %v, want codex 3 and claude 4, and the sub-agent linked to its parent", origins)
 	}
 	again := e.mustOK("import")
 	if strings.Count(again.stderr, "nothing new") != 2 || strings.TrimSpace(again.stdout) != "" {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/store"
 )
@@ -96,11 +98,41 @@ func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Res
 		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
 		return err
 	}
-	for _, src := range srcs {
-		if err := ctx.Err(); err != nil {
-			return res, err
+	// Reading and parsing (one goroutine) overlap with writing (this one),
+	// as kimi's ImportAll: the reader stays at most two batches ahead.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ahead := int64(2 * o.BatchRecords)
+	budget := semaphore.NewWeighted(ahead)
+	parsed := make(chan parsedFile, 64)
+	go func() {
+		defer close(parsed)
+		for _, src := range srcs {
+			p := readAndParse(ctx, db, src, o)
+			p.weight = min(max(int64(p.records()), 1), ahead)
+			if budget.Acquire(ctx, p.weight) != nil {
+				return
+			}
+			parsed <- p
+			if p.err != nil {
+				return
+			}
 		}
-		is, n, err := importOne(ctx, db, src, o, &res)
+	}()
+	for p := range parsed {
+		budget.Release(p.weight)
+		if p.err != nil {
+			return res, p.err
+		}
+		src := p.src
+		if src.Parent != "" && len(batch) > 0 {
+			// A sub-agent's session names its parent's: the parents
+			// (listed first) are written before.
+			if err := flush(); err != nil {
+				return res, fmt.Errorf("import: %w", err)
+			}
+		}
+		is, n, err := p.write(ctx, db, o, &res)
 		if err != nil {
 			return res, err
 		}
@@ -117,52 +149,90 @@ func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Res
 			o.Progress(done, total)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	if err := flush(); err != nil {
 		return res, fmt.Errorf("import: %w", err)
 	}
 	return res, nil
 }
 
-// importOne reads src and either updates its session (done here) or
-// returns the new session to write, with its record count.
-func importOne(ctx context.Context, db *store.DB, src Source, o Options, res *Result) (store.ImportedSession, int, error) {
-	prev, seen, err := db.LookupKimiImport(ctx, src.Key)
-	if err != nil {
-		return store.ImportedSession{}, 0, err
+// parsedFile is one source read and parsed (s nil: unchanged since its
+// last import), with what that import recorded.
+type parsedFile struct {
+	src    Source
+	prev   store.KimiImport
+	seen   bool
+	old    importState
+	grown  bool // the bytes imported last time are unchanged
+	s      *Session
+	size   int // bytes read
+	state  importState
+	err    error
+	weight int64 // of the reader's budget, given back once taken
+}
+
+func (p *parsedFile) records() int {
+	if p.s == nil {
+		return 0
+	}
+	return p.s.Records()
+}
+
+// readAndParse reads a source and parses it, unless its import record
+// says it is unchanged (then it is only read and hashed).
+func readAndParse(ctx context.Context, db *store.DB, src Source, o Options) parsedFile {
+	p := parsedFile{src: src}
+	var err error
+	if p.prev, p.seen, err = db.LookupKimiImport(ctx, src.Key); err != nil {
+		p.err = err
+		return p
 	}
 	data, err := readRegular(ctx, src.Path)
 	if err != nil {
-		return store.ImportedSession{}, 0, fmt.Errorf("import %s: %w", src.Path, err)
+		p.err = fmt.Errorf("import %s: %w", src.Path, err)
+		return p
 	}
-	var old importState
-	grown := false
-	if seen {
-		if err := json.Unmarshal([]byte(prev.Files), &old); err != nil {
-			return store.ImportedSession{}, 0, fmt.Errorf("import %s: the record of its last import is unreadable: %w", src.Path, err)
+	p.size = len(data)
+	if p.seen {
+		if err := json.Unmarshal([]byte(p.prev.Files), &p.old); err != nil {
+			p.err = fmt.Errorf("import %s: the record of its last import is unreadable: %w", src.Path, err)
+			return p
 		}
-		if int64(len(data)) >= old.Size {
-			sum := sha256.Sum256(data[:old.Size])
-			grown = hex.EncodeToString(sum[:]) == old.SHA256
+		if int64(len(data)) >= p.old.Size {
+			sum := sha256.Sum256(data[:p.old.Size])
+			p.grown = hex.EncodeToString(sum[:]) == p.old.SHA256
 		}
-		if grown && len(bytes.TrimSpace(data[old.Size:])) == 0 {
-			res.Unchanged++
-			return store.ImportedSession{}, 0, nil
+		if p.grown && len(bytes.TrimSpace(data[p.old.Size:])) == 0 {
+			return p // unchanged
 		}
 	}
-	s, err := Parse(bytes.NewReader(data), src.Origin, src.Path, o.Warn)
-	if err != nil {
-		return store.ImportedSession{}, 0, err
+	if p.s, err = Parse(bytes.NewReader(data), src.Origin, src.Path, o.Warn); err != nil {
+		p.err = err
+		return p
+	}
+	p.state = stateOf(p.s, data)
+	return p
+}
+
+// write updates the parsed file's session (done here) or returns the new
+// session to write, with its record count.
+func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Result) (store.ImportedSession, int, error) {
+	src, s := p.src, p.s
+	if s == nil {
+		res.Unchanged++
+		return store.ImportedSession{}, 0, nil
 	}
 	res.Unknown += unknownLines(s)
 	res.Invalid += s.Invalid
 	if s.Torn {
 		res.Torn++
 	}
-	st := stateOf(s, data)
-	stJSON, _ := json.Marshal(st)
+	stJSON, _ := json.Marshal(p.state)
 	k := store.KimiImport{KimiSession: src.Key, Source: src.Path, Files: string(stJSON), Records: s.Records()}
-	if seen {
-		n, ok, err := grow(ctx, db, prev, k, s, old, grown)
+	if p.seen {
+		n, ok, err := grow(ctx, db, p.prev, k, s, p.old, p.grown)
 		if err != nil {
 			return store.ImportedSession{}, 0, fmt.Errorf("import %s: %w", src.Path, err)
 		}
@@ -172,8 +242,8 @@ func importOne(ctx context.Context, db *store.DB, src Source, o Options, res *Re
 		}
 		res.Updated++
 		res.Records += n
-		res.Bytes += int64(len(data))
-		res.SessionIDs = append(res.SessionIDs, prev.SessionID)
+		res.Bytes += int64(p.size)
+		res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
 		return store.ImportedSession{}, 0, nil
 	}
 	n := s.Records()
@@ -181,7 +251,17 @@ func importOne(ctx context.Context, db *store.DB, src Source, o Options, res *Re
 		res.Empty++
 		return store.ImportedSession{}, 0, nil
 	}
-	return newSession(s, src, o.WorkDir, &k), n, nil
+	is := newSession(s, src, o.WorkDir, &k)
+	if src.Parent != "" {
+		// A Claude Code sub-agent: a sub-agent session of its parent's,
+		// when the parent is imported (else a session of its own).
+		if p, ok, err := db.LookupKimiImport(ctx, src.Parent); err != nil {
+			return store.ImportedSession{}, 0, err
+		} else if ok {
+			is.Session.Subagent = store.SubagentOrigin{Of: p.SessionID, CallID: src.ToolUseID, Type: src.AgentType}
+		}
+	}
+	return is, n, nil
 }
 
 // grow writes what a file gained since its last import (old): with grown

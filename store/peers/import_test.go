@@ -183,8 +183,13 @@ func TestImportClaudeHome(t *testing.T) {
 	if len(gens) != 2 || gens[1].Cause != store.CauseCompact || !gens[0].Archived() {
 		t.Fatalf("generations %+v: want the /compact as a compact generation", gens)
 	}
-	if _, ok := byTitle["Look around"]; !ok {
-		t.Errorf("no sub-agent session among %v", byTitle)
+	parent := byTitle["Delegate a look around."]
+	kids, err := db.SubagentsOf(context.Background(), []string{parent.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kids) != 1 || kids[0].Title != "Look around" || kids[0].SubagentType != "general-purpose" || kids[0].SubagentCall != "toolu_13_0" || kids[0].Origin != store.OriginClaude {
+		t.Errorf("sub-agents of the Agent call's session: %+v, want the sub-agent's file as one, linked to its call", kids)
 	}
 }
 
@@ -200,8 +205,8 @@ func TestReimportIsIdempotent(t *testing.T) {
 			t.Errorf("%s again: %+v, want all %d unchanged", home, again, first.Imported)
 		}
 	}
-	if n := len(sessionsByTitle(t, db)); n != 8 { // 3 codex, 4 Claude Code and a sub-agent
-		t.Errorf("%d sessions, want 8", n)
+	if n := len(sessionsByTitle(t, db)); n != 7 { // 3 codex, 4 Claude Code (and a sub-agent, not listed)
+		t.Errorf("%d sessions, want 7", n)
 	}
 }
 
