@@ -3,7 +3,6 @@ package soul
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -15,23 +14,22 @@ import (
 // message as note, a checkpoint is taken and the D-Mail message appended.
 func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	wctx := context.WithoutCancel(ctx)
-	before, err := s.st.View(wctx, s.sessionID)
+	lost, err := s.st.DiscardedAt(wctx, s.sessionID, -1, d.checkpoint)
 	if err != nil {
-		return fmt.Errorf("load context: %w", err)
+		return fmt.Errorf("what checkpoint %d discards: %w", d.checkpoint, err)
 	}
-	discarded, prompts, returnedTo := discardedBy(before, d.checkpoint)
 	gen, err := s.st.RevertTo(wctx, s.sessionID, d.checkpoint, store.CauseBacktrack, d.message)
 	if err != nil {
 		return fmt.Errorf("revert to checkpoint %d: %w", d.checkpoint, err)
 	}
 	ev := Backtrack{
 		CheckpointID: d.checkpoint,
-		Discarded:    discarded,
-		Prompts:      prompts,
-		ReturnedTo:   returnedTo,
+		Discarded:    lost.Messages,
+		Prompts:      lost.Prompts,
+		ReturnedTo:   lost.ReturnedTo,
 		Note:         d.message,
 		NewGen:       gen.Gen,
-		ArchivedGen:  before.Generation.Gen,
+		ArchivedGen:  lost.Gen,
 	}
 	if s.cfg.DMailRevertsFiles {
 		if fr, ok := s.cfg.Files.(FileReverter); ok {
@@ -53,60 +51,6 @@ func (s *Soul) backtrack(ctx context.Context, d dmail) error {
 	s.emit(ev)
 	s.emitStatus()
 	return nil
-}
-
-// discardedBy counts the messages of v after checkpoint id (they leave the
-// view) and the user's prompts among them, and names the turn the view
-// returns to: the first line of the first user prompt at or after the
-// checkpoint, or else the last one before it.
-func discardedBy(v store.View, id int) (discarded, prompts int, returnedTo string) {
-	at := -1
-	for i, r := range v.Records {
-		if r.Kind == store.KindCheckpoint && r.CheckpointID == id {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return 0, 0, ""
-	}
-	for _, r := range v.Records[at+1:] {
-		if r.Kind != store.KindMessage {
-			continue
-		}
-		discarded++
-		if r.Role != "user" {
-			continue
-		}
-		if m, err := r.Message(); err == nil {
-			if line := promptLine(m); line != "" {
-				prompts++
-				if returnedTo == "" {
-					returnedTo = line
-				}
-			}
-		}
-	}
-	if returnedTo == "" {
-		for i := at - 1; i >= 0 && returnedTo == ""; i-- {
-			r := v.Records[i]
-			if r.Kind == store.KindMessage && r.Role == "user" {
-				if m, err := r.Message(); err == nil {
-					returnedTo = promptLine(m)
-				}
-			}
-		}
-	}
-	return discarded, prompts, returnedTo
-}
-
-// promptLine is the first non-empty line of a user prompt; "" for messages
-// rewind injected (<system>…).
-func promptLine(m message.Message) string {
-	if k, _ := message.MarkerOf(m); k != message.NoMarker {
-		return ""
-	}
-	return titleFrom(strings.TrimSpace(m.Content.PlainText()))
 }
 
 // Clear archives the current generation and starts an empty one (/clear).

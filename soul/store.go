@@ -26,10 +26,13 @@ type Store interface {
 	// lock (store.ErrBusy), until ctx ends.
 	RetryBusy(ctx context.Context, write func() error) error
 
+	// DiscardedAt reads what reverting generation gen (< 0: the current
+	// one) to checkpoint id discards, without reading the whole view.
+	DiscardedAt(ctx context.Context, sessionID string, gen, id int) (store.Discarded, error)
 	RevertTo(ctx context.Context, sessionID string, checkpointID int, cause store.Cause, note string) (store.Generation, error)
 	Clear(ctx context.Context, sessionID string) (store.Generation, error)
 	Restore(ctx context.Context, sessionID string, gen int) (store.Generation, error)
-	StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (store.Generation, error)
+	StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int, marker bool) (store.Generation, error)
 	// KeepInterruptedStep keeps what an interrupted step produced in an
 	// archived generation, or, while another process holds the write lock,
 	// in a recovery file committed once the lock is free; it never waits.
