@@ -67,6 +67,9 @@ type Item struct {
 	// by this many cells: a table of labels and values (/status) wraps
 	// under its values, not under the labels.
 	Hang int
+	// Sections follow a banner's text, each a dim label over an indented
+	// body: a D-Mail's banner shows the prompt it returned to and its note.
+	Sections []Section
 
 	// Expanded unfolds reasoning and tool calls (Enter toggles).
 	Expanded bool
@@ -74,6 +77,14 @@ type Item struct {
 	// Interrupted marks an assistant answer cut short by an interrupt:
 	// drawn dimmed, with "interrupted" after it.
 	Interrupted bool
+}
+
+// Section is a labelled part of a banner; a Markdown body is rendered as
+// an assistant's text is.
+type Section struct {
+	Label    string
+	Text     string
+	Markdown bool
 }
 
 // maxExpandedLines bounds the args/result excerpt of an expanded tool call.
@@ -210,6 +221,13 @@ func sanitizeItem(it Item) Item {
 	it.KeyArg = SanitizeLine(it.KeyArg)
 	it.Args = sanitizeKeepTabs(it.Args)
 	it.Result = sanitizeKeepTabs(it.Result)
+	if it.Sections != nil {
+		secs := make([]Section, len(it.Sections)) // the caller's slice stays as it was
+		for i, sec := range it.Sections {
+			secs[i] = Section{Label: SanitizeLine(sec.Label), Text: sanitizeKeepTabs(sec.Text), Markdown: sec.Markdown}
+		}
+		it.Sections = secs
+	}
 	return it
 }
 
@@ -581,15 +599,8 @@ func (c *Conversation) layout(ci *convItem, first bool) []Line {
 		gap()
 		col, icon := c.bannerStyle(it.Banner)
 		st := base.Foreground(col).Bold(true)
-		if it.Hang <= 0 {
-			out = append(out, wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})...)
-			break
-		}
-		first := Line{{icon + " ", st}}
-		for _, l := range strings.Split(it.Text, "\n") {
-			out = append(out, wrapSpans([]Span{{l, st}}, w, first, Line{{"  " + strings.Repeat(" ", min(it.Hang, w/2)), st}})...)
-			first = Line{{"  ", st}}
-		}
+		out = append(out, bannerTextLines(it, w, st, icon)...)
+		out = append(out, c.sectionLines(it.Sections, w)...)
 	case ItemError:
 		gap()
 		st := base.Foreground(th.Error)
@@ -650,6 +661,40 @@ func answerLine(j int, l Line, base tcell.Style, th themes.Theme) Line {
 		p = Span{"● ", base.Foreground(th.Accent)}
 	}
 	return append(Line{p}, l...)
+}
+
+// bannerTextLines lays out a banner's text: a Hang indents the wrapped
+// rows of each of its lines under their values.
+func bannerTextLines(it Item, w int, st tcell.Style, icon string) []Line {
+	if it.Hang <= 0 {
+		return wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})
+	}
+	var out []Line
+	first := Line{{icon + " ", st}}
+	for _, l := range strings.Split(it.Text, "\n") {
+		out = append(out, wrapSpans([]Span{{l, st}}, w, first, Line{{"  " + strings.Repeat(" ", min(it.Hang, w/2)), st}})...)
+		first = Line{{"  ", st}}
+	}
+	return out
+}
+
+// sectionLines lays out a banner's sections: the label dim and indented
+// by two, the body by four.
+func (c *Conversation) sectionLines(secs []Section, w int) []Line {
+	th, base := c.theme, c.base()
+	label, indent := base.Foreground(th.Dim), Line{{"    ", base}}
+	var out []Line
+	for _, s := range secs {
+		out = append(out, wrapSpans([]Span{{s.Label, label}}, w, Line{{"  ", base}}, Line{{"  ", base}})...)
+		if !s.Markdown {
+			out = append(out, wrapSpans([]Span{{s.Text, base.Foreground(th.User)}}, w, indent, indent)...)
+			continue
+		}
+		for _, l := range renderMarkdown(s.Text, max(w-4, 1), th, base.Foreground(th.Assistant), &c.hl, c.code) {
+			out = append(out, append(Line{{"    ", base}}, l...))
+		}
+	}
+	return out
 }
 
 func (c *Conversation) bannerStyle(k BannerKind) (tcell.Color, string) {

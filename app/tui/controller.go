@@ -454,7 +454,7 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 		numberTurns(ev.timeline.Checkpoints, before)
 	}
 	if !keepConv {
-		ev.items = viewItemsWith(v, interruptedIn(ctx, db, v, gens))
+		ev.items = viewItemsWith(v, notesFor(ctx, db, v, gens))
 		w := windowOf(v)
 		if err := w.countCheckpoints(ctx, db); err != nil {
 			return evReload{}, err

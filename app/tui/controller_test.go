@@ -483,7 +483,7 @@ func TestBannersFromEvents(t *testing.T) {
 	h.c.post(soul.Backtrack{CheckpointID: 2, Discarded: 4, ReturnedTo: "fix the bug", Note: "the test file is wrong, not the code", ArchivedGen: 0, NewGen: 1})
 	bt := backtrackBanner(soul.Backtrack{CheckpointID: 2, Discarded: 4, ReturnedTo: "fix the bug", Note: "the test file is wrong, not the code"})
 	h.c.post(evReload{keepConv: true, banner: &bt})
-	h.waitFor("Backtracked to checkpoint 2 · discarded 4 messages", "returned to: fix", "note from the future: the test")
+	h.waitFor("Backtracked to checkpoint 2 · discarded 4 messages", "Returned to:", "    fix the bug", "Note from the future:", "    the test file is wrong")
 	h.c.post(soul.CompactionBegin{Tokens: 1200})
 	h.waitFor("Compacting the context")
 	cb := compactBanner(soul.CompactionEnd{NewGen: 3, ArchivedGen: 2, Truncated: true, Reason: "summary failed: HTTP 500", Kept: 5, Tokens: 900})

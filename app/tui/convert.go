@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,17 +32,34 @@ const resultExcerpt = 2000
 // prompts, assistant text (reasoning folded), one line per tool call with
 // its status from the matching result, and banners for what rewind itself
 // injected (compaction summaries, D-Mails). Checkpoint markers are hidden.
-func viewItems(v store.View) []views.Item { return viewItemsWith(v, nil) }
+func viewItems(v store.View) []views.Item { return viewItemsWith(v, pageNotes{}) }
 
-// viewItemsWith is viewItems with the partial answers of interrupted steps
-// (interrupted[i]: after record i) shown dimmed where they were cut off.
-func viewItemsWith(v store.View, interrupted map[int][]message.Message) []views.Item {
-	var b itemBuilder
+// pageNotes is what a page's records do not say themselves but its
+// generations do, read on a worker for the page.
+type pageNotes struct {
+	// interrupted are the partial answers of interrupted steps (after
+	// record i), shown dimmed where they were cut off.
+	interrupted map[int][]message.Message
+	// backtracks are the banners of the D-Mails whose markers the page
+	// holds, by the backtrack generation each started.
+	backtracks map[int]soul.Backtrack
+}
+
+// notesFor reads the pageNotes of page, a whole view or a loaded part of
+// session id's view.
+func notesFor(ctx context.Context, db *store.DB, page store.View, gens []store.Generation) pageNotes {
+	return pageNotes{interrupted: interruptedIn(ctx, db, page, gens), backtracks: backtracksIn(ctx, db, page, gens)}
+}
+
+// viewItemsWith is viewItems with what notes add: interrupted answers
+// dimmed, D-Mail banners whole.
+func viewItemsWith(v store.View, notes pageNotes) []views.Item {
+	b := itemBuilder{backtracks: notes.backtracks}
 	for i, r := range v.Records {
-		b.addInterrupted(interrupted[i-1])
+		b.addInterrupted(notes.interrupted[i-1])
 		b.add(r)
 	}
-	b.addInterrupted(interrupted[len(v.Records)-1])
+	b.addInterrupted(notes.interrupted[len(v.Records)-1])
 	items, _ := b.take()
 	return items
 }
@@ -55,6 +73,9 @@ type itemBuilder struct {
 	items   []views.Item   // items since the last take
 	calls   map[string]int // tool call id → index among all items
 	results []toolResult   // results for calls of earlier takes
+	// backtracks replace the D-Mail markers of these backtrack generations
+	// by their whole banner.
+	backtracks map[int]soul.Backtrack
 }
 
 // toolResult is what a tool result changes in its call's item.
@@ -96,7 +117,9 @@ func (b *itemBuilder) add(r store.Record) {
 	}
 	switch m.Role {
 	case "user":
-		if it, ok := userItem(m); ok {
+		if bt, ok := b.backtracks[r.Gen]; ok && isDMail(m) {
+			b.items = append(b.items, backtrackItem(bt, false))
+		} else if it, ok := userItem(m); ok {
 			b.items = append(b.items, it)
 		}
 	case "assistant":
@@ -328,27 +351,40 @@ func oneLine(s string, n int) string {
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // backtrackBanner is the conversation banner after a D-Mail.
-func backtrackBanner(b soul.Backtrack) views.Item {
-	return views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: backtrackText(b)}
-}
+func backtrackBanner(b soul.Backtrack) views.Item { return backtrackItem(b, true) }
 
 // compactBanner is the conversation banner after a compaction.
 func compactBanner(e soul.CompactionEnd) views.Item {
 	return views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact, Text: compactionText(e)}
 }
 
-// backtrackText is the D-Mail banner.
-func backtrackText(b soul.Backtrack) string {
+// Limits of a D-Mail banner's quotes, as kimi-cli's backtrack display.
+const (
+	returnedToLimit = 200
+	dmailNoteLimit  = 300
+)
+
+// backtrackItem is a D-Mail's banner: the checkpoint, what was discarded
+// and kept, the prompt it returned to and the note as markdown. The live
+// banner (undoHint) says how to undo it; the same banner on a reopened
+// session does not, as the rewind may no longer be the last one.
+func backtrackItem(b soul.Backtrack, undoHint bool) views.Item {
+	it := views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: backtrackText(b, undoHint)}
+	if b.ReturnedTo != "" {
+		it.Sections = append(it.Sections, views.Section{Label: "Returned to:", Text: oneLine(b.ReturnedTo, returnedToLimit)})
+	}
+	if note := strings.TrimSpace(b.Note); note != "" {
+		it.Sections = append(it.Sections, views.Section{Label: "Note from the future:", Text: clipRunes(note, dmailNoteLimit), Markdown: true})
+	}
+	return it
+}
+
+// backtrackText is the first line of a D-Mail's banner.
+func backtrackText(b soul.Backtrack, undoHint bool) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Backtracked to checkpoint %d · discarded %d %s (archived in generation %d)", b.CheckpointID, b.Discarded, words.Plural(b.Discarded, "message", "messages"), b.ArchivedGen)
 	if b.Prompts > 0 {
 		fmt.Fprintf(&sb, ", %d of them your %s", b.Prompts, words.Plural(b.Prompts, "prompt", "prompts"))
-	}
-	if b.ReturnedTo != "" {
-		fmt.Fprintf(&sb, " · returned to: %s", oneLine(b.ReturnedTo, 100))
-	}
-	if b.Note != "" {
-		fmt.Fprintf(&sb, " · note from the future: %s", oneLine(b.Note, 300))
 	}
 	if b.FilesReverted {
 		sb.WriteString(" · files reverted")
@@ -356,8 +392,19 @@ func backtrackText(b soul.Backtrack) string {
 	if b.FilesError != "" {
 		fmt.Fprintf(&sb, " · files not reverted: %s", b.FilesError)
 	}
-	sb.WriteString(" · u in the timeline or /undo undoes it")
+	if undoHint {
+		sb.WriteString(" · u in the timeline or /undo undoes it")
+	}
 	return sb.String()
+}
+
+// clipRunes cuts s to n runes, marking the cut with an ellipsis; unlike
+// oneLine it keeps the line breaks (a note is markdown).
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // compactionText is the banner after a compaction.

@@ -89,8 +89,10 @@ func TestViewItems(t *testing.T) {
 func TestEventTexts(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ got, want string }{
-		{backtrackText(soul.Backtrack{CheckpointID: 3, Discarded: 1, ReturnedTo: "make it fast", Note: "use a map", ArchivedGen: 2}),
-			"Backtracked to checkpoint 3 · discarded 1 message (archived in generation 2) · returned to: make it fast · note from the future: use a map · u in the timeline or /undo undoes it"},
+		{backtrackText(soul.Backtrack{CheckpointID: 3, Discarded: 1, ReturnedTo: "make it fast", Note: "use a map", ArchivedGen: 2}, true),
+			"Backtracked to checkpoint 3 · discarded 1 message (archived in generation 2) · u in the timeline or /undo undoes it"},
+		{backtrackText(soul.Backtrack{CheckpointID: 3, Discarded: 5, Prompts: 2, ArchivedGen: 2, FilesReverted: true}, false),
+			"Backtracked to checkpoint 3 · discarded 5 messages (archived in generation 2), 2 of them your prompts · files reverted"},
 		{compactionText(soul.CompactionEnd{NewGen: 4, ArchivedGen: 3, Kept: 2, Tokens: 1500}),
 			"Context compacted into generation 4 · generation 3 archived (nothing lost) · kept the last 2 messages · now 1.5k tokens"},
 		{interruptText(soul.StepInterrupted{Reason: "interrupted while tools were running", Where: "while tools were running"}, ""),

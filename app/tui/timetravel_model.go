@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
@@ -220,6 +221,85 @@ func interruptedIn(ctx context.Context, db *store.DB, cur store.View, gens []sto
 		out[i] = append(out[i], kp.partial)
 	}
 	return out
+}
+
+// backtrackCache holds the banners of backtrack generations (archived
+// generations never change, and what a backtrack discarded is in one).
+var backtrackCache sync.Map // branchKey{session, -2, gen} → soul.Backtrack
+
+// backtracksIn is the banner of each D-Mail whose marker cur (a whole view
+// or its loaded part) holds, by the backtrack generation it starts: the
+// same facts the live banner showed, read again from the archived
+// generation, so a reopened session shows what happened.
+func backtracksIn(ctx context.Context, db *store.DB, cur store.View, gens []store.Generation) map[int]soul.Backtrack {
+	var out map[int]soul.Backtrack
+	var rewinds []store.Rewind
+	checkpoint := -1
+	for i, r := range cur.Records {
+		if r.Kind == store.KindCheckpoint {
+			checkpoint = r.CheckpointID
+		}
+		if r.Kind != store.KindMessage || r.Role != "user" || r.Gen < 0 || r.Gen >= len(gens) {
+			continue
+		}
+		g := gens[r.Gen]
+		if g.Gen != r.Gen || g.Cause != store.CauseBacktrack || g.SourceGen == nil {
+			continue
+		}
+		if m, err := r.Message(); err != nil || !isDMail(m) {
+			continue
+		}
+		k := branchKey{cur.SessionID, -2, g.Gen}
+		if c, ok := backtrackCache.Load(k); ok {
+			out = putBacktrack(out, g.Gen, c.(soul.Backtrack))
+			continue
+		}
+		cp := checkpoint
+		if i == 0 || cp < 0 { // the page starts at the marker: its checkpoint is before it
+			before, err := db.ViewBefore(ctx, cur.SessionID, g.Gen, store.ViewPos{SessionID: r.SessionID, Seq: r.Seq}, 2)
+			if err != nil {
+				continue
+			}
+			for _, p := range before.Records {
+				if p.Kind == store.KindCheckpoint {
+					cp = p.CheckpointID
+				}
+			}
+		}
+		if cp < 0 {
+			continue
+		}
+		lost, err := db.DiscardedAt(ctx, cur.SessionID, *g.SourceGen, cp)
+		if err != nil {
+			continue
+		}
+		if rewinds == nil {
+			if rewinds, err = db.Rewinds(ctx, cur.SessionID); err != nil {
+				rewinds = []store.Rewind{}
+			}
+		}
+		bt := soul.Backtrack{CheckpointID: cp, Discarded: lost.Messages, Prompts: lost.Prompts, ReturnedTo: lost.ReturnedTo,
+			Note: g.Note, NewGen: g.Gen, ArchivedGen: lost.Gen}
+		for _, rw := range rewinds {
+			bt.FilesReverted = bt.FilesReverted || rw.Op == "backtrack" && rw.AfterGen == g.Gen && rw.FilesUndo > 0
+		}
+		backtrackCache.Store(k, bt)
+		out = putBacktrack(out, g.Gen, bt)
+	}
+	return out
+}
+
+func putBacktrack(m map[int]soul.Backtrack, gen int, bt soul.Backtrack) map[int]soul.Backtrack {
+	if m == nil {
+		m = map[int]soul.Backtrack{}
+	}
+	m[gen] = bt
+	return m
+}
+
+func isDMail(m message.Message) bool {
+	k, _ := message.MarkerOf(m)
+	return k == message.MarkerDMail
 }
 
 // diffMsg is one message of a generation diff.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -249,11 +248,11 @@ func boundary(r store.Record) bool { return r.Kind == store.KindCheckpoint || r.
 // pageItems is the conversation items of a page of session id's view,
 // the partial answers of its interrupted steps dimmed.
 func (c *Controller) pageItems(ctx context.Context, id string, page store.View) []views.Item {
-	var interrupted map[int][]message.Message
+	var notes pageNotes
 	if gens, err := c.db.Generations(ctx, id); err == nil {
-		interrupted = interruptedIn(ctx, c.db, page, gens)
+		notes = notesFor(ctx, c.db, page, gens)
 	}
-	return viewItemsWith(page, interrupted)
+	return viewItemsWith(page, notes)
 }
 
 // onUILoadEarlier reads the page before the window on a worker and
