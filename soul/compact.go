@@ -124,7 +124,7 @@ func (s *Soul) compact(ctx context.Context, auto bool, v store.View) error {
 	// An imported system prompt stays the session's prompt after compaction.
 	newMsgs = append(prompt, newMsgs...)
 	tokens := llm.EstimateTokens(newMsgs)
-	gen, err := s.st.StartCompacted(context.WithoutCancel(ctx), s.sessionID, newMsgs, v.Generation.Gen, tokens)
+	gen, err := s.st.StartCompacted(context.WithoutCancel(ctx), s.sessionID, newMsgs, v.Generation.Gen, tokens, s.dmailEnabled)
 	if err != nil {
 		return fmt.Errorf("start compacted generation: %w", err)
 	}

@@ -185,8 +185,8 @@ func (s redactingStore) RevertTo(ctx context.Context, sessionID string, checkpoi
 	return s.Store.RevertTo(ctx, sessionID, checkpointID, cause, s.r.Redact(note))
 }
 
-func (s redactingStore) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (store.Generation, error) {
-	return s.Store.StartCompacted(ctx, sessionID, redactMessages(s.r, msgs), sourceGen, tokens)
+func (s redactingStore) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int, marker bool) (store.Generation, error) {
+	return s.Store.StartCompacted(ctx, sessionID, redactMessages(s.r, msgs), sourceGen, tokens, marker)
 }
 
 func (s redactingStore) KeepInterruptedStep(ctx context.Context, sessionID string, msgs []message.Message) (store.Kept, error) {

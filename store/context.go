@@ -556,21 +556,22 @@ func (a *appender) checkpoint(addMarker bool) (int, error) {
 	return id, nil
 }
 
-// CommitStep appends a step's assistant message, tool results and usage in
+// CommitStep appends a step's assistant message, usage and tool results in
 // one transaction: all of it is visible or none.
 func (db *DB) CommitStep(ctx context.Context, sessionID string, s Step) ([]Record, error) {
 	recs, err := db.appendTx(ctx, sessionID, func(a *appender) error {
 		if _, err := a.message(s.Assistant); err != nil {
 			return err
 		}
+		if s.TokenCount > 0 { // kimi-cli's order: the usage is the model call's, before the results
+			if _, err := a.add(Record{Kind: KindUsage, TokenCount: s.TokenCount}, nil); err != nil {
+				return err
+			}
+		}
 		for _, m := range s.ToolResults {
 			if _, err := a.message(m); err != nil {
 				return err
 			}
-		}
-		if s.TokenCount > 0 {
-			_, err := a.add(Record{Kind: KindUsage, TokenCount: s.TokenCount}, nil)
-			return err
 		}
 		return nil
 	})
@@ -827,8 +828,10 @@ func (db *DB) Clear(ctx context.Context, sessionID string) (Generation, error) {
 }
 
 // StartCompacted starts a root generation (cause compact, SourceGen set)
-// holding msgs and, when tokens > 0, a usage record.
-func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int) (Generation, error) {
+// as kimi-cli writes one: checkpoint 0 (with its marker when marker), msgs
+// and, when tokens > 0, a usage record. Its turns count from checkpoint 1,
+// and a revert to checkpoint 0 leaves the summary too.
+func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []message.Message, sourceGen int, tokens int, marker bool) (Generation, error) {
 	var out genRow
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
 		st, err := db.writeState(ctx, tx, sessionID)
@@ -843,6 +846,10 @@ func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []messa
 			return err
 		}
 		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
+		if _, err := a.checkpoint(marker); err != nil {
+			a.close()
+			return err
+		}
 		for _, m := range msgs {
 			if _, err := a.message(m); err != nil {
 				a.close()

@@ -176,7 +176,7 @@ func verifyAfterCrash(t *testing.T, path, sid string, reported map[int64]bool) {
 			t.Fatalf("record %d was reported committed but is missing", seq)
 		}
 	}
-	// Steps are contiguous: assistant, one result per call, usage.
+	// Steps are contiguous: assistant, usage, one result per call.
 	for i, r := range recs {
 		var m message.Message
 		if r.kind != KindMessage || json.Unmarshal([]byte(r.body), &m) != nil || m.Role != "assistant" {
@@ -186,15 +186,15 @@ func verifyAfterCrash(t *testing.T, path, sid string, reported map[int64]bool) {
 		if i+n+1 >= len(recs) {
 			t.Fatalf("step at seq %d is cut short", r.seq)
 		}
+		if recs[i+1].kind != KindUsage {
+			t.Fatalf("step at seq %d: usage missing", r.seq)
+		}
 		for k := 0; k < n; k++ {
 			var res message.Message
-			json.Unmarshal([]byte(recs[i+1+k].body), &res)
+			json.Unmarshal([]byte(recs[i+2+k].body), &res)
 			if res.Role != "tool" || res.ToolCallID != m.ToolCalls[k].ID {
 				t.Fatalf("step at seq %d: result %d missing", r.seq, k)
 			}
-		}
-		if recs[i+n+1].kind != KindUsage {
-			t.Fatalf("step at seq %d: usage missing", r.seq)
 		}
 	}
 	// The current view is consistent with its counters.

@@ -59,7 +59,7 @@ func TestLostLeaseCommitsNothing(t *testing.T) {
 		"clear":      func() error { _, err := a.Clear(bg, s.ID); return err },
 		"restore":    func() error { _, err := a.Restore(bg, s.ID, 0); return err },
 		"compact": func() error {
-			_, err := a.StartCompacted(bg, s.ID, []message.Message{message.NewText("user", "summary")}, 0, 10)
+			_, err := a.StartCompacted(bg, s.ID, []message.Message{message.NewText("user", "summary")}, 0, 10, false)
 			return err
 		},
 		"file batch": func() error { _, err := a.ApplyFileBatch(bg, FileBatch{WorkDir: "/w", SessionID: s.ID}); return err },

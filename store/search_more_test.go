@@ -156,7 +156,7 @@ func TestSearchHitListTitleForkAndArchived(t *testing.T) {
 	db := openTest(t)
 	src := newSession(t, db, "source", "/w")
 	must[Record](t)(db.AppendMessage(bg, src.ID, message.NewText("user", "kumquat marmalade")))
-	must[Generation](t)(db.StartCompacted(bg, src.ID, []message.Message{message.NewText("user", "kumquat marmalade")}, 0, 10))
+	must[Generation](t)(db.StartCompacted(bg, src.ID, []message.Message{message.NewText("user", "kumquat marmalade")}, 0, 10, false))
 	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "kumquat", SessionID: src.ID}))
 	if len(hits) != 2 {
 		t.Fatalf("%d hits, want 2: %+v", len(hits), hits)

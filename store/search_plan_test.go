@@ -39,7 +39,7 @@ func TestSearchFilterPlansAgree(t *testing.T) {
 			must[Record](t)(db.AppendMessage(bg, f.ID, message.NewText("user", "the fork's own wombat build")))
 			ids, dirs[f.ID] = append(ids, f.ID), "/forks"
 		case 5:
-			must[Generation](t)(db.StartCompacted(bg, s.ID, []message.Message{message.NewText("user", "the wombat kept")}, 0, 10))
+			must[Generation](t)(db.StartCompacted(bg, s.ID, []message.Message{message.NewText("user", "the wombat kept")}, 0, 10, false))
 		case 8:
 			if err := db.DeleteSession(bg, s.ID); err != nil {
 				t.Fatal(err)

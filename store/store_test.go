@@ -300,7 +300,7 @@ func TestCommitStepAtomic(t *testing.T) {
 		})
 	}
 	recs := must[[]Record](t)(db.CommitStep(bg, s.ID, step))
-	if len(recs) != 4 || recs[3].Kind != KindUsage || recs[0].Seq+3 != recs[3].Seq {
+	if len(recs) != 4 || recs[1].Kind != KindUsage || recs[0].Seq+3 != recs[3].Seq || recs[3].Role != "tool" {
 		t.Fatalf("records %+v", recs)
 	}
 	if v := checkCounters(t, db, s.ID); v.Tokens != 99 || len(v.Records) != len(before.Records)+4 {
@@ -471,13 +471,16 @@ func TestClearAndCompact(t *testing.T) {
 	must[Generation](t)(db.Restore(bg, sid, 0))
 	turn(t, db, sid, "c", 30) // checkpoint 2 in gen 2
 	src := must[Session](t)(db.GetSession(bg, sid)).CurrentGen
-	g = must[Generation](t)(db.StartCompacted(bg, sid, []message.Message{message.NewText("user", "summary"), message.NewText("assistant", "kept")}, src, 42))
-	if g.Cause != CauseCompact || g.SourceGen == nil || *g.SourceGen != src || g.Tokens != 42 || g.Messages != 2 {
+	g = must[Generation](t)(db.StartCompacted(bg, sid, []message.Message{message.NewText("user", "summary"), message.NewText("assistant", "kept")}, src, 42, false))
+	if g.Cause != CauseCompact || g.SourceGen == nil || *g.SourceGen != src || g.Tokens != 42 || g.Messages != 2 || g.NextCheckpointID != 1 {
 		t.Fatalf("compact %+v", g)
 	}
-	checkCounters(t, db, sid)
+	// As kimi-cli writes a compacted context: checkpoint 0, the summary, the usage.
+	if v := checkCounters(t, db, sid); len(v.Records) != 4 || v.Records[0].Kind != KindCheckpoint || v.Records[0].CheckpointID != 0 || v.Records[3].Kind != KindUsage {
+		t.Fatalf("compacted view %+v", v.Records)
+	}
 	id := turn(t, db, sid, "d", 50)
-	if id != 0 {
+	if id != 1 {
 		t.Fatalf("first checkpoint after compaction %d", id)
 	}
 	if _, err := db.RevertTo(bg, sid, 2, CauseRevert, ""); !errors.Is(err, ErrCompactedRegion) || !strings.Contains(err.Error(), fmt.Sprint("generation ", src)) {
@@ -486,11 +489,15 @@ func TestClearAndCompact(t *testing.T) {
 	if _, err := db.RevertTo(bg, sid, 7, CauseRevert, ""); !errors.Is(err, ErrCheckpointNotFound) {
 		t.Fatalf("never existed: %v", err)
 	}
-	must[Generation](t)(db.RevertTo(bg, sid, 0, CauseRevert, ""))
+	must[Generation](t)(db.RevertTo(bg, sid, 1, CauseRevert, ""))
 	if got := texts(checkCounters(t, db, sid)); strings.Join(got, "|") != "user:summary|assistant:kept" {
 		t.Fatalf("revert in compacted gen: %v", got)
 	}
-	if _, err := db.StartCompacted(bg, sid, nil, 99, 0); !errors.Is(err, ErrGenerationNotFound) {
+	must[Generation](t)(db.RevertTo(bg, sid, 0, CauseRevert, "")) // kimi-cli's revert_to(0): before the summary
+	if got := texts(checkCounters(t, db, sid)); len(got) != 0 {
+		t.Fatalf("revert to checkpoint 0 of a compacted gen: %v", got)
+	}
+	if _, err := db.StartCompacted(bg, sid, nil, 99, 0, false); !errors.Is(err, ErrGenerationNotFound) {
 		t.Fatalf("compact from missing gen: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ func TestPlanRevertIntoACompactedRegion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.StartCompacted(ctx, s.ID, []message.Message{message.Compaction("summary")}, s.CurrentGen, 100); err != nil {
+	if _, err := db.StartCompacted(ctx, s.ID, []message.Message{message.Compaction("summary")}, s.CurrentGen, 100, false); err != nil {
 		t.Fatal(err)
 	}
 	_, err = PlanRevert(ctx, Env{DB: db, Session: s}, 2, Check{})

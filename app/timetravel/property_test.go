@@ -442,9 +442,10 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 		case op == 8: // compact or clear
 			if rng.Intn(2) == 0 {
 				text := m.text("summary")
-				_, err := db.StartCompacted(ctx, s.ID, []message.Message{message.NewText("user", text)}, m.cur, 0)
+				_, err := db.StartCompacted(ctx, s.ID, []message.Message{message.NewText("user", text)}, m.cur, 0, false)
 				must(err)
-				m.start([]string{"user:" + text}, []int{len(m.files.events)}, store.CauseCompact)
+				n := len(m.files.events)
+				m.start([]string{"cp:0", "user:" + text}, []int{n, n}, store.CauseCompact)
 				log = append(log, "compact")
 			} else {
 				_, err := db.Clear(ctx, s.ID)

@@ -237,7 +237,7 @@ func TestRevertIntoCompactedRegionRefusedWithRestoreOffer(t *testing.T) {
 		id = s.ID
 		seedTurns(t, h.db, id, "alpha", "beta", "gamma")
 		sum := message.Compaction("summary of alpha, beta, gamma")
-		if _, err := h.db.StartCompacted(ctx, id, []message.Message{sum}, 0, 500); err != nil {
+		if _, err := h.db.StartCompacted(ctx, id, []message.Message{sum}, 0, 500, false); err != nil {
 			t.Fatal(err)
 		}
 		return id
