@@ -15,7 +15,8 @@ import (
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/internal/words"
 
-	"github.com/rewind-agent/rewind/soul/shellenv"
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 	"github.com/rewind-agent/rewind/store/peers"
@@ -39,16 +40,15 @@ func Export(ctx context.Context, rt *Runtime, id string, gen *int, out string, f
 	if gen != nil {
 		g, what = *gen, fmt.Sprintf("generation %d", *gen)
 	}
-	redact := h.cfg.Redactor()
 	if out == "" || out == "-" {
 		var buf bytes.Buffer
-		if err := exportTo(ctx, db, s.ID, g, redact, &buf); err != nil {
+		if err := exportTo(ctx, db, h.cfg, s, g, &buf); err != nil {
 			return storeError(err, s.ID, what)
 		}
 		_, err := rt.Stdout.Write(buf.Bytes())
 		return err
 	}
-	lines, err := exportFile(ctx, db, s.ID, g, out, force, redact)
+	lines, err := exportFile(ctx, db, h.cfg, s.ID, g, out, force)
 	if err != nil {
 		return storeError(err, s.ID, what)
 	}
@@ -66,7 +66,7 @@ func ExportSessionDir(ctx context.Context, rt *Runtime, id, dir string) error {
 	}
 	defer h.Close(ctx)
 	redact := h.cfg.Redactor()
-	files, err := kimi.ExportSession(ctx, h.db, h.s.ID, dir, redact.Writer)
+	files, err := kimi.ExportSession(ctx, h.db, h.s.ID, dir, systemPromptOf(h.cfg, h.s), redact.Writer)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return userErrorf(err, "%v: export into an empty or new directory", err)
@@ -87,22 +87,40 @@ func exportedNames(files []string) string {
 	return strings.Join(names, ", ")
 }
 
-// exportTo writes generation gen (-1: the current one) of session id to w
+// exportTo writes generation gen (-1: the current one) of session s to w
 // with rewind's secrets redacted: a session may hold them from an import or
 // from a rewind older than redaction.
-func exportTo(ctx context.Context, db *store.DB, id string, gen int, redact *shellenv.Redactor, w io.Writer) error {
-	rw := redact.Writer(w)
-	if err := kimi.Export(ctx, db, id, gen, rw); err != nil {
+func exportTo(ctx context.Context, db *store.DB, cfg Config, s store.Session, gen int, w io.Writer) error {
+	rw := cfg.Redactor().Writer(w)
+	if err := kimi.Export(ctx, db, s.ID, gen, systemPromptOf(cfg, s), rw); err != nil {
 		return err
 	}
 	return rw.Close()
 }
 
+// systemPromptOf is the system prompt rewind sends in session s, for an
+// export's _system_prompt line: rewind builds it for each request and
+// does not store it. Project instructions that cannot be read are left out.
+func systemPromptOf(cfg Config, s store.Session) string {
+	dir := s.WorkDir
+	if dir == "" {
+		dir = cfg.WorkDir
+	}
+	sc := soulConfig(cfg)
+	sc.Instructions, _ = instructions.Load(cfg.Home, dir)
+	return soul.SystemPrompt(sc, dir)
+}
+
 // exportFile writes generation gen (-1: the current one) of session id to
-// path; the CLI's `export -o` and the workspace's /export share it.
-func exportFile(ctx context.Context, db *store.DB, id string, gen int, path string, force bool, redact *shellenv.Redactor) (lines int, err error) {
+// path; the CLI's `export -o`, the workspace's /export and the browser's
+// export share it.
+func exportFile(ctx context.Context, db *store.DB, cfg Config, id string, gen int, path string, force bool) (lines int, err error) {
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return 0, err
+	}
 	var buf bytes.Buffer
-	if err := exportTo(ctx, db, id, gen, redact, &buf); err != nil {
+	if err := exportTo(ctx, db, cfg, s, gen, &buf); err != nil {
 		return 0, err
 	}
 	if err := writeNoClobber(path, buf.Bytes(), force); err != nil {

@@ -153,7 +153,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 		}
 	}
 	o.Export = func(ctx context.Context, id, path string) (int, error) {
-		return exportFile(ctx, db, id, -1, path, false, cfg.Redactor())
+		return exportFile(ctx, db, cfg, id, -1, path, false)
 	}
 	o.FileOptions = filecp.Options{MaxFileSize: cfg.FileSizeCap}
 	if opts.Mode != TUIDemo && opts.Mode != TUIWatch {

@@ -159,6 +159,18 @@ type dmail struct {
 	checkpoint int
 }
 
+// SystemPrompt is the system prompt a Soul with cfg sends in workDir: its
+// agent's prompt (the built-in default's when cfg names none) rendered
+// with the project instructions. An export writes it as kimi-cli's
+// _system_prompt line.
+func SystemPrompt(cfg Config, workDir string) string {
+	agent := cfg.Agent
+	if agent == nil {
+		agent = agentspec.Default()
+	}
+	return agent.SystemPrompt(agentspec.Vars{WorkDir: workDir, Instructions: cfg.Instructions})
+}
+
 // New builds a Soul for sessionID. set may be nil (no tools); sink may be nil.
 func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.Set, workDir string, sink Sink) *Soul {
 	cfg = cfg.withDefaults()
@@ -171,10 +183,6 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 	if cfg.Redact != nil {
 		st = redactingStore{Store: st, r: cfg.Redact}
 	}
-	agent := cfg.Agent
-	if agent == nil {
-		agent = agentspec.Default()
-	}
 	s := &Soul{
 		cfg:          cfg,
 		st:           st,
@@ -183,7 +191,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		set:          set,
 		workDir:      workDir,
 		sink:         sink,
-		systemPrompt: agent.SystemPrompt(agentspec.Vars{WorkDir: workDir, Instructions: cfg.Instructions}),
+		systemPrompt: SystemPrompt(cfg, workDir),
 		dmailEnabled: set.Has(sendDMailName),
 		yolo:         cfg.Yolo,
 		thinking:     cfg.Thinking,

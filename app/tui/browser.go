@@ -18,9 +18,7 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/internal/words"
-	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/kimi"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -593,52 +591,18 @@ func (b *browser) onUIExport(r views.SessionRow) {
 		if !ok || path == "" {
 			return
 		}
+		if c.opts.Export == nil {
+			c.setMessage("export is not available here: use rewind export ID -o FILE", true)
+			return
+		}
 		c.onWorker(func() {
-			n, err := exportSession(c.ctx, c.db, r.ID, path, c.opts.Soul.Redact)
+			n, err := c.opts.Export(context.WithoutCancel(c.ctx), r.ID, path)
 			if err != nil {
-				c.post(evNote{text: "export: " + err.Error(), isErr: true})
+				c.post(evNote{text: "export: " + flat(err.Error()), isErr: true})
 				return
 			}
-			c.post(evNote{text: fmt.Sprintf("exported “%s” to %s (%d bytes)", oneLine(r.Title, 40), path, n)})
+			c.post(evNote{text: fmt.Sprintf("exported “%s” to %s (%d %s)", oneLine(r.Title, 40), path, n, words.Plural(n, "line", "lines"))})
 		})
 	})
 	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
-}
-
-// exportSession writes the current generation of a session to path,
-// refusing an existing file (O_EXCL), rewind's secrets redacted (a session
-// may hold them from before redaction, or from an import); a failed export
-// removes its file.
-func exportSession(ctx context.Context, db *store.DB, id, path string, redact *shellenv.Redactor) (int64, error) {
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[2:])
-		}
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return 0, fmt.Errorf("%s already exists: choose another name (nothing is overwritten)", path)
-	}
-	if err != nil {
-		return 0, err
-	}
-	w := redact.Writer(f)
-	err = kimi.Export(ctx, db, id, -1, w)
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(path)
-		return 0, err
-	}
-	st, serr := f.Stat()
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return 0, err
-	}
-	if serr != nil {
-		return 0, nil
-	}
-	return st.Size(), nil
 }

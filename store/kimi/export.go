@@ -85,9 +85,11 @@ func WriteRecords(w io.Writer, recs []store.Record) error {
 }
 
 // Export writes generation gen of a session (-1: the current one) as a
-// kimi-cli context.jsonl: the view's records in order, so a system prompt
-// line comes first when the generation has one.
-func Export(ctx context.Context, db *store.DB, sessionID string, gen int, w io.Writer) error {
+// kimi-cli context.jsonl: the view's records in order. Its first line is
+// the system prompt, as in every file kimi-cli writes: the generation's own
+// (an imported session's), else systemPrompt when it is not empty (what
+// rewind sends, which it does not store).
+func Export(ctx context.Context, db *store.DB, sessionID string, gen int, systemPrompt string, w io.Writer) error {
 	var v store.View
 	var err error
 	if gen < 0 {
@@ -98,10 +100,33 @@ func Export(ctx context.Context, db *store.DB, sessionID string, gen int, w io.W
 	if err != nil {
 		return err
 	}
-	if err := WriteRecords(w, v.Records); err != nil {
+	recs := v.Records
+	if systemPrompt != "" && !hasSystemPrompt(recs) {
+		var line bytes.Buffer
+		enc := json.NewEncoder(&line)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}{RoleSystemPrompt, systemPrompt}); err != nil {
+			return fmt.Errorf("export %s: system prompt: %w", sessionID, err)
+		}
+		recs = append([]store.Record{{Kind: store.KindMessage, Role: RoleSystemPrompt, Body: line.Bytes()}}, recs...)
+	}
+	if err := WriteRecords(w, recs); err != nil {
 		return fmt.Errorf("export %s generation %d: %w", sessionID, v.Generation.Gen, err)
 	}
 	return nil
+}
+
+// hasSystemPrompt reports whether a view holds a _system_prompt line.
+func hasSystemPrompt(recs []store.Record) bool {
+	for _, r := range recs {
+		if r.Kind == store.KindMessage && r.Role == RoleSystemPrompt {
+			return true
+		}
+	}
+	return false
 }
 
 // ExportSession writes every generation of a session into dir as a kimi-cli
@@ -109,9 +134,10 @@ func Export(ctx context.Context, db *store.DB, sessionID string, gen int, w io.W
 // context_1.jsonl, context_2.jsonl… in creation order, as kimi-cli's
 // rotation names them, the current one as context.jsonl. dir is created
 // if needed; existing files are never overwritten (an error names the
-// first one found). wrap, when not nil, filters each file's bytes (the
-// caller's redaction). It returns the files written, in order.
-func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir string, wrap func(io.Writer) io.WriteCloser) ([]string, error) {
+// first one found). Each file starts with a system prompt line as Export
+// writes it. wrap, when not nil, filters each file's bytes (the caller's
+// redaction). It returns the files written, in order.
+func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir, systemPrompt string, wrap func(io.Writer) io.WriteCloser) ([]string, error) {
 	gens, err := db.Generations(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -143,14 +169,14 @@ func ExportSession(ctx context.Context, db *store.DB, sessionID string, dir stri
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	for i, g := range order {
-		if err := exportFile(ctx, db, sess.ID, g, names[i], wrap); err != nil {
+		if err := exportFile(ctx, db, sess.ID, g, names[i], systemPrompt, wrap); err != nil {
 			return names[:i], err
 		}
 	}
 	return names, nil
 }
 
-func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, name string, wrap func(io.Writer) io.WriteCloser) error {
+func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, name, systemPrompt string, wrap func(io.Writer) io.WriteCloser) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -161,7 +187,7 @@ func exportFile(ctx context.Context, db *store.DB, sessionID string, gen int, na
 		filter = wrap(f)
 		w = filter
 	}
-	err = Export(ctx, db, sessionID, gen, w)
+	err = Export(ctx, db, sessionID, gen, systemPrompt, w)
 	if err == nil && filter != nil {
 		err = filter.Close() // flushes what it held back
 	}

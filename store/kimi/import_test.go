@@ -28,7 +28,7 @@ func openDB(t *testing.T) *store.DB {
 func export(t *testing.T, db *store.DB, id string, gen int) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Export(context.Background(), db, id, gen, &b); err != nil {
+	if err := Export(context.Background(), db, id, gen, "", &b); err != nil {
 		t.Fatalf("export %s gen %d: %v", id, gen, err)
 	}
 	return b.Bytes()
@@ -152,7 +152,7 @@ func TestImportSessionDirRotationOrder(t *testing.T) {
 
 	// The whole session exports back as the same directory.
 	out := filepath.Join(t.TempDir(), "kimi-session")
-	if _, err := ExportSession(ctx, db, s.ID, out, nil); err != nil {
+	if _, err := ExportSession(ctx, db, s.ID, out, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(out)
@@ -170,7 +170,7 @@ func TestImportSessionDirRotationOrder(t *testing.T) {
 		assertSameContext(t, readFile(t, filepath.Join(out, n)), readFile(t, filepath.Join(dir, n)), "dir "+n)
 	}
 	// It never overwrites.
-	if _, err := ExportSession(ctx, db, s.ID, out, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := ExportSession(ctx, db, s.ID, out, "", nil); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second export into the same dir: %v", err)
 	}
 	// And the exported directory imports again to the same session.
@@ -356,14 +356,14 @@ func TestExportUnknownSessionOrGeneration(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	var b bytes.Buffer
-	if err := Export(ctx, db, "nope", -1, &b); !errors.Is(err, store.ErrSessionNotFound) {
+	if err := Export(ctx, db, "nope", -1, "", &b); !errors.Is(err, store.ErrSessionNotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
 	s, err := ImportPath(ctx, db, filepath.Join("testdata", "single", "context.jsonl"), "/w")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Export(ctx, db, s.ID, 5, &b); !errors.Is(err, store.ErrGenerationNotFound) {
+	if err := Export(ctx, db, s.ID, 5, "", &b); !errors.Is(err, store.ErrGenerationNotFound) {
 		t.Errorf("unknown generation: %v", err)
 	}
 	if b.Len() != 0 {
