@@ -329,8 +329,8 @@ func TestExportNativeSession(t *testing.T) {
 		`{"role":"_checkpoint","id":1}`,
 		`{"role":"user","content":"<system>CHECKPOINT 1</system>"}`,
 		`{"role":"assistant","content":[{"type":"think","think":"ls"},{"type":"text","text":"Listing."}],"tool_calls":[{"type":"function","id":"c1","function":{"name":"ListDir","arguments":"{\"path\":\".\"}"}}]}`,
-		`{"role":"tool","content":"a.go\nb.go","tool_call_id":"c1"}`,
 		`{"role":"_usage","token_count":321}`,
+		`{"role":"tool","content":"a.go\nb.go","tool_call_id":"c1"}`,
 	}, "\n") + "\n"
 	assertSameContext(t, got, []byte(want), "native")
 
