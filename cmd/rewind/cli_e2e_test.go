@@ -150,7 +150,7 @@ func TestShowHidesCheckpointMarkers(t *testing.T) {
 		t.Errorf("show --json has %d records, want 2 checkpoints + 2 messages:\n%s", n, js)
 	}
 	// export keeps them: it is kimi-cli's lossless format.
-	if out := e.mustOK("export", s.ID).stdout; strings.Count(out, "CHECKPOINT") != 2 {
+	if out := e.mustOK("export", s.ID).stdout; strings.Count(out, `"content":"\u003csystem\u003eCHECKPOINT`) != 2 {
 		t.Errorf("export lost the markers:\n%s", out)
 	}
 }

@@ -319,11 +319,11 @@ func TestShowJSONShape(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"checkpoint", "message", "message", "usage", "checkpoint", "message", "message", "message", "usage", "message", "usage"}
+	want := []string{"checkpoint", "message", "message", "usage", "checkpoint", "message", "message", "usage", "message", "message", "usage"}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v\nwant  %v", kinds, want)
 	}
-	tool := recs[7].(map[string]any)["message"].(map[string]any)
+	tool := recs[8].(map[string]any)["message"].(map[string]any)
 	if tool["role"] != "tool" || tool["tool_call_id"] != "call_1" {
 		t.Errorf("tool message: %v", tool)
 	}
