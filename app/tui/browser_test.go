@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -151,10 +152,11 @@ func TestBrowserForkAndExport(t *testing.T) {
 	// hold): it passes the selected session and the path it was given.
 	type exported struct{ id, path string }
 	calls := make(chan exported, 2)
+	var n atomic.Int32
 	h.c.onUIThread(func() {
 		h.c.opts.Export = func(_ context.Context, id, path string) (int, error) {
 			calls <- exported{id, path}
-			if len(calls) > 1 {
+			if n.Add(1) > 1 {
 				return 0, fmt.Errorf("%s already exists: choose another name (nothing is overwritten)", path)
 			}
 			return 7, nil
