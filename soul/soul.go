@@ -164,11 +164,15 @@ type dmail struct {
 // with the project instructions. An export writes it as kimi-cli's
 // _system_prompt line.
 func SystemPrompt(cfg Config, workDir string) string {
-	agent := cfg.Agent
-	if agent == nil {
-		agent = agentspec.Default()
+	return cfg.agent().SystemPrompt(agentspec.Vars{WorkDir: workDir, Instructions: cfg.Instructions})
+}
+
+// agent is the agent file cfg names, or the built-in default.
+func (cfg Config) agent() *agentspec.Agent {
+	if cfg.Agent == nil {
+		return agentspec.Default()
 	}
-	return agent.SystemPrompt(agentspec.Vars{WorkDir: workDir, Instructions: cfg.Instructions})
+	return cfg.Agent
 }
 
 // New builds a Soul for sessionID. set may be nil (no tools); sink may be nil.
@@ -198,7 +202,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
-	s.addAgentTools(agent)
+	s.addAgentTools(cfg.agent())
 	// Status shows the resumed session's numbers from the start; a failure
 	// here surfaces on the first operation instead. The view's tail is
 	// enough (its last usage record and what follows it): resuming a long
