@@ -25,28 +25,30 @@ const (
 	readMaxBytes     = 100 << 10
 )
 
-// readFileArgs are ReadFile's arguments, the one declaration of its schema.
+// readFileArgs are ReadFile's arguments.
 type readFileArgs struct {
-	Path       string `json:"path" desc:"The file to read (relative to the work dir, or absolute)."`
-	LineOffset int    `json:"line_offset,omitempty" default:"1" minimum:"1" desc:"The 1-based line number to start reading at."`
-	// n_lines: default and bound are readMaxLines (TestSchemasMatchGolden pins them).
-	NLines int `json:"n_lines,omitempty" default:"1000" minimum:"1" desc:"The number of lines to read (at most 1000)."`
+	Path       string `json:"path" jsonschema:"The file to read (relative to the work dir, or absolute)."`
+	LineOffset int    `json:"line_offset,omitempty" jsonschema:"The 1-based line number to start reading at."`
+	// The bound in the description is readMaxLines (TestArgDescriptionsMatchConstants).
+	NLines int `json:"n_lines,omitempty" jsonschema:"The number of lines to read (at most 1000)."`
 }
 
-var readFileArgsSpec = argsOf(readFileArgs{})
+func (readFileArgs) About() About {
+	return About{Name: "ReadFile", Description: readFileDescription, ReadOnly: true, Params: map[string]Param{
+		"line_offset": {Default: 1, Minimum: Min(1)},
+		"n_lines":     {Default: readMaxLines, Minimum: Min(1)},
+	}}
+}
+
+func (a readFileArgs) Label() string { return a.Path }
 
 // ReadFile returns numbered lines of a text file.
-type ReadFile struct{}
-
-func (*ReadFile) Name() string            { return "ReadFile" }
-func (*ReadFile) Description() string     { return readFileDescription }
-func (*ReadFile) Schema() json.RawMessage { return readFileArgsSpec.schema }
-func (*ReadFile) ReadOnly() bool          { return true }
+type ReadFile struct{ Typed[readFileArgs] }
 
 func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a readFileArgs
-	if res, ok := decodeArgs(t.Name(), args, readFileArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {

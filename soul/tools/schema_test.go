@@ -41,35 +41,36 @@ func TestSchemasMatchGolden(t *testing.T) {
 	}
 }
 
-// TestArgTagsMatchConstants: a struct tag cannot name a constant, so the
-// limits written in the tags are checked against the ones the tools enforce.
-func TestArgTagsMatchConstants(t *testing.T) {
+// TestArgDescriptionsMatchConstants: a description cannot name a constant,
+// so the limits it states are checked against the ones the tools enforce
+// (the schemas' defaults are the constants themselves).
+func TestArgDescriptionsMatchConstants(t *testing.T) {
 	t.Parallel()
-	find := func(spec argSpec, name string) param {
-		for _, p := range spec.params {
-			if p.Name == name {
-				return p
-			}
+	prop := func(tool Tool, name string) map[string]any {
+		var s struct {
+			Properties map[string]map[string]any `json:"properties"`
 		}
-		t.Fatalf("no argument %q", name)
-		return param{}
+		if err := json.Unmarshal(tool.Schema(), &s); err != nil || s.Properties[name] == nil {
+			t.Fatalf("%s: no argument %q in %s (%v)", tool.Name(), name, tool.Schema(), err)
+		}
+		return s.Properties[name]
 	}
-	nLines := find(readFileArgsSpec, "n_lines")
-	if nLines.Default != readMaxLines || !strings.Contains(nLines.Description, fmt.Sprintf("at most %d", readMaxLines)) {
-		t.Errorf("ReadFile n_lines = %+v, want default and bound %d", nLines, readMaxLines)
+	nLines := prop(&ReadFile{}, "n_lines")
+	if nLines["default"] != float64(readMaxLines) || !strings.Contains(nLines["description"].(string), fmt.Sprintf("at most %d", readMaxLines)) {
+		t.Errorf("ReadFile n_lines = %v, want default and bound %d", nLines, readMaxLines)
 	}
-	timeout := find(shellArgsSpec, "timeout")
-	if timeout.Default != shellDefaultTimeout || !strings.Contains(timeout.Description, fmt.Sprintf("at most %d", shellMaxTimeout)) {
-		t.Errorf("Shell timeout = %+v, want default %d and bound %d", timeout, shellDefaultTimeout, shellMaxTimeout)
+	timeout := prop(&Shell{}, "timeout")
+	if timeout["default"] != float64(shellDefaultTimeout) || !strings.Contains(timeout["description"].(string), fmt.Sprintf("at most %d", shellMaxTimeout)) {
+		t.Errorf("Shell timeout = %v, want default %d and bound %d", timeout, shellDefaultTimeout, shellMaxTimeout)
 	}
 }
 
-// TestArgsOfDefaultsFillAbsentArguments: decodeArgs fills absent and null
-// optional arguments from the `default` tags.
-func TestArgsOfDefaultsFillAbsentArguments(t *testing.T) {
+// TestDecodeFillsDefaults: Decode fills absent and null optional arguments
+// from the schema's defaults.
+func TestDecodeFillsDefaults(t *testing.T) {
 	t.Parallel()
-	var a readFileArgs
-	if res, ok := decodeArgs("ReadFile", json.RawMessage(`{"path":"x","n_lines":null}`), readFileArgsSpec, &a); !ok {
+	a, res, ok := (&ReadFile{}).Decode(json.RawMessage(`{"path":"x","n_lines":null}`))
+	if !ok {
 		t.Fatal(res.Output)
 	}
 	if a.LineOffset != 1 || a.NLines != readMaxLines {

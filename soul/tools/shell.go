@@ -34,17 +34,24 @@ const (
 	shellKillGrace = 1 * time.Second
 )
 
-// shellArgs are Shell's arguments, the one declaration of its schema.
+// shellArgs are Shell's arguments.
 type shellArgs struct {
-	Command string `json:"command" desc:"The shell command to run (bash -c)."`
-	// timeout: default shellDefaultTimeout, bound shellMaxTimeout (TestSchemasMatchGolden pins them).
-	Timeout int `json:"timeout,omitempty" default:"60" minimum:"1" desc:"Seconds before the command is killed (at most 600)."`
+	Command string `json:"command" jsonschema:"The shell command to run (bash -c)."`
+	// The bound in the description is shellMaxTimeout (TestArgDescriptionsMatchConstants).
+	Timeout int `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed (at most 600)."`
 }
 
-var shellArgsSpec = argsOf(shellArgs{})
+func (shellArgs) About() About {
+	return About{Name: "Shell", Description: shellDescription, Params: map[string]Param{
+		"timeout": {Default: shellDefaultTimeout, Minimum: Min(1)},
+	}}
+}
+
+func (a shellArgs) Label() string { return a.Command }
 
 // Shell runs a command with bash -c in the work dir.
 type Shell struct {
+	Typed[shellArgs]
 	// MaxOutput caps the output returned to the model (head and tail are
 	// kept); 0 means 40 KB. Live output through Env.Output is not capped.
 	MaxOutput int
@@ -56,14 +63,10 @@ type Shell struct {
 	Environ []string
 }
 
-func (*Shell) Name() string            { return "Shell" }
-func (*Shell) Description() string     { return shellDescription }
-func (*Shell) Schema() json.RawMessage { return shellArgsSpec.schema }
-
 func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a shellArgs
-	if res, ok := decodeArgs(t.Name(), args, shellArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Command) == "" {
@@ -99,7 +102,7 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 		}
 	}
 	r := t.run(ctx, env, wd, a.Command, time.Duration(a.Timeout)*time.Second)
-	res := r.result(a.Timeout)
+	res = r.result(a.Timeout)
 	if after != nil {
 		// Record changes even when the call was interrupted or timed out.
 		notKept, err := after(context.WithoutCancel(ctx))

@@ -10,24 +10,23 @@ import (
 //go:embed think.md
 var thinkDescription string
 
-// thinkArgs are Think's arguments, the one declaration of its schema.
+// thinkArgs are Think's arguments.
 type thinkArgs struct {
-	Thought string `json:"thought" desc:"Your thought."`
+	Thought string `json:"thought" jsonschema:"Your thought."`
 }
 
-var thinkArgsSpec = argsOf(thinkArgs{})
+func (thinkArgs) About() About {
+	return About{Name: "Think", Description: thinkDescription, ReadOnly: true}
+}
+
+func (a thinkArgs) Label() string { return a.Thought }
 
 // Think lets the model think out loud; it has no side effect.
-type Think struct{}
-
-func (*Think) Name() string            { return "Think" }
-func (*Think) Description() string     { return thinkDescription }
-func (*Think) Schema() json.RawMessage { return thinkArgsSpec.schema }
-func (*Think) ReadOnly() bool          { return true }
+type Think struct{ Typed[thinkArgs] }
 
 func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
-	var a thinkArgs
-	if res, ok := decodeArgs(t.Name(), args, thinkArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	return Result{Output: "Thought logged.", Brief: clip(firstLine(a.Thought), 60)}
