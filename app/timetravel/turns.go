@@ -1,11 +1,11 @@
 package timetravel
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -176,7 +176,10 @@ func (b *TurnBuilder) TurnsFrom(k int) []Turn {
 	return out
 }
 
-// stepLabel names a step by its tool calls ("Shell go test") or its answer.
+// stepLabel names a step by its tool calls, each with the label the
+// conversation shows ("Shell go test"), or by its answer. A call's label is
+// literal (a command's ** and backticks are the command's), so it is not
+// stripped of markdown as prose is.
 func stepLabel(m message.Message) string {
 	if len(m.ToolCalls) == 0 {
 		return "answer: " + firstLine(m.Content.PlainText())
@@ -184,26 +187,12 @@ func stepLabel(m message.Message) string {
 	parts := make([]string, 0, len(m.ToolCalls))
 	for _, c := range m.ToolCalls {
 		p := c.Name
-		if a := keyArg(c.Args); a != "" {
-			p += " " + a
+		if a, _, _ := strings.Cut(strings.TrimSpace(tools.CallLabel(c.Name, c.Args)), "\n"); a != "" {
+			p += " " + strings.Join(strings.Fields(a), " ")
 		}
 		parts = append(parts, p)
 	}
-	return firstLine(strings.Join(parts, ", "))
-}
-
-// keyArg is the argument that says what a tool call does.
-func keyArg(args string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(args), &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"command", "path", "pattern", "url", "query", "message", "directory"} {
-		if s, ok := m[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return ""
+	return cut(strings.Join(parts, ", "), 120)
 }
 
 // firstLine is the first non-empty line of s, without markdown emphasis,
@@ -211,13 +200,18 @@ func keyArg(args string) string {
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = Plain(l); l != "" {
-			if r := []rune(l); len(r) > 120 {
-				return string(r[:119]) + "…"
-			}
-			return l
+			return cut(l, 120)
 		}
 	}
 	return ""
+}
+
+// cut shortens s to at most n runes, ending in "…" when cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // Plain strips the markdown that would leak into a one-line label:

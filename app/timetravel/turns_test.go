@@ -165,3 +165,19 @@ func testDB(t *testing.T) *store.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// TestStepLabelsAreTheToolsOwn: a step is named by its calls' own labels,
+// the ones the conversation shows (Grep by its pattern, not its path;
+// SendDMail by its checkpoint), and an MCP tool by its key argument.
+func TestStepLabelsAreTheToolsOwn(t *testing.T) {
+	t.Parallel()
+	m := message.Message{Role: "assistant", ToolCalls: []message.ToolCall{
+		{ID: "a", Name: "Grep", Args: `{"pattern":"TODO","path":"src"}`},
+		{ID: "b", Name: "SendDMail", Args: `{"message":"use the cache","checkpoint_id":2}`},
+		{ID: "c", Name: "mcp__gh__search", Args: `{"query":"is:open"}`},
+		{ID: "d", Name: "Think", Args: `{"thought":"**plan** it\nthen act"}`},
+	}}
+	if got, want := stepLabel(m), "Grep TODO, SendDMail → checkpoint 2, mcp__gh__search is:open, Think **plan** it"; got != want {
+		t.Errorf("step label %q, want %q", got, want)
+	}
+}

@@ -197,7 +197,7 @@ func userItem(m message.Message) (views.Item, bool) {
 
 // toolItem is the running one-liner of a tool call.
 func toolItem(id, name, args string) views.Item {
-	return views.Item{Kind: views.ItemTool, ID: id, ToolName: name, KeyArg: keyArg(name, args), Args: prettyArgs(args), Status: views.ToolRunning}
+	return views.Item{Kind: views.ItemTool, ID: id, ToolName: name, KeyArg: oneLine(tools.CallLabel(name, args), 80), Args: prettyArgs(args), Status: views.ToolRunning}
 }
 
 // dmailDelivered is what a delivered D-Mail's call shows instead of its
@@ -222,31 +222,6 @@ func markDMailDelivered(items []views.Item, newGen int) {
 			return
 		}
 	}
-}
-
-// keyArg picks the argument a tool call's one-liner shows.
-func keyArg(name, args string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(args), &m) != nil {
-		return oneLine(args, 80)
-	}
-	keys := []string{"path", "command", "pattern", "url", "query", "thought", "message", "directory"}
-	if name == "SendDMail" {
-		if id, ok := m["checkpoint_id"]; ok {
-			return fmt.Sprintf("→ checkpoint %v", id)
-		}
-	}
-	if name == "SetTodoList" {
-		if l, ok := m["todos"].([]any); ok {
-			return fmt.Sprintf("%d todos", len(l))
-		}
-	}
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok && s != "" {
-			return oneLine(s, 80)
-		}
-	}
-	return ""
 }
 
 // prettyArgs indents JSON arguments for the expanded tool call and the

@@ -97,8 +97,11 @@ func TestEventTexts(t *testing.T) {
 			"Context compacted into generation 4 · generation 3 archived (nothing lost) · kept the last 2 messages · now 1.5k tokens"},
 		{interruptText(soul.StepInterrupted{Reason: "interrupted while tools were running", Where: "while tools were running"}, ""),
 			"Interrupted while tools were running · the partial step was discarded, nothing of it was saved · the session stays usable"},
-		{keyArg("SendDMail", `{"message":"x","checkpoint_id":2}`), "→ checkpoint 2"},
-		{keyArg("SetTodoList", `{"todos":[{"title":"a"},{"title":"b"}]}`), "2 todos"},
+		// A call's one-liner is its tool's own label (tools.CallLabel).
+		{toolItem("d", "SendDMail", `{"message":"x","checkpoint_id":2}`).KeyArg, "→ checkpoint 2"},
+		{toolItem("t", "SetTodoList", `{"todos":[{"title":"a"},{"title":"b"}]}`).KeyArg, "2 todos"},
+		{toolItem("g", "Grep", `{"pattern":"TODO","path":"src"}`).KeyArg, "TODO"},
+		{toolItem("s", "Shell", `{"command":"go vet ./...\ngo test ./..."}`).KeyArg, "go vet ./... go test ./..."},
 	} {
 		if c.got != c.want {
 			t.Errorf("got  %q\nwant %q", c.got, c.want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
@@ -328,7 +329,7 @@ func diffMessages(v store.View) []diffMsg {
 			if text != "" {
 				text += "\n"
 			}
-			text += "→ " + c.Name + " " + keyArg(c.Name, c.Args)
+			text += "→ " + c.Name + " " + oneLine(tools.CallLabel(c.Name, c.Args), 80)
 		}
 		shown := text
 		if m.Role == "assistant" {

@@ -48,7 +48,7 @@ type viewReplaced struct {
 
 // onUICall shows a call that starts running.
 func (tp *toolPane) onUICall(ev soul.ToolCall) {
-	info := views.ToolCallInfo{ID: ev.ID, Name: ev.Name, Args: keyArg(ev.Name, ev.Arguments), Status: views.ToolRunning}
+	info := views.ToolCallInfo{ID: ev.ID, Name: ev.Name, Args: oneLine(tools.CallLabel(ev.Name, ev.Arguments), 80), Status: views.ToolRunning}
 	tp.record(ev.ID, &info, "")
 	tp.pane.SetTool(info)
 }

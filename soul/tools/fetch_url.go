@@ -31,28 +31,28 @@ const (
 	fetchOutputCap    = 64 << 10
 )
 
-// fetchURLArgs are FetchURL's arguments, the one declaration of its schema.
+// fetchURLArgs are FetchURL's arguments.
 type fetchURLArgs struct {
-	URL string `json:"url" desc:"The http or https URL to fetch."`
+	URL string `json:"url" jsonschema:"The http or https URL to fetch."`
 }
 
-var fetchURLArgsSpec = argsOf(fetchURLArgs{})
+func (fetchURLArgs) About() About {
+	return About{Name: "FetchURL", Description: fetchURLDescription, ReadOnly: true}
+}
+
+func (a fetchURLArgs) Label() string { return a.URL }
 
 // FetchURL reads a web page as markdown (go-readability for the main
 // content, html-to-markdown for the rest), as kimi-cli's FetchURL does with
 // trafilatura.
 type FetchURL struct {
+	Typed[fetchURLArgs]
 	// NeedsApproval makes every fetch ask first (fetch_needs_approval);
 	// by default fetching runs without asking, as in kimi-cli.
 	NeedsApproval bool
 	// Client is the HTTP client; nil builds one with FetchURL's limits.
 	Client *http.Client
 }
-
-func (*FetchURL) Name() string            { return "FetchURL" }
-func (*FetchURL) Description() string     { return fetchURLDescription }
-func (*FetchURL) Schema() json.RawMessage { return fetchURLArgsSpec.schema }
-func (*FetchURL) ReadOnly() bool          { return true }
 
 // ActionFetchURL is the approval class of FetchURL when it asks.
 const ActionFetchURL = "fetch a web page"
@@ -80,8 +80,8 @@ func (t *FetchURL) client() *http.Client {
 
 func (t *FetchURL) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a fetchURLArgs
-	if res, ok := decodeArgs(t.Name(), args, fetchURLArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	u, err := url.Parse(strings.TrimSpace(a.URL))

@@ -23,28 +23,29 @@ const (
 	walkMaxEntries = 200_000
 )
 
-// globArgs are Glob's arguments, the one declaration of its schema.
+// globArgs are Glob's arguments.
 type globArgs struct {
-	Pattern   string `json:"pattern" desc:"The glob, e.g. **/*.go ( ** matches any number of directories)."`
-	Directory string `json:"directory,omitempty" default:"." desc:"The directory to search in (default: the work dir)."`
+	Pattern   string `json:"pattern" jsonschema:"The glob, e.g. **/*.go ( ** matches any number of directories)."`
+	Directory string `json:"directory,omitempty" jsonschema:"The directory to search in (default: the work dir)."`
 }
 
-var globArgsSpec = argsOf(globArgs{})
+func (globArgs) About() About {
+	return About{Name: "Glob", Description: globDescription, ReadOnly: true, Params: map[string]Param{
+		"directory": {Default: "."},
+	}}
+}
+
+func (a globArgs) Label() string { return a.Pattern }
 
 // Glob finds paths matching a pattern with ** support.
-type Glob struct{}
-
-func (*Glob) Name() string            { return "Glob" }
-func (*Glob) Description() string     { return globDescription }
-func (*Glob) Schema() json.RawMessage { return globArgsSpec.schema }
-func (*Glob) ReadOnly() bool          { return true }
+type Glob struct{ Typed[globArgs] }
 
 var errWalkLimit = errors.New("walk limit reached")
 
 func (t *Glob) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a globArgs
-	if res, ok := decodeArgs(t.Name(), args, globArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	pattern := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(a.Pattern)), "./")

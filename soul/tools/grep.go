@@ -29,28 +29,30 @@ const (
 	grepMaxScanLine  = 64 << 10
 )
 
-// grepArgs are Grep's arguments, the one declaration of its schema.
+// grepArgs are Grep's arguments.
 type grepArgs struct {
-	Pattern    string `json:"pattern" desc:"The regular expression (Go RE2 syntax)."`
-	Path       string `json:"path,omitempty" default:"." desc:"The file or directory to search (default: the work dir)."`
-	Glob       string `json:"glob,omitempty" desc:"Only search files matching this glob (e.g. *.go, src/**/*.ts)."`
-	IgnoreCase bool   `json:"ignore_case,omitempty" default:"false" desc:"Case-insensitive search."`
+	Pattern    string `json:"pattern" jsonschema:"The regular expression (Go RE2 syntax)."`
+	Path       string `json:"path,omitempty" jsonschema:"The file or directory to search (default: the work dir)."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Only search files matching this glob (e.g. *.go, src/**/*.ts)."`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Case-insensitive search."`
 }
 
-var grepArgsSpec = argsOf(grepArgs{})
+func (grepArgs) About() About {
+	return About{Name: "Grep", Description: grepDescription, ReadOnly: true, Params: map[string]Param{
+		"path":        {Default: "."},
+		"ignore_case": {Default: false},
+	}}
+}
+
+func (a grepArgs) Label() string { return a.Pattern }
 
 // Grep searches file contents with a Go regexp.
-type Grep struct{}
-
-func (*Grep) Name() string            { return "Grep" }
-func (*Grep) Description() string     { return grepDescription }
-func (*Grep) Schema() json.RawMessage { return grepArgsSpec.schema }
-func (*Grep) ReadOnly() bool          { return true }
+type Grep struct{ Typed[grepArgs] }
 
 func (t *Grep) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a grepArgs
-	if res, ok := decodeArgs(t.Name(), args, grepArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if a.Pattern == "" {

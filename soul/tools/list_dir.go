@@ -16,25 +16,31 @@ var listDirDescription string
 
 const listMaxEntries = 1000
 
-// listDirArgs are ListDir's arguments, the one declaration of its schema.
+// listDirArgs are ListDir's arguments.
 type listDirArgs struct {
-	Path string `json:"path,omitempty" default:"." desc:"The directory to list (default: the work dir)."`
+	Path string `json:"path,omitempty" jsonschema:"The directory to list (default: the work dir)."`
 }
 
-var listDirArgsSpec = argsOf(listDirArgs{})
+func (listDirArgs) About() About {
+	return About{Name: "ListDir", Description: listDirDescription, ReadOnly: true, Params: map[string]Param{
+		"path": {Default: "."},
+	}}
+}
+
+func (a listDirArgs) Label() string {
+	if a.Path == "" {
+		return "."
+	}
+	return a.Path
+}
 
 // ListDir lists one directory.
-type ListDir struct{}
-
-func (*ListDir) Name() string            { return "ListDir" }
-func (*ListDir) Description() string     { return listDirDescription }
-func (*ListDir) Schema() json.RawMessage { return listDirArgsSpec.schema }
-func (*ListDir) ReadOnly() bool          { return true }
+type ListDir struct{ Typed[listDirArgs] }
 
 func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a listDirArgs
-	if res, ok := decodeArgs(t.Name(), args, listDirArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	tg, res, ok := resolveForRead(ctx, env, t.Name(), a.Path, "List")

@@ -45,27 +45,30 @@ const (
 	searchMaxLimit = 20
 )
 
-// searchWebArgs are SearchWeb's arguments, the one declaration of its schema.
+// searchWebArgs are SearchWeb's arguments.
 type searchWebArgs struct {
-	Query string `json:"query" desc:"What to search for."`
-	Limit int    `json:"limit,omitempty" default:"5" minimum:"1" desc:"How many results to return (at most 20). Usually leave it: a more concrete query beats more results."`
+	Query string `json:"query" jsonschema:"What to search for."`
+	// The bound in the description is searchMaxLimit (TestArgDescriptionsMatchConstants).
+	Limit int `json:"limit,omitempty" jsonschema:"How many results to return (at most 20). Usually leave it: a more concrete query beats more results."`
 }
 
-var searchWebArgsSpec = argsOf(searchWebArgs{})
+func (searchWebArgs) About() About {
+	return About{Name: "SearchWeb", Description: searchWebDescription, ReadOnly: true, Params: map[string]Param{
+		"limit": {Default: 5, Minimum: Min(1)},
+	}}
+}
+
+func (a searchWebArgs) Label() string { return a.Query }
 
 // SearchWeb searches the web through the configured provider. It is offered
 // only when one is configured.
 type SearchWeb struct {
+	Typed[searchWebArgs]
 	Provider string // SearchKimi, SearchSearXNG or SearchBrave
 	BaseURL  string // the endpoint; "" is the provider's default (SearXNG has none)
 	APIKey   string
 	Client   *http.Client // nil: a client with SearchWeb's timeout
 }
-
-func (*SearchWeb) Name() string            { return "SearchWeb" }
-func (*SearchWeb) Description() string     { return searchWebDescription }
-func (*SearchWeb) Schema() json.RawMessage { return searchWebArgsSpec.schema }
-func (*SearchWeb) ReadOnly() bool          { return true }
 
 // searchResult is one hit, whatever the provider.
 type searchResult struct {
@@ -73,8 +76,8 @@ type searchResult struct {
 }
 
 func (t *SearchWeb) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
-	var a searchWebArgs
-	if res, ok := decodeArgs(t.Name(), args, searchWebArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	q := strings.TrimSpace(a.Query)

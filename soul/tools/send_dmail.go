@@ -11,20 +11,22 @@ import (
 //go:embed send_dmail.md
 var sendDMailDescription string
 
-// sendDMailArgs are SendDMail's arguments, the one declaration of its schema.
+// sendDMailArgs are SendDMail's arguments.
 type sendDMailArgs struct {
-	Message      string `json:"message" desc:"The message to your past self. Make it self-contained."`
-	CheckpointID int    `json:"checkpoint_id" minimum:"0" desc:"The checkpoint to send the D-Mail to (N of <system>CHECKPOINT N</system>)."`
+	Message      string `json:"message" jsonschema:"The message to your past self. Make it self-contained."`
+	CheckpointID int    `json:"checkpoint_id" jsonschema:"The checkpoint to send the D-Mail to (N of <system>CHECKPOINT N</system>)."`
 }
 
-var sendDMailArgsSpec = argsOf(sendDMailArgs{})
+func (sendDMailArgs) About() About {
+	return About{Name: "SendDMail", Description: sendDMailDescription, Params: map[string]Param{
+		"checkpoint_id": {Minimum: Min(0)},
+	}}
+}
+
+func (a sendDMailArgs) Label() string { return fmt.Sprintf("→ checkpoint %d", a.CheckpointID) }
 
 // SendDMail queues a D-Mail; the soul backtracks after the step.
-type SendDMail struct{}
-
-func (*SendDMail) Name() string            { return "SendDMail" }
-func (*SendDMail) Description() string     { return sendDMailDescription }
-func (*SendDMail) Schema() json.RawMessage { return sendDMailArgsSpec.schema }
+type SendDMail struct{ Typed[sendDMailArgs] }
 
 // DMailNotDelivered is the output of a successful call: on success the
 // context is rewound, so the model only ever sees it when the backtrack did
@@ -33,8 +35,8 @@ const DMailNotDelivered = "If you see this message, the D-Mail was not delivered
 
 func (t *SendDMail) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a sendDMailArgs
-	if res, ok := decodeArgs(t.Name(), args, sendDMailArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Message) == "" {

@@ -11,23 +11,25 @@ import (
 //go:embed set_todo_list.md
 var setTodoListDescription string
 
-// setTodoListArgs are SetTodoList's arguments, the one declaration of its schema.
+// setTodoListArgs are SetTodoList's arguments.
 type setTodoListArgs struct {
-	Todos []*Todo `json:"todos" desc:"The complete todo list."`
+	Todos []*Todo `json:"todos" jsonschema:"The complete todo list."`
 }
 
-var setTodoListArgsSpec = argsOf(setTodoListArgs{})
+func (setTodoListArgs) About() About {
+	return About{Name: "SetTodoList", Description: setTodoListDescription, Params: map[string]Param{
+		"todos[].status": {Enum: []string{TodoPending, TodoInProgress, TodoDone}},
+	}}
+}
+
+func (a setTodoListArgs) Label() string { return plural(len(a.Todos), "todo") }
 
 // SetTodoList replaces the model's todo list.
-type SetTodoList struct{}
-
-func (*SetTodoList) Name() string            { return "SetTodoList" }
-func (*SetTodoList) Description() string     { return setTodoListDescription }
-func (*SetTodoList) Schema() json.RawMessage { return setTodoListArgsSpec.schema }
+type SetTodoList struct{ Typed[setTodoListArgs] }
 
 func (t *SetTodoList) Call(ctx context.Context, _ *Env, args json.RawMessage) Result {
-	var a setTodoListArgs
-	if res, ok := decodeArgs(t.Name(), args, setTodoListArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	todos := make([]Todo, 0, len(a.Todos))

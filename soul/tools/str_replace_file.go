@@ -12,27 +12,29 @@ import (
 //go:embed str_replace_file.md
 var strReplaceFileDescription string
 
-// strReplaceFileArgs are StrReplaceFile's arguments, the one declaration of its schema.
+// strReplaceFileArgs are StrReplaceFile's arguments.
 type strReplaceFileArgs struct {
-	Path       string `json:"path" desc:"The file to edit (relative to the work dir, or absolute)."`
-	Old        string `json:"old" desc:"The exact text to replace."`
-	New        string `json:"new" desc:"The replacement text."`
-	ReplaceAll bool   `json:"replace_all,omitempty" default:"false" desc:"Replace every occurrence instead of requiring exactly one."`
+	Path       string `json:"path" jsonschema:"The file to edit (relative to the work dir, or absolute)."`
+	Old        string `json:"old" jsonschema:"The exact text to replace."`
+	New        string `json:"new" jsonschema:"The replacement text."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one."`
 }
 
-var strReplaceFileArgsSpec = argsOf(strReplaceFileArgs{})
+func (strReplaceFileArgs) About() About {
+	return About{Name: "StrReplaceFile", Description: strReplaceFileDescription, Params: map[string]Param{
+		"replace_all": {Default: false},
+	}}
+}
+
+func (a strReplaceFileArgs) Label() string { return a.Path }
 
 // StrReplaceFile replaces an exact string in a file after approval.
-type StrReplaceFile struct{}
-
-func (*StrReplaceFile) Name() string            { return "StrReplaceFile" }
-func (*StrReplaceFile) Description() string     { return strReplaceFileDescription }
-func (*StrReplaceFile) Schema() json.RawMessage { return strReplaceFileArgsSpec.schema }
+type StrReplaceFile struct{ Typed[strReplaceFileArgs] }
 
 func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a strReplaceFileArgs
-	if res, ok := decodeArgs(t.Name(), args, strReplaceFileArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {

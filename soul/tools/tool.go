@@ -132,8 +132,8 @@ func NotKeptNote(files []NotKeptFile) string {
 
 // Todo is one entry of the model's todo list.
 type Todo struct {
-	Title  string `json:"title" desc:"What to do."`
-	Status string `json:"status" enum:"pending,in_progress,done"` // TodoPending, TodoInProgress or TodoDone
+	Title  string `json:"title" jsonschema:"What to do."`
+	Status string `json:"status"` // TodoPending, TodoInProgress or TodoDone (SetTodoList's schema lists them)
 }
 
 // Todo statuses.

@@ -83,7 +83,7 @@ func (Typed[A]) Label(args json.RawMessage) string {
 // ignored (models add them; they do no harm). When ok is false, res is the
 // tool error, naming the problem in words the model can act on.
 func (t Typed[A]) Decode(args json.RawMessage) (a A, res Result, ok bool) {
-	res, ok = checkArgs(t.Name(), args, schemaFor[A]().schema, &a)
+	res, ok = decodeArgs(t.Name(), args, schemaFor[A]().schema, &a)
 	return a, res, ok
 }
 
@@ -147,15 +147,15 @@ func deriveSchema[A Args]() *typedSchema {
 
 // loosen undoes two choices of jsonschema.For that the tools do not make:
 // objects refuse unknown properties (models add some; the tools ignore
-// them), and a slice may be null (a null argument is an absent one, and a
-// list's item is checked by the tool).
+// them), and slices and pointers may be null (a null argument is an absent
+// one, and a null list item is refused by the tool's own check).
 func loosen(s *jsonschema.Schema) {
 	if s == nil {
 		return
 	}
 	s.AdditionalProperties = nil
-	if slices.Equal(s.Types, []string{"null", "array"}) {
-		s.Types, s.Type = nil, "array"
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Types, s.Type = nil, s.Types[1]
 	}
 	for _, p := range s.Properties {
 		loosen(p)
@@ -185,10 +185,16 @@ func isObject(args json.RawMessage) bool {
 	return json.Unmarshal(args, &obj) == nil && obj != nil
 }
 
-// checkArgs checks args against the top level of schema (required
+// invalidArgs is the tool error for arguments that are malformed or fail a
+// tool's own check; the text names the tool and says what to fix.
+func invalidArgs(tool, format string, a ...any) Result {
+	return errorResult("invalid arguments", "Invalid arguments for %s: %s", tool, fmt.Sprintf(format, a...))
+}
+
+// decodeArgs checks args against the top level of schema (required
 // arguments, enums, minimums), fills defaults and decodes into dst; a
 // problem is a tool error naming it.
-func checkArgs(tool string, args json.RawMessage, schema *jsonschema.Schema, dst any) (res Result, ok bool) {
+func decodeArgs(tool string, args json.RawMessage, schema *jsonschema.Schema, dst any) (res Result, ok bool) {
 	fail := func(format string, a ...any) (Result, bool) {
 		return invalidArgs(tool, format, a...), false
 	}
@@ -264,4 +270,29 @@ func quoteEnum(values []any) string {
 		out[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(out, ", ")
+}
+
+// jsonKind names a Go type the way JSON schema does.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a value of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a " + t.Kind().String()
 }

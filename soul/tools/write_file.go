@@ -17,29 +17,31 @@ import (
 //go:embed write_file.md
 var writeFileDescription string
 
-// writeFileArgs are WriteFile's arguments, the one declaration of its schema.
+// writeFileArgs are WriteFile's arguments.
 type writeFileArgs struct {
-	Path    string `json:"path" desc:"The file to write (relative to the work dir, or absolute)."`
-	Content string `json:"content" desc:"The content to write."`
-	Mode    string `json:"mode,omitempty" enum:"overwrite,append" default:"overwrite" desc:"overwrite replaces the file; append adds to its end."`
+	Path    string `json:"path" jsonschema:"The file to write (relative to the work dir, or absolute)."`
+	Content string `json:"content" jsonschema:"The content to write."`
+	Mode    string `json:"mode,omitempty" jsonschema:"overwrite replaces the file; append adds to its end."`
 }
 
-var writeFileArgsSpec = argsOf(writeFileArgs{})
+func (writeFileArgs) About() About {
+	return About{Name: "WriteFile", Description: writeFileDescription, Params: map[string]Param{
+		"mode": {Default: "overwrite", Enum: []string{"overwrite", "append"}},
+	}}
+}
+
+func (a writeFileArgs) Label() string { return a.Path }
 
 // maxDiffSource: files larger than this get no diff in the approval.
 const maxDiffSource = 4 << 20
 
 // WriteFile writes or appends to a file after approval.
-type WriteFile struct{}
-
-func (*WriteFile) Name() string            { return "WriteFile" }
-func (*WriteFile) Description() string     { return writeFileDescription }
-func (*WriteFile) Schema() json.RawMessage { return writeFileArgsSpec.schema }
+type WriteFile struct{ Typed[writeFileArgs] }
 
 func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a writeFileArgs
-	if res, ok := decodeArgs(t.Name(), args, writeFileArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
