@@ -66,7 +66,7 @@ func ExportSessionDir(ctx context.Context, rt *Runtime, id, dir string) error {
 	}
 	defer h.Close(ctx)
 	redact := h.cfg.Redactor()
-	files, err := kimi.ExportSession(ctx, h.db, h.s.ID, dir, systemPromptOf(h.cfg, h.s), redact.Writer)
+	files, err := kimi.ExportSession(ctx, h.db, h.s.ID, dir, systemPromptOf(ctx, h.db, h.cfg, h.s), redact.Writer)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return userErrorf(err, "%v: export into an empty or new directory", err)
@@ -92,7 +92,7 @@ func exportedNames(files []string) string {
 // from a rewind older than redaction.
 func exportTo(ctx context.Context, db *store.DB, cfg Config, s store.Session, gen int, w io.Writer) error {
 	rw := cfg.Redactor().Writer(w)
-	if err := kimi.Export(ctx, db, s.ID, gen, systemPromptOf(cfg, s), rw); err != nil {
+	if err := kimi.Export(ctx, db, s.ID, gen, systemPromptOf(ctx, db, cfg, s), rw); err != nil {
 		return err
 	}
 	return rw.Close()
@@ -100,14 +100,21 @@ func exportTo(ctx context.Context, db *store.DB, cfg Config, s store.Session, ge
 
 // systemPromptOf is the system prompt rewind sends in session s, for an
 // export's _system_prompt line: rewind builds it for each request and
-// does not store it. Project instructions that cannot be read are left out.
-func systemPromptOf(cfg Config, s store.Session) string {
+// does not store it. It is the session's agent's (the one it resumes
+// with); an agent or project instructions that cannot be read are left
+// out, as the export is still worth having.
+func systemPromptOf(ctx context.Context, db *store.DB, cfg Config, s store.Session) string {
 	dir := s.WorkDir
 	if dir == "" {
 		dir = cfg.WorkDir
 	}
 	sc := soulConfig(cfg)
 	sc.Instructions, _ = instructions.Load(cfg.Home, dir)
+	if start, err := cfg.StartAgent(); err == nil {
+		if stored, err := db.SessionAgent(ctx, s.ID); err == nil {
+			sc.Agent, _ = cfg.SessionAgent(s.ID, stored, start)
+		}
+	}
 	return soul.SystemPrompt(sc, dir)
 }
 
