@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -136,19 +137,36 @@ func (e *SubagentEvent) UnmarshalJSON(b []byte) error {
 // agentArgs are the Agent tool's arguments (Task's subagent_name is read
 // into SubagentType).
 type agentArgs struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type"`
-	SubagentName string `json:"subagent_name"`
-	Resume       string `json:"resume"`
-	Timeout      int    `json:"timeout"`
+	Description string `json:"description" jsonschema:"A short (3-5 word) description of the task."`
+	Prompt      string `json:"prompt" jsonschema:"The task for the sub-agent, with everything it needs to know."`
+	// Only one of the two type keys is offered (agentTool.Schema).
+	SubagentType string `json:"subagent_type,omitempty"`
+	SubagentName string `json:"subagent_name,omitempty"`
+	Resume       string `json:"resume,omitempty" jsonschema:"The agent_id of an earlier sub-agent to continue, instead of starting a new one."`
+	Timeout      int    `json:"timeout,omitempty" jsonschema:"Stop the sub-agent after this many seconds (no limit by default)."`
+}
+
+// About: the name, description and types are each agentTool's own.
+func (agentArgs) About() tools.About {
+	return tools.About{Name: AgentToolName, ReadOnly: true, Params: map[string]tools.Param{
+		"timeout": {Minimum: tools.Min(1), Maximum: tools.Min(maxAgentTimeout)},
+	}}
+}
+
+func (a agentArgs) Label() string { return a.Description }
+
+func init() {
+	// Stored sessions label Agent and Task calls as live ones do.
+	tools.RegisterLabeler(AgentToolName, tools.Typed[agentArgs]{})
+	tools.RegisterLabeler(agentAliasName, tools.Typed[agentArgs]{})
 }
 
 // agentTool is the Agent tool of one Soul (alias: Task).
 type agentTool struct {
-	s     *Soul
-	name  string // AgentToolName or agentAliasName
-	types []subagentType
+	tools.Typed[agentArgs] // label and argument checks; the rest is per Soul
+	s                      *Soul
+	name                   string // AgentToolName or agentAliasName
+	types                  []subagentType
 }
 
 var _ tools.ReadOnlyTool = (*agentTool)(nil)
@@ -197,29 +215,25 @@ func (t *agentTool) defaultType() string {
 	return defaultSubagent
 }
 
+// Schema offers the type under the key the tool is called by (Task's is
+// subagent_name), as an enum of the agent file's types.
 func (t *agentTool) Schema() json.RawMessage {
-	typeKey := "subagent_type"
+	typeKey, other := "subagent_type", "subagent_name"
 	if t.name == agentAliasName {
-		typeKey = "subagent_name"
+		typeKey, other = other, typeKey
 	}
-	names := make([]string, len(t.types))
+	names := make([]any, len(t.types))
 	for i, ty := range t.types {
 		names[i] = ty.name
 	}
-	schema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"description": map[string]any{"type": "string", "description": "A short (3-5 word) description of the task."},
-			"prompt":      map[string]any{"type": "string", "description": "The task for the sub-agent, with everything it needs to know."},
-			typeKey:       map[string]any{"type": "string", "enum": names, "default": t.defaultType(), "description": "The sub-agent type. Defaults to `" + t.defaultType() + "`."},
-			"resume":      map[string]any{"type": "string", "description": "The agent_id of an earlier sub-agent to continue, instead of starting a new one."},
-			"timeout":     map[string]any{"type": "integer", "minimum": 1, "maximum": maxAgentTimeout, "description": "Stop the sub-agent after this many seconds (no limit by default)."},
-		},
-		"required":             []string{"description", "prompt"},
-		"additionalProperties": false,
-	}
-	b, _ := json.Marshal(schema)
-	return b
+	return t.SchemaWith(func(s *jsonschema.Schema) {
+		delete(s.Properties, other)
+		s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(k string) bool { return k == other })
+		p := s.Properties[typeKey]
+		p.Enum = names
+		p.Default, _ = json.Marshal(t.defaultType()) // a string: cannot fail
+		p.Description = "The sub-agent type. Defaults to `" + t.defaultType() + "`."
+	})
 }
 
 // Call is the Agent tool run outside a step (no tool call id); the soul
@@ -229,18 +243,15 @@ func (t *agentTool) Call(ctx context.Context, _ *tools.Env, args json.RawMessage
 }
 
 func (t *agentTool) run(ctx context.Context, callID string, raw json.RawMessage) tools.Result {
-	var a agentArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return toolError("invalid call", "Invalid arguments for %s: %v. Call it again with description and prompt.", t.name, err)
+	a, res, ok := tools.DecodeAs[agentArgs](t.name, raw)
+	if !ok {
+		return res
 	}
 	if t.name == agentAliasName && a.SubagentType == "" {
 		a.SubagentType = a.SubagentName
 	}
 	if strings.TrimSpace(a.Prompt) == "" {
-		return toolError("invalid call", "%s needs a prompt: the task for the sub-agent.", t.name)
-	}
-	if a.Timeout < 0 || a.Timeout > maxAgentTimeout {
-		return toolError("invalid call", "timeout must be between 1 and %d seconds, got %d.", maxAgentTimeout, a.Timeout)
+		return toolError("invalid arguments", "Invalid arguments for %s: the prompt is empty; give the sub-agent its task.", t.name)
 	}
 	if a.SubagentType == "" {
 		a.SubagentType = t.defaultType()

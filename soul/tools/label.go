@@ -20,6 +20,11 @@ var builtinLabelers = func() map[string]Labeler {
 	return m
 }()
 
+// RegisterLabeler adds a built-in tool defined outside this package (the
+// soul's Agent tool and its alias Task) to the tools CallLabel knows by
+// name. Call it from an init function: CallLabel reads without a lock.
+func RegisterLabeler(name string, l Labeler) { builtinLabelers[name] = l }
+
 // fallbackLabelKeys are the arguments that say what a call of a tool
 // rewind does not know does (an MCP tool, a tool of an imported session),
 // in order.

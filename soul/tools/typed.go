@@ -41,12 +41,12 @@ type About struct {
 // Param is what the schema says about one argument beyond its type and
 // description. A Default also fills the argument when it is absent or null.
 type Param struct {
-	Default any
-	Minimum *int
-	Enum    []string
+	Default          any
+	Minimum, Maximum *int
+	Enum             []string
 }
 
-// Min is a Param's Minimum.
+// Min is a Param's Minimum (or Maximum).
 func Min(n int) *int { return &n }
 
 // Typed gives a tool whose arguments decode into A all of Tool but Call:
@@ -83,8 +83,29 @@ func (Typed[A]) Label(args json.RawMessage) string {
 // ignored (models add them; they do no harm). When ok is false, res is the
 // tool error, naming the problem in words the model can act on.
 func (t Typed[A]) Decode(args json.RawMessage) (a A, res Result, ok bool) {
-	res, ok = decodeArgs(t.Name(), args, schemaFor[A]().schema, &a)
+	return DecodeAs[A](t.Name(), args)
+}
+
+// DecodeAs is Decode for a tool whose name is not A's (an alias, such as
+// the Agent tool's Task): errors name the tool as the model called it.
+func DecodeAs[A Args](tool string, args json.RawMessage) (a A, res Result, ok bool) {
+	res, ok = decodeArgs(tool, args, schemaFor[A]().schema, &a)
 	return a, res, ok
+}
+
+// SchemaWith is A's schema changed by adjust, for a tool whose schema
+// depends on how it is set up (the Agent tool's types); adjust gets a
+// schema of its own (derived anew: CloneSchemas shares slices with the
+// cached one). What it adds is for the model only: Decode checks the schema
+// A declares.
+func (Typed[A]) SchemaWith(adjust func(*jsonschema.Schema)) json.RawMessage {
+	s := deriveSchema[A]().schema
+	adjust(s)
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: %s: schema: %v", about[A]().Name, err))
+	}
+	return raw
 }
 
 func about[A Args]() About {
@@ -133,6 +154,9 @@ func deriveSchema[A Args]() *typedSchema {
 		}
 		if p.Minimum != nil {
 			prop.Minimum = jsonschema.Ptr(float64(*p.Minimum))
+		}
+		if p.Maximum != nil {
+			prop.Maximum = jsonschema.Ptr(float64(*p.Maximum))
 		}
 		for _, e := range p.Enum {
 			prop.Enum = append(prop.Enum, e)
@@ -252,12 +276,15 @@ func decodeArgs(tool string, args json.RawMessage, schema *jsonschema.Schema, ds
 	for _, name := range schema.PropertyOrder {
 		p := schema.Properties[name]
 		v, given := obj[name]
-		if p.Minimum == nil || !given {
+		var n float64
+		if !given || json.Unmarshal(v, &n) != nil {
 			continue
 		}
-		var n float64
-		if json.Unmarshal(v, &n) == nil && n < *p.Minimum {
+		if p.Minimum != nil && n < *p.Minimum {
 			return fail("argument %q must be at least %v, got %v.", name, *p.Minimum, n)
+		}
+		if p.Maximum != nil && n > *p.Maximum {
+			return fail("argument %q must be at most %v, got %v.", name, *p.Maximum, n)
 		}
 	}
 	return Result{}, true

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // TestBrokenArgumentsNeverPanic calls every tool directly (not through
@@ -160,5 +162,27 @@ func TestSendDMail(t *testing.T) {
 		if !strings.Contains(desc, w) {
 			t.Errorf("description lacks %q", w)
 		}
+	}
+}
+
+// TestSchemaWithLeavesTheToolsSchema: what a tool changes for one setup
+// (the Agent tool's types) never reaches the schema its type declares.
+func TestSchemaWithLeavesTheToolsSchema(t *testing.T) {
+	t.Parallel()
+	g := &Grep{}
+	before := string(g.Schema())
+	adjusted := g.SchemaWith(func(s *jsonschema.Schema) {
+		delete(s.Properties, "glob")
+		s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(k string) bool { return k == "glob" })
+		s.Properties["path"].Enum = []any{"a", "b"}
+	})
+	if strings.Contains(string(adjusted), "glob") || !strings.Contains(string(adjusted), `"enum":["a","b"]`) {
+		t.Errorf("adjusted schema %s", adjusted)
+	}
+	if after := string(g.Schema()); after != before {
+		t.Errorf("the declared schema changed:\n%s\n%s", before, after)
+	}
+	if _, res, ok := g.Decode(json.RawMessage(`{"pattern":"x","path":"c"}`)); !ok {
+		t.Errorf("Decode checks the declared schema, not the adjusted one: %s", res.Output)
 	}
 }
