@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -222,8 +223,8 @@ func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, f
 // saying who answered and how, with the feedback of a rejection.
 func (a *approvals) onUIRemoteAnswered(req *soul.ApprovalRequest, ans live.Answer) {
 	c := a.c
-	c.setNews(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, req.Tool, ans.PID, decisionText(ans.Decision)))
-	line := fmt.Sprintf("%s %s from a watcher (pid %d)", req.Tool, decisionText(ans.Decision), ans.PID)
+	c.setNews(fmt.Sprintf("%s of %s answered from a watcher (pid %d): %s", req.Action, approvalCall(req), ans.PID, decisionText(ans.Decision)))
+	line := fmt.Sprintf("%s %s from a watcher (pid %d)", approvalCall(req), decisionText(ans.Decision), ans.PID)
 	if ans.Feedback != "" && (ans.Decision == soul.RejectWithFeedback || ans.Decision == soul.Reject) {
 		line += ": “" + oneLine(ans.Feedback, 200) + "”"
 	}
@@ -239,6 +240,15 @@ func (a *approvals) onUIRemoteAnswered(req *soul.ApprovalRequest, ans live.Answe
 	}
 }
 
+// approvalCall names the call a request is about: the tool and its label
+// ("Shell go test ./..."), as the call's row shows it.
+func approvalCall(req *soul.ApprovalRequest) string {
+	if l := oneLine(tools.CallLabel(req.Tool, req.Arguments), 60); l != "" {
+		return req.Tool + " " + l
+	}
+	return req.Tool
+}
+
 // onUIWatched shows the watched writer's request (the watcher's side):
 // answerable through conn when the writer takes answers from watchers
 // (remote), else as a note saying where to answer.
@@ -248,7 +258,7 @@ func (a *approvals) onUIWatched(req *soul.ApprovalRequest, conn *live.Conn, remo
 	if !remote || conn == nil {
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
-		c.setMessage("the writer waits for approval of "+req.Tool, false)
+		c.setMessage("the writer waits for approval of "+approvalCall(req), false)
 		return
 	}
 	a.closeWatched()

@@ -171,7 +171,8 @@ func TestWatcherAnswerStaysOnTheWritersScreen(t *testing.T) {
 	}
 	h.waitFor("Printed it instead.")
 	h.waitUntil("the run to end", h.idle)
-	txt := h.waitFor(fmt.Sprintf("rejected with feedback from a watcher (pid %d)", os.Getpid()), "“print")
+	// The line names the call by its label, as its row does.
+	txt := h.waitFor("WriteFile remote.txt rejected with feedback from a watcher", fmt.Sprintf("%d)", os.Getpid()), "“print")
 	rows := h.rows()
 	tool, line := rowOf(rows, "WriteFile"), rowOf(rows, "from a watcher (pid")
 	if tool < 0 || line <= tool || rowOf(rows, "Printed it instead.") < line {
