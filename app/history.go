@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -256,7 +259,9 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 	return tw.Flush()
 }
 
-// Show prints a generation's view (the current one when gen is nil).
+// Show prints a generation's view (the current one when gen is nil). It
+// streams: the view is read in one snapshot and written record by record,
+// so memory stays flat however long the session.
 func Show(ctx context.Context, rt *Runtime, id string, gen *int, asJSON bool) error {
 	h, err := rt.openSession(ctx, id, false)
 	if err != nil {
@@ -264,47 +269,118 @@ func Show(ctx context.Context, rt *Runtime, id string, gen *int, asJSON bool) er
 	}
 	defer h.Close(ctx)
 	db, s := h.db, h.s
-	var v store.View
+	g, what := -1, ""
 	if gen != nil {
-		v, err = db.GenerationView(ctx, s.ID, *gen)
-		if err != nil {
-			return storeError(err, s.ID, fmt.Sprintf("generation %d", *gen))
-		}
-	} else if v, err = db.View(ctx, s.ID); err != nil {
-		return storeError(err, s.ID, "")
+		g, what = *gen, fmt.Sprintf("generation %d", *gen)
 	}
+	bw := bufio.NewWriterSize(rt.Stdout, 64<<10)
+	var p viewPrinter = &transcriptPrinter{w: errWriter{w: bw}, s: s, toolNames: map[string]string{}}
 	if asJSON {
-		return writeJSON(rt.Stdout, viewJSON(s.ID, v))
+		p = &jsonPrinter{w: errWriter{w: bw}, id: s.ID}
 	}
-	return writeTranscript(rt.Stdout, s, v)
+	if err := db.EachRecord(ctx, s.ID, g, p.head, p.record); err != nil {
+		if werr := p.err(); werr != nil {
+			return werr
+		}
+		return storeError(err, s.ID, what)
+	}
+	p.end()
+	if err := p.err(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
-func viewJSON(id string, v store.View) ViewJSON {
-	out := ViewJSON{ID: id, Generation: v.Generation.Gen, Tokens: v.Tokens, NextCheckpointID: v.NextCheckpointID,
-		Records: make([]RecordJSON, 0, len(v.Records))}
-	for _, r := range v.Records {
-		if isCheckpointMarker(r) {
-			continue
-		}
-		rj := RecordJSON{Seq: r.Seq, Kind: string(r.Kind), Message: json.RawMessage("null")}
-		switch r.Kind {
-		case store.KindMessage:
-			role := r.Role
-			rj.Role = &role
-			if len(r.Body) > 0 {
-				rj.Message = r.Body
-			}
-		case store.KindCheckpoint:
-			id := r.CheckpointID
-			rj.CheckpointID = &id
-		case store.KindUsage:
-			n := r.TokenCount
-			rj.TokenCount = &n
-		}
-		out.Records = append(out.Records, rj)
-	}
-	return out
+// viewPrinter writes a view as it is read: its header, each record, the end.
+type viewPrinter interface {
+	head(store.View) error
+	record(store.Record) error
+	end()
+	err() error // the first write error
 }
+
+// jsonPrinter writes a view as the ViewJSON document, one record at a
+// time, byte for byte what encoding a whole ViewJSON would write.
+type jsonPrinter struct {
+	w        errWriter
+	id       string
+	n        int
+	buf, out bytes.Buffer // a message body escaped, then indented
+}
+
+func (p *jsonPrinter) head(v store.View) error {
+	b, err := json.MarshalIndent(struct {
+		ID               string `json:"id"`
+		Generation       int    `json:"generation"`
+		Tokens           int    `json:"tokens"`
+		NextCheckpointID int    `json:"next_checkpoint_id"`
+	}{p.id, v.Generation.Gen, v.Tokens, v.NextCheckpointID}, "", "  ")
+	if err != nil {
+		return err
+	}
+	p.w.write(bytes.TrimSuffix(b, []byte("\n}")))
+	p.w.printf(",\n  \"records\": [")
+	return p.w.err
+}
+
+func (p *jsonPrinter) record(r store.Record) error {
+	if isCheckpointMarker(r) {
+		return nil
+	}
+	if p.n > 0 {
+		p.w.printf(",")
+	}
+	p.n++
+	// What json.MarshalIndent of its RecordJSON with the prefix "    "
+	// writes, without reflection and two extra passes over the body.
+	null := func(ok bool, v string) string {
+		if ok {
+			return v
+		}
+		return "null"
+	}
+	p.w.printf("\n    {\n      \"seq\": %d,\n      \"kind\": %s,\n      \"role\": %s,\n      \"checkpoint_id\": %s,\n      \"token_count\": %s,\n      \"message\": ",
+		r.Seq, jsonString(string(r.Kind)), null(r.Kind == store.KindMessage, jsonString(r.Role)),
+		null(r.Kind == store.KindCheckpoint, strconv.Itoa(r.CheckpointID)), null(r.Kind == store.KindUsage, strconv.Itoa(r.TokenCount)))
+	if r.Kind != store.KindMessage || len(r.Body) == 0 {
+		p.w.printf("null")
+	} else {
+		p.buf.Reset()
+		json.HTMLEscape(&p.buf, r.Body)
+		p.out.Reset()
+		if err := json.Indent(&p.out, p.buf.Bytes(), "      ", "  "); err != nil {
+			return fmt.Errorf("record %d: %w", r.Seq, err)
+		}
+		p.w.write(p.out.Bytes())
+	}
+	p.w.printf("\n    }")
+	return p.w.err
+}
+
+// jsonString is s as a JSON string, as encoding/json writes it; kinds and
+// roles are plain words, quoted as they are.
+func jsonString(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	if plain {
+		return `"` + s + `"`
+	}
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+func (p *jsonPrinter) end() {
+	if p.n > 0 {
+		p.w.printf("\n  ")
+	}
+	p.w.printf("]\n}\n")
+}
+
+func (p *jsonPrinter) err() error { return p.w.err }
+
 
 // isCheckpointMarker: the "<system>CHECKPOINT N</system>" user message that
 // lets the model name checkpoints (D-Mail). `show` leaves it out: the
@@ -313,52 +389,69 @@ func isCheckpointMarker(r store.Record) bool {
 	if r.Kind != store.KindMessage || r.Role != "user" {
 		return false
 	}
+	// Most prompts are told apart without decoding them: a marker's body
+	// holds the word as it is, or spelt with escapes.
+	if !bytes.Contains(r.Body, []byte("CHECKPOINT")) && !bytes.Contains(r.Body, []byte(`\u`)) {
+		return false
+	}
 	m, err := r.Message()
 	return err == nil && message.IsCheckpoint(m)
 }
 
-// writeTranscript prints a view as a readable conversation.
-func writeTranscript(w io.Writer, s store.Session, v store.View) error {
-	bw := &errWriter{w: w}
+// transcriptPrinter writes a view as a readable conversation.
+type transcriptPrinter struct {
+	w         errWriter
+	s         store.Session
+	n         int
+	toolNames map[string]string
+}
+
+func (p *transcriptPrinter) head(v store.View) error {
 	state := "current"
-	if v.Generation.Gen != s.CurrentGen {
+	if v.Generation.Gen != p.s.CurrentGen {
 		state = "archived"
 	}
-	title := s.Title
+	title := p.s.Title
 	if title == "" {
 		title = "(untitled)"
 	}
-	bw.printf("session %s  %s\n", s.ID, oneLine(title))
-	bw.printf("work dir %s\n", oneLine(s.WorkDir))
-	bw.printf("generation %d (%s, %s)  %d tokens  next checkpoint %d\n", v.Generation.Gen, v.Generation.Cause, state, v.Tokens, v.NextCheckpointID)
+	p.w.printf("session %s  %s\n", p.s.ID, oneLine(title))
+	p.w.printf("work dir %s\n", oneLine(p.s.WorkDir))
+	p.w.printf("generation %d (%s, %s)  %d tokens  next checkpoint %d\n", v.Generation.Gen, v.Generation.Cause, state, v.Tokens, v.NextCheckpointID)
 	if v.Generation.Note != "" {
-		bw.printf("note: %s\n", oneLine(v.Generation.Note))
+		p.w.printf("note: %s\n", oneLine(v.Generation.Note))
 	}
-	if len(v.Records) == 0 {
-		bw.printf("\n(empty)\n")
-		return bw.err
-	}
-	toolNames := map[string]string{}
-	for _, r := range v.Records {
-		switch r.Kind {
-		case store.KindCheckpoint:
-			bw.printf("\n── checkpoint %d ──\n", r.CheckpointID)
-		case store.KindUsage:
-			bw.printf("   · context: %d tokens\n", r.TokenCount)
-		case store.KindMessage:
-			m, err := r.Message()
-			if err != nil {
-				bw.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
-				continue
-			}
-			if message.IsCheckpoint(m) {
-				continue // the checkpoint line above says it
-			}
-			writeMessage(bw, m, toolNames)
-		}
-	}
-	return bw.err
+	return p.w.err
 }
+
+func (p *transcriptPrinter) record(r store.Record) error {
+	p.n++
+	switch r.Kind {
+	case store.KindCheckpoint:
+		p.w.printf("\n── checkpoint %d ──\n", r.CheckpointID)
+	case store.KindUsage:
+		p.w.printf("   · context: %d tokens\n", r.TokenCount)
+	case store.KindMessage:
+		m, err := r.Message()
+		if err != nil {
+			p.w.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
+			return p.w.err
+		}
+		if message.IsCheckpoint(m) {
+			return p.w.err // the checkpoint line above says it
+		}
+		writeMessage(&p.w, m, p.toolNames)
+	}
+	return p.w.err
+}
+
+func (p *transcriptPrinter) end() {
+	if p.n == 0 {
+		p.w.printf("\n(empty)\n")
+	}
+}
+
+func (p *transcriptPrinter) err() error { return p.w.err }
 
 func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string) {
 	label := m.Role
@@ -413,6 +506,12 @@ func writeJSON(w io.Writer, v any) error {
 type errWriter struct {
 	w   io.Writer
 	err error
+}
+
+func (e *errWriter) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
 }
 
 func (e *errWriter) printf(format string, args ...any) {

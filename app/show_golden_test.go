@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -97,6 +98,14 @@ func TestShowGolden(t *testing.T) {
 			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if asJSON { // the document is the documented schema, nothing else
+				dec := json.NewDecoder(strings.NewReader(got))
+				dec.DisallowUnknownFields()
+				var v ViewJSON
+				if err := dec.Decode(&v); err != nil {
+					t.Errorf("show --json %s is not a ViewJSON: %v", c.name, err)
+				}
 			}
 			if got != string(want) {
 				t.Errorf("show %s differs from %s:\n%s", c.name, path, got)

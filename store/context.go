@@ -636,9 +636,19 @@ func appendSegment(ctx context.Context, q querier, out []Record, s segment) ([]R
 
 // appendRecords appends the records query reads (segmentQuery's columns).
 func appendRecords(ctx context.Context, q querier, out []Record, session, query string, args ...any) ([]Record, error) {
+	err := eachRecord(ctx, q, session, func(r Record) error {
+		out = append(out, r)
+		return nil
+	}, query, args...)
+	return out, err
+}
+
+// eachRecord runs a record query and calls fn with each row, holding none
+// of the others.
+func eachRecord(ctx context.Context, q querier, session string, fn func(Record) error, query string, args ...any) error {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -646,15 +656,40 @@ func appendRecords(ctx context.Context, q querier, out []Record, session, query 
 		var body sql.NullString
 		var created int64
 		if err := rows.Scan(&r.Seq, &r.Gen, &r.Kind, &r.Role, &r.CheckpointID, &r.TokenCount, &body, &created); err != nil {
-			return nil, err
+			return err
 		}
 		if body.Valid {
 			r.Body = json.RawMessage(body.String)
 		}
 		r.CreatedAt = fromMS(created)
-		out = append(out, r)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// EachRecord reads generation gen's view of sessionID (gen < 0: the
+// current one) as a stream: head gets the view's header and counters (no
+// records), then fn each record in order, all in one read transaction (a
+// snapshot, however long the view), holding one record at a time. An
+// error from head or fn stops the read and is returned.
+func (db *DB) EachRecord(ctx context.Context, sessionID string, gen int, head func(View) error, fn func(Record) error) error {
+	_, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+		if err := head(*v); err != nil {
+			return err
+		}
+		for _, s := range segs {
+			if err := eachRecord(ctx, tx, s.session, fn, afterQuery, s.session, s.gen, -1, s.bound, -1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: read view %s: %w", sessionID, err)
+	}
+	return nil
 }
 
 // Generations lists a session's generations ordered by gen.

@@ -195,7 +195,7 @@ type Record struct {
 // Message decodes a message record's body.
 func (r Record) Message() (message.Message, error) {
 	var m message.Message
-	err := json.Unmarshal(r.Body, &m)
+	err := m.UnmarshalJSON(r.Body) // it checks the body once; json.Unmarshal would first check it whole
 	return m, err
 }
 

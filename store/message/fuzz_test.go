@@ -36,3 +36,22 @@ func FuzzMessageJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnmarshalString: the fast path decodes every JSON value exactly as
+// json.Unmarshal into a string does, error or not.
+func FuzzUnmarshalString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad \xff utf8\"", `""`, `null`, `12`, `"\n"`, `"<system>CHECKPOINT 3</system>"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return // callers pass values a whole decode has checked
+		}
+		var want, got string
+		werr := json.Unmarshal(raw, &want)
+		gerr := unmarshalString(raw, &got)
+		if (werr == nil) != (gerr == nil) || got != want {
+			t.Fatalf("%q: got %q, %v; json.Unmarshal: %q, %v", raw, got, gerr, want, werr)
+		}
+	})
+}

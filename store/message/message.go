@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Message is one OpenAI-style chat message exactly as kimi-cli keeps it in
@@ -175,7 +176,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		m.Extra[k] = v
 	}
 	if raw, ok := obj["role"]; ok {
-		if err := json.Unmarshal(raw, &m.Role); err != nil {
+		if err := unmarshalString(raw, &m.Role); err != nil {
 			return fmt.Errorf("role: %w", err)
 		}
 	}
@@ -208,7 +209,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		if !ok {
 			continue
 		}
-		if err := json.Unmarshal(raw, f.dst); err != nil {
+		if err := unmarshalString(raw, f.dst); err != nil {
 			return fmt.Errorf("%s: %w", f.key, err)
 		}
 		if *f.dst == "" {
@@ -223,13 +224,24 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// unmarshalString is json.Unmarshal into a string, without a second pass
+// over a value the caller's decode has already checked, when the value is
+// a string that needs no unescaping (nearly all are).
+func unmarshalString(raw []byte, dst *string) error {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 && utf8.Valid(raw) {
+		*dst = string(raw[1 : n-1])
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
+}
+
 func (c *Content) unmarshal(raw json.RawMessage) error {
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case string(trimmed) == "null":
 		c.IsNull = true
 	case len(trimmed) > 0 && trimmed[0] == '"':
-		if err := json.Unmarshal(trimmed, &c.Text); err != nil {
+		if err := unmarshalString(trimmed, &c.Text); err != nil {
 			return fmt.Errorf("content: %w", err)
 		}
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -298,7 +310,7 @@ func partHead(data []byte) (typ, text, think string, err error) {
 	str := func(k string) string {
 		var s string
 		if v, ok := obj[k]; ok {
-			_ = json.Unmarshal(v, &s) // non-string values stay in Raw only
+			_ = unmarshalString(v, &s) // non-string values stay in Raw only
 		}
 		return s
 	}
@@ -348,10 +360,10 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 	}
 	*c = ToolCall{}
 	if raw, ok := obj["id"]; ok {
-		_ = json.Unmarshal(raw, &c.ID)
+		_ = unmarshalString(raw, &c.ID)
 	}
 	if raw, ok := obj["type"]; ok {
-		_ = json.Unmarshal(raw, &c.Type)
+		_ = unmarshalString(raw, &c.Type)
 	}
 	if raw, ok := obj["function"]; ok {
 		var fn map[string]json.RawMessage
@@ -361,9 +373,9 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 		for k, v := range fn {
 			switch k {
 			case "name":
-				_ = json.Unmarshal(v, &c.Name)
+				_ = unmarshalString(v, &c.Name)
 			case "arguments":
-				if err := json.Unmarshal(v, &c.Args); err != nil || string(v) == "null" {
+				if err := unmarshalString(v, &c.Args); err != nil || string(v) == "null" {
 					// Some servers send arguments as an object; keep it as
 					// text, and as JSON for writing it back unchanged.
 					c.Args = string(v)
