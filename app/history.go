@@ -381,7 +381,6 @@ func (p *jsonPrinter) end() {
 
 func (p *jsonPrinter) err() error { return p.w.err }
 
-
 // isCheckpointMarker: the "<system>CHECKPOINT N</system>" user message that
 // lets the model name checkpoints (D-Mail). `show` leaves it out: the
 // checkpoint record beside it carries the same fact; `export` keeps it.
