@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -400,6 +401,10 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 		if r.Role == "" {
 			r.Role, role = m.Role, m.Role
 		}
+		if err := a.storeImages(&r, *m); err != nil {
+			return Record{}, fmt.Errorf("record %d: %w", r.Seq, err)
+		}
+		body = string(r.Body)
 		text = searchText(*m)
 	case KindCheckpoint:
 		cp = r.CheckpointID
@@ -442,6 +447,35 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 	}
 	a.added = append(a.added, r)
 	return r, nil
+}
+
+// storeImages keeps the images of a message once, in the blob table, and
+// puts blob references in place of their data URLs in r.Body: a session
+// that sends the same screenshot ten times stores it once, and no context
+// row carries megabytes of base64.
+func (a *appender) storeImages(r *Record, m message.Message) error {
+	if !bytes.Contains(r.Body, []byte(`"data:`)) {
+		return nil
+	}
+	body, imgs := message.StoreImages(r.Body, m)
+	if len(imgs) == 0 {
+		return nil
+	}
+	blobs := make([]FileBlob, len(imgs))
+	for i, im := range imgs {
+		blobs[i] = FileBlob{Hash: im.Hash, Data: im.Data}
+	}
+	if err := putBlobs(a.ctx, a.tx, blobs); err != nil {
+		return fmt.Errorf("store images: %w", err)
+	}
+	r.Body = body
+	return nil
+}
+
+// ExpandImages is a stored message body with its images' data URLs put
+// back (message.LoadImages): what a model is sent and an export writes.
+func (db *DB) ExpandImages(ctx context.Context, body []byte) ([]byte, error) {
+	return message.LoadImages(body, func(hash string) ([]byte, error) { return db.Blob(ctx, hash) })
 }
 
 // flush writes the counters and the session's last_seq/updated_at.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // MarshalRecord writes one record as a context.jsonl line (compact JSON,
@@ -99,6 +100,15 @@ func Export(ctx context.Context, db *store.DB, sessionID string, gen int, system
 	}
 	if err != nil {
 		return err
+	}
+	// Images are kept once in the blob table: the file gets their data
+	// URLs back, as kimi-cli wrote them.
+	for i, r := range v.Records {
+		if r.Kind == store.KindMessage && message.HasImageRefs(r.Body) {
+			if v.Records[i].Body, err = db.ExpandImages(ctx, r.Body); err != nil {
+				return fmt.Errorf("export %s generation %d: record %d: %w", sessionID, v.Generation.Gen, r.Seq, err)
+			}
+		}
 	}
 	recs := v.Records
 	if systemPrompt != "" && !hasSystemPrompt(recs) {
