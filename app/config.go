@@ -130,9 +130,12 @@ type Config struct {
 }
 
 // ToolSet is the built-in tools with Shell given the environment of
-// ShellEnv.
+// ShellEnv; ReadMediaFile only for a model that takes images.
 func (c Config) ToolSet() *tools.Set {
 	set := append(tools.Default().All(), &tools.Shell{Environ: c.ShellEnviron()}, &tools.FetchURL{NeedsApproval: c.FetchNeedsApproval})
+	if c.HasCapability(llm.CapImageIn) {
+		set = append(set, &tools.ReadMediaFile{})
+	}
 	if c.Search.Provider != "" {
 		set = append(set, &tools.SearchWeb{Provider: c.Search.Provider, BaseURL: c.Search.BaseURL, APIKey: c.Search.APIKey})
 	}
@@ -692,6 +695,7 @@ func soulConfig(cfg Config) soul.Config {
 		Thinking:          cfg.StartThinking(),
 		Redact:            cfg.Redactor(),
 		LoopWarnAfter:     loopWarnAfter(cfg.LoopWarningAfter),
+		NoImages:          !cfg.HasCapability(llm.CapImageIn),
 	}
 }
 

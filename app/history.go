@@ -471,8 +471,11 @@ func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string)
 	if r := m.Content.Reasoning(); r != "" {
 		bw.printf("%s\n", indent("(thinking) "+r))
 	}
-	if text := m.Content.PlainText(); text != "" {
+	if text := m.Content.Prose(); text != "" {
 		bw.printf("%s\n", indent(text))
+	}
+	for _, im := range m.Content.Images() {
+		bw.printf("%s\n", indent(im.Label()))
 	}
 	for _, c := range m.ToolCalls {
 		toolNames[c.ID] = c.Name

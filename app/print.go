@@ -299,6 +299,12 @@ func noteFor(e soul.Event) string {
 		return fmt.Sprintf("D-Mail: backtracked to checkpoint %d, %d %s discarded (kept in generation %d)", ev.CheckpointID, ev.Discarded, words.Plural(ev.Discarded, "message", "messages"), ev.ArchivedGen)
 	case soul.LoopWarning:
 		return fmt.Sprintf("the model ran nearly the same command %d times: %s", ev.Count, clip(oneLine(ev.Command), 80))
+	case soul.PromptImages:
+		labels := make([]string, len(ev.Images))
+		for i, im := range ev.Images {
+			labels[i] = im.Label()
+		}
+		return "attached " + oneLine(strings.Join(labels, " "))
 	}
 	return ""
 }
@@ -341,6 +347,9 @@ func runError(err error, sessionID string, cfg Config, p *printSink) error {
 		return providerError(le, cfg, sessionID)
 	case errors.Is(err, store.ErrLeaseLost):
 		return storeError(err, sessionID, "")
+	}
+	if ae := (*soul.AttachError)(nil); errors.As(err, &ae) {
+		return userErrorf(err, "%v; nothing was sent", ae)
 	}
 	return fmt.Errorf("session %s: %w", sessionID, err)
 }

@@ -116,6 +116,7 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 				Brief:    pc.res.Brief,
 				Duration: pc.duration,
 				Todos:    convertTodos(pc.res.Todos),
+				Images:   imageInfos(pc.res.Images),
 			})
 		}
 		i = j
@@ -370,6 +371,13 @@ func toolMessage(id string, r tools.Result) message.Message {
 	out := r.Output
 	if strings.TrimSpace(out) == "" {
 		out = emptyOutput
+	}
+	if len(r.Images) > 0 {
+		parts := []message.Part{{Type: "text", Text: out}}
+		for _, im := range r.Images {
+			parts = append(parts, message.ImageParts(im.Path, im.DataURL())...)
+		}
+		return message.Message{Role: "tool", Content: message.Content{Parts: parts}, ToolCallID: id}
 	}
 	return message.Message{Role: "tool", Content: message.TextContent(out), ToolCallID: id}
 }

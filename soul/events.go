@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"time"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // Event is one message on the wire from the Soul to whoever drives it (the
@@ -134,6 +136,15 @@ type ToolResult struct {
 	Brief    string        `json:"brief,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Todos    []Todo        `json:"todos,omitempty"` // SetTodoList
+	// Images are what the result gives the model besides Output
+	// (ReadMediaFile): their labels, never their bytes.
+	Images []message.ImageInfo `json:"images,omitempty"`
+}
+
+// PromptImages is sent once the user's prompt is saved with images it
+// attached (@pic.png, a pasted path): what the conversation shows of them.
+type PromptImages struct {
+	Images []message.ImageInfo `json:"images"`
 }
 
 // Todo is one entry of the model's todo list.
@@ -246,6 +257,7 @@ func (Backtrack) EventType() string        { return "Backtrack" }
 func (Error) EventType() string            { return "Error" }
 func (RunEnd) EventType() string           { return "RunEnd" }
 func (LoopWarning) EventType() string      { return "LoopWarning" }
+func (PromptImages) EventType() string     { return "PromptImages" }
 
 // Label is how an approval names the call: the tool, and for a
 // sub-agent's call its type first ("coder · Shell").
@@ -286,6 +298,7 @@ var eventTypes = map[string]func() Event{
 	"RunEnd":          func() Event { return &RunEnd{} },
 	"LoopWarning":     func() Event { return &LoopWarning{} },
 	"SubagentEvent":   func() Event { return &SubagentEvent{} },
+	"PromptImages":    func() Event { return &PromptImages{} },
 }
 
 // UnmarshalEvent decodes one MarshalEvent line into the same value type the

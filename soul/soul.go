@@ -2,6 +2,7 @@ package soul
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,6 +78,9 @@ type Config struct {
 	// Shell is not given) out of everything that enters the conversation:
 	// tool output, model text, the prompt (see redact.go). nil: none.
 	Redact *shellenv.Redactor
+	// NoImages: the model is declared without image_in, so a prompt that
+	// attaches an image is refused (ReadMediaFile is not offered either).
+	NoImages bool
 }
 
 // DefaultConfig is Config with every default filled in.
@@ -426,12 +430,19 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	// process holds the write lock the turn's start waits (RetryBusy); an
 	// interrupt then ends the wait, and nothing of the turn was saved: its
 	// checkpoint, marker and prompt are one transaction.
+	imgs, err := promptImages(ctx, s.workDir, input, s.cfg.NoImages)
+	if err != nil {
+		return err
+	}
 	wctx := store.LockWait(ctx)
 	if err := s.st.RetryBusy(ctx, func() error {
-		_, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, message.NewText("user", input))
+		_, err := s.st.StartTurn(wctx, s.sessionID, s.dmailEnabled, promptMessage(input, imgs))
 		return err
 	}); err != nil {
 		return s.notSaved(ctx, "start the turn", err)
+	}
+	if len(imgs) > 0 {
+		s.emit(PromptImages{Images: imageInfos(imgs)})
 	}
 	if title := titleFrom(input); title != "" {
 		// A title not set on a busy database is set by a later prompt.
@@ -587,7 +598,12 @@ func (s *Soul) agentLoop(ctx context.Context, steps *int) error {
 // unless the whole step succeeds; then assistant message, tool results and
 // usage commit in one transaction, and a pending D-Mail is delivered.
 func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
-	req := llm.Request{Messages: buildRequest(s.systemPrompt, v.Messages()), Tools: s.toolSpecs(), Thinking: s.thinkingEffort()}
+	msgs, err := s.requestMessages(ctx, v)
+	if err != nil {
+		s.emit(StepInterrupted{Reason: "model call failed", ModelFailed: true})
+		return 0, s.fail(err)
+	}
+	req := llm.Request{Messages: buildRequest(s.systemPrompt, msgs), Tools: s.toolSpecs(), Thinking: s.thinkingEffort()}
 	st := &streamState{}
 	cb := llm.Callbacks{
 		OnContent: func(text string) {
@@ -698,6 +714,29 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		return stepDone, nil
 	}
 	return stepContinue, nil
+}
+
+// requestMessages is the view's messages as the model is sent them: each
+// image's data URL put back from the blob table where the store keeps it.
+func (s *Soul) requestMessages(ctx context.Context, v store.View) ([]message.Message, error) {
+	out := make([]message.Message, 0, len(v.Records))
+	for _, r := range v.Records {
+		if r.Kind != store.KindMessage {
+			continue
+		}
+		body := r.Body
+		if message.HasImageRefs(body) {
+			var err error
+			if body, err = s.st.ExpandImages(ctx, body); err != nil {
+				return nil, fmt.Errorf("read the images of the conversation: %w", err)
+			}
+		}
+		var m message.Message
+		if json.Unmarshal(body, &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // streamState records what the current attempt has streamed.

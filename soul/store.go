@@ -37,6 +37,8 @@ type Store interface {
 	// archived generation, or, while another process holds the write lock,
 	// in a recovery file committed once the lock is free; it never waits.
 	KeepInterruptedStep(ctx context.Context, sessionID string, msgs []message.Message) (store.Kept, error)
+	// ExpandImages puts the data URLs of a stored body's images back.
+	ExpandImages(ctx context.Context, body []byte) ([]byte, error)
 }
 
 // The Store interface is exactly a subset of the real database.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/media"
 	"github.com/rewind-agent/rewind/internal/words"
 )
 
@@ -39,6 +40,7 @@ var (
 	_ ReadOnlyTool = (*Think)(nil)
 	_ ReadOnlyTool = (*FetchURL)(nil)
 	_ ReadOnlyTool = (*SearchWeb)(nil)
+	_ ReadOnlyTool = (*ReadMediaFile)(nil)
 )
 
 // Env is what a tool call may touch. Every field is optional except WorkDir
@@ -87,6 +89,8 @@ type Result struct {
 	Rejected bool   // the user rejected the call; the soul stops the run unless Continue
 	Continue bool   // with Rejected: the user gave feedback, the run goes on
 	Todos    []Todo // SetTodoList: the list as set
+	// Images go to the model with Output as image parts (ReadMediaFile).
+	Images []media.Image
 }
 
 // FileTracker is the file-checkpoint hook (DESIGN §7).
