@@ -77,6 +77,11 @@ type Item struct {
 	// Interrupted marks an assistant answer cut short by an interrupt:
 	// drawn dimmed, with "interrupted" after it.
 	Interrupted bool
+
+	// Images are the labels of the images a prompt attached or a tool
+	// result carries ("[image pic.png · 640×480 PNG · 41 KB]"), one line
+	// each: what the conversation shows of them.
+	Images []string
 }
 
 // Section is a labelled part of a banner; a Markdown body is rendered as
@@ -227,6 +232,13 @@ func sanitizeItem(it Item) Item {
 			secs[i] = Section{Label: SanitizeLine(sec.Label), Text: sanitizeKeepTabs(sec.Text), Markdown: sec.Markdown}
 		}
 		it.Sections = secs
+	}
+	if it.Images != nil {
+		imgs := make([]string, len(it.Images))
+		for i, l := range it.Images {
+			imgs[i] = SanitizeLine(l)
+		}
+		it.Images = imgs
 	}
 	return it
 }
@@ -562,6 +574,9 @@ func (c *Conversation) layout(ci *convItem, first bool) []Line {
 			text = it.Full
 		}
 		out = append(out, wrapSpans([]Span{{text, base.Foreground(th.User).Bold(true)}}, w, Line{bar}, Line{bar})...)
+		for _, l := range it.Images {
+			out = append(out, wrapSpans([]Span{{l, base.Foreground(th.Dim)}}, w, Line{bar}, Line{bar})...)
+		}
 		if it.Full != "" && !it.Expanded {
 			out = append(out, Line{bar, {"(Enter shows the pasted text)", base.Foreground(th.Dim)}})
 		}
@@ -763,10 +778,13 @@ func (c *Conversation) toolLines(it Item, w int) []Line {
 		head = append(head, Span{tail, base.Foreground(th.Dim)})
 	}
 	out := []Line{clipLine(head, w)}
+	dim := base.Foreground(th.Dim)
+	for _, l := range it.Images {
+		out = append(out, wrapPlain("    "+l, w, dim)...)
+	}
 	if !it.Expanded {
 		return out
 	}
-	dim := base.Foreground(th.Dim)
 	section := func(label, body string, st tcell.Style) {
 		if body == "" {
 			return

@@ -93,6 +93,8 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
 		c.setMessage(flat(ev.Message), true)
+	case soul.PromptImages:
+		c.onUIPromptImages(ev)
 	case soul.LoopWarning:
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
@@ -151,6 +153,15 @@ func (c *Controller) discardStep() {
 	c.statusM.RunningTool = ""
 }
 
+// onUIPromptImages shows the images the prompt being run attached under
+// it.
+func (c *Controller) onUIPromptImages(ev soul.PromptImages) {
+	if c.unsent == nil || c.unsent.id == "" {
+		return
+	}
+	c.conv.UpdateItem(c.unsent.id, func(it *views.Item) { it.Images = imageLabels(ev.Images) })
+}
+
 func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 	st := views.ToolOK
 	if ev.IsError {
@@ -164,6 +175,7 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 		it.Status = st
 		it.Duration = ev.Duration
 		it.Result = excerpt(res)
+		it.Images = imageLabels(ev.Images)
 	})
 	c.tp.onUIResult(ev, st)
 	if len(ev.Todos) > 0 {

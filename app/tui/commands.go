@@ -136,8 +136,11 @@ func (c *Controller) runPromptShown(text, shown string) {
 		return
 	}
 	o, cfg := c.cur(), c.opts.Soul
-	c.unsent = &unsentPrompt{text: text, at: c.conv.Len()}
-	c.conv.Append(promptItem(text, shown))
+	c.promptSeq++
+	c.unsent = &unsentPrompt{text: text, at: c.conv.Len(), id: fmt.Sprintf("prompt-%d", c.promptSeq)}
+	item := promptItem(text, shown)
+	item.ID = c.unsent.id // PromptImages adds the images it attached
+	c.conv.Append(item)
 	c.conv.ScrollToEnd()
 	c.stepStart = c.conv.Len()
 	c.startOp("run", func(ctx context.Context) error {
@@ -159,6 +162,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 type unsentPrompt struct {
 	text string
 	at   int
+	id   string // its item's ID
 }
 
 // onUIPromptNotSaved gives back a prompt the run could not save (the

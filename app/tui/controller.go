@@ -90,6 +90,7 @@ type Controller struct {
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt
+	promptSeq int // numbers the prompt items' IDs
 	quitArmed time.Time
 	quitting  bool
 	theme     themes.Theme

@@ -83,6 +83,7 @@ type toolResult struct {
 	id     string
 	result string
 	status views.ToolStatus
+	images []string
 }
 
 // seed starts the builder after items, which a whole view read made.
@@ -141,7 +142,7 @@ func (b *itemBuilder) add(r store.Record) {
 		if !ok {
 			return
 		}
-		res := toolResult{id: m.ToolCallID, result: excerpt(m.Content.PlainText()), status: views.ToolOK}
+		res := toolResult{id: m.ToolCallID, result: excerpt(m.Content.Prose()), status: views.ToolOK, images: imageLabels(m.Content.Images())}
 		if k, _ := message.MarkerOf(m); k == message.MarkerToolError {
 			res.status = views.ToolFailed
 		}
@@ -149,7 +150,7 @@ func (b *itemBuilder) add(r store.Record) {
 			b.results = append(b.results, res)
 			return
 		}
-		b.items[i-b.taken].Result, b.items[i-b.taken].Status = res.result, res.status
+		res.apply(&b.items[i-b.taken])
 	case "system":
 		// The system prompt is not part of a view; an imported one is not shown.
 	}
@@ -188,11 +189,24 @@ func userItem(m message.Message) (views.Item, bool) {
 	case message.MarkerSystemNote:
 		return views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: payload}, true
 	}
-	text := strings.TrimSpace(m.Content.PlainText())
-	if text == "" {
+	text := strings.TrimSpace(m.Content.Prose())
+	imgs := imageLabels(m.Content.Images())
+	if text == "" && len(imgs) == 0 {
 		return views.Item{}, false
 	}
-	return views.Item{Kind: views.ItemUser, Text: text}, true
+	return views.Item{Kind: views.ItemUser, Text: text, Images: imgs}, true
+}
+
+// imageLabels are the conversation's lines for images: never their bytes.
+func imageLabels(imgs []message.ImageInfo) []string {
+	if len(imgs) == 0 {
+		return nil
+	}
+	out := make([]string, len(imgs))
+	for i, im := range imgs {
+		out[i] = im.Label()
+	}
+	return out
 }
 
 // toolItem is the running one-liner of a tool call.

@@ -358,7 +358,9 @@ func followed(items []views.Item, ev evFollow) []views.Item {
 }
 
 // apply sets a tool call's item to the result.
-func (r toolResult) apply(it *views.Item) { it.Result, it.Status = r.result, r.status }
+func (r toolResult) apply(it *views.Item) {
+	it.Result, it.Status, it.Images = r.result, r.status, r.images
+}
 
 // runTracker follows the run in progress through the records: it began at
 // the last user prompt and is still going while the last message is not a
