@@ -47,7 +47,7 @@ func TestBuiltins(t *testing.T) {
 	if def.Name != "default" || def.File != "built-in default/agent.yaml" {
 		t.Fatalf("default = %q from %q", def.Name, def.File)
 	}
-	want := []string{"Agent", "Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL", "SearchWeb", "EnterPlanMode", "ExitPlanMode"}
+	want := []string{"Agent", "Shell", "ReadFile", "ReadMediaFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL", "SearchWeb", "EnterPlanMode", "ExitPlanMode"}
 	if !slices.Equal(def.Tools, want) {
 		t.Fatalf("default tools = %v, want %v", def.Tools, want)
 	}
@@ -59,9 +59,9 @@ func TestBuiltins(t *testing.T) {
 		t.Fatalf("okabe = %+v, %v", okabe, err)
 	}
 	readOnly := map[string][]string{
-		"coder":   {"Shell", "ReadFile", "Glob", "Grep", "ListDir", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL"},
-		"explore": {"Shell", "ReadFile", "Glob", "Grep", "ListDir", "SearchWeb", "FetchURL"},
-		"plan":    {"ReadFile", "Glob", "Grep", "ListDir", "SearchWeb", "FetchURL"},
+		"coder":   {"Shell", "ReadFile", "ReadMediaFile", "Glob", "Grep", "ListDir", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL"},
+		"explore": {"Shell", "ReadFile", "ReadMediaFile", "Glob", "Grep", "ListDir", "SearchWeb", "FetchURL"},
+		"plan":    {"ReadFile", "ReadMediaFile", "Glob", "Grep", "ListDir", "SearchWeb", "FetchURL"},
 	}
 	for name, tools := range readOnly {
 		sub, ok := def.Subagent(name)
@@ -101,10 +101,10 @@ func TestKimiAgentFileLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"Agent", "SetTodoList", "Shell", "ReadFile", "Glob", "Grep", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL", "ExitPlanMode", "EnterPlanMode"}; !slices.Equal(a.Tools, want) {
+	if want := []string{"Agent", "SetTodoList", "Shell", "ReadFile", "ReadMediaFile", "Glob", "Grep", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL", "ExitPlanMode", "EnterPlanMode"}; !slices.Equal(a.Tools, want) {
 		t.Errorf("tools = %v, want %v", a.Tools, want)
 	}
-	if want := []string{"AskUserQuestion", "TaskList", "TaskOutput", "TaskStop", "ReadMediaFile"}; !slices.Equal(a.Unavailable, want) {
+	if want := []string{"AskUserQuestion", "TaskList", "TaskOutput", "TaskStop"}; !slices.Equal(a.Unavailable, want) {
 		t.Errorf("unavailable = %v, want %v", a.Unavailable, want)
 	}
 	if !a.AllowsMCP("mcp__github__search") {
@@ -123,7 +123,7 @@ func TestKimiAgentFileLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"Shell", "ReadFile", "Glob", "Grep", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL"}; !slices.Equal(coder.Tools, want) || !slices.Equal(coder.Unavailable, []string{"ReadMediaFile"}) {
+	if want := []string{"Shell", "ReadFile", "ReadMediaFile", "Glob", "Grep", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL"}; !slices.Equal(coder.Tools, want) || len(coder.Unavailable) != 0 {
 		t.Errorf("coder tools = %v, unavailable %v", coder.Tools, coder.Unavailable)
 	}
 	if !strings.Contains(coder.SystemPrompt(Vars{WorkDir: "/w"}), "You are now running as a subagent") {

@@ -11,7 +11,7 @@ import (
 // name them bare (ReadFile) or as kimi-cli writes them
 // ("kimi_cli.tools.file:ReadFile"); kimi's Bash is Shell.
 var rewindTools = []string{
-	"Agent", "Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep",
+	"Agent", "Shell", "ReadFile", "ReadMediaFile", "WriteFile", "StrReplaceFile", "Glob", "Grep",
 	"ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL", "SearchWeb",
 	"EnterPlanMode", "ExitPlanMode",
 }
@@ -29,14 +29,13 @@ var kimiOnlyTools = map[string]bool{
 	"TaskList":        true,
 	"TaskOutput":      true,
 	"TaskStop":        true,
-	"ReadMediaFile":   true,
 	"CreateSubagent":  true,
 }
 
 // ReadOnlyTools are the tools plan mode lets run: they neither write nor
 // execute. (The explore and plan sub-agents are allowed too; that is the
 // Agent tool's own check.)
-var ReadOnlyTools = []string{"ReadFile", "Glob", "Grep", "ListDir", "FetchURL", "SearchWeb", "Think", "SetTodoList", "EnterPlanMode", "ExitPlanMode"}
+var ReadOnlyTools = []string{"ReadFile", "ReadMediaFile", "Glob", "Grep", "ListDir", "FetchURL", "SearchWeb", "Think", "SetTodoList", "EnterPlanMode", "ExitPlanMode"}
 
 // ToolNames is every tool name an agent file may use (besides
 // mcp__server__tool), sorted.
