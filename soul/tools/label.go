@@ -8,11 +8,12 @@ type Labeler interface {
 	Label(args json.RawMessage) string
 }
 
-// builtinLabelers are the tools rewind ships, by name, for labelling
+// builtinLabelers are the tools rewind ships (SearchWeb and ReadMediaFile
+// too, offered only with a provider and image_in), by name, for labelling
 // calls where no tool set is at hand (a stored or imported session).
 var builtinLabelers = func() map[string]Labeler {
 	m := map[string]Labeler{}
-	for _, t := range append(Default().All(), &SearchWeb{}) {
+	for _, t := range append(Default().All(), &SearchWeb{}, &ReadMediaFile{}) {
 		if l, ok := t.(Labeler); ok {
 			m[t.Name()] = l
 		}

@@ -39,7 +39,7 @@ func TestCallLabels(t *testing.T) {
 // fallback, so a new tool is written to the Typed pattern.
 func TestEveryBuiltinLabelsItsCalls(t *testing.T) {
 	t.Parallel()
-	for _, tool := range append(Default().All(), &SearchWeb{}) {
+	for _, tool := range append(Default().All(), &SearchWeb{}, &ReadMediaFile{}) {
 		if _, ok := tool.(Labeler); !ok {
 			t.Errorf("%s does not label its calls (embed Typed)", tool.Name())
 		}

@@ -17,28 +17,26 @@ import (
 //go:embed read_media_file.md
 var readMediaFileDescription string
 
-// readMediaFileArgs are ReadMediaFile's arguments, the one declaration of
-// its schema.
+// readMediaFileArgs are ReadMediaFile's arguments.
 type readMediaFileArgs struct {
-	Path string `json:"path" desc:"The image file to read (relative to the work dir, or absolute)."`
+	Path string `json:"path" jsonschema:"The image file to read (relative to the work dir, or absolute)."`
 }
 
-var readMediaFileArgsSpec = argsOf(readMediaFileArgs{})
+func (readMediaFileArgs) About() About {
+	return About{Name: "ReadMediaFile", Description: readMediaFileDescription, ReadOnly: true}
+}
+
+func (a readMediaFileArgs) Label() string { return a.Path }
 
 // ReadMediaFile gives the model an image, as kimi-cli's tool of that name:
 // the result carries it as an image part (Result.Images). It is offered
 // only to a model that takes images (capability image_in).
-type ReadMediaFile struct{}
-
-func (*ReadMediaFile) Name() string            { return "ReadMediaFile" }
-func (*ReadMediaFile) Description() string     { return readMediaFileDescription }
-func (*ReadMediaFile) Schema() json.RawMessage { return readMediaFileArgsSpec.schema }
-func (*ReadMediaFile) ReadOnly() bool          { return true }
+type ReadMediaFile struct{ Typed[readMediaFileArgs] }
 
 func (t *ReadMediaFile) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a readMediaFileArgs
-	if res, ok := decodeArgs(t.Name(), args, readMediaFileArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	if strings.TrimSpace(a.Path) == "" {
