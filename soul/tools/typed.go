@@ -166,6 +166,11 @@ func deriveSchema[A Args]() *typedSchema {
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: schema: %v", ab.Name, err))
 	}
+	if len(s.Properties) == 0 {
+		// Some servers refuse an object schema without "properties", which
+		// jsonschema-go omits when empty.
+		raw = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
 	return &typedSchema{schema: s, raw: raw}
 }
 

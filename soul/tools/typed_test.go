@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,31 @@ func TestSchemaWithLeavesTheToolsSchema(t *testing.T) {
 	}
 	if _, res, ok := g.Decode(json.RawMessage(`{"pattern":"x","path":"c"}`)); !ok {
 		t.Errorf("Decode checks the declared schema, not the adjusted one: %s", res.Output)
+	}
+}
+
+// noArgs is a tool's argument struct with no arguments.
+type noArgs struct{}
+
+func (noArgs) About() About  { return About{Name: "NoArgs"} }
+func (noArgs) Label() string { return "" }
+
+// TestNoArgumentsStillNamesProperties: a tool without arguments says so
+// with an empty "properties" (some servers refuse an object schema without
+// it; jsonschema-go omits an empty one), and takes {} or nothing.
+func TestNoArgumentsStillNamesProperties(t *testing.T) {
+	t.Parallel()
+	var tool Typed[noArgs]
+	var got map[string]any
+	if err := json.Unmarshal(tool.Schema(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"type": "object", "properties": map[string]any{}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("schema %s", tool.Schema())
+	}
+	for _, args := range []string{``, `{}`, `{"extra":1}`} {
+		if _, res, ok := tool.Decode(json.RawMessage(args)); !ok {
+			t.Errorf("%q: %s", args, res.Output)
+		}
 	}
 }
