@@ -7,16 +7,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
 
-// TestWatchLiveInTmux: while `rewind -p` streams a long answer from a slow
-// fake model, `rewind watch` in a real terminal shows the text before the
-// step is committed (the database holds no answer yet), found through
-// `rewind runs --json`.
+// TestWatchLiveInTmux: while `rewind -p` streams a long answer (the fake
+// model holds it mid-stream), `rewind watch` in a real terminal shows the
+// text before the step is committed (the database holds no answer yet),
+// found through `rewind runs --json`.
 func TestWatchLiveInTmux(t *testing.T) {
 	t.Parallel()
 	tt := startTmux(t, nil, "")
@@ -26,7 +27,13 @@ func TestWatchLiveInTmux(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.Text(numberedWords(800)).WithRate(100)) // 8 s of streaming
+	// The answer streams its first 60 chunks (to w047), then waits until
+	// the watcher has shown them.
+	release := make(chan struct{})
+	var once sync.Once
+	releaseAnswer := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(releaseAnswer)
+	srv.Enqueue(llmtest.Text(numberedWords(800)).WithHold(60, release))
 	writer := exec.Command(tt.bin, "-p", "write a long answer", "--home", home, "--work-dir", home,
 		"--base-url", srv.URL(), "--model", "slow-model")
 	writer.Env = append(os.Environ(), "OPENAI_API_KEY=k")
@@ -75,6 +82,7 @@ func TestWatchLiveInTmux(t *testing.T) {
 	if strings.Contains(string(out), `"role":"assistant"`) || strings.Contains(string(out), `"role": "assistant"`) {
 		t.Fatalf("the answer was committed before the watcher showed it:\n%s", out)
 	}
+	releaseAnswer()
 	<-exited
 	if werr != nil {
 		t.Fatalf("rewind -p: %v", werr)

@@ -60,6 +60,11 @@ type Reply struct {
 	// ChunkDelay is slept before each streamed chunk: time.Second/N
 	// simulates N tokens per second (see WithRate).
 	ChunkDelay time.Duration
+	// Hold, when not nil, stops the stream after HoldAfter chunks until it
+	// is closed (or the client leaves): a test sees the answer in flight
+	// for as long as it needs, then lets it finish (see WithHold).
+	Hold      <-chan struct{}
+	HoldAfter int
 
 	// Status, when not 0, makes the reply an HTTP error with a JSON body
 	// {"error":{"message":ErrorMessage,"type":ErrorType,"code":ErrorCode}}.
@@ -153,6 +158,13 @@ func (r Reply) WithRate(tokensPerSecond int) Reply {
 	if tokensPerSecond > 0 {
 		r.ChunkDelay = time.Second / time.Duration(tokensPerSecond)
 	}
+	return r
+}
+
+// WithHold streams after chunks, then waits until release is closed
+// before the rest.
+func (r Reply) WithHold(after int, release <-chan struct{}) Reply {
+	r.Hold, r.HoldAfter = release, after
 	return r
 }
 

@@ -389,6 +389,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 			s.fail(w, r, reply, send)
 			return
 		}
+		if reply.Hold != nil && i == reply.HoldAfter {
+			select {
+			case <-reply.Hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if !wait() {
 			return
 		}
