@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // A fork is told apart from its source: `rewind sessions` marks it and
@@ -24,10 +25,7 @@ func TestForkListedApartFromItsSource(t *testing.T) {
 	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	src, err := db.CreateSession(ctx, store.NewSession{Title: "mouse theme", WorkDir: home})
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +93,7 @@ func TestForkOfAForkNamesTheForkAsItsSource(t *testing.T) {
 	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	src, err := db.CreateSession(ctx, store.NewSession{Title: "mouse theme", WorkDir: home})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestForkSaysTheWorkDirIsMissing: `rewind fork` of a session whose work
@@ -23,10 +24,7 @@ func TestForkSaysTheWorkDirIsMissing(t *testing.T) {
 	if err := os.Chmod(home, 0o700); err != nil { // as rewind makes it: a 0755 one gets a notice
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	gone := filepath.Join(home, "gone", "project")
 	src, err := db.CreateSession(ctx, store.NewSession{Title: "imported", WorkDir: gone})
 	if err != nil {

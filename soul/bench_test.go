@@ -12,6 +12,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // benchAnswer is 10,000 runes, streamed 4 runes per chunk: 2,500 deltas.
@@ -27,11 +28,7 @@ type benchRig struct {
 func newBenchRig(b *testing.B) *benchRig {
 	b.Helper()
 	dir := b.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	srv := llmtest.NewServer(b)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "bench", Stream: true, MaxRetries: -1})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // harness is a Soul over a real store in a temp dir, the llmtest fake server
@@ -64,11 +65,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if so == nil {
 		so = &storeOpts{}
 	}
-	db, err := store.OpenWith(ctx, path, so.opts)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, path, so.opts)
 	var st Store = db
 	if so.wrap != nil {
 		st = so.wrap(db, path)

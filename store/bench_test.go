@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/internal/gen"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 var ctx = context.Background()
@@ -51,12 +51,7 @@ func BenchmarkOpenAndList(b *testing.B) {
 
 func openBench(b *testing.B) *store.DB {
 	b.Helper()
-	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return db
+	return storetest.Open(b)
 }
 
 // BenchmarkAppend measures AppendMessage (one committed transaction each,

@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // demoEnv opens a store and a demo work dir under a temporary home and
@@ -19,11 +20,7 @@ func demoEnv(t *testing.T) (context.Context, *store.DB, string, *Model) {
 	t.Helper()
 	ctx := context.Background()
 	home := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	work, err := WorkDir(home)
 	if err != nil {
 		t.Fatal(err)

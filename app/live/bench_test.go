@@ -16,6 +16,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/shellenv"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // BenchmarkWriterToWatcher2000 publishes 2,000 ContentPart deltas per second
@@ -158,11 +159,7 @@ func benchShellSeq(b *testing.B, n int) {
 	defer p.Close()
 	ctx := context.Background()
 	dir := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
 	if err != nil {
 		b.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // home is a short private REWIND_HOME (socket paths must stay under 108
@@ -270,11 +271,7 @@ func approvalRun(t *testing.T, p *Publisher, c *Conn) (*soul.ApprovalRequest, ch
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, filepath.Join(dir, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -447,11 +444,7 @@ func TestCompactBetweenRunsEndsIdle(t *testing.T) {
 	p := listen(t, h, "s9", false)
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, filepath.Join(dir, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: dir})
 	if err != nil {
 		t.Fatal(err)

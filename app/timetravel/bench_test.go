@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // longRecords is a long session's records: turns of a checkpoint, the
@@ -57,21 +58,14 @@ func BenchmarkPlanRevertLongSession(b *testing.B) {
 	path := os.Getenv("REWIND_BENCH_LONG_DB")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "rewind.db")
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		db := storetest.OpenAt(b, path, store.Options{})
 		if _, err := db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: b.TempDir()},
 			[]store.ImportedGeneration{{Records: longRecords(100000 / 7)}}); err != nil {
 			b.Fatal(err)
 		}
 		db.Close()
 	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, path, store.Options{})
 	list, err := db.ListSessions(ctx, store.ListOptions{Limit: 1})
 	if err != nil || len(list) == 0 {
 		b.Fatalf("no session: %v", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // A model-based property test of time travel: random sequences of prompt,
@@ -557,11 +558,7 @@ func TestTimeTravelMatchesModel(t *testing.T) {
 	for b := 0; b < batches; b++ {
 		t.Run(fmt.Sprint(b), func(t *testing.T) {
 			t.Parallel()
-			db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := storetest.Open(t)
 			for i := b; i < sequences; i += batches {
 				dir := filepath.Join(t.TempDir(), "work")
 				if err := os.Mkdir(dir, 0o755); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestDidYouMean: a mistyped subcommand or flag gets the close names; a
@@ -114,10 +115,7 @@ func TestShowHidesCheckpointMarkers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	s, err := db.CreateSession(ctx, store.NewSession{Title: "markers", WorkDir: e.workDir})
 	if err != nil {
 		t.Fatal(err)
@@ -175,11 +173,7 @@ func TestDryRunWhileSessionIsHeld(t *testing.T) {
 	e := newEnv(t)
 	s := e.seed("held")
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	lease, err := db.AcquireLease(ctx, s.id)
 	if err != nil {
 		t.Fatal(err)

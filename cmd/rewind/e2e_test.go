@@ -28,6 +28,7 @@ import (
 
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 var binary string
@@ -177,11 +178,8 @@ type seeded struct {
 func (e *env) seed(title string) seeded {
 	e.t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(e.t, e.dbPath(), store.Options{})
+	defer db.Close() // before the CLI runs on it
 	s, err := db.CreateSession(ctx, store.NewSession{Title: title, WorkDir: e.workDir, Model: "test-model"})
 	if err != nil {
 		e.t.Fatal(err)
@@ -889,10 +887,7 @@ func TestSessionsMarkers(t *testing.T) {
 	e := newEnv(t)
 	src := e.seed("mouse theme")
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	fork, err := db.ForkSession(ctx, src.id, -1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -954,10 +949,7 @@ func TestSearchCommandAsTheTUI(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	s, err := db.CreateSession(ctx, store.NewSession{Title: "long", WorkDir: e.workDir})
 	if err != nil {
 		t.Fatal(err)
@@ -1001,10 +993,7 @@ func TestSearchSessionLabelsSharedRecords(t *testing.T) {
 	e := newEnv(t)
 	src := e.seed("the source")
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	fork, err := db.ForkSession(ctx, src.id, -1, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestForkCommand: `rewind fork` makes the workspace's fork from the
@@ -65,11 +66,7 @@ func TestForkCommand(t *testing.T) {
 
 	// another process writing the source does not stop a fork
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	lease, err := db.AcquireLease(ctx, s.id)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // withServer points the env at srv with a key and a model.
@@ -472,11 +473,7 @@ func TestPrintLeaseHeld(t *testing.T) {
 	e := newEnv(t).withServer(srv)
 	s := e.seed("busy")
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	lease, err := db.AcquireLease(ctx, s.id)
 	if err != nil {
 		t.Fatal(err)

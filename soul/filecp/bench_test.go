@@ -11,17 +11,14 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 func benchEnv(b *testing.B) (*store.DB, store.Session, string) {
 	b.Helper()
 	ctx := context.Background()
 	base := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(base, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(b, filepath.Join(base, "rewind.db"), store.Options{})
 	root := filepath.Join(base, "work")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		b.Fatal(err)

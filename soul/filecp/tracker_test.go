@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 type fileSnap struct {
@@ -118,11 +119,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	base := t.TempDir()
-	db, err := store.Open(ctx, filepath.Join(base, "db", "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, filepath.Join(base, "db", "rewind.db"), store.Options{})
 	root := filepath.Join(base, "work")
 	out := filepath.Join(base, "outside")
 	for _, d := range []string{root, out} {

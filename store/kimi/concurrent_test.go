@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestConcurrentImportsClaimEachSessionOnce: two imports of one share dir
@@ -30,12 +31,7 @@ func TestConcurrentImportsClaimEachSessionOnce(t *testing.T) {
 	ctx := context.Background()
 	var dbs [2]*store.DB
 	for i := range dbs {
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
+		dbs[i] = storetest.OpenAt(t, path, store.Options{})
 	}
 	d, err := Discover(share)
 	if err != nil {
