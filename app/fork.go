@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/app/tui"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -45,7 +46,7 @@ func Fork(ctx context.Context, rt *Runtime, a ForkArgs) error {
 		return storeError(err, src, forkWhat(err, gen, cp))
 	}
 	if a.JSON {
-		if err := writeJSON(rt.Stdout, sessionJSON(fork)); err != nil {
+		if err := writeJSON(rt.Stdout, tui.SessionRow(fork)); err != nil {
 			return err
 		}
 	} else if _, err := fmt.Fprintln(rt.Stdout, fork.ID); err != nil {

@@ -15,37 +15,10 @@ import (
 	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/app/tui"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
-
-// SessionJSON is one element of `rewind sessions --json` (DESIGN §4).
-type SessionJSON struct {
-	ID          string `json:"id"`
-	Title       string `json:"title"`
-	WorkDir     string `json:"work_dir"`
-	CreatedAt   string `json:"created_at"`
-	UpdatedAt   string `json:"updated_at"`
-	CurrentGen  int    `json:"current_gen"`
-	Messages    int    `json:"messages"`
-	Checkpoints int    `json:"checkpoints"`
-	Tokens      int    `json:"tokens"`
-	// A fork names its source session, the source's title and the
-	// checkpoint it was cut at (absent for a whole view); title stays the
-	// session's own (DECISIONS: the session lists' JSON).
-	ForkOf         string `json:"fork_of,omitempty"`
-	ForkOfTitle    string `json:"fork_of_title,omitempty"`
-	ForkCheckpoint *int   `json:"fork_checkpoint,omitempty"`
-	Imported       bool   `json:"imported,omitempty"`  // an import from another agent
-	Origin         string `json:"origin,omitempty"`    // the agent it came from: kimi, codex, claude
-	NoAnswer       bool   `json:"no_answer,omitempty"` // prompts but no answer ever written (a failed run)
-	// A sub-agent run: the session whose Agent call started it, and its type.
-	SubagentOf   string `json:"subagent_of,omitempty"`
-	SubagentType string `json:"subagent_type,omitempty"`
-	// SubagentArchivedWith: a revert of the parent went back to before
-	// the call; the child is archived with this generation of its parent.
-	SubagentArchivedWith *int `json:"subagent_archived_with,omitempty"`
-}
 
 // GenerationJSON is one element of `rewind generations --json`.
 type GenerationJSON struct {
@@ -105,67 +78,43 @@ func Sessions(ctx context.Context, rt *Runtime, asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
+	rows := make([]views.SessionRow, len(list))
+	for i, s := range list {
+		rows[i] = tui.SessionRow(s)
+	}
 	if asJSON {
-		out := make([]SessionJSON, 0, len(list))
-		for _, s := range list {
-			j := sessionJSON(s)
-			if archived, gen, err := db.SubagentArchived(ctx, s); err != nil {
+		for i := range rows {
+			if archived, gen, err := db.SubagentArchived(ctx, list[i]); err != nil {
 				return fmt.Errorf("list sessions: %w", err)
 			} else if archived {
-				j.SubagentArchivedWith = &gen
+				rows[i].SubagentArchived, rows[i].SubagentArchivedWith = true, gen
 			}
-			out = append(out, j)
 		}
-		return writeJSON(rt.Stdout, out)
+		return writeJSON(rt.Stdout, rows) // the columns' JSON (views.SessionColumns)
 	}
 	if len(list) == 0 {
 		_, err := fmt.Fprintf(rt.Stdout, "no sessions yet in %s (start one with `rewind` or `rewind -p PROMPT`)\n", db.Path())
 		return err
 	}
-	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tGEN\tMSGS\tCKPTS\tTOKENS\tWORK DIR\tMARK\tTITLE")
-	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.ID, localTime(s.UpdatedAt), s.CurrentGen,
-			s.Messages, s.Checkpoints, s.Tokens, oneLine(s.WorkDir), sessionMark(s), clip(oneLine(s.ListTitle()), 120))
-	}
-	return tw.Flush()
-}
-
-// sessionJSON is a session as `rewind sessions --json` (and `rewind fork
-// --json`) print it.
-func sessionJSON(s store.Session) SessionJSON {
-	j := SessionJSON{
-		ID: s.ID, Title: s.Title, WorkDir: s.WorkDir,
-		CreatedAt: rfc3339(s.CreatedAt), UpdatedAt: rfc3339(s.UpdatedAt),
-		CurrentGen: s.CurrentGen, Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens,
-		ForkOf: s.ForkOf, Imported: s.Imported, Origin: s.Origin, NoAnswer: s.Unanswered,
-		SubagentOf: s.SubagentOf, SubagentType: s.SubagentType,
-	}
-	if s.ForkOf != "" {
-		j.ForkOfTitle = s.ForkOfTitle
-		if s.ForkCheckpoint >= 0 {
-			j.ForkCheckpoint = &s.ForkCheckpoint
+	var cols []views.SessionColumn
+	for _, c := range views.SessionColumns {
+		if c.Table != nil {
+			cols = append(cols, c)
 		}
 	}
-	return j
-}
-
-// sessionMark is the MARK column of `rewind sessions`: the marks the TUI's
-// session lists show ("-" for none, so the column is never empty).
-func sessionMark(s store.Session) string {
-	switch {
-	case s.SubagentOf != "":
-		return "↳ " + s.SubagentType
-	case s.Unanswered:
-		return "✗ no answer"
-	case s.ForkOf != "" && s.ForkCheckpoint >= 0:
-		return fmt.Sprintf("⑂ fork @%d", s.ForkCheckpoint)
-	case s.ForkOf != "":
-		return "⑂ fork"
-	case s.Imported:
-		return views.ImportMark(s.Origin)
+	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
+	cells := make([]string, len(cols))
+	for i, c := range cols {
+		cells[i] = c.Header
 	}
-	return "-"
+	fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	for _, r := range rows {
+		for i, c := range cols {
+			cells[i] = oneLine(c.Table(r))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
 }
 
 // causeUndo is how `rewind generations` names a generation an undo made.

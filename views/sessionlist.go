@@ -15,23 +15,39 @@ import (
 	"github.com/rewind-agent/rewind/themes"
 )
 
-// SessionRow is one session of the SessionList model.
+// SessionRow is one session of the session lists: the workspace's
+// (SessionList), `rewind sessions` and its --json, whose columns
+// (SessionColumns) show its fields.
 type SessionRow struct {
 	ID          string
-	Title       string
+	Title       string // the title the lists show (a fork's says what it was cut from)
+	Name        string // the session's own title (--json's title)
 	WorkDir     string
+	Created     time.Time
 	Updated     time.Time
+	CurrentGen  int
 	Messages    int
+	Checkpoints int
 	Tokens      int
 	Generations int
 	Live        bool   // another process is writing it (a live lease)
 	Current     bool   // the session open in this workspace
 	Imported    bool   // imported from another agent
 	Origin      string // the agent it was imported from (kimi, codex, claude)
-	Fork        bool   // forked from another session (the title says which)
-	// ForkCheckpoint is the checkpoint a fork was cut at (-1: a whole view).
+	// ForkOf is the session a fork was cut from ("" for none), ForkOfTitle
+	// its title, ForkCheckpoint the checkpoint (-1: a whole view).
+	ForkOf         string
+	ForkOfTitle    string
 	ForkCheckpoint int
 	Unanswered     bool // has a prompt but never got an answer (a failed run)
+	// A sub-agent's run (the Agent tool): the session whose call started
+	// it and its type; SubagentArchived: a revert of the parent went back
+	// before the call, archiving it with the parent's generation
+	// SubagentArchivedWith (the CLI reads it for --json).
+	SubagentOf           string
+	SubagentType         string
+	SubagentArchived     bool
+	SubagentArchivedWith int
 }
 
 // SearchHit is one full-text search result. Title is the session's list
@@ -672,16 +688,16 @@ func (l *SessionList) scrollTo(n, h int) {
 func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 	th := l.theme
 	base := l.base()
-	// columns: marker | title | work dir | age msgs tokens gens
+	// columns: marker | title | work dir | the numbers (SessionColumns)
 	statsW := 0
-	if w >= 50 {
-		statsW = 26
+	if w >= statsMinWidth {
+		statsW = statsWidth()
 	}
 	rest := w - statsW - 1
 	titleW := rest
 	dirW := 0
-	if rest >= 40 {
-		titleW = rest * 3 / 5
+	if rest >= 40 && len(listShares) > 1 {
+		titleW = rest * listShares[0].Share / (listShares[0].Share + listShares[1].Share)
 		dirW = rest - titleW - 1
 	}
 	if h >= 3 {
@@ -694,17 +710,17 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			}
 			drawText(screen, x+1, y, hw, thisDirHeader(l.scopeDir, hw), head)
 		} else {
-			title := "TITLE"
+			title := listShares[0].Header
 			if l.scope != "" {
 				title += " · " + l.scope + " (Ctrl-T)"
 			}
 			drawText(screen, x+1, y, titleW-1, title, head)
 			if dirW > 0 {
-				drawText(screen, x+titleW+1, y, dirW, "WORK DIR", head)
+				drawText(screen, x+titleW+1, y, dirW, listShares[1].Header, head)
 			}
 		}
 		if statsW > 0 {
-			drawText(screen, x+w-statsW, y, statsW, padLeft("AGE  MSGS TOKENS GENS", statsW), head)
+			drawText(screen, x+w-statsW, y, statsW, padLeft(statsText(func(c SessionColumn) string { return c.Header }), statsW), head)
 		}
 		y++
 		h--
@@ -733,10 +749,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		if l.matched != nil {
 			m = l.matched[i]
 		}
-		title := s.Title
-		if title == "" {
-			title = "(untitled)"
-		}
+		title := listShares[0].List(s, now)
 		mark, markSt := " ", st
 		switch {
 		case s.Current:
@@ -746,15 +759,10 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		}
 		drawText(screen, x, y+r, 1, mark, markSt)
 		var tags string
-		switch {
-		case s.Unanswered && !s.Current: // the open one may still be running
-			tags = " ✗ no answer"
-		case s.Fork && s.ForkCheckpoint >= 0:
-			tags = fmt.Sprintf(" ⑂ fork @%d", s.ForkCheckpoint)
-		case s.Fork:
-			tags = " ⑂ fork"
-		case s.Imported:
-			tags = " " + ImportMark(s.Origin)
+		if listMark.List != nil {
+			if t := listMark.List(s, now); t != "" {
+				tags = " " + t
+			}
 		}
 		tw := titleW - 1
 		if tags != "" && tw > strWidth(tags)+8 {
@@ -768,15 +776,16 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		}
 		drawHighlighted(screen, x+1, y+r, tw, title, 0, m, st, hl)
 		if dirW > 0 {
-			dir := ElidePath(s.WorkDir, dirW)
-			if dir == s.WorkDir {
+			wd := listShares[1].List(s, now)
+			dir := ElidePath(wd, dirW)
+			if dir == wd {
 				drawHighlighted(screen, x+titleW+1, y+r, dirW, dir, len(s.Title)+2, m, dim, hl)
 			} else {
 				drawText(screen, x+titleW+1, y+r, dirW, dir, dim)
 			}
 		}
 		if statsW > 0 {
-			stats := fmt.Sprintf("%5s %5d %6s %4d", FormatAge(s.Updated, now), s.Messages, FormatTokens(s.Tokens), s.Generations)
+			stats := statsText(func(c SessionColumn) string { return c.List(s, now) })
 			drawText(screen, x+w-statsW, y+r, statsW, padLeft(stats, statsW), dim)
 		}
 	}

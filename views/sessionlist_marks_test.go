@@ -75,7 +75,7 @@ func TestSessionListMarksForks(t *testing.T) {
 	l.SetTheme(dark)
 	long := "mouse theme the focus colour for every pane and dialog"
 	l.SetSessions([]SessionRow{
-		{ID: "a", Title: long + " (fork of " + long + " @ checkpoint 187)", WorkDir: "/w", Updated: now, Fork: true, ForkCheckpoint: 187},
+		{ID: "a", Title: long + " (fork of " + long + " @ checkpoint 187)", WorkDir: "/w", Updated: now, ForkOf: "src", ForkCheckpoint: 187},
 		{ID: "b", Title: long, WorkDir: "/w", Updated: now},
 	})
 	s := draw(t, l, 100, 20)

@@ -331,7 +331,7 @@ func (b *browser) onWorkerPoll(ctx context.Context) {
 
 // listSessionRows lists the newest sessions (o.Limit 0: all) as
 // session-list rows, with a signature that changes when anything shown
-// changes.
+// changes (every column's value: views.SessionRow.Signature).
 func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]views.SessionRow, string, error) {
 	list, err := db.ListSessions(ctx, o)
 	if err != nil {
@@ -340,18 +340,23 @@ func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]
 	rows := make([]views.SessionRow, len(list))
 	var sig strings.Builder
 	for i, s := range list {
-		rows[i] = sessionRow(s)
-		fmt.Fprintf(&sig, "%s|%d|%s|%d|%d;", s.ID, s.UpdatedAt.UnixMilli(), s.Title, s.Generations, s.Messages)
+		rows[i] = SessionRow(s)
+		sig.WriteString(rows[i].Signature())
+		sig.WriteByte(';')
 	}
 	return rows, sig.String(), nil
 }
 
-// sessionRow converts a session for the lists. A fork says what it was
-// cut from (store.Session.ListTitle).
-func sessionRow(s store.Session) views.SessionRow {
-	return views.SessionRow{ID: s.ID, Title: s.ListTitle(), WorkDir: s.WorkDir, Updated: s.UpdatedAt,
-		Messages: s.Messages, Tokens: s.Tokens, Generations: s.Generations, Imported: s.Imported, Origin: s.Origin, Unanswered: s.Unanswered,
-		Fork: s.ForkOf != "", ForkCheckpoint: s.ForkCheckpoint}
+// SessionRow converts a session for the session lists: the workspace's,
+// `rewind sessions` and its --json. A fork's title says what it was cut
+// from (store.Session.ListTitle).
+func SessionRow(s store.Session) views.SessionRow {
+	return views.SessionRow{ID: s.ID, Title: s.ListTitle(), Name: s.Title, WorkDir: s.WorkDir,
+		Created: s.CreatedAt, Updated: s.UpdatedAt, CurrentGen: s.CurrentGen,
+		Messages: s.Messages, Checkpoints: s.Checkpoints, Tokens: s.Tokens, Generations: s.Generations,
+		Imported: s.Imported, Origin: s.Origin, Unanswered: s.Unanswered,
+		ForkOf: s.ForkOf, ForkOfTitle: s.ForkOfTitle, ForkCheckpoint: s.ForkCheckpoint,
+		SubagentOf: s.SubagentOf, SubagentType: s.SubagentType}
 }
 
 // listOptions is what the lists show: every session, or (Ctrl-T) those of

@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // The pane lists the sessions that exist when the workspace starts, and
@@ -123,15 +124,15 @@ func TestResumeAcrossWorkDirsAndScope(t *testing.T) {
 
 func TestSessionRowTitlesForks(t *testing.T) {
 	t.Parallel()
-	r := sessionRow(store.Session{ID: "f", Title: "parser", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
+	r := SessionRow(store.Session{ID: "f", Title: "parser", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
 	if r.Title != "fork of parser @ checkpoint 3" { // its source's title, said once
 		t.Errorf("fork title %q", r.Title)
 	}
-	r = sessionRow(store.Session{ID: "f", Title: "lexer", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
+	r = SessionRow(store.Session{ID: "f", Title: "lexer", ForkOf: "01abcdefghijk", ForkOfTitle: "parser", ForkCheckpoint: 3})
 	if r.Title != "lexer (fork of parser @ checkpoint 3)" {
 		t.Errorf("renamed fork title %q", r.Title)
 	}
-	r = sessionRow(store.Session{ID: "w", Title: "", ForkOf: "01abcdefghijk", ForkCheckpoint: -1, Imported: true})
+	r = SessionRow(store.Session{ID: "w", Title: "", ForkOf: "01abcdefghijk", ForkCheckpoint: -1, Imported: true})
 	if r.Title != "(untitled) (fork of 01abcdefgh)" || !r.Imported {
 		t.Errorf("whole-view fork %+v", r)
 	}
@@ -211,4 +212,32 @@ func TestForkAcrossWorkDirsSaysWhereTheAgentWorks(t *testing.T) {
 	h.ctrl(tcell.KeyCtrlF)
 	h.waitFor("Forked session", "This session belongs to "+otherDir+": the agent works there now")
 	h.waitFor("working in " + otherDir)
+}
+
+// TestListSignatureFollowsEveryColumn: the session lists' change signature
+// changes when any column does, not only the ones it was written for: a
+// session moved to another work dir (the fork into this dir offered for a
+// missing one) kept its old signature, and an open list kept the old dir.
+func TestListSignatureFollowsEveryColumn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.Open(t)
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "moved", WorkDir: "/old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := listSessionRows(ctx, db, store.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetWorkDir(ctx, s.ID, "/new"); err != nil {
+		t.Fatal(err)
+	}
+	rows, after, err := listSessionRows(ctx, db, store.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].WorkDir != "/new" || after == before {
+		t.Fatalf("after a move to /new: row %+v, signature changed: %v", rows[0], after != before)
+	}
 }

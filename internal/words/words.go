@@ -77,3 +77,13 @@ func Size(n int64) string {
 	s = strings.TrimSuffix(s, ".0")
 	return s + " " + unit
 }
+
+// Clip cuts s to at most n runes, marking the cut with an ellipsis: the
+// CLI's table cells, a tool call's one-line summary, a thought's first line.
+func Clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
