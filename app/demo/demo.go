@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -104,8 +103,6 @@ type script struct {
 	answers map[string]int // tool call id → who answered (Model.Answered)
 }
 
-var checkpointRE = regexp.MustCompile(`^<system>CHECKPOINT (\d+)</system>$`)
-
 // turn is what the script reads from a request.
 type turn struct {
 	compaction bool
@@ -127,7 +124,7 @@ func readTurn(req llmtest.Request) turn {
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
-		if m.Role == "user" && !checkpointRE.MatchString(strings.TrimSpace(m.Content.PlainText())) {
+		if m.Role == "user" && !message.IsCheckpoint(m) {
 			last = i
 			break
 		}
@@ -136,13 +133,14 @@ func readTurn(req llmtest.Request) turn {
 		return t
 	}
 	text := strings.TrimSpace(msgs[last].Content.PlainText())
-	t.dmail = strings.Contains(text, "D-Mail from your future self")
+	kind, _ := message.MarkerOf(msgs[last])
+	t.dmail = kind == message.MarkerDMail
 	t.prompt = strings.ToLower(text)
 	for _, m := range msgs[last+1:] {
 		switch m.Role {
 		case "user":
-			if mm := checkpointRE.FindStringSubmatch(strings.TrimSpace(m.Content.PlainText())); mm != nil && t.stepCP < 0 {
-				t.stepCP, _ = strconv.Atoi(mm[1])
+			if kind, n := message.MarkerOf(m); kind == message.MarkerCheckpoint && t.stepCP < 0 {
+				t.stepCP, _ = strconv.Atoi(n)
 			}
 		case "assistant":
 			for _, c := range m.ToolCalls {

@@ -17,7 +17,8 @@ type Marker int
 const (
 	// NoMarker is a message the user or the model wrote.
 	NoMarker Marker = iota
-	// MarkerCheckpoint is "<system>CHECKPOINT N</system>" (Checkpoint).
+	// MarkerCheckpoint is "<system>CHECKPOINT N</system>" (Checkpoint);
+	// the payload is N.
 	MarkerCheckpoint
 	// MarkerCompaction opens a compacted generation; the payload is the
 	// summary (Compaction).
@@ -108,7 +109,7 @@ func MarkerOf(m Message) (Marker, string) {
 	}
 	switch {
 	case IsCheckpointText(text):
-		return MarkerCheckpoint, ""
+		return MarkerCheckpoint, strings.TrimSuffix(strings.TrimPrefix(text, checkpointOpen), systemClose)
 	case strings.HasPrefix(text, truncationOpen):
 		return MarkerTruncation, stripSystem(text)
 	case strings.HasPrefix(text, compactionHeader):

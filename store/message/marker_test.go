@@ -14,7 +14,7 @@ func TestMarkersRoundTrip(t *testing.T) {
 		kind    Marker
 		payload string
 	}{
-		{Checkpoint(12), MarkerCheckpoint, ""},
+		{Checkpoint(12), MarkerCheckpoint, "12"},
 		{Compaction("## Focus\nthe parser"), MarkerCompaction, "## Focus\nthe parser"},
 		{Truncation("server said no", 7, 3), MarkerTruncation, "Previous context has been compacted by truncation because it could not be summarised (server said no). The 7 oldest messages were dropped from the context; they are kept in archived generation 3."},
 		{DMail("  use a map  "), MarkerDMail, "use a map"},
