@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // BenchmarkStream2000 streams 2,000 tokens per second for two seconds into
@@ -40,11 +41,7 @@ func BenchmarkStream2000(b *testing.B) {
 func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	srv := llmtest.NewServer(b)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "bench", Stream: true})
 	if err != nil {

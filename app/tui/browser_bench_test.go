@@ -16,6 +16,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -48,11 +49,7 @@ func benchDBOf(b *testing.B, n int) *store.DB {
 			b.Fatal(err)
 		}
 	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(b, path, store.Options{})
 	return db
 }
 

@@ -49,12 +49,29 @@ func hitHarness(t *testing.T, w, hh int, gens ...[]store.Record) (*harness, stri
 		}
 		id = s.ID
 	}}, llmtest.Text("the reply after the hit"))
+	openHit(h, id)
+	return h, id
+}
+
+// fixtureHitHarness is hitHarness on a session built once (zeppelin3000,
+// stepped3000).
+func fixtureHitHarness(t *testing.T, w, hh int, f *sessionFixture) (*harness, string) {
+	t.Helper()
+	h, id := fixtureHarness(t, f, hopts{w: w, h: hh}, false)
+	h.srv.Enqueue(llmtest.Text("the reply after the hit"))
+	openHit(h, id)
+	return h, id
+}
+
+// openHit opens the search hit for "zeppelin" in session id from the
+// browser.
+func openHit(h *harness, id string) {
+	h.t.Helper()
 	h.openBrowser()
 	h.typeText("/zeppelin", false)
 	h.waitUntil("the hit", func() bool { return len(h.c.br.list.Hits()) == 1 })
 	h.key(tcell.KeyEnter)
 	h.waitUntil("the workspace on the hit's session", func() bool { return h.c.SessionID() == id && h.c.pages.top() == "" })
-	return h, id
 }
 
 // assertMarked fails unless sub is on screen in a row the conversation
@@ -84,7 +101,7 @@ func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, _ := hitHarness(t, size[0], size[1], zeppelinRecords(3000, 1000))
+			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin3000)
 			text := h.waitFor("about the zeppelin")
 			if strings.Contains(text, "prompt 2999") || strings.Contains(text, "← here") {
 				t.Fatalf("the session's tail, or its current position, is on screen:\n%s", text)
@@ -172,7 +189,7 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 // there.
 func TestSearchHitPromptJumpsToTheEnd(t *testing.T) {
 	t.Parallel()
-	h, _ := hitHarness(t, 120, 40, zeppelinRecords(3000, 1000))
+	h, _ := fixtureHitHarness(t, 120, 40, zeppelin3000)
 	h.waitFor("about the zeppelin")
 	h.focus(h.c.input)
 	h.submit("what came of it")
@@ -219,7 +236,7 @@ func TestSearchHitInAnArchivedGeneration(t *testing.T) {
 // replaces them); End then shows the end with the new turn.
 func TestSearchHitWindowStaysWhileTheSessionGrows(t *testing.T) {
 	t.Parallel()
-	h, id := hitHarness(t, 120, 40, zeppelinRecords(3000, 1000))
+	h, id := fixtureHitHarness(t, 120, 40, zeppelin3000)
 	h.waitFor("about the zeppelin")
 	var timeline int
 	h.c.onUIThread(func() { timeline = len(h.c.timeline.Model().Checkpoints) })

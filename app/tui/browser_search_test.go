@@ -3,13 +3,13 @@ package tui
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -71,11 +71,7 @@ func seedAnswer(t *testing.T, db *store.DB, id, question, answer string) {
 func TestPreviewOfHits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t)
 	s, err := db.CreateSession(ctx, store.NewSession{Title: "long", WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

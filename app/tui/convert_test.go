@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,17 +10,14 @@ import (
 
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/views"
 )
 
 func TestViewItems(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t)
 	s, _ := db.CreateSession(ctx, store.NewSession{})
 	if _, err := db.Checkpoint(ctx, s.ID, true); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // noModel is an environment with no model configured, whatever the machine
@@ -23,10 +24,7 @@ func TestResumeWithoutModelInTmux(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: t.TempDir(), Title: "parser work"})
 	if err != nil {
 		t.Fatal(err)

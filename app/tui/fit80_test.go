@@ -11,7 +11,7 @@ import (
 // was cut to "search hit ┃ …").
 func TestSearchHitHintAt80Columns(t *testing.T) {
 	t.Parallel()
-	h, _ := hitHarness(t, 80, 24, zeppelinRecords(3000, 1000))
+	h, _ := fixtureHitHarness(t, 80, 24, zeppelin3000)
 	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 }
 

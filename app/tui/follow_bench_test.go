@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // BenchmarkFollowChange is what a watcher pays when the session it follows
@@ -59,11 +60,7 @@ func followBench(b *testing.B, n int) (*Controller, *openSession) {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	at := time.Now().Add(-time.Hour)
 	recs := make([]store.Record, 0, n)
 	for i := 0; len(recs) < n; i++ {

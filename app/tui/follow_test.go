@@ -17,6 +17,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -36,11 +37,7 @@ func TestWatchWriterProcess(t *testing.T) {
 	}
 	path, id, _ := strings.Cut(spec, "|")
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(t, path, store.Options{})
 	lease, err := db.AcquireLease(ctx, id)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/themes"
 )
 
@@ -37,6 +38,67 @@ type harness struct {
 	// key a deliberate pause after the last.
 	keys   *fakeClock
 	stamps sync.Map // *tcell.EventKey → time.Time
+	drawn  drawSignal
+}
+
+// drawSignal is the harness's idle signal, as lazygit's GuiDriver waits
+// until the GUI is idle: the UI goroutine changes what is shown only in a
+// draw (after a key, an update, a resize), so a wait checks again after
+// each frame instead of polling. After every draw the frame's text is kept
+// and the waits are woken.
+type drawSignal struct {
+	mu    sync.Mutex
+	frame string        // the text of the last frame drawn
+	count uint64        // frames drawn
+	next  chan struct{} // closed at the next draw
+}
+
+// idlePoll is how often waitUntil checks its condition without a draw: a
+// condition on something outside the UI (a request the fake model got, a
+// file) changes without one. Waits are woken by draws, not by this.
+const idlePoll = 100 * time.Millisecond
+
+// onUIDrawn keeps the frame and wakes the waits (UI, after each draw,
+// with the application locked: it must not call the application).
+func (h *harness) onUIDrawn(s tcell.Screen) {
+	// tview calls this before it shows the frame: show it, so that the
+	// simulation's contents are this frame, not the one before.
+	s.Show()
+	txt := screenText(s.(tcell.SimulationScreen))
+	d := &h.drawn
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.frame = txt
+	d.count++
+	close(d.next)
+	d.next = make(chan struct{})
+}
+
+// lastFrame is the text of the last frame drawn, the number of frames drawn
+// and a channel closed at the next draw.
+func (h *harness) lastFrame() (string, uint64, <-chan struct{}) {
+	h.drawn.mu.Lock()
+	defer h.drawn.mu.Unlock()
+	return h.drawn.frame, h.drawn.count, h.drawn.next
+}
+
+func screenText(s tcell.SimulationScreen) string {
+	cells, w, hh := s.GetContents()
+	var b strings.Builder
+	for y := 0; y < hh; y++ {
+		if y > 0 {
+			b.WriteByte('\n')
+		}
+		for x := 0; x < w; x++ {
+			c := cells[y*w+x]
+			if len(c.Runes) == 0 {
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteString(string(c.Runes))
+		}
+	}
+	return b.String()
 }
 
 // fakeClock stands still until the test advances it, so a test steps past
@@ -56,6 +118,10 @@ type hopts struct {
 	// beforeRun runs after New, before Run (h.c is set, the UI not running).
 	beforeRun func(h *harness)
 	store     store.Options // how the store is opened (short busy timeouts)
+	// fixture, when set, is the database the harness starts from (a copy):
+	// a long session built once per test binary, whose work dir becomes
+	// the harness's (h.fixtureID).
+	fixture *sessionFixture
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -69,11 +135,16 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.OpenWith(ctx, filepath.Join(dir, "rewind.db"), o.store)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
+	dbPath := filepath.Join(dir, "rewind.db")
+	if o.fixture != nil {
+		o.fixture.f.CopyTo(t, dbPath)
 	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, dbPath, o.store)
+	if o.fixture != nil {
+		if err := db.SetWorkDir(ctx, o.fixture.id(), work); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(replies...)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model", Stream: true,
@@ -105,32 +176,69 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		}
 		return h.keys.now()
 	}
+	h.drawn.next = make(chan struct{})
+	h.onDraw(h.onUIDrawn)
 	if o.beforeRun != nil {
 		o.beforeRun(h)
 	}
 	go func() { h.done <- c.Run(ctx) }()
-	deadline := time.Now().Add(waitLimit)
-	for !c.ui.running.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("the UI did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-c.ui.started:
+	case err := <-h.done:
+		t.Fatalf("Run returned before the UI started: %v", err)
+	case <-time.After(waitLimit):
+		t.Fatal("the UI did not start")
 	}
 	h.resize(o.w, o.h)
 	t.Cleanup(h.stop)
 	return h
 }
 
-// waitLimit bounds every wait for the screen or the controller. Waits poll,
-// so a passing test never waits this long; it is generous because the race
-// detector on a loaded 2-core machine can take seconds over a typed line.
+// waitLimit bounds every wait for the screen or the controller. Waits end
+// at the frame that shows what they wait for, so a passing test never waits
+// this long; it is generous because the race detector on a loaded 2-core
+// machine can take seconds over a typed line.
 const waitLimit = 30 * time.Second
+
+// onDraw adds f to what runs after each draw (UI), after the hooks the
+// controller installed (the clipboard, notifications). Call it before Run.
+func (h *harness) onDraw(f func(tcell.Screen)) {
+	prev := h.c.app.GetAfterDrawFunc()
+	h.c.app.SetAfterDrawFunc(func(s tcell.Screen) {
+		if prev != nil {
+			prev(s)
+		}
+		f(s)
+	})
+}
 
 // resize changes the simulated terminal and redraws.
 func (h *harness) resize(w, hh int) {
 	h.w, h.h = w, hh
 	h.c.onUIThread(func() { h.screen.SetSize(w, hh) })
-	h.c.onUIThread(func() {}) // a second draw at the new size
+	var seen uint64
+	h.c.onUIThread(func() { _, seen, _ = h.lastFrame() }) // a second draw at the new size
+	h.waitDrawn(seen + 1)
+}
+
+// waitDrawn waits until n frames were drawn.
+func (h *harness) waitDrawn(n uint64) {
+	h.t.Helper()
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	for {
+		_, count, next := h.lastFrame()
+		if count >= n {
+			return
+		}
+		select {
+		case <-next:
+		case <-h.c.ui.stopped:
+			return
+		case <-deadline.C:
+			h.t.Fatalf("frame %d was never drawn", n)
+		}
+	}
 }
 
 // stop quits the app (if still running) and waits for Run to return.
@@ -184,57 +292,84 @@ func (h *harness) cell(x, y int) tcell.SimCell {
 	return c
 }
 
-// waitFor polls the screen until it contains all of subs.
+// waitFor waits until the screen contains all of subs.
 func (h *harness) waitFor(subs ...string) string {
 	h.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	var txt string
-	for time.Now().Before(deadline) {
-		txt = h.text()
-		all := true
+	txt, ok := h.waitScreen(func(txt string) bool {
 		for _, s := range subs {
 			if !strings.Contains(txt, s) {
-				all = false
-				break
+				return false
 			}
 		}
-		if all {
-			return txt
-		}
-		time.Sleep(15 * time.Millisecond)
+		return true
+	})
+	if !ok {
+		h.t.Fatalf("screen never showed %q; last screen:\n%s", subs, txt)
 	}
-	h.t.Fatalf("screen never showed %q; last screen:\n%s", subs, txt)
-	return ""
+	return txt
 }
 
-// waitGone polls until the screen no longer contains sub.
+// waitGone waits until the screen no longer contains sub.
 func (h *harness) waitGone(sub string) {
 	h.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	var txt string
-	for time.Now().Before(deadline) {
-		txt = h.text()
-		if !strings.Contains(txt, sub) {
-			return
-		}
-		time.Sleep(15 * time.Millisecond)
+	if txt, ok := h.waitScreen(func(txt string) bool { return !strings.Contains(txt, sub) }); !ok {
+		h.t.Fatalf("screen still shows %q:\n%s", sub, txt)
 	}
-	h.t.Fatalf("screen still shows %q:\n%s", sub, txt)
 }
 
-// waitUntil polls cond (evaluated on the UI goroutine).
+// waitScreen checks each frame drawn until ok holds for its text, reporting
+// the last text and whether it did within waitLimit. The screen changes only
+// in a draw, so it never reads the screen itself (which would draw).
+func (h *harness) waitScreen(ok func(string) bool) (string, bool) {
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	txt, _, next := h.lastFrame()
+	for !ok(txt) {
+		select {
+		case <-next:
+			txt, _, next = h.lastFrame()
+		case <-deadline.C:
+			return txt, false
+		}
+	}
+	return txt, true
+}
+
+// waitUntil waits until cond holds. cond runs on the UI goroutine (through
+// onUIThread, whose update is followed by a draw of its own); it runs
+// again after the next frame something else drew, or after idlePoll for a
+// condition on something outside the UI.
 func (h *harness) waitUntil(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	poll := time.NewTicker(idlePoll)
+	defer poll.Stop()
+	for {
 		var ok bool
-		h.c.onUIThread(func() { ok = cond() })
+		var seen uint64
+		h.c.onUIThread(func() {
+			ok = cond()
+			_, seen, _ = h.lastFrame()
+		})
 		if ok {
 			return
 		}
-		time.Sleep(15 * time.Millisecond)
+		// The next frame is the one the check's update draws.
+		for changed := false; !changed; {
+			_, n, next := h.lastFrame()
+			if n > seen+1 {
+				break
+			}
+			select {
+			case <-next:
+			case <-poll.C:
+				changed = true
+			case <-deadline.C:
+				h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
+			}
+		}
 	}
-	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
 }
 
 // idle reports whether no run or operation is active (pass it to waitUntil:

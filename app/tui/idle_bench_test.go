@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // idleWindow is one op of BenchmarkIdleWorkspace: long enough to hold
@@ -137,10 +138,7 @@ func benchIdle(b *testing.B, db *store.DB, o Options, writer bool) {
 // bound of the watcher's.
 func idleWriter(b *testing.B, path, home, id string) {
 	ctx := context.Background()
-	other, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	other := storetest.OpenAt(b, path, store.Options{})
 	lease, err := other.AcquireLease(ctx, id)
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestIdleWorkspaceReadsNothing: while nothing is committed, the pollers
@@ -38,11 +39,7 @@ func TestIdleWorkspaceReadsNothing(t *testing.T) {
 	}
 
 	// Another process commits: the next poll reads the list again.
-	other, err := store.Open(context.Background(), h.db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := storetest.OpenAt(t, h.db.Path(), store.Options{})
 	if _, err := other.CreateSession(context.Background(), store.NewSession{Title: "made by another process", WorkDir: h.work}); err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +68,7 @@ func TestIdleWorkspaceIgnoresHeartbeats(t *testing.T) {
 	stats := &h.c.pollStats
 	h.waitUntil("the first list read", func() bool { return stats.listLoads.Load() >= 1 })
 	ctx := context.Background()
-	other, err := store.OpenWith(ctx, h.db.Path(), store.Options{LeaseHeartbeat: 2 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := storetest.OpenAt(t, h.db.Path(), store.Options{LeaseHeartbeat: 2 * time.Millisecond})
 	l, err := other.AcquireLease(ctx, ids[1])
 	if err != nil {
 		t.Fatal(err)

@@ -69,17 +69,12 @@ func rowOf(rows []string, sub string) int {
 	return -1
 }
 
-// waitRows polls the screen until cond holds for its rows.
+// waitRows waits until cond holds for the screen's rows.
 func (h *harness) waitRows(what string, cond func(rows []string) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for time.Now().Before(deadline) {
-		if cond(h.rows()) {
-			return
-		}
-		time.Sleep(15 * time.Millisecond)
+	if txt, ok := h.waitScreen(func(txt string) bool { return cond(strings.Split(txt, "\n")) }); !ok {
+		h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, txt)
 	}
-	h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
 }
 
 // selectedRow reports whether screen row y is drawn as the selection.

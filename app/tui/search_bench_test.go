@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // BenchmarkBrowserSearchLastKey types a full-text query into the real
@@ -31,11 +32,7 @@ func BenchmarkBrowserSearchLastKey(b *testing.B) {
 		b.Skip("set REWIND_BENCH_SEARCH_DB to a 1M-record database (store/cmd/gendb)")
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, path, store.Options{})
 	// Opening a large database starts a background integrity check (seconds
 	// of CPU); a write waits for it, so the timing starts after it.
 	if err := db.WriteTx(ctx, func(*sql.Tx) error { return nil }); err != nil {

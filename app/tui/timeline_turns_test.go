@@ -54,7 +54,7 @@ func TestSearchHitTimelineNumbersTurnsInTheWholeSession(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, id := hitHarness(t, size[0], size[1], steppedRecords(3000, 2500))
+			h, id := fixtureHitHarness(t, size[0], size[1], stepped3000)
 			h.waitFor("about the zeppelin")
 			h.focus(h.c.timeline)
 			h.waitFor("#2501", "turn 2501 · checkpoint 5000", fmt.Sprintf("rewind revert %s 5000", shortID(id)))

@@ -21,7 +21,7 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, _ := hitHarness(t, size[0], size[1], zeppelinRecords(3000, 1000))
+			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin3000)
 			h.waitFor("about the zeppelin")
 			h.focus(h.c.timeline)
 			// the window holds turns 901–1099: 901 checkpoints before, 1,900 after

@@ -16,6 +16,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // BenchmarkWatchLive2000 is a watcher workspace (200×60 simulation screen,
@@ -38,11 +39,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(home)
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, filepath.Join(home, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{Title: "streamed", WorkDir: home})
 	if err != nil {
 		b.Fatal(err)

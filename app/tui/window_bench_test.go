@@ -12,6 +12,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -30,21 +31,14 @@ func BenchmarkOpenLongSession(b *testing.B) {
 	path := os.Getenv("REWIND_BENCH_LONG_DB")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "rewind.db")
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		db := storetest.OpenAt(b, path, store.Options{})
 		if _, err := db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: b.TempDir()},
 			[]store.ImportedGeneration{{Records: longRecords(20000)}}); err != nil {
 			b.Fatal(err)
 		}
 		db.Close()
 	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, path, store.Options{})
 	// Opening a large database starts a background integrity check;
 	// the timing starts after it.
 	if err := db.WriteTx(ctx, func(*sql.Tx) error { return nil }); err != nil {

@@ -17,21 +17,16 @@ import (
 // longBranchHarness resumes a 4,000-turn session after a revert to
 // checkpoint cp and its undo (generation 0 restored as generation 2).
 func longBranchHarness(t *testing.T, cp int) *harness {
-	return resumeHarness(t, func(h *harness) string {
-		ctx := context.Background()
-		s, err := h.db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: h.work},
-			[]store.ImportedGeneration{{Records: longRecords(4000)}})
-		if err != nil {
+	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44, before: func(h *harness) {
+		id := long4000.id()
+		if _, err := h.db.RevertTo(h.ctx, id, cp, store.CauseRevert, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.db.RevertTo(ctx, s.ID, cp, store.CauseRevert, ""); err != nil {
+		if _, err := h.db.Restore(h.ctx, id, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.db.Restore(ctx, s.ID, 0); err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	})
+	}}, true)
+	return h
 }
 
 // genRow is the timeline's row of generation gen (ok false: none).
@@ -136,25 +131,19 @@ func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 // long session opened at its tail.
 func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 	t.Parallel()
-	h := resumeHarness(t, func(h *harness) string {
-		ctx := context.Background()
-		s, err := h.db.ImportSession(ctx, store.NewSession{Title: "long", WorkDir: h.work},
-			[]store.ImportedGeneration{{Records: longRecords(4000)}})
-		if err != nil {
+	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44, before: func(h *harness) {
+		ctx, id := h.ctx, long4000.id()
+		if _, err := h.db.Checkpoint(ctx, id, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.db.Checkpoint(ctx, s.ID, false); err != nil {
+		if _, err := h.db.AppendMessage(ctx, id, message.NewText("user", "second task")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.db.AppendMessage(ctx, s.ID, message.NewText("user", "second task")); err != nil {
+		if _, _, err := h.db.KeepInterrupted(ctx, id, message.NewText("assistant", "half an answ")); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := h.db.KeepInterrupted(ctx, s.ID, message.NewText("assistant", "half an answ")); err != nil {
-			t.Fatal(err)
-		}
-		seedTurns(t, h.db, s.ID, "third task")
-		return s.ID
-	})
+		seedTurns(t, h.db, id, "third task")
+	}}, true)
 	h.waitFor("second task", "answer to third task")
 	h.waitFor("half an answ", "⏸ interrupted")
 	_, yHalf, _ := h.findText("half an answ")

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -48,14 +47,8 @@ func longRecords(turns int) []store.Record {
 // longSessionHarness resumes a session of 4,000 turns (20,000 records,
 // 12,000 messages).
 func longSessionHarness(t *testing.T) *harness {
-	return resumeHarness(t, func(h *harness) string {
-		s, err := h.db.ImportSession(context.Background(), store.NewSession{Title: "long", WorkDir: h.work},
-			[]store.ImportedGeneration{{Records: longRecords(4000)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	})
+	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44}, true)
+	return h
 }
 
 // TestLongSessionOpensAtItsTail: a 20,000-record session opens showing its
@@ -183,19 +176,10 @@ func TestLongSessionPreviewsALoadedCheckpoint(t *testing.T) {
 // are counted from after it).
 func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 	t.Parallel()
-	var id string
-	h := newHarness(t, hopts{
+	h, id := fixtureHarness(t, long4000, hopts{
 		w: 180, h: 44,
-		before: func(h *harness) {
-			s, err := h.db.ImportSession(h.ctx, store.NewSession{Title: "long", WorkDir: h.work},
-				[]store.ImportedGeneration{{Records: longRecords(4000)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			id = s.ID
-		},
-		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
-	})
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, long4000.id(), nil },
+	}, false)
 	h.waitFor("prompt 3999")
 	// Settled: the poll has seen the session and the writer check ran.
 	st := &h.c.pollStats
