@@ -21,12 +21,6 @@ func Open(t testing.TB) *store.DB {
 	return OpenAt(t, filepath.Join(t.TempDir(), "rewind.db"), store.Options{})
 }
 
-// OpenWith is Open with store options (short busy timeouts, heartbeats).
-func OpenWith(t testing.TB, o store.Options) *store.DB {
-	t.Helper()
-	return OpenAt(t, filepath.Join(t.TempDir(), "rewind.db"), o)
-}
-
 // OpenAt opens (creating if needed) the database at path, closed when the
 // test ends: a second handle on another's file, or a home the test lays out.
 func OpenAt(t testing.TB, path string, o store.Options) *store.DB {
@@ -97,16 +91,6 @@ func (f *Fixture) make() {
 	f.path = path
 }
 
-// Path builds the fixture if no test did yet and copies it to a new file in
-// t.TempDir(), whose path it returns (for a test that opens it itself, or
-// hands it to a process).
-func (f *Fixture) Path(t testing.TB) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "rewind.db")
-	f.CopyTo(t, dst)
-	return dst
-}
-
 // CopyTo builds the fixture if no test did yet and copies it to path, a
 // file that must not exist yet (in a home the test lays out).
 func (f *Fixture) CopyTo(t testing.TB, path string) {
@@ -123,12 +107,6 @@ func (f *Fixture) CopyTo(t testing.TB, path string) {
 			t.Fatalf("copy fixture: %v", err)
 		}
 	}
-}
-
-// Open opens a copy of the fixture, closed when the test ends.
-func (f *Fixture) Open(t testing.TB, o store.Options) *store.DB {
-	t.Helper()
-	return OpenAt(t, f.Path(t), o)
 }
 
 // RemoveFixtures deletes the fixtures built in this test binary (call it in
