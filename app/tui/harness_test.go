@@ -61,10 +61,7 @@ const idlePoll = 100 * time.Millisecond
 // onUIDrawn keeps the frame and wakes the waits (UI, after each draw,
 // with the application locked: it must not call the application).
 func (h *harness) onUIDrawn(s tcell.Screen) {
-	// tview calls this before it shows the frame: show it, so that the
-	// simulation's contents are this frame, not the one before.
-	s.Show()
-	txt := screenText(s.(tcell.SimulationScreen))
+	txt := frameText(s)
 	d := &h.drawn
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -82,20 +79,30 @@ func (h *harness) lastFrame() (string, uint64, <-chan struct{}) {
 	return h.drawn.frame, h.drawn.count, h.drawn.next
 }
 
-func screenText(s tcell.SimulationScreen) string {
-	cells, w, hh := s.GetContents()
+// frameText is the frame being drawn, as rows() reads a shown one: tview
+// calls the after-draw hook before it shows the frame, so the simulation's
+// shown contents are still the frame before; this reads the cells drawn.
+func frameText(s tcell.Screen) string {
+	w, hh := s.Size()
 	var b strings.Builder
+	b.Grow((w + 1) * hh)
 	for y := 0; y < hh; y++ {
 		if y > 0 {
 			b.WriteByte('\n')
 		}
 		for x := 0; x < w; x++ {
-			c := cells[y*w+x]
-			if len(c.Runes) == 0 {
-				b.WriteByte(' ')
-				continue
+			r, comb, _, width := s.GetContent(x, y)
+			if r == 0 || x+width > w {
+				r, comb = ' ', nil
 			}
-			b.WriteString(string(c.Runes))
+			b.WriteRune(r)
+			for _, c := range comb {
+				b.WriteRune(c)
+			}
+			for ; width > 1 && x+1 < w; width-- { // as the simulation shows a wide rune: its second cell blank
+				b.WriteByte(' ')
+				x++
+			}
 		}
 	}
 	return b.String()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
-	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
@@ -24,12 +23,11 @@ func TestMain(m *testing.M) {
 }
 
 // removingBinary runs the tests, then removes the rewind binary the tmux
-// tests built and the fixtures built once (goleak's VerifyTestMain exits the process after Run).
+// tests built (goleak's VerifyTestMain exits the process after Run).
 type removingBinary struct{ m *testing.M }
 
 func (r removingBinary) Run() int {
 	code := r.m.Run()
-	storetest.RemoveFixtures()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

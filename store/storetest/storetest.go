@@ -6,7 +6,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,8 +22,13 @@ func Open(t testing.TB) *store.DB {
 
 // OpenAt opens (creating if needed) the database at path, closed when the
 // test ends: a second handle on another's file, or a home the test lays out.
+// A new database is a copy of an empty one migrated once per test binary
+// (running every migration took about a tenth of the TUI tests' CPU).
 func OpenAt(t testing.TB, path string, o store.Options) *store.DB {
 	t.Helper()
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		empty.CopyTo(t, path)
+	}
 	db, err := store.OpenWith(context.Background(), path, o)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -33,22 +37,20 @@ func OpenAt(t testing.TB, path string, o store.Options) *store.DB {
 	return db
 }
 
+// empty is a database with the schema and nothing else.
+var empty = NewFixture(func(context.Context, *store.DB) error { return nil })
+
 // Fixture is a database that is costly to build (thousands of records):
 // the first test that asks for it builds it once, every test gets its own
-// copy of the file. A package that uses one removes it in TestMain
-// (RemoveFixtures) after its tests ran.
+// copy of the file. The built file is kept in memory, so nothing is left
+// on disk when the test binary ends.
 type Fixture struct {
 	build func(ctx context.Context, db *store.DB) error
 
-	once sync.Once
-	path string // the built database, closed
-	err  error
+	once      sync.Once
+	file, wal []byte // the built database, closed
+	err       error
 }
-
-var (
-	fixturesMu sync.Mutex
-	fixtureDir string // made by the first fixture built, removed by RemoveFixtures
-)
 
 // NewFixture declares a fixture that build fills. build runs at most once
 // per test binary, on an empty database.
@@ -57,21 +59,13 @@ func NewFixture(build func(ctx context.Context, db *store.DB) error) *Fixture {
 }
 
 func (f *Fixture) make() {
-	fixturesMu.Lock()
-	if fixtureDir == "" {
-		fixtureDir, f.err = os.MkdirTemp("", "rewind-fixtures")
-	}
-	dir := fixtureDir
-	fixturesMu.Unlock()
-	if f.err != nil {
-		return
-	}
-	tmp, err := os.MkdirTemp(dir, "fixture")
+	dir, err := os.MkdirTemp("", "rewind-fixture")
 	if err != nil {
 		f.err = err
 		return
 	}
-	path := filepath.Join(tmp, "rewind.db")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "rewind.db")
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
@@ -88,7 +82,12 @@ func (f *Fixture) make() {
 		f.err = fmt.Errorf("close fixture: %w", err)
 		return
 	}
-	f.path = path
+	if f.file, f.err = os.ReadFile(path); f.err != nil {
+		return
+	}
+	if wal, err := os.ReadFile(path + "-wal"); err == nil {
+		f.wal = wal
+	}
 }
 
 // CopyTo builds the fixture if no test did yet and copies it to path, a
@@ -102,35 +101,22 @@ func (f *Fixture) CopyTo(t testing.TB, path string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatalf("copy fixture: %v", err)
 	}
-	for _, suffix := range []string{"", "-wal"} {
-		if err := copyFile(f.path+suffix, path+suffix); err != nil && !(suffix != "" && os.IsNotExist(err)) {
+	if err := writeNew(path, f.file); err != nil {
+		t.Fatalf("copy fixture: %v", err)
+	}
+	if f.wal != nil {
+		if err := writeNew(path+"-wal", f.wal); err != nil {
 			t.Fatalf("copy fixture: %v", err)
 		}
 	}
 }
 
-// RemoveFixtures deletes the fixtures built in this test binary (call it in
-// TestMain after m.Run).
-func RemoveFixtures() {
-	fixturesMu.Lock()
-	defer fixturesMu.Unlock()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-		fixtureDir = ""
-	}
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+func writeNew(path string, data []byte) error {
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := out.Write(data); err != nil {
 		out.Close()
 		return err
 	}
