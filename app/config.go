@@ -1,20 +1,14 @@
 package app
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/soul"
@@ -585,82 +579,6 @@ func readConfigFile(home string) (fileConfig, string, error) {
 		err = decodeYAML(path, data, &fc)
 	}
 	return fc, path, err
-}
-
-func decodeTOML(path string, data []byte, fc *fileConfig) error {
-	md, err := toml.Decode(string(data), fc)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return userErrorf(err, "%s:%d: %s", path, pe.Position.Line, oneLine(pe.Message))
-		}
-		var ppe *toml.ParseError
-		if errors.As(err, &ppe) {
-			return userErrorf(err, "%s:%d: %s", path, ppe.Position.Line, oneLine(ppe.Message))
-		}
-		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
-			return userErrorf(err, "%s:%s: %s", path, m[1], oneLine(m[2]))
-		}
-		return userErrorf(err, "%s: %s", path, oneLine(err.Error()))
-	}
-	if undec := md.Undecoded(); len(undec) > 0 {
-		key := undec[0].String()
-		return userErrorf(nil, "%s:%d: unknown key %q (known: %s)", path, lineOfKey(data, undec[0][len(undec[0])-1]), key, knownKeys)
-	}
-	return nil
-}
-
-var (
-	yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
-	tomlLine = regexp.MustCompile(`line (\d+)(?: \([^)]*\))?: (.*)`)
-)
-
-func decodeYAML(path string, data []byte, fc *fileConfig) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(fc)
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-			detail := m[2]
-			if strings.Contains(detail, "not found in type") {
-				field := strings.Fields(detail)[1]
-				detail = fmt.Sprintf("unknown key %q (known: %s)", field, knownKeys)
-			}
-			return userErrorf(err, "%s:%d: %s", path, n, oneLine(detail))
-		}
-	}
-	return userErrorf(err, "%s: %s", path, oneLine(msg))
-}
-
-const knownKeys = "base_url, model, api_key, stream, max_context_size, reserved_tokens, max_steps_per_run, max_retries_per_step, theme, dmail_reverts_files, file_size_cap, model_call_timeout, thinking, thinking_style, capabilities, fetch_needs_approval, loop_warning_after, max_running_subagents, search, shell_env, providers"
-
-// lineOfKey finds the first line that assigns key, for error messages.
-func lineOfKey(data []byte, key string) int {
-	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, key) {
-			rest := strings.TrimSpace(t[len(key):])
-			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "]") {
-				return i + 1
-			}
-		}
-		if strings.HasPrefix(t, "["+key+"]") || strings.HasPrefix(t, "[["+key+"]]") {
-			return i + 1
-		}
-	}
-	return 1
 }
 
 func firstEnv(getenv func(string) string, names ...string) string {

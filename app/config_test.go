@@ -358,3 +358,36 @@ func TestSetupTextHasNoBackticks(t *testing.T) {
 		t.Errorf("setup text %q", s)
 	}
 }
+
+// TestConfigKnownKeysAreTheStructs: an unknown key's error lists every key
+// the config reads, in TOML and YAML alike; the hand-kept list had lost
+// agent, agent_file, notify and the size caps. A value of the wrong type
+// names its key and what it wants.
+func TestConfigKnownKeysAreTheStructs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ file, body, wrong string }{
+		{"config.toml", "modle = \"b\"\n", "max_steps_per_run = \"many\"\n"},
+		{"config.yaml", "modle: b\n", "max_steps_per_run: many\n"},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, tc.file)
+		if err := os.WriteFile(p, []byte(tc.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readConfigFile(dir)
+		if err == nil {
+			t.Fatalf("%s: no error for an unknown key", tc.file)
+		}
+		for _, k := range []string{"agent", "agent_file", "notify", "answer_size_cap", "tool_args_size_cap", "mcp_max_tools", "allow_remote_approval"} {
+			if !strings.Contains(err.Error(), k) {
+				t.Errorf("%s: the known keys lack %s: %v", tc.file, k, err)
+			}
+		}
+		if err := os.WriteFile(p, []byte(tc.wrong), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := readConfigFile(dir); err == nil || !strings.Contains(err.Error(), tc.file+":1: max_steps_per_run wants a whole number") {
+			t.Errorf("%s: wrong type: %v", tc.file, err)
+		}
+	}
+}
