@@ -91,14 +91,11 @@ func frameText(s tcell.Screen) string {
 			b.WriteByte('\n')
 		}
 		for x := 0; x < w; x++ {
-			r, comb, _, width := s.GetContent(x, y)
-			if r == 0 || x+width > w {
-				r, comb = ' ', nil
+			str, _, width := s.Get(x, y)
+			if str == "" || str == "\x00" || x+width > w {
+				str = " "
 			}
-			b.WriteRune(r)
-			for _, c := range comb {
-				b.WriteRune(c)
-			}
+			b.WriteString(str)
 			for ; width > 1 && x+1 < w; width-- { // as the simulation shows a wide rune: its second cell blank
 				b.WriteByte(' ')
 				x++
