@@ -5,7 +5,8 @@
 // sanitising, styled spans and wrapping, markdown and chroma rendering,
 // key-binding registries, the redraw Coalescer).
 //
-// Views import only tview, tcell, chroma, goldmark, fuzzy and themes; they
+// Views import only tview, tcell (and its uniseg), chroma, goldmark, fuzzy and
+// themes; they
 // never see the store or the Soul. The app layer converts store/soul data
 // into the view models defined here and calls the views on the UI thread
 // (setters are not safe for concurrent use). Every primitive embeds

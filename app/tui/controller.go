@@ -210,8 +210,14 @@ func (c *Controller) themeDir() string {
 
 // Run starts the terminal UI and blocks until quit. It may be called once.
 func (c *Controller) Run(ctx context.Context) error {
-	if c.opts.Screen != nil {
-		c.app.SetScreen(c.opts.Screen)
+	// Only the cells a frame changes are sent to the terminal.
+	screen, serr := views.NewFrameScreen(c.opts.Screen)
+	if serr == nil {
+		c.app.SetScreen(screen) // which starts it
+		serr = screen.InitErr()
+	}
+	if serr != nil {
+		return fmt.Errorf("tui: %w", serr)
 	}
 	c.app.EnableMouse(true)
 	c.app.EnablePaste(true)

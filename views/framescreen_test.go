@@ -1,0 +1,126 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// dirtyScreen counts the cells each Show hands the terminal (tcell sends
+// the dirty cells of its buffer).
+type dirtyScreen struct {
+	tcell.SimulationScreen
+	last, frames, repaints int
+}
+
+func (d *dirtyScreen) Show() {
+	cb := d.SimulationScreen.(interface{ GetCells() *tcell.CellBuffer }).GetCells()
+	w, h := d.Size()
+	n := 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if cb.Dirty(x, y) {
+				n++
+			}
+		}
+	}
+	d.last = n
+	d.frames++
+	if n > w*h/4 {
+		d.repaints++
+	}
+	d.SimulationScreen.Show()
+}
+
+func newDirtyScreen(t *testing.T, w, h int) (*dirtyScreen, *FrameScreen) {
+	t.Helper()
+	sim := tcell.NewSimulationScreen("UTF-8")
+	d := &dirtyScreen{SimulationScreen: sim}
+	f, err := NewFrameScreen(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Init(); err != nil {
+		t.Fatal(err)
+	}
+	f.SetSize(w, h)
+	return d, f
+}
+
+// frame draws p as tview does: clear, draw, show.
+func frame(s tcell.Screen, p interface{ Draw(tcell.Screen) }) {
+	s.Clear()
+	p.Draw(s)
+	s.Show()
+}
+
+// TestFrameScreenSendsOnlyTheChangedCells: tview clears before each frame
+// and views draw over their backgrounds; the terminal still gets only the
+// cells whose final content changed (tcell alone resent every non-blank
+// cell of every frame).
+func TestFrameScreenSendsOnlyTheChangedCells(t *testing.T) {
+	t.Parallel()
+	d, f := newDirtyScreen(t, 80, 24)
+	c := NewConversation()
+	c.SetRect(0, 0, 80, 24)
+	c.SetItems(sampleItems())
+	frame(f, c)
+	if d.last < 500 {
+		t.Fatalf("the first frame sent %d cells; want the whole screen", d.last)
+	}
+	frame(f, c)
+	if d.last != 0 {
+		t.Fatalf("an unchanged frame sent %d cells", d.last)
+	}
+	c.AppendDelta("Done.")
+	frame(f, c)
+	// "● Done." on the new last rows (the gap, the gutter), the selection
+	// mark moving to it
+	if d.last == 0 || d.last > 40 {
+		t.Fatalf("a frame adding one word sent %d cells", d.last)
+	}
+	rows := strings.Split(screenText(d), "\n")
+	if !strings.Contains(strings.Join(rows, "\n"), "Done.") {
+		t.Fatalf("the word is not on screen:\n%s", screenText(d))
+	}
+}
+
+// TestStreamedAnswerKeepsTheViewStill: while an answer streams in, the
+// view following it stays still and moves a page when the text reaches the
+// bottom, so a frame sends the new words, not the pane shifted by a row;
+// the newest word is always on screen.
+func TestStreamedAnswerKeepsTheViewStill(t *testing.T) {
+	t.Parallel()
+	const w, h = 80, 24
+	d, f := newDirtyScreen(t, w, h)
+	c := NewConversation()
+	c.SetRect(0, 0, w, h)
+	c.SetItems(sampleItems())
+	frame(f, c)
+	words := 0
+	for i := 0; i < 600; i++ {
+		word := "w" + strings.Repeat("x", i%7)
+		if i%40 == 39 {
+			word += "\n\n"
+		} else {
+			word += " "
+		}
+		c.AppendDelta(word)
+		words++
+		frame(f, c)
+		if i%50 == 0 {
+			marker := "END" + string(rune('a'+i/50))
+			c.AppendDelta(marker + " ")
+			frame(f, c)
+			if _, _, ok := find(d, marker); !ok {
+				t.Fatalf("after %d words the newest word is not on screen:\n%s", i, screenText(d))
+			}
+		}
+	}
+	rows := len(c.lines(len(c.items) - 1))
+	// a page move every three quarters of the rows, at most
+	if most := rows/(h*3/4-2) + 2; d.repaints > most {
+		t.Fatalf("%d of %d frames repainted the pane (the answer is %d rows; want at most %d)", d.repaints, d.frames, rows, most)
+	}
+}
