@@ -162,6 +162,12 @@ type Conversation struct {
 	hl     hlCache
 	code   CodeLayout // code blocks wrap, or scroll sideways (w toggles)
 
+	// still: while an answer streams in, the view following the end stays
+	// where it is and moves a page when the end reaches the bottom, as a
+	// terminal does: a frame then sends the terminal the new words, not the
+	// whole pane shifted by a row.
+	still stillView
+
 	// embedded: drawn inside another view (the session list's preview),
 	// without a border, keys or the "more below" hint; the selected item
 	// (a search hit) is marked in the accent colour.
@@ -258,7 +264,7 @@ func (c *Conversation) atTop() {
 	}
 	ti, tl := c.topItem, c.topLine
 	if c.follow {
-		ti, tl = c.bottomAnchor()
+		ti, tl = c.followTop()
 	}
 	if ti == 0 && tl == 0 {
 		c.onTop()
@@ -324,7 +330,7 @@ func (c *Conversation) Marked() int { return c.marked }
 // marker ("" when the items now reach the conversation's end).
 func (c *Conversation) AppendPage(items []Item, later string) {
 	if c.follow && len(c.items) > 0 {
-		c.topItem, c.topLine = c.bottomAnchor()
+		c.topItem, c.topLine = c.followTop()
 		c.follow = false
 	}
 	for _, it := range items {
@@ -341,6 +347,7 @@ func (c *Conversation) AppendPage(items []Item, later string) {
 func (c *Conversation) Prepend(items []Item, earlier string) {
 	n := len(items)
 	old := c.items
+	c.still = stillView{}
 	c.items = make([]*convItem, 0, n+len(old))
 	for _, it := range items {
 		c.items = append(c.items, &convItem{Item: sanitizeItem(it)})
@@ -374,6 +381,7 @@ func (c *Conversation) SetItems(items []Item) {
 	c.selected = max(0, len(c.items)-1)
 	c.topItem, c.topLine, c.follow = 0, 0, true
 	c.marked = -1
+	c.still = stillView{}
 }
 
 func (c *Conversation) push(it Item) {
@@ -410,6 +418,7 @@ func (c *Conversation) Truncate(n int) {
 	}
 	clear(c.items[n:])
 	c.items = c.items[:n]
+	c.still = stillView{}
 	if c.marked >= n {
 		c.marked = -1
 	}
@@ -453,6 +462,9 @@ func (c *Conversation) appendDelta(kind ItemKind, text string) {
 		c.Append(Item{Kind: kind})
 	}
 	last := c.items[len(c.items)-1]
+	if c.follow && !c.still.on {
+		c.still = stillView{on: true}
+	}
 	if kind == ItemAssistant && last.md == nil {
 		last.md = &mdStream{}
 	}
@@ -503,7 +515,7 @@ func (c *Conversation) Following() bool { return c.follow }
 
 // ScrollToEnd selects the last item and follows the bottom.
 func (c *Conversation) ScrollToEnd() {
-	c.follow = true
+	c.follow, c.still = true, stillView{}
 	if len(c.items) > 0 {
 		c.selected = len(c.items) - 1
 		c.notify()
@@ -820,6 +832,7 @@ func (c *Conversation) Select(i int) {
 	}
 	i = max(0, min(i, len(c.items)-1))
 	c.selected = i
+	c.still = stillView{}
 	if i == len(c.items)-1 {
 		c.follow = true
 	} else {
@@ -833,7 +846,7 @@ func (c *Conversation) Select(i int) {
 // ensureVisible moves the anchor so item i is on screen.
 func (c *Conversation) ensureVisible(i int) {
 	if c.follow {
-		c.topItem, c.topLine = c.bottomAnchor()
+		c.topItem, c.topLine = c.followTop()
 		c.follow = false
 	}
 	if i < c.topItem || (i == c.topItem && c.topLine > 0) {
@@ -856,6 +869,55 @@ func (c *Conversation) ensureVisible(i int) {
 	}
 	c.topItem, c.topLine = i, 0
 	c.scrollBy(-(c.height - h))
+}
+
+// stillView is the first row of a still view following the end; on while
+// an answer streams in.
+type stillView struct {
+	on, set    bool
+	item, line int
+	rows, w    int // the item rows and width it was set for
+}
+
+// stillKeep is the share of the rows a still view keeps on screen (the
+// end of the text so far, at the top) when it moves by a page.
+const stillKeep = 4 // a quarter
+
+// followTop is the first row of the view following the end: the rows
+// above the end, or in a still view its anchor until the end passes the
+// bottom, then the last quarter of the rows.
+func (c *Conversation) followTop() (int, int) {
+	if !c.still.on || len(c.items) == 0 {
+		return c.bottomAnchor()
+	}
+	h := c.itemRows()
+	st := &c.still
+	if !st.set || st.rows != h || st.w != c.width || st.item >= len(c.items) {
+		st.item, st.line = c.bottomAnchor()
+		st.set, st.rows, st.w = true, h, c.width
+		return st.item, st.line
+	}
+	st.line = min(st.line, len(c.lines(st.item))-1)
+	rows := len(c.lines(st.item)) - st.line
+	for j := st.item + 1; j < len(c.items) && rows <= h; j++ {
+		rows += len(c.lines(j))
+	}
+	if rows > h {
+		st.item, st.line = c.anchorAbove(max(1, h/stillKeep))
+	}
+	return st.item, st.line
+}
+
+// anchorAbove is the anchor that shows the last n rows at the top.
+func (c *Conversation) anchorAbove(n int) (int, int) {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		l := len(c.lines(i))
+		if l >= n {
+			return i, l - n
+		}
+		n -= l
+	}
+	return 0, 0
 }
 
 // bottomAnchor is the anchor that shows the last rows.
@@ -882,7 +944,7 @@ func (c *Conversation) Scroll(n int) {
 			c.atBottom()
 			return
 		}
-		c.topItem, c.topLine = c.bottomAnchor()
+		c.topItem, c.topLine = c.followTop()
 		c.follow = false
 	}
 	c.scrollBy(n)
@@ -925,7 +987,7 @@ func (c *Conversation) scrollBy(n int) {
 func (c *Conversation) lastVisible() int {
 	ti, tl := c.topItem, c.topLine
 	if c.follow {
-		ti, tl = c.bottomAnchor()
+		ti, tl = c.followTop()
 	}
 	rows := -tl
 	i := ti
@@ -952,6 +1014,9 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 	x, y, w, h := c.frame(screen, c)
 	if w <= 2 || h <= 0 {
 		return
+	}
+	if !c.follow {
+		c.still = stillView{}
 	}
 	c.previewRows = 0
 	if c.preview != "" {
@@ -983,7 +1048,7 @@ func (c *Conversation) Draw(screen tcell.Screen) {
 	}
 	ti, tl := c.topItem, c.topLine
 	if c.follow {
-		ti, tl = c.bottomAnchor()
+		ti, tl = c.followTop()
 	}
 	ti = min(ti, len(c.items)-1)
 	if c.embedded && !c.follow && ti == c.selected && ti > 0 {
