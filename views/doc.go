@@ -6,8 +6,7 @@
 // key-binding registries, the redraw Coalescer).
 //
 // Views import only tview, tcell (and its uniseg), chroma, goldmark, fuzzy and
-// themes; they
-// never see the store or the Soul. The app layer converts store/soul data
+// themes; they never see the store or the Soul. The app layer converts store/soul data
 // into the view models defined here and calls the views on the UI thread
 // (setters are not safe for concurrent use). Every primitive embeds
 // *tview.Box, draws its own cells (so tview colour tags in model text are
