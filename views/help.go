@@ -54,6 +54,18 @@ type helpRow struct {
 	key, desc string
 	heading   bool
 	danger    bool
+	disabled  bool // drawn dimmed; desc ends with the reason
+}
+
+// withReason is a description with why it is disabled now, if it is.
+func withReason(desc string, reason func() string) (string, bool) {
+	if reason == nil {
+		return desc, false
+	}
+	if r := reason(); r != "" {
+		return desc + " (" + r + ")", true
+	}
+	return desc, false
 }
 
 func (o *HelpOverlay) rows() []helpRow {
@@ -68,7 +80,8 @@ func (o *HelpOverlay) rows() []helpRow {
 		}
 		rows = append(rows, helpRow{desc: s.Title, heading: true})
 		for _, b := range vis {
-			rows = append(rows, helpRow{key: b.Label(), desc: b.Description, danger: b.Dangerous})
+			desc, off := withReason(b.Description, b.DisabledReason)
+			rows = append(rows, helpRow{key: b.Label(), desc: desc, danger: b.Dangerous, disabled: off})
 		}
 	}
 	if len(o.commands) > 0 {
@@ -81,7 +94,8 @@ func (o *HelpOverlay) rows() []helpRow {
 			if c.Args != "" {
 				k += " " + c.Args
 			}
-			rows = append(rows, helpRow{key: k, desc: c.Description})
+			desc, off := withReason(c.Description, c.DisabledReason)
+			rows = append(rows, helpRow{key: k, desc: desc, disabled: off})
 		}
 	}
 	return rows
@@ -100,13 +114,13 @@ func wrapHelpRows(rows []helpRow, keyW, colW int) []helpRow {
 		}
 		desc := wrapSpans([]Span{{Text: r.desc}}, descW, nil, nil)
 		if strWidth(r.key) > keyW {
-			out = append(out, helpRow{key: r.key, danger: r.danger})
+			out = append(out, helpRow{key: r.key, danger: r.danger, disabled: r.disabled})
 		} else {
-			out = append(out, helpRow{key: r.key, desc: desc[0].String(), danger: r.danger})
+			out = append(out, helpRow{key: r.key, desc: desc[0].String(), danger: r.danger, disabled: r.disabled})
 			desc = desc[1:]
 		}
 		for _, l := range desc {
-			out = append(out, helpRow{desc: l.String(), danger: r.danger})
+			out = append(out, helpRow{desc: l.String(), danger: r.danger, disabled: r.disabled})
 		}
 	}
 	return out
@@ -178,12 +192,18 @@ func (o *HelpOverlay) Draw(screen tcell.Screen) {
 				ks = base.Foreground(th.Error).Bold(true)
 				ds = base.Foreground(th.Error)
 			}
+			if r.disabled {
+				ks, ds = base.Foreground(th.Dim), base.Foreground(th.Dim)
+			}
 			drawText(screen, cx, cy, colW-1, r.key, ks)
 			drawText(screen, cx+keyW+2, cy, colW-keyW-3, r.desc, ds)
 		case r.desc != "":
 			ds := base
 			if r.danger {
 				ds = base.Foreground(th.Error)
+			}
+			if r.disabled {
+				ds = base.Foreground(th.Dim)
 			}
 			drawText(screen, cx+keyW+2, cy, colW-keyW-3, r.desc, ds)
 		}

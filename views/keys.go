@@ -86,6 +86,9 @@ type KeyBinding struct {
 	Handler     func()
 	Visible     bool // listed in help and hints
 	Dangerous   bool // destructive; help marks it
+	// DisabledReason, when set, says why the binding does nothing useful
+	// right now ("" when it is enabled); help shows it dimmed.
+	DisabledReason func() string
 }
 
 // Label is the binding's keys joined with "/", e.g. "j/↓".
@@ -136,4 +139,7 @@ type SlashCommand struct {
 	Name        string // with the leading "/", e.g. "/revert"
 	Args        string // e.g. "N"
 	Description string
+	// DisabledReason, when set, says why the command is refused right now
+	// ("" when it runs); help and the slash menu show it dimmed.
+	DisabledReason func() string
 }

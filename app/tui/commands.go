@@ -20,10 +20,10 @@ type Command struct {
 	Name        string // with the leading "/"
 	Args        string // e.g. "N"; "" when none
 	Description string
-	// ChangesContext commands are refused while a run is active.
-	ChangesContext bool
-	// Writes commands are refused in a read-only (watch) workspace.
-	Writes bool
+	// DisabledWhen are the rules that refuse the command (disabled.go):
+	// ruleRunActive for a command that changes the context, ruleReadOnly
+	// for one that writes the session.
+	DisabledWhen []rule
 	// Run executes the command on the UI goroutine; arg is the trimmed text
 	// after the name.
 	Run func(arg string)
@@ -54,11 +54,12 @@ func (r *commandRegistry) get(name string) (*Command, bool) {
 	return c, ok
 }
 
-// slashCommands is the registry as the views show it, sorted by name.
-func (r *commandRegistry) slashCommands() []views.SlashCommand {
+// slashCommands is the registry as the views show it, sorted by name;
+// disabledBy gives each its DisabledReason.
+func (r *commandRegistry) slashCommands(disabledBy func([]rule) func() string) []views.SlashCommand {
 	out := make([]views.SlashCommand, 0, len(r.order))
 	for _, c := range r.order {
-		out = append(out, views.SlashCommand{Name: c.Name, Args: c.Args, Description: c.Description})
+		out = append(out, views.SlashCommand{Name: c.Name, Args: c.Args, Description: c.Description, DisabledReason: disabledBy(c.DisabledWhen)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -68,15 +69,15 @@ func (r *commandRegistry) slashCommands() []views.SlashCommand {
 // registerCommands or later, on the UI goroutine) and refreshes completion.
 func (c *Controller) AddCommand(cmd Command) {
 	c.commands.add(cmd)
-	c.input.SetCommands(c.commands.slashCommands())
+	c.input.SetCommands(c.commands.slashCommands(c.disabledBy))
 }
 
 // registerCommands installs the built-in slash commands; the feature files
 // add /revert (timetravel.go), /sessions and /undelete (browser.go).
 func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
-		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", ChangesContext: true, Writes: true, Run: c.cmdCompact},
-		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", ChangesContext: true, Writes: true, Run: c.cmdClear},
+		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdCompact},
+		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdClear},
 		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
 		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
 		{Name: "/exit", Description: "quit rewind (a running step is cancelled first)", Run: func(string) { c.onUIQuit() }},
@@ -108,19 +109,9 @@ func (c *Controller) runPrompt(text string) { c.runPromptShown(text, text) }
 func (c *Controller) runPromptShown(text, shown string) {
 	// A prompt that cannot be sent goes back into the input: nothing typed
 	// is lost.
-	if c.readOnly && c.opts.Setup != "" {
+	if r := c.firstHolding([]rule{ruleReadOnly, ruleRunActive}); r != 0 {
 		c.input.SetText(text)
-		c.setMessage(c.setupRefusal(), true)
-		return
-	}
-	if c.readOnly {
-		c.input.SetText(text)
-		c.setMessage(c.watch.readOnlyWhy(), true)
-		return
-	}
-	if c.busy != "" {
-		c.input.SetText(text)
-		c.setMessage("a run is active: wait for it or press Esc to interrupt (your text stays in the input)", true)
+		c.setMessage(c.refusal("", r)+" (your text stays in the input)", true)
 		return
 	}
 	if c.win.later > 0 {
@@ -206,12 +197,7 @@ func (c *Controller) onUICommand(text string) {
 		c.setMessage(fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent to the model)", oneLine(name, 30)), true)
 		return
 	}
-	if cmd.Writes && c.readOnly {
-		c.setMessage(cmd.Name+" is not available: "+c.watch.readOnlyWhy(), true)
-		return
-	}
-	if cmd.ChangesContext && c.busy != "" {
-		c.setMessage(cmd.Name+" changes the context: wait for the run to finish or press Esc first", true)
+	if c.refuse(cmd.Name, cmd.DisabledWhen...) {
 		return
 	}
 	cmd.Run(arg)

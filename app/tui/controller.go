@@ -174,7 +174,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	c.registerCommands()
 	c.keys = c.globalBindings()
 	c.initFeatures()
-	c.input.SetCommands(c.commands.slashCommands())
+	c.input.SetCommands(c.commands.slashCommands(c.disabledBy))
 
 	th, err := themes.Load(o.Theme, c.themeDir())
 	c.applyTheme(th)
@@ -505,7 +505,7 @@ func (c *Controller) statusModel() *views.Status { return &c.statusM }
 // refreshStatus pushes the status model to the bar (UI).
 func (c *Controller) refreshStatus() {
 	s := c.statusM
-	if c.busy != "" && !c.runStart.IsZero() {
+	if c.holds(ruleRunActive) && !c.runStart.IsZero() {
 		s.Elapsed = time.Since(c.runStart)
 	} else if !c.watch.started.IsZero() {
 		s.Elapsed = time.Since(c.watch.started) // a watched writer's run
@@ -515,7 +515,7 @@ func (c *Controller) refreshStatus() {
 		s.SessionTitle = o.sess.Title
 	}
 	switch {
-	case c.readOnly && c.opts.Setup != "" && c.cur() == nil:
+	case c.onSetupScreen() && c.cur() == nil:
 		s.Mode = "NO MODEL"
 	case c.readOnly:
 		s.Mode = c.watch.modeLabel()

@@ -180,7 +180,7 @@ func (w *watcher) readOnlyWhy() string {
 	}
 	switch w.label {
 	case noModelLabel:
-		return w.c.setupRefusal()
+		return setupRefusal
 	case noWriterLabel, writerGoneLabel, writerLeftLabel:
 		if !w.canContinue() {
 			return "read-only: no process writes it now, and no model is configured here"

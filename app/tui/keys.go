@@ -17,6 +17,9 @@ type globalBinding struct {
 	When func() bool
 	// Overlays: also active while an overlay (help, dialog, approval) is on top.
 	Overlays bool
+	// DisabledWhen are the rules that disable it (disabled.go): help shows
+	// the reason dimmed, and the key goes on to the focused widget.
+	DisabledWhen []rule
 }
 
 // globalBindings is the workspace's key registry; the help overlay lists it.
@@ -24,7 +27,7 @@ func (c *Controller) globalBindings() []globalBinding {
 	return []globalBinding{
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyCtrlC)}, Description: "interrupt; twice: quit", Handler: c.onUICtrlC, Visible: true, Dangerous: true}, Overlays: true},
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)}, Description: "interrupt the running step", Handler: c.onUIInterrupt, Visible: true},
-			When: func() bool { return c.busy != "" }},
+			When: func() bool { return c.holds(ruleRunActive) }},
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyTab)}, Description: "next pane", Handler: func() { c.cycleFocus(1) }, Visible: true},
 			When: func() bool { return !(c.app.GetFocus() == c.input && c.input.WantsTab()) }},
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyBacktab)}, Description: "previous pane", Handler: func() { c.cycleFocus(-1) }, Visible: true}},
@@ -39,7 +42,9 @@ func (c *Controller) globalBindings() []globalBinding {
 func (c *Controller) visibleGlobalBindings() []views.KeyBinding {
 	out := make([]views.KeyBinding, 0, len(c.keys))
 	for _, b := range c.keys {
-		out = append(out, b.KeyBinding)
+		kb := b.KeyBinding
+		kb.DisabledReason = c.disabledBy(b.DisabledWhen)
+		out = append(out, kb)
 	}
 	return out
 }
@@ -84,7 +89,7 @@ func (c *Controller) globalBinding(ev *tcell.EventKey, overlay bool) (globalBind
 			continue
 		}
 		for _, k := range b.Keys {
-			if k.Matches(ev) && (b.When == nil || b.When()) {
+			if k.Matches(ev) && (b.When == nil || b.When()) && c.firstHolding(b.DisabledWhen) == 0 {
 				return b, true
 			}
 		}
@@ -150,7 +155,7 @@ func (c *Controller) onUICtrlC() {
 		return
 	}
 	c.quitArmed = time.Now()
-	if c.busy != "" {
+	if c.holds(ruleRunActive) {
 		c.onUIInterrupt()
 		c.setMessageFor("interrupted · press Ctrl-C again to quit", false, quitWindow)
 		return

@@ -39,8 +39,7 @@ func (c *Controller) onUIOfferMissingDir(o *openSession) {
 // onUIForkHere forks session id's current view into a new session that
 // works in dir, and switches to it.
 func (c *Controller) onUIForkHere(id, dir string) {
-	if c.busy != "" {
-		c.setMessage("a run is active: press Esc to stop it before forking", true)
+	if c.refuse("forking", ruleRunActive) {
 		return
 	}
 	c.onUISwitch("fork", func(ctx context.Context) (store.Session, *views.Item, error) {

@@ -270,7 +270,7 @@ func (c *Controller) onUILeaseLost(o *openSession) {
 // writer is gone: a new lease and loop, and the view reloaded with what the
 // other writer committed.
 func (c *Controller) onUIRetake(o *openSession) {
-	if c.cur() != o || !c.readOnly || c.busy != "" {
+	if c.cur() != o || !c.readOnly || c.holds(ruleRunActive) {
 		return
 	}
 	c.onUISwitch("take the session back", func(ctx context.Context) (store.Session, *views.Item, error) {
@@ -354,7 +354,7 @@ func (c *Controller) onUIDatabaseBusy(busy, again bool) {
 		return
 	}
 	text := "database busy (another process is writing): waiting…"
-	if c.busy != "" {
+	if c.holds(ruleRunActive) {
 		text += " · Esc stops waiting"
 	}
 	c.setMessageFor(text, false, dbBusyTTL)
@@ -507,8 +507,7 @@ func (c *Controller) onUIWriterLeftOffer(id string) {
 // onUIFork forks a session's current generation into a new session and
 // opens that for writing.
 func (c *Controller) onUIFork(id string) {
-	if c.busy != "" {
-		c.setMessage("wait for the run to finish (or press Esc) before forking", true)
+	if c.refuse("forking", ruleRunActive) {
 		return
 	}
 	c.onUIForkInto(id, -1, -1, func(fork string) string {
@@ -575,8 +574,7 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 		}
 		return
 	}
-	if c.busy != "" {
-		c.setMessage("a run is active: press Esc to stop it before switching sessions", true)
+	if c.refuse("switching sessions", ruleRunActive) {
 		return
 	}
 	if same {

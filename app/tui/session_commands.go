@@ -26,12 +26,12 @@ import (
 func (c *Controller) initSessionCommands() {
 	for _, cmd := range []Command{
 		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: c.cmdStatus},
-		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", ChangesContext: true, Run: c.cmdNew},
-		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", ChangesContext: true, Run: c.cmdFork},
-		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", Writes: true, Run: c.cmdRename},
+		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", DisabledWhen: []rule{ruleRunActive}, Run: c.cmdNew},
+		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", DisabledWhen: []rule{ruleRunActive}, Run: c.cmdFork},
+		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", DisabledWhen: []rule{ruleReadOnly}, Run: c.cmdRename},
 		{Name: "/export", Args: "[FILE]", Description: "write this session as kimi-cli context.jsonl (default rewind-ID.jsonl in the work dir)", Run: c.cmdExport},
-		{Name: "/model", Args: "[NAME]", Description: "switch the model (from the config's provider profiles), or list them", ChangesContext: true, Writes: true, Run: c.cmdModel},
-		{Name: "/init", Description: "ask the model to write an AGENTS.md for this project", ChangesContext: true, Writes: true, Run: c.cmdInit},
+		{Name: "/model", Args: "[NAME]", Description: "switch the model (from the config's provider profiles), or list them", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdModel},
+		{Name: "/init", Description: "ask the model to write an AGENTS.md for this project", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdInit},
 	} {
 		c.commands.add(cmd)
 	}

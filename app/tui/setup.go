@@ -33,6 +33,4 @@ func (c *Controller) onUIShowSetup() {
 }
 
 // setupRefusal says why a prompt cannot be sent without a model.
-func (c *Controller) setupRefusal() string {
-	return "no model: set OPENAI_API_KEY + REWIND_MODEL"
-}
+const setupRefusal = "no model: set OPENAI_API_KEY + REWIND_MODEL"

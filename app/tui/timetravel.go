@@ -92,15 +92,16 @@ func (c *Controller) initTimeTravel() {
 		KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)}, Description: "Esc Esc: rewind picker (go back to before one of your prompts); Esc leaves a preview", Handler: t.onUIEsc, Visible: true},
 		When: func() bool {
 			f := c.app.GetFocus()
-			return c.busy == "" && (f == c.input && !c.input.WantsTab() || t.previewing && (f == c.timeline || f == c.conv))
+			return f == c.input && !c.input.WantsTab() || t.previewing && (f == c.timeline || f == c.conv)
 		},
+		DisabledWhen: []rule{ruleRunActive},
 	})
 	c.AddCommand(Command{Name: "/revert", Args: "N", Description: "go back to before checkpoint N (asks first; later messages are archived, not deleted; files optional)",
-		ChangesContext: true, Writes: true, Run: t.cmdRevert})
+		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: t.cmdRevert})
 	c.AddCommand(Command{Name: "/restore", Args: "G", Description: "make archived generation G current again (asks first; files optional)",
-		ChangesContext: true, Writes: true, Run: t.cmdRestore})
+		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: t.cmdRestore})
 	c.AddCommand(Command{Name: "/undo", Description: "undo the last revert, restore or D-Mail: conversation and files come back",
-		ChangesContext: true, Writes: true, Run: func(string) { t.onUIRequestUndo() }})
+		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: func(string) { t.onUIRequestUndo() }})
 }
 
 // onUIEsc: Esc leaves a preview; Esc Esc in the input opens the picker.

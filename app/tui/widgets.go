@@ -108,7 +108,7 @@ func (c *Controller) showHelp() {
 		}
 		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
 	}
-	c.help.SetContent(sections, c.commands.slashCommands())
+	c.help.SetContent(sections, c.commands.slashCommands(c.disabledBy))
 	c.pages.push(Page{Name: "help", Primitive: c.help})
 }
 

@@ -60,7 +60,7 @@ func TestSlashMenuReachesEveryCommand(t *testing.T) {
 	h := newHarness(t, hopts{w: 80, h: 24})
 	var all []string
 	h.c.onUIThread(func() {
-		for _, c := range h.c.commands.slashCommands() {
+		for _, c := range h.c.commands.slashCommands(h.c.disabledBy) {
 			all = append(all, c.Name)
 		}
 	})
