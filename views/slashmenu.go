@@ -78,16 +78,17 @@ func (in *Input) drawMenu(screen tcell.Screen, x, y, w, rows int) {
 		m := in.matches[idx]
 		hy := y + i
 		nameSt, descSt := base.Foreground(th.Accent).Bold(true), base.Foreground(th.Dim)
-		desc := m.Description
+		reason, reasonSt := "", base.Foreground(th.Dim)
 		if m.DisabledReason != nil {
-			if r := m.DisabledReason(); r != "" { // refused now: dimmed, the reason first where it is not cut
-				nameSt, desc = base.Foreground(th.Dim), "("+r+") "+desc
-			}
+			reason = m.DisabledReason() // refused now: the name dimmed, the reason before the description
+		}
+		if reason != "" {
+			nameSt = base.Foreground(th.Dim)
 		}
 		if idx == in.menuSel {
 			sel := base.Background(th.SelectionBg).Foreground(th.SelectionFg)
 			fill(screen, x, hy, w, sel)
-			nameSt, descSt = sel.Bold(true), sel
+			nameSt, descSt, reasonSt = sel.Bold(true), sel, sel.Foreground(th.Dim)
 		}
 		name := m.Name
 		if m.Args != "" {
@@ -99,6 +100,9 @@ func (in *Input) drawMenu(screen tcell.Screen, x, y, w, rows int) {
 			drawText(screen, x+rowW, hy, strWidth(pos), pos, base.Foreground(th.Dim))
 		}
 		nw := drawText(screen, x, hy, rowW, padRight(name, 16), nameSt)
-		drawText(screen, x+nw, hy, rowW-nw, " "+fitWords(desc, max(0, rowW-nw-1)), descSt)
+		if reason != "" {
+			nw += drawText(screen, x+nw, hy, rowW-nw, " ("+reason+")", reasonSt)
+		}
+		drawText(screen, x+nw, hy, rowW-nw, " "+fitWords(m.Description, max(0, rowW-nw-1)), descSt)
 	}
 }

@@ -58,13 +58,21 @@ func TestDisabledReasonsWhileRunning(t *testing.T) {
 
 	h.typeText("/comp", false)
 	h.waitFor("/compact", "(a run is active) summarise the context")
-	h.waitDimmed("(a run is active) summarise")
+	h.waitDimmed("(a run is active)")
 	h.inject(tcell.KeyEnter, 0)
 	h.waitFor("/compact is not available: a run is active: wait for it or press Esc to stop it")
 
 	h.key(tcell.KeyF1)
-	h.waitFor("Slash commands", "rewind picker (go back to before one of your prompts); Esc leaves a preview (a run is active)")
+	h.waitFor("Slash commands")
 	h.waitDimmed("/clear")
+	h.waitUntil("Esc Esc's reason", func() bool {
+		for _, b := range h.c.visibleGlobalBindings() {
+			if strings.HasPrefix(b.Description, "Esc Esc") {
+				return b.DisabledReason != nil && b.DisabledReason() == "a run is active"
+			}
+		}
+		return false
+	})
 	if txt := h.text(); strings.Contains(txt, "show keys and slash commands (") {
 		t.Errorf("/help is never disabled, but help gives it a reason:\n%s", txt)
 	}
@@ -108,8 +116,10 @@ func TestNoModelRefusal(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{mutate: func(o *Options) { o.Client, o.ReadOnly, o.Setup = nil, true, "Connect a model first." }})
 	h.waitFor("Connect a model")
+	h.key(tcell.KeyEsc) // the setup screen's choice: the session browser
+	h.waitUntil("the browser to open", func() bool { return h.c.pages.top() == browserPage })
 	h.key(tcell.KeyEsc)
-	h.waitGone("Connect a model first.")
+	h.waitUntil("the browser to close", func() bool { return h.c.pages.top() == "" })
 	h.typeText("/comp", false)
 	h.waitFor("(no model) summarise")
 	h.inject(tcell.KeyEnter, 0)

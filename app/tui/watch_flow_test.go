@@ -91,7 +91,7 @@ func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
 	h.typeText("go on", true)
 	h.waitUntil("the prompt refused, kept in the input", func() bool {
 		m, _ := h.c.status.Message()
-		return h.c.input.Text() == "go on" && m == "read-only: no process writes it now · /continue writes it here"
+		return h.c.input.Text() == "go on" && m == "read-only: no process writes it now · /continue writes it here (your text stays in the input)"
 	})
 	h.key(tcell.KeyCtrlU)
 	h.submit("/continue")
