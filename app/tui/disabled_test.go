@@ -63,6 +63,10 @@ func TestDisabledReasonsWhileRunning(t *testing.T) {
 	h.waitFor("/compact is not available: a run is active: wait for it or press Esc to stop it")
 
 	h.key(tcell.KeyF1)
+	h.waitFor("Help — Esc closes")
+	for range 4 { // the slash commands come last
+		h.key(tcell.KeyPgDn)
+	}
 	h.waitFor("Slash commands")
 	h.waitDimmed("/clear")
 	h.waitUntil("Esc Esc's reason", func() bool {
