@@ -19,6 +19,7 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -40,7 +41,7 @@ const browserPage = "browser"
 // browser is the sessions feature controller. Its fields are UI state
 // unless said otherwise.
 type browser struct {
-	c       *Controller
+	c       browserDeps
 	pane    *views.SessionList // the workspace's Sessions pane
 	list    *views.SessionList // the full-screen browser's list
 	page    *tview.Flex        // the list above the status bar (messages stay visible)
@@ -68,9 +69,44 @@ type browser struct {
 	paneLimit int
 }
 
+// browserDeps is what the session lists reach: the database, the prompt
+// and the pages of their dialogs, the conversation (the work-dir banner),
+// the dir rewind started in, the open session and the switches to another,
+// the poll counters, workers and notices.
+type browserDeps struct {
+	browserHost
+	ctx       context.Context
+	db        *store.DB
+	pages     *pageStack
+	prompt    *views.PromptDialog
+	conv      *views.Conversation
+	pollStats *pollStats
+	startDir  string // Options.WorkDir
+	// export is Options.Export: the one export of the CLI and /export (nil
+	// where there is none).
+	export func(ctx context.Context, sessionID, path string) (int, error)
+}
+
+type browserHost interface {
+	notices
+	threads
+	statusLine
+	rules
+	currentTheme() themes.Theme
+	cur() *openSession
+	SessionID() string
+	workDir() string
+	demoElsewhere(sess store.Session) bool
+	setInfoUnlessError(text string)
+	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
+	onUIFork(id string)
+}
+
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
-	b := &browser{c: c, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
+	deps := browserDeps{browserHost: c, ctx: c.ctx, db: c.db, pages: c.pages, prompt: c.prompt, conv: c.conv,
+		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export}
+	b := &browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	c.br = b
 	// Most wanted first: a narrow title loses parts from the end, and
 	// "F1 help" lists every key.
@@ -115,9 +151,9 @@ func (b *browser) onUIOpen() {
 	if c.pages.has(browserPage) {
 		return
 	}
-	b.list.SetTheme(c.theme)
+	b.list.SetTheme(c.currentTheme())
 	b.list.SetFilter("") // each open starts afresh, not on the last filter
-	b.page.SetBackgroundColor(c.theme.Background)
+	b.page.SetBackgroundColor(c.currentTheme().Background)
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.pages.push(Page{Name: browserPage, Primitive: b.page, Opaque: true,
 		Start: func() {
@@ -400,7 +436,7 @@ func (b *browser) onUIOpened(withBanner bool) {
 // workDirBanner says plainly that the agent will work in sess's work dir
 // when that is not the workspace's; nil when it is the same.
 func (b *browser) workDirBanner(sess store.Session) *views.Item {
-	here := b.c.opts.WorkDir
+	here := b.c.startDir
 	if sess.WorkDir == "" || here == "" || filepath.Clean(sess.WorkDir) == filepath.Clean(here) {
 		return nil
 	}
@@ -478,7 +514,7 @@ func (b *browser) onUIRename(r views.SessionRow) {
 	if initial == "(untitled)" {
 		initial = ""
 	}
-	c.prompt.SetTheme(c.theme)
+	c.prompt.SetTheme(c.currentTheme())
 	c.prompt.Show("Rename session", "Title:", initial, func(text string, ok bool) {
 		c.pages.pop("prompt")
 		text = strings.TrimSpace(text)
@@ -493,7 +529,7 @@ func (b *browser) onUIRename(r views.SessionRow) {
 			c.post(evNote{text: fmt.Sprintf("renamed to “%s”", oneLine(text, 60))})
 			c.onUIThreadAsync(func() {
 				if o := c.cur(); o != nil && o.sess.ID == r.ID {
-					c.statusM.SessionTitle = text
+					c.statusModel().SessionTitle = text
 					c.refreshStatus()
 				}
 				b.onUIRefresh()
@@ -557,8 +593,7 @@ func (b *browser) onUIUndoDelete() {
 // and opens it.
 func (b *browser) onUIFork(r views.SessionRow) {
 	c := b.c
-	if c.busy != "" {
-		c.setMessage("a run is active: press Esc to stop it before forking", true)
+	if c.refuse("forking", ruleRunActive) {
 		return
 	}
 	c.pages.pop(browserPage)
@@ -585,23 +620,23 @@ func exportName(r views.SessionRow) string {
 // overwritten.
 func (b *browser) onUIExport(r views.SessionRow) {
 	c := b.c
-	dir := c.opts.WorkDir
+	dir := c.startDir
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	c.prompt.SetTheme(c.theme)
+	c.prompt.SetTheme(c.currentTheme())
 	c.prompt.Show("Export session (kimi-cli context.jsonl)", "Path:", filepath.Join(dir, exportName(r)), func(text string, ok bool) {
 		c.pages.pop("prompt")
 		path := strings.TrimSpace(text)
 		if !ok || path == "" {
 			return
 		}
-		if c.opts.Export == nil {
+		if c.export == nil {
 			c.setMessage("export is not available here: use rewind export ID -o FILE", true)
 			return
 		}
 		c.onWorker(func() {
-			n, err := c.opts.Export(context.WithoutCancel(c.ctx), r.ID, path)
+			n, err := c.export(context.WithoutCancel(c.ctx), r.ID, path)
 			if err != nil {
 				c.post(evNote{text: "export: " + flat(err.Error()), isErr: true})
 				return

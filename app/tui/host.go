@@ -32,3 +32,10 @@ type statusLine interface {
 	statusModel() *views.Status
 	refreshStatus()
 }
+
+// rules say whether an action is disabled now, and refuse it in one line
+// (disabled.go).
+type rules interface {
+	holds(r rule) bool
+	refuse(what string, rules ...rule) bool
+}
