@@ -498,6 +498,21 @@ func (c *Controller) onWorkerDeliver(batch []soul.Event) {
 // setMessage shows a transient status-bar message for messageTTL (UI).
 func (c *Controller) setMessage(text string, isErr bool) { c.setMessageFor(text, isErr, messageTTL) }
 
+// uiRunning reports whether the UI loop takes updates (any goroutine).
+func (c *Controller) uiRunning() bool { return c.ui.running.Load() }
+
+// leaseHolderPID is the pid that held the open session's lease when it
+// was opened (0: this workspace holds it, or none did) (UI).
+func (c *Controller) leaseHolderPID() int { return c.watchPID }
+
+// conversationWindow is the part of the open session's view the
+// conversation holds (window.go) (UI).
+func (c *Controller) conversationWindow() window { return c.win }
+
+// markStepStart makes the conversation's end the start of the next step's
+// items (UI).
+func (c *Controller) markStepStart() { c.stepStart = c.conv.Len() }
+
 // statusModel is the status bar's model, for the features that set a part
 // of it (UI).
 func (c *Controller) statusModel() *views.Status { return &c.statusM }

@@ -51,7 +51,7 @@ func (w *watcher) onWorkerFollowWriter() {
 	var sawID string // the session whose writer was seen alive, if any
 	var last watchStatus
 	for {
-		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
+		if o := c.cur(); o != nil && o.soul == nil && c.uiRunning() {
 			c.pollStats.writerChecks.Add(1)
 			pid, alive, err := c.db.LiveLease(c.ctx, o.sess.ID)
 			// The run as the records the version poll read show it (with
@@ -69,7 +69,7 @@ func (w *watcher) onWorkerFollowWriter() {
 				label = fmt.Sprintf("WATCH · writer pid %d alive", pid)
 			case sawID == o.sess.ID:
 				label = writerGoneLabel
-			case c.opts.Setup != "":
+			case c.setup:
 				label = noModelLabel // opened to read: no model is configured
 			}
 			st := watchStatus{id: o.sess.ID, label: label, running: alive && rs.running, rs: rs}
@@ -148,11 +148,12 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	}
 	// The clock runs from w.started (refreshStatus), which the live
 	// channel sets while it is up: it knows whether the writer runs.
-	c.statusM.Elapsed = 0
+	st := c.statusModel()
+	st.Elapsed = 0
 	if !w.connected.Load() {
-		w.started, c.statusM.Step = time.Time{}, 0
+		w.started, st.Step = time.Time{}, 0
 		if running {
-			w.started, c.statusM.Step = rs.started, rs.step
+			w.started, st.Step = rs.started, rs.step
 		}
 	}
 	c.refreshStatus()
@@ -165,7 +166,7 @@ func (w *watcher) onUIStopWatching() {
 		return
 	}
 	w.watching, w.label = false, ""
-	w.c.statusM.Elapsed = 0
+	w.c.statusModel().Elapsed = 0
 	w.c.refreshStatus()
 }
 
@@ -176,7 +177,7 @@ func (w *watcher) readOnlyWhy() string {
 		return demoReadOnly
 	}
 	if o := w.c.cur(); o != nil && o.missingDir != "" {
-		return "read-only: its work dir " + o.missingDir + " is not on this machine · open it again (Ctrl-O) to fork it into " + w.c.opts.WorkDir
+		return "read-only: its work dir " + o.missingDir + " is not on this machine · open it again (Ctrl-O) to fork it into " + w.c.startDir
 	}
 	switch w.label {
 	case noModelLabel:

@@ -300,7 +300,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 	if o == nil || o.sess.ID != ev.session {
 		return
 	}
-	if c.win.later > 0 && c.win.session == ev.session {
+	if win := c.conversationWindow(); win.later > 0 && win.session == ev.session {
 		// The conversation shows the records around a search hit: it and
 		// its timeline stay; scrolling down reaches what was added.
 		c.onUIShowHeader(c.timeline.Model(), ev.title, ev.gen)
@@ -324,14 +324,15 @@ func (w *watcher) onUIFollow(ev evFollow) {
 		for _, r := range ev.results {
 			c.conv.UpdateItem(r.id, r.apply)
 		}
-		c.stepStart = c.conv.Len()
+		c.markStepStart()
 	}
 	if ev.tokens >= 0 && !w.connected.Load() {
 		// No live channel to say better: the saved count, as rewind
 		// sessions says it (it stayed at the count of the session opened).
-		c.statusM.Tokens = ev.tokens
-		if c.statusM.MaxContext > 0 {
-			c.statusM.ContextPercent = float64(ev.tokens) * 100 / float64(c.statusM.MaxContext)
+		st := c.statusModel()
+		st.Tokens = ev.tokens
+		if st.MaxContext > 0 {
+			st.ContextPercent = float64(ev.tokens) * 100 / float64(st.MaxContext)
 		}
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)

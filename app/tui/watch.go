@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
@@ -41,7 +42,7 @@ const liveRetry = 500 * time.Millisecond
 // entry point that starts watching a session (onUIWatch). The Controller
 // keeps only a pointer to it.
 type watcher struct {
-	c *Controller
+	c watchDeps
 
 	watching bool   // (UI) the input shows the watch label
 	label    string // (UI) the status bar's mode label while watching
@@ -69,10 +70,56 @@ type watcher struct {
 	conn    *live.Conn // (UI) for answers
 }
 
+// watchDeps is what following a session reaches: the database and the
+// live channel's home, the widgets it updates, the approvals, time travel
+// and browser features it hands their parts to, the open session, the
+// conversation's reloads and the session switches, the poll counters,
+// workers, the status line and notices.
+type watchDeps struct {
+	watchHost
+	ctx       context.Context
+	db        *store.DB
+	home      string // Options.Home: the live channel's sockets
+	startDir  string // Options.WorkDir
+	setup     bool   // no model is configured (Options.Setup)
+	app       *tview.Application
+	input     *views.Input
+	conv      *views.Conversation
+	timeline  *views.Timeline
+	pages     *pageStack
+	pollStats *pollStats
+	ap        *approvals
+	tt        *timeTravel
+	br        *browser
+}
+
+type watchHost interface {
+	notices
+	threads
+	statusLine
+	rules
+	cur() *openSession
+	demoElsewhere(sess store.Session) bool
+	uiRunning() bool
+	leaseHolderPID() int
+	conversationWindow() window
+	markStepStart()
+	readView(ctx context.Context, id string) (store.View, error)
+	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
+	onUIReload(ev evReload)
+	onUIShowHeader(tl views.TimelineModel, title string, gen int)
+	onUIWriterLeftOffer(id string)
+	onUIOpenSession(id string)
+	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
+	onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
+	onWorkerSink(e soul.Event)
+}
+
 // initWatcher builds the watcher and starts its loops: the writer's lease
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
-	w := &watcher{c: c}
+	w := &watcher{c: watchDeps{watchHost: c, ctx: c.ctx, db: c.db, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+		app: c.app, input: c.input, conv: c.conv, timeline: c.timeline, pages: c.pages, pollStats: &c.pollStats, ap: c.ap, tt: c.tt, br: c.br}}
 	c.watch = w
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
@@ -100,8 +147,7 @@ func (w *watcher) onUIWatch(id string) {
 		c.pages.focusWorkspace(c.input)
 		return
 	}
-	if c.busy != "" {
-		c.setMessage("a run is active: press Esc to stop it before watching another session", true)
+	if c.refuse("watching another session", ruleRunActive) {
 		return
 	}
 	var back string
@@ -129,7 +175,7 @@ func (w *watcher) onUIWatch(id string) {
 func (w *watcher) canGoBack() bool {
 	c := w.c
 	o := c.cur()
-	return w.back != "" && o != nil && o.sess.ID == w.visiting && c.readOnly && c.busy == "" &&
+	return w.back != "" && o != nil && o.sess.ID == w.visiting && c.holds(ruleReadOnly) && !c.holds(ruleRunActive) &&
 		!c.tt.previewing && c.app.GetFocus() == c.input && !c.input.WantsTab()
 }
 
@@ -153,14 +199,12 @@ func (w *watcher) onUIContinueHere() {
 	case o == nil || o.soul != nil:
 		c.setMessage("this workspace already writes its session: nothing to continue", false)
 		return
-	case c.busy != "":
-		c.setMessage("wait for "+c.busy+" to finish", true)
+	case c.refuse("/continue", ruleRunActive):
 		return
 	case c.demoElsewhere(o.sess):
 		c.setMessage(demoReadOnly, true)
 		return
-	case c.opts.Client == nil:
-		c.setMessage("cannot write here: no model is configured (rewind --help lists the settings)", true)
+	case c.refuse("/continue", ruleNoModel):
 		return
 	case !w.writerGone():
 		c.setMessage("another process writes this session: watch it, or /fork it to write your own copy", true)
@@ -171,8 +215,8 @@ func (w *watcher) onUIContinueHere() {
 		return sess, nil, err
 	}, func() {
 		w.back, w.visiting = "", ""
-		if c.readOnly {
-			c.setMessage(fmt.Sprintf("another process (pid %d) writes this session again: still watching", c.watchPID), true)
+		if c.holds(ruleReadOnly) {
+			c.setMessage(fmt.Sprintf("another process (pid %d) writes this session again: still watching", c.leaseHolderPID()), true)
 			return
 		}
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
@@ -185,7 +229,7 @@ func (w *watcher) onUIContinueHere() {
 // its own dir).
 func (w *watcher) canContinue() bool {
 	o := w.c.cur()
-	return w.c.opts.Client != nil && (o == nil || !w.c.demoElsewhere(o.sess))
+	return !w.c.holds(ruleNoModel) && (o == nil || !w.c.demoElsewhere(o.sess))
 }
 
 // writerGone reports whether the watched session has no writer, as the
@@ -211,8 +255,8 @@ func (w *watcher) onWorkerWatchLive() {
 			return
 		case <-t.C:
 		}
-		if o := c.cur(); o != nil && o.soul == nil && c.ui.running.Load() {
-			conn, err := live.Dial(c.ctx, c.opts.Home, o.sess.ID)
+		if o := c.cur(); o != nil && o.soul == nil && c.uiRunning() {
+			conn, err := live.Dial(c.ctx, c.home, o.sess.ID)
 			var refused *live.RefusedError
 			switch {
 			case err == nil:
@@ -334,12 +378,13 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 		return
 	}
 	w.pid, w.started, w.remote, w.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
+	st := c.statusModel()
 	if h.Run.MaxContext > 0 {
-		c.statusM.Step, c.statusM.Tokens = h.Run.Step, h.Run.Tokens
-		c.statusM.MaxContext, c.statusM.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
+		st.Step, st.Tokens = h.Run.Step, h.Run.Tokens
+		st.MaxContext, st.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
 	}
 	if h.Model != "" {
-		c.statusM.Model = h.Model
+		st.Model = h.Model
 	}
 	w.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
 	msg := fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label())
@@ -375,9 +420,10 @@ func (w *watcher) onUILiveGone(o *openSession, pid int, left bool, tokens int) {
 		return
 	}
 	if tokens >= 0 {
-		c.statusM.Tokens, c.statusM.Step = tokens, 0
-		if c.statusM.MaxContext > 0 {
-			c.statusM.ContextPercent = float64(tokens) * 100 / float64(c.statusM.MaxContext)
+		st := c.statusModel()
+		st.Tokens, st.Step = tokens, 0
+		if st.MaxContext > 0 {
+			st.ContextPercent = float64(tokens) * 100 / float64(st.MaxContext)
 		}
 	}
 	w.label = writerGoneLabel
@@ -385,7 +431,7 @@ func (w *watcher) onUILiveGone(o *openSession, pid int, left bool, tokens int) {
 	if left {
 		w.label, what = writerLeftLabel, "left this session"
 	}
-	c.statusM.RunningTool = ""
+	c.statusModel().RunningTool = ""
 	c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", pid, what), true)
 	c.refreshStatus()
 }
