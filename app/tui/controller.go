@@ -509,6 +509,9 @@ func (c *Controller) leaseHolderPID() int { return c.watchPID }
 // conversation holds (window.go) (UI).
 func (c *Controller) conversationWindow() window { return c.win }
 
+// isQuitting reports whether the workspace is shutting down (UI).
+func (c *Controller) isQuitting() bool { return c.quitting }
+
 // markStepStart makes the conversation's end the start of the next step's
 // items (UI).
 func (c *Controller) markStepStart() { c.stepStart = c.conv.Len() }

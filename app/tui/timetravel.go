@@ -14,7 +14,9 @@ import (
 	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -34,7 +36,7 @@ const escEscWindow = 600 * time.Millisecond
 
 // timeTravel owns the time-travel state (UI goroutine only).
 type timeTravel struct {
-	c *Controller
+	c timeTravelDeps
 
 	previewing bool
 	what       string       // what the preview shows, e.g. "checkpoint 3"
@@ -62,10 +64,57 @@ type timeTravel struct {
 	dmail *soul.Backtrack
 }
 
+// timeTravelDeps is what time travel reaches: the database and the dirs
+// app/timetravel plans over, the widgets it previews in and moves the focus
+// between, the typing guard of its dialogs, the open session, runs
+// (startOp) and reloads, the session lists and the watcher (as functions:
+// both are built after it), workers, the status line and notices.
+type timeTravelDeps struct {
+	timeTravelHost
+	ctx         context.Context
+	db          *store.DB
+	workDir     string         // Options.WorkDir
+	fileOptions filecp.Options // Options.FileOptions
+	app         *tview.Application
+	input       *views.Input
+	conv        *views.Conversation
+	timeline    *views.Timeline
+	pages       *pageStack
+	tg          *typingGuard
+	// listSessions re-lists the sessions pane (worker); catchUp reads
+	// what a watched session gained while a preview held the
+	// conversation (worker).
+	listSessions func()
+	catchUp      func(o *openSession)
+}
+
+type timeTravelHost interface {
+	notices
+	threads
+	statusLine
+	rules
+	currentTheme() themes.Theme
+	cur() *openSession
+	isQuitting() bool
+	conversationWindow() window
+	convItems(n int) []views.Item
+	markStepStart()
+	showWindowMarker()
+	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
+	startOp(op string, f func(ctx context.Context) error)
+	onUIReload(ev evReload)
+	onWorkerReload(banner *views.Item)
+	onUIForkInto(id string, gen, cp int, banner func(fork string) string, then func())
+}
+
 // initTimeTravel wires the timeline, the Esc Esc picker and the commands
 // (New).
 func (c *Controller) initTimeTravel() {
-	t := &timeTravel{c: c, diff: views.NewDiffView()}
+	deps := timeTravelDeps{timeTravelHost: c, ctx: c.ctx, db: c.db, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
+		app: c.app, input: c.input, conv: c.conv, timeline: c.timeline, pages: c.pages, tg: c.tg,
+		listSessions: func() { c.br.onWorkerListPane() },
+		catchUp:      func(o *openSession) { c.watch.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) }}
+	t := &timeTravel{c: deps, diff: views.NewDiffView()}
 	c.tt = t
 	t.diff.SetOnClose(func() { c.pages.pop("gendiff") })
 	c.timeline.SetOnSelect(t.onUITimelineSelect)
@@ -152,14 +201,13 @@ func (t *timeTravel) onUITimelineSelect(it views.TimelineItem) {
 	if o == nil || c.app.GetFocus() != c.timeline {
 		return
 	}
-	if c.busy != "" {
-		c.setMessage("the preview is available when the run has finished", false)
+	if c.refuse("the preview", ruleRunActive) {
 		return
 	}
 	t.reqSeq++
 	req := t.reqSeq
 	id := o.sess.ID
-	win := c.win
+	win := c.conversationWindow()
 	c.onWorker(func() {
 		items, banner, err := t.onWorkerLoadPreview(id, it, win)
 		c.onUIThreadAsync(func() {
@@ -317,13 +365,13 @@ func (t *timeTravel) onUIEndPreview() {
 		c.conv.SetItems(t.live)
 	}
 	c.conv.Append(t.heldBanners...)
-	c.stepStart = c.conv.Len()
+	c.markStepStart()
 	t.live, t.heldItems, t.heldBanners, t.heldValid = nil, nil, nil, false
 	c.conv.ScrollToEnd()
 	if t.missedLive {
 		t.missedLive = false
 		if o := c.cur(); o != nil {
-			c.onWorker(func() { c.watch.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) })
+			c.onWorker(func() { c.catchUp(o) })
 		}
 	}
 }
@@ -334,7 +382,7 @@ func (t *timeTravel) onUIEndPreview() {
 // (window.go): the preview stays as it was and its end reads the live
 // view; the window's last page brings the committed records.
 func (t *timeTravel) frozen(e soul.Event) bool {
-	if !t.previewing && t.c.win.later == 0 {
+	if !t.previewing && t.c.conversationWindow().later == 0 {
 		return false
 	}
 	switch e.(type) {
@@ -411,7 +459,7 @@ func (t *timeTravel) cmdRestore(arg string) {
 // env is where the open session's rewinds run: the same file options (the
 // file size cap) as the agent's tracker.
 func (t *timeTravel) env(o *openSession) timetravel.Env {
-	return timetravel.Env{DB: t.c.db, Session: o.sess, WorkDir: t.c.opts.WorkDir, Files: t.c.opts.FileOptions}
+	return timetravel.Env{DB: t.c.db, Session: o.sess, WorkDir: t.c.workDir, Files: t.c.fileOptions}
 }
 
 // writable returns the open session when it can be rewound, or says why
@@ -422,10 +470,8 @@ func (t *timeTravel) writable(what string) (*openSession, bool) {
 	switch {
 	case o == nil:
 		c.setMessage("nothing to "+what+" yet: the session is empty", false)
-	case c.readOnly || o.soul == nil:
-		c.setMessage(c.watch.readOnlyWhy(), true)
-	case c.busy != "":
-		c.setMessage("a run is active: press Esc to stop it before you "+what, true)
+	case c.refuse(what, ruleReadOnly, ruleRunActive):
+	case o.soul == nil: // read-only: refused above
 	default:
 		return o, true
 	}
@@ -588,7 +634,7 @@ func (t *timeTravel) onUIConfirm(o *openSession, p timetravel.Plan) {
 // returns to the dialog.
 func (t *timeTravel) onUIShowFileDiffs(o *openSession, p timetravel.Plan) {
 	c := t.c
-	t.diff.SetTheme(c.theme)
+	t.diff.SetTheme(c.currentTheme())
 	t.diff.SetDiff(fmt.Sprintf("Files: now → %s · Esc returns to the question", strings.TrimPrefix(p.FilesTitle(false), "files to ")), views.ParseUnifiedDiff(timetravel.Diffs(*p.Files)))
 	c.pages.push(Page{Name: "gendiff", Primitive: t.diff, Stop: func() {
 		// After the pop has restored the focus, reopen the question.
@@ -602,12 +648,12 @@ func (t *timeTravel) onUIShowFileDiffs(o *openSession, p timetravel.Plan) {
 // prompt back in the input.
 func (t *timeTravel) onUIApply(o *openSession, p timetravel.Plan, ch timetravel.Choice) {
 	c := t.c
-	if o.soul == nil || c.busy != "" {
+	if o.soul == nil || c.holds(ruleRunActive) {
 		return
 	}
 	t.onUIEndPreview()
 	input := c.input
-	prev := c.statusM.Generation
+	prev := c.statusModel().Generation
 	c.startOp(strings.ToLower(p.Title()), func(ctx context.Context) error {
 		res, err := timetravel.Apply(ctx, t.env(o), o.soul, p, ch)
 		var conflict *timetravel.ConflictError
@@ -704,7 +750,7 @@ func (t *timeTravel) onUIGenerationDiff(g views.GenerationRow) {
 // onUIShowDiff opens the diff overlay.
 func (t *timeTravel) onUIShowDiff(title string, lines []views.DiffLine) {
 	c := t.c
-	t.diff.SetTheme(c.theme)
+	t.diff.SetTheme(c.currentTheme())
 	t.diff.SetDiff(title, lines)
 	c.pages.push(Page{Name: "gendiff", Primitive: t.diff})
 }
@@ -730,8 +776,7 @@ func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	if o == nil {
 		return
 	}
-	if c.busy != "" {
-		c.setMessage("a run is active: press Esc to stop it before forking", true)
+	if c.refuse("forking", ruleRunActive) {
 		return
 	}
 	t.onUIEndPreview()
@@ -739,7 +784,7 @@ func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	c.onUIForkInto(src, g.Gen, -1, func(fork string) string {
 		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
 	}, func() {
-		c.onWorker(c.br.onWorkerListPane)
+		c.onWorker(c.listSessions)
 		c.app.SetFocus(c.input)
 	})
 }
@@ -761,15 +806,14 @@ func (t *timeTravel) onUICheckpointFork(cp views.CheckpointRow) {
 		if i != 0 {
 			return
 		}
-		if c.busy != "" {
-			c.setMessage("a run is active: press Esc to stop it before forking", true)
+		if c.refuse("forking", ruleRunActive) {
 			return
 		}
 		t.onUIEndPreview()
 		c.onUIForkInto(src, -1, cp.ID, func(fork string) string {
 			return fmt.Sprintf("Forked session %s at checkpoint %d into this new session %s: the conversation before it, yours to continue; the original is unchanged.", shortID(src), cp.ID, shortID(fork))
 		}, func() {
-			c.onWorker(c.br.onWorkerListPane)
+			c.onWorker(c.listSessions)
 			c.app.SetFocus(c.input)
 		})
 	})
@@ -787,7 +831,7 @@ func (t *timeTravel) noteBacktrack(ev soul.Backtrack) {
 func (t *timeTravel) onUIRunDone() {
 	ev := t.dmail
 	t.dmail = nil
-	if ev == nil || t.c.quitting {
+	if ev == nil || t.c.isQuitting() {
 		return
 	}
 	msg := fmt.Sprintf("The model sent a D-Mail back to checkpoint %d: %d %s left the conversation, %d of them your %s (kept in archived generation %d).",
