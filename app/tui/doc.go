@@ -25,6 +25,11 @@
 // (c.cb). The Controller itself keeps what they share: the widgets and the
 // page stack, the registries, the open session and its lease, the run
 // state and status model, the event pipeline, messages and notifications.
+// A feature never holds the Controller: it gets a deps struct of the views
+// it uses and a small interface of the Controller methods it calls
+// (host.go), as lazygit's controllers get a ControllerCommon. Why an
+// action is disabled right now is written once (disabled.go) and shown by
+// help and the slash menu.
 //
 // Files: options.go (Options, Run), controller.go (Controller, New, Run,
 // shutdown), thread.go (onUIThread, onWorker), sink.go (batching sink and
