@@ -1,13 +1,18 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/rivo/tview"
+
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // Jumping in a long session's timeline: g asks for a checkpoint, / for
@@ -27,20 +32,52 @@ type timelineFind struct {
 // findLimit bounds the hits one / reads.
 const findLimit = 500
 
+// timelineJump is the g and / feature of the timeline (UI goroutine).
+type timelineJump struct {
+	c    jumpDeps
+	find timelineFind // the last / query
+}
+
+// jumpDeps is what g and / reach: the database, the timeline and the
+// prompt they ask in, time travel (the preview of the row jumped to), the
+// open session and its reload around a place, workers and notices.
+type jumpDeps struct {
+	jumpHost
+	ctx      context.Context
+	db       *store.DB
+	app      *tview.Application
+	timeline *views.Timeline
+	prompt   *views.PromptDialog
+	pages    *pageStack
+	tt       *timeTravel
+}
+
+type jumpHost interface {
+	notices
+	threads
+	currentTheme() themes.Theme
+	cur() *openSession
+	selectHitTurn(cp int) bool
+	onWorkerReloadAt(banner *views.Item, at hitAt)
+}
+
 // initTimelineJump wires g and / of the timeline.
 func (c *Controller) initTimelineJump() {
-	c.timeline.SetOnGoTo(c.onUITimelineGoTo)
-	c.timeline.SetOnFind(c.onUITimelineFind)
+	j := &timelineJump{c: jumpDeps{jumpHost: c, ctx: c.ctx, db: c.db, app: c.app, timeline: c.timeline,
+		prompt: c.prompt, pages: c.pages, tt: c.tt}}
+	c.timeline.SetOnGoTo(j.onUITimelineGoTo)
+	c.timeline.SetOnFind(j.onUITimelineFind)
 }
 
 // onUITimelineGoTo asks for a checkpoint number and goes there.
-func (c *Controller) onUITimelineGoTo() {
+func (j *timelineJump) onUITimelineGoTo() {
+	c := j.c
 	o := c.cur()
 	if o == nil {
 		c.setMessage("nothing to go to yet: no checkpoints in this conversation", false)
 		return
 	}
-	c.prompt.SetTheme(c.theme)
+	c.prompt.SetTheme(c.currentTheme())
 	c.prompt.Show("Go to checkpoint", "Checkpoint number (as /revert N takes it):", "", func(text string, ok bool) {
 		c.pages.pop("prompt")
 		c.app.SetFocus(c.timeline)
@@ -52,14 +89,15 @@ func (c *Controller) onUITimelineGoTo() {
 			c.setMessage(fmt.Sprintf("%q is not a checkpoint number: g takes one as the timeline shows it", oneLine(text, 20)), true)
 			return
 		}
-		c.onUIGoToCheckpoint(o.sess.ID, n)
+		j.onUIGoToCheckpoint(o.sess.ID, n)
 	})
 	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
 }
 
 // onUIGoToCheckpoint selects checkpoint n's row, loading the records
 // around it when the timeline does not hold it.
-func (c *Controller) onUIGoToCheckpoint(id string, n int) {
+func (j *timelineJump) onUIGoToCheckpoint(id string, n int) {
+	c := j.c
 	if c.selectHitTurn(n) {
 		return
 	}
@@ -73,13 +111,14 @@ func (c *Controller) onUIGoToCheckpoint(id string, n int) {
 			c.post(evNote{text: "go to checkpoint: " + oneLine(err.Error(), 100), isErr: true})
 			return
 		}
-		c.onWorkerJump(id, hitAt{gen: at.Generation.Gen, pos: at.Pos}, fmt.Sprintf("checkpoint %d · End: the newest", n))
+		j.onWorkerJump(id, hitAt{gen: at.Generation.Gen, pos: at.Pos}, fmt.Sprintf("checkpoint %d · End: the newest", n))
 	})
 }
 
 // onWorkerJump loads the records around at in the open session id and
 // keeps the focus on the timeline, whose row of at is selected.
-func (c *Controller) onWorkerJump(id string, at hitAt, note string) {
+func (j *timelineJump) onWorkerJump(id string, at hitAt, note string) {
+	c := j.c
 	if o := c.cur(); o == nil || o.sess.ID != id {
 		return
 	}
@@ -96,25 +135,26 @@ func (c *Controller) onWorkerJump(id string, at hitAt, note string) {
 // onUITimelineFind asks for words and goes to the newest message of the
 // session's current view holding them; the same words again go to the
 // next older one.
-func (c *Controller) onUITimelineFind() {
+func (j *timelineJump) onUITimelineFind() {
+	c := j.c
 	o := c.cur()
 	if o == nil {
 		c.setMessage("nothing to find in yet: the session is empty", false)
 		return
 	}
 	initial := ""
-	if c.find.session == o.sess.ID {
-		initial = c.find.query
+	if j.find.session == o.sess.ID {
+		initial = j.find.query
 	}
-	c.prompt.SetTheme(c.theme)
+	c.prompt.SetTheme(c.currentTheme())
 	c.prompt.Show("Find in this session", "Words (as in the browser's / search; the same again: the next older):", initial, func(text string, ok bool) {
 		c.pages.pop("prompt")
 		c.app.SetFocus(c.timeline)
 		if !ok || text == "" {
 			return
 		}
-		if c.find.session == o.sess.ID && c.find.query == text && len(c.find.hits) > 0 {
-			c.onUIFindNext(o.sess.ID)
+		if j.find.session == o.sess.ID && j.find.query == text && len(j.find.hits) > 0 {
+			j.onUIFindNext(o.sess.ID)
 			return
 		}
 		id := o.sess.ID
@@ -135,12 +175,12 @@ func (c *Controller) onUITimelineFind() {
 				}
 			}
 			c.onUIThreadAsync(func() {
-				c.find = timelineFind{session: id, query: text, hits: kept}
+				j.find = timelineFind{session: id, query: text, hits: kept}
 				if len(kept) == 0 {
 					c.setMessage(fmt.Sprintf("no message of this conversation holds “%s”", oneLine(text, 40)), true)
 					return
 				}
-				c.onUIFindNext(id)
+				j.onUIFindNext(id)
 			})
 		})
 	})
@@ -148,8 +188,9 @@ func (c *Controller) onUITimelineFind() {
 }
 
 // onUIFindNext goes to the next hit of the last / query.
-func (c *Controller) onUIFindNext(id string) {
-	f := &c.find
+func (j *timelineJump) onUIFindNext(id string) {
+	c := j.c
+	f := &j.find
 	if f.next >= len(f.hits) {
 		f.next = 0 // wrap to the newest
 	}
@@ -161,5 +202,5 @@ func (c *Controller) onUIFindNext(id string) {
 		more = "+"
 	}
 	note := fmt.Sprintf("“%s”: %d of %s%s %s · / Enter: the next older", oneLine(f.query, 30), f.next, words.Thousands(n), more, words.Plural(n, "message", "messages"))
-	c.onWorker(func() { c.onWorkerJump(id, hitAt{gen: h.Gen, pos: h.Pos()}, note) })
+	c.onWorker(func() { j.onWorkerJump(id, hitAt{gen: h.Gen, pos: h.Pos()}, note) })
 }
