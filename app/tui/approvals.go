@@ -93,12 +93,13 @@ func (y *yoloDirs) set(dir string, on bool) {
 
 // approvalsDeps is what the approvals feature reaches: the page its modal
 // is pushed on, the conversation (who answered), the dir rewind started in,
-// the hook a test watches answers by, the open session, the status line's
-// mode, notifications and notices.
+// the hook a test watches answers by, the notifications, the open session,
+// the status line's mode and notices.
 type approvalsDeps struct {
 	approvalsHost
 	pages    *pageStack
 	conv     *views.Conversation
+	notes    *notifier
 	startDir string                                  // Options.WorkDir
 	answered func(toolCallID string, watcherPID int) // Options.ApprovalAnswered, or nil
 }
@@ -109,14 +110,13 @@ type approvalsHost interface {
 	statusLine
 	cur() *openSession
 	workDir() string
-	notify(kind notifyKind, detail string)
 	setNews(text string)
 	info(text string)
 }
 
 // initApprovals builds the modal and registers /yolo and /approvals (New).
 func (c *Controller) initApprovals() {
-	deps := approvalsDeps{approvalsHost: c, pages: c.pages, conv: c.conv, startDir: c.opts.WorkDir, answered: c.opts.ApprovalAnswered}
+	deps := approvalsDeps{approvalsHost: c, pages: c.pages, conv: c.conv, notes: c.notes, startDir: c.opts.WorkDir, answered: c.opts.ApprovalAnswered}
 	a := &approvals{c: deps, modal: views.NewApprovalModal(), now: time.Now}
 	if c.opts.Soul.Yolo {
 		a.yolo.set(c.opts.WorkDir, true)
@@ -133,7 +133,7 @@ func (a *approvals) onUIAsk(req *soul.ApprovalRequest) {
 		return
 	}
 	a.cur = req
-	a.c.notify(notifyApproval, req.Tool+": "+req.Description)
+	a.c.notes.notify(notifyApproval, req.Tool+": "+req.Description)
 	a.show(req, func(d views.ApprovalDecision, feedback string) {
 		if a.cur != req {
 			return
@@ -254,7 +254,7 @@ func approvalCall(req *soul.ApprovalRequest) string {
 // (remote), else as a note saying where to answer.
 func (a *approvals) onUIWatched(req *soul.ApprovalRequest, conn *live.Conn, remote bool) {
 	c := a.c
-	c.notify(notifyApproval, req.Tool+": "+req.Description)
+	c.notes.notify(notifyApproval, req.Tool+": "+req.Description)
 	if !remote || conn == nil {
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})

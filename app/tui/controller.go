@@ -53,7 +53,6 @@ type Controller struct {
 	help     *views.HelpOverlay
 	confirm  *views.ConfirmDialog
 	prompt   *views.PromptDialog
-	find     timelineFind     // the timeline's last / query (timeline_jump.go)
 	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack
 
@@ -112,7 +111,7 @@ type Controller struct {
 	tp    *toolPane
 	cb    *clipboard
 	runs  *runsView
-	notes []string // notifications written after the next draw
+	notes *notifier // notifications written after the next draw (notify.go)
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.
@@ -170,6 +169,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.events = newBatcher(FlushInterval, c.onWorkerDeliver)
 	c.buildWidgets()
+	c.notes = &notifier{mode: o.Notify}
 	c.commands = newCommandRegistry()
 	c.registerCommands()
 	c.keys = c.globalBindings()

@@ -33,6 +33,13 @@ func (k notifyKind) String() string {
 	return "waiting for approval"
 }
 
+// notifier queues notifications and writes them after the next draw (UI
+// goroutine).
+type notifier struct {
+	mode  string   // Options.Notify: "osc", "off", else the bell
+	queue []string // written after the next draw
+}
+
 // initNotify installs the writer of queued notifications (New), after
 // the after-draw hook another feature set (copy.go's clipboard).
 func (c *Controller) initNotify() {
@@ -41,16 +48,16 @@ func (c *Controller) initNotify() {
 		if prev != nil {
 			prev(s)
 		}
-		c.onUIAfterDraw(s)
+		c.notes.onUIAfterDraw(s)
 	})
 }
 
 // notify queues a notification for the next draw (UI).
-func (c *Controller) notify(kind notifyKind, detail string) {
-	if c.opts.Notify == "off" {
+func (n *notifier) notify(kind notifyKind, detail string) {
+	if n.mode == "off" {
 		return
 	}
-	c.notes = append(c.notes, kind.String()+": "+detail)
+	n.queue = append(n.queue, kind.String()+": "+detail)
 }
 
 // onUIRunEnded announces the end of a run (UI). A run ended by a
@@ -64,7 +71,7 @@ func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
 	}
 	o := c.cur()
 	if c.statusM.SessionTitle != "" || o == nil {
-		c.notifyRunEnded(ev, c.statusM.SessionTitle)
+		c.notes.notifyRunEnded(ev, c.statusM.SessionTitle)
 		return
 	}
 	// The first run gives a new session its title (the soul sets it from
@@ -76,28 +83,28 @@ func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
 				c.statusM.SessionTitle = sess.Title
 				c.refreshStatus()
 			}
-			c.notifyRunEnded(ev, sess.Title)
+			c.notes.notifyRunEnded(ev, sess.Title)
 		})
 	})
 }
 
 // notifyRunEnded queues the notification of a run's end in session title.
-func (c *Controller) notifyRunEnded(ev soul.RunEnd, title string) {
+func (n *notifier) notifyRunEnded(ev soul.RunEnd, title string) {
 	if ev.Reason == "done" {
-		c.notify(notifyFinished, title)
+		n.notify(notifyFinished, title)
 		return
 	}
-	c.notify(notifyFailed, ev.Reason+" · "+title)
+	n.notify(notifyFailed, ev.Reason+" · "+title)
 }
 
 // onUIAfterDraw writes the queued notifications (tview's after-draw hook).
-func (c *Controller) onUIAfterDraw(s tcell.Screen) {
-	if len(c.notes) == 0 {
+func (n *notifier) onUIAfterDraw(s tcell.Screen) {
+	if len(n.queue) == 0 {
 		return
 	}
-	notes := c.notes
-	c.notes = nil
-	if c.opts.Notify != "osc" {
+	notes := n.queue
+	n.queue = nil
+	if n.mode != "osc" {
 		s.Beep()
 		return
 	}
