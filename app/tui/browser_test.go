@@ -141,27 +141,30 @@ func TestBrowserRenameDeleteUndo(t *testing.T) {
 
 func TestBrowserForkAndExport(t *testing.T) {
 	t.Parallel()
-	h, ids := browserHarness(t)
-	ctx := context.Background()
-	h.openBrowser()
-	h.typeText("zebra", false)
-	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
-
 	// The browser exports through the one export the CLI and /export use
 	// (app's exportFile, whose no-clobber rule the CLI's end-to-end tests
 	// hold): it passes the selected session and the path it was given.
 	type exported struct{ id, path string }
 	calls := make(chan exported, 2)
 	var n atomic.Int32
-	h.c.onUIThread(func() {
-		h.c.opts.Export = func(_ context.Context, id, path string) (int, error) {
-			calls <- exported{id, path}
-			if n.Add(1) > 1 {
-				return 0, fmt.Errorf("%s already exists: choose another name (nothing is overwritten)", path)
+	var ids []string
+	h := newHarness(t, hopts{w: 160, h: 44,
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate: func(o *Options) {
+			o.Mode, o.SessionID = ModeResume, ids[2]
+			o.Export = func(_ context.Context, id, path string) (int, error) {
+				calls <- exported{id, path}
+				if n.Add(1) > 1 {
+					return 0, fmt.Errorf("%s already exists: choose another name (nothing is overwritten)", path)
+				}
+				return 7, nil
 			}
-			return 7, nil
-		}
+		},
 	})
+	ctx := context.Background()
+	h.openBrowser()
+	h.typeText("zebra", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
 	h.ctrl(tcell.KeyCtrlE)
 	h.waitFor("Export session (kimi-cli context.jsonl)")
 	var row views.SessionRow

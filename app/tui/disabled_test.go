@@ -106,12 +106,21 @@ func TestDisabledReasonsReadOnly(t *testing.T) {
 		},
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeWatch, id },
 	})
-	h.waitFor("WATCH", "first prompt")
+	h.waitFor("WATCH · no writer", "first prompt")
 	h.typeText("/yol", false)
 	h.waitFor("(read-only session) toggle approving")
 	h.waitDimmed("(read-only session)")
 	h.inject(tcell.KeyEnter, 0)
-	h.waitFor("/yolo is not available: read-only: no process writes it now")
+	// The notices, not the status bar: a watch status that changes may
+	// put its own message over it on a loaded machine.
+	h.waitUntil("the refusal", func() bool {
+		for _, n := range h.c.notices {
+			if n.isErr && n.text == "/yolo is not available: read-only: no process writes it now · /continue writes it here" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // TestNoModelRefusal: on the setup screen (no model) a prompt and a
