@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -117,8 +118,9 @@ func answer(n int) []string {
 
 // server is the fake model.
 type server struct {
-	toks []string
-	rate int
+	served atomic.Bool // the long answer is served once
+	toks   []string
+	rate   int
 	// onToken is called after token i is flushed.
 	onToken func(i int, at time.Time)
 }
@@ -130,19 +132,18 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	if f := os.Getenv("STREAMBENCH_REQUESTS"); f != "" { // debugging a client's requests
+		if w, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			fmt.Fprintf(w, "%s %s\n%s\n", r.Method, r.URL.Path, body)
+			w.Close()
+		}
+	}
 	var req struct {
-		Stream   bool            `json:"stream"`
-		Tools    json.RawMessage `json:"tools"`
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
+		Stream bool            `json:"stream"`
+		Tools  json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
-	last := ""
-	if n := len(req.Messages); n > 0 {
-		last = req.Messages[n-1].Role
-	}
-	long := bytes.Contains(body, []byte(promptMarker)) && len(req.Tools) > 2 && last == "user"
+	long := bytes.Contains(body, []byte(promptMarker)) && len(req.Tools) > 2 && !s.served.Swap(true)
 	toks := []string{"Streaming ", "bench"}
 	if long {
 		toks = s.toks
@@ -235,7 +236,7 @@ func (r *result) print(w io.Writer) {
 	}
 	a, b := r.quarters[0], r.quarters[4]
 	wall, cpu := b.at.Sub(a.at), b.cpu-a.cpu
-	fmt.Fprintf(w, "stream: %s wall, %s CPU (%.1f%% of a core), %d bytes to the terminal (%.2f MB; %d more in the second after)\n",
+	fmt.Fprintf(w, "stream: %s wall, %s CPU (%.1f%% of a core), %d bytes to the terminal (%.2f MB; %d more until a second after the last token showed)\n",
 		wall.Round(time.Millisecond), cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds(), b.bytes-a.bytes,
 		float64(b.bytes-a.bytes)/1e6, r.settled.bytes-b.bytes)
 	q1 := r.quarters[1].cpu - r.quarters[0].cpu
@@ -244,7 +245,7 @@ func (r *result) print(w io.Writer) {
 		fmt.Fprintf(w, "CPU last quarter / first quarter: %.2f\n", q4.Seconds()/q1.Seconds())
 	}
 	if r.onScreen.IsZero() {
-		fmt.Fprintf(w, "last token on screen: never seen\n")
+		fmt.Fprintf(w, "last token on screen: not within 30 s\n")
 	} else {
 		fmt.Fprintf(w, "last token on screen: %s after the server wrote it\n", r.onScreen.Sub(r.lastToken).Round(time.Millisecond))
 	}
@@ -371,7 +372,7 @@ func run(client, bin, dir string, ntok, rate, cols, rows int) (*result, error) {
 	seen := make(chan time.Time, 1)
 	go watchFor(typescript, []byte(endMarker), seen)
 
-	tmux("send-keys", "-t", "bench", "-l", promptMarker+" stream a long answer")
+	tmux("send-keys", "-t", "bench", "-l", "please stream a long answer "+promptMarker)
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "-t", "bench", "Enter")
 
@@ -380,12 +381,13 @@ func run(client, bin, dir string, ntok, rate, cols, rows int) (*result, error) {
 	case <-time.After(time.Duration(ntok/rate)*time.Second + 60*time.Second):
 		return nil, fmt.Errorf("the stream did not finish (see %s)", typescript)
 	}
+	end := res.lastToken
 	select {
 	case t := <-seen:
-		res.onScreen = t
-	case <-time.After(5 * time.Second):
+		res.onScreen, end = t, t
+	case <-time.After(30 * time.Second):
 	}
-	time.Sleep(time.Until(res.lastToken.Add(time.Second)))
+	time.Sleep(time.Until(end.Add(time.Second)))
 	res.settled = sampleNow()
 	res.total = res.settled.bytes
 	return res, nil
