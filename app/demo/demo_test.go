@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"github.com/rewind-agent/rewind/store/message"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,9 +135,10 @@ func TestScriptEndToEnd(t *testing.T) {
 	if got := strings.Join(causes, ","); got != "start,backtrack,compact" {
 		t.Fatalf("generation causes = %s", got)
 	}
+	// As kimi-cli writes one: checkpoint 0 (and its marker), then the summary.
 	v, _ = db.View(ctx, sess.ID)
-	if first := v.Messages()[0].Content.PlainText(); !strings.Contains(first, "## Current focus") {
-		t.Fatalf("compacted view starts with %q", first)
+	if msgs := v.Messages(); len(msgs) < 2 || !message.IsCheckpoint(msgs[0]) || !strings.Contains(msgs[1].Content.PlainText(), "## Current focus") {
+		t.Fatalf("compacted view starts with %q", msgs[0].Content.PlainText())
 	}
 	// The archived generations still hold everything.
 	old, err := db.GenerationView(ctx, sess.ID, 0)
