@@ -124,12 +124,12 @@ type Config struct {
 }
 
 // ToolSet is the built-in tools with Shell given the environment of
-// ShellEnv; ReadMediaFile only for a model that takes images.
+// ShellEnv.
 func (c Config) ToolSet() *tools.Set {
 	set := append(tools.Default().All(), &tools.Shell{Environ: c.ShellEnviron()}, &tools.FetchURL{NeedsApproval: c.FetchNeedsApproval})
-	if c.HasCapability(llm.CapImageIn) {
-		set = append(set, &tools.ReadMediaFile{})
-	}
+	// ReadMediaFile is in every set; the soul offers it only while the
+	// model takes images (soul.Config.NoImages, SetImageIn after /model).
+	set = append(set, &tools.ReadMediaFile{})
 	if c.Search.Provider != "" {
 		set = append(set, &tools.SearchWeb{Provider: c.Search.Provider, BaseURL: c.Search.BaseURL, APIKey: c.Search.APIKey})
 	}

@@ -79,6 +79,12 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			client, choice, err := rt.SwitchModel(cfg, name)
 			return client, choice.String(), err
 		},
+		ImageIn: func(model string) bool {
+			if next, _, err := cfg.resolveModel(model); err == nil && model != "" {
+				return next.HasCapability(llm.CapImageIn)
+			}
+			return cfg.HasCapability(llm.CapImageIn)
+		},
 		// The configured effort: the workspace checks it against the model
 		// (CheckThinking) and says why when it cannot be used.
 		CheckThinking: func(model string, e llm.Effort) (llm.Effort, string) {

@@ -55,7 +55,7 @@ func (s *Soul) runCalls(ctx context.Context, calls []message.ToolCall) ([]messag
 		pc := &pendingCall{call: c}
 		t, ok := s.lookupTool(c.Name)
 		switch {
-		case !ok:
+		case !ok || s.hidden(c.Name):
 			pc.invalid = fmt.Sprintf("Tool %q does not exist. Available tools: %s.", c.Name, strings.Join(s.set.Names(), ", "))
 		case strings.TrimSpace(c.Args) == "":
 			pc.tool, pc.args = t, json.RawMessage("{}")

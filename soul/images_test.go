@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,3 +167,26 @@ func TestServerRejectingAnImageNamesImageIn(t *testing.T) {
 }
 
 func sizeOf(b []byte) string { return words.Size(int64(len(b))) }
+
+// A model without image_in is not offered ReadMediaFile, and a call of it
+// anyway is an unknown tool; SetImageIn(true) (a /model switch) offers it.
+func TestReadMediaFileFollowsImageIn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{cfg: Config{NoImages: true}, set: tools.NewSet(append(tools.Default().All(), &tools.ReadMediaFile{})...)},
+		llmtest.Calls(llmtest.Call("c1", "ReadMediaFile", map[string]any{"path": "pic.png"})),
+		llmtest.Text("no image"), llmtest.Text("now I can"))
+	writePNG(t, h.work, "pic.png", 4, 4)
+	h.mustRun("look")
+	reqs := h.srv.Requests()
+	if slices.Contains(reqs[0].ToolNames(), "ReadMediaFile") {
+		t.Fatalf("offered %v", reqs[0].ToolNames())
+	}
+	if len(wireImages(t, reqs[1].Body)["tool"]) != 0 || !strings.Contains(string(reqs[1].Body), `Tool \"ReadMediaFile\" does not exist`) {
+		t.Fatalf("the hidden tool ran: %.300s", reqs[1].Body)
+	}
+	h.soul.SetImageIn(true)
+	h.mustRun("again")
+	if names := h.srv.Requests()[2].ToolNames(); !slices.Contains(names, "ReadMediaFile") {
+		t.Fatalf("after SetImageIn(true): %v", names)
+	}
+}

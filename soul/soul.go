@@ -142,6 +142,7 @@ type Soul struct {
 	busy           bool
 	yolo           bool
 	thinking       llm.Effort
+	noImages       bool            // the model takes no images (SetImageIn)
 	approved       map[string]bool // approval actions approved for the session
 	step           int
 	tokens         int
@@ -203,6 +204,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		dmailEnabled: set.Has(sendDMailName),
 		yolo:         cfg.Yolo,
 		thinking:     cfg.Thinking,
+		noImages:     cfg.NoImages,
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
@@ -226,11 +228,38 @@ const statusTailRecords = 200
 // step: tools from a source (MCP servers) come and go while a session runs.
 func (s *Soul) toolSpecs() []llm.ToolSpec {
 	sets := s.set.Specs()
-	specs := make([]llm.ToolSpec, len(sets))
-	for i, sp := range sets {
-		specs[i] = llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters}
+	specs := make([]llm.ToolSpec, 0, len(sets))
+	for _, sp := range sets {
+		if s.hidden(sp.Name) {
+			continue
+		}
+		specs = append(specs, llm.ToolSpec{Name: sp.Name, Description: sp.Description, Parameters: sp.Parameters})
 	}
 	return specs
+}
+
+// readMediaFileName is the tool a model without image_in is not offered.
+var readMediaFileName = (&tools.ReadMediaFile{}).Name()
+
+// hidden reports whether the set's tool name is kept from the current
+// model: ReadMediaFile from one that takes no images.
+func (s *Soul) hidden(name string) bool {
+	return name == readMediaFileName && !s.imageIn()
+}
+
+// SetImageIn says whether the model takes images (/model switched to one
+// declared with or without image_in): the next step offers ReadMediaFile
+// or not, and a prompt's images are sent or refused.
+func (s *Soul) SetImageIn(on bool) {
+	s.mu.Lock()
+	s.noImages = !on
+	s.mu.Unlock()
+}
+
+func (s *Soul) imageIn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.noImages
 }
 
 // SessionID is the session this Soul drives.
@@ -430,7 +459,7 @@ func (s *Soul) run(ctx context.Context, input string, steps *int) error {
 	// process holds the write lock the turn's start waits (RetryBusy); an
 	// interrupt then ends the wait, and nothing of the turn was saved: its
 	// checkpoint, marker and prompt are one transaction.
-	imgs, err := promptImages(ctx, s.workDir, input, s.cfg.NoImages)
+	imgs, err := promptImages(ctx, s.workDir, input, !s.imageIn())
 	if err != nil {
 		return err
 	}

@@ -359,6 +359,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	childCfg.Subagents = nil
 	childCfg.DMailRevertsFiles = false
 	childCfg.Thinking = s.thinkingEffort()
+	childCfg.NoImages = !s.imageIn() // the model of the moment (/model)
 	prog := &subagentProgress{}
 	sink := func(e Event) {
 		prog.note(e)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/views"
@@ -70,5 +71,35 @@ func TestImagesShowAsLabels(t *testing.T) {
 	}
 	if strings.Contains(call.Result, "<image") || !strings.Contains(call.Result, "Loaded image two.png") {
 		t.Fatalf("call result %q", call.Result)
+	}
+}
+
+// /model to a model declared without image_in stops offering ReadMediaFile
+// at the next step, and back to one with it offers it again.
+func TestModelSwitchFollowsImageIn(t *testing.T) {
+	t.Parallel()
+	other := llmtest.NewServer(t)
+	other.Enqueue(llmtest.Text("text only"))
+	h := newHarness(t, hopts{w: 120, h: 40, mutate: func(o *Options) {
+		o.Tools = tools.NewSet(append(tools.Default().All(), &tools.ReadMediaFile{})...)
+		o.Models = func() []string { return []string{"fake-model", "lab/text-model"} }
+		o.ImageIn = func(model string) bool { return model != "lab/text-model" }
+		o.SwitchModel = func(name string) (llm.Client, string, error) {
+			cl, err := llm.New(llm.Config{BaseURL: other.URL(), APIKey: "k2", Model: "text-model", Stream: true})
+			return cl, name, err
+		}
+	}}, llmtest.Text("sees images"))
+	h.submit("one")
+	h.waitFor("sees images")
+	h.waitUntil("the run to end", h.idle)
+	if names := h.srv.Requests()[0].ToolNames(); !slices.Contains(names, "ReadMediaFile") {
+		t.Fatalf("first model's tools %v", names)
+	}
+	h.submit("/model lab/text-model")
+	h.waitFor("model lab/text-model: the next answer comes from it")
+	h.submit("two")
+	h.waitFor("text only")
+	if names := other.Requests()[0].ToolNames(); slices.Contains(names, "ReadMediaFile") {
+		t.Fatalf("a model without image_in was offered ReadMediaFile: %v", names)
 	}
 }

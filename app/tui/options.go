@@ -78,6 +78,9 @@ type Options struct {
 	// worker) and returns the name to show. nil: /model cannot switch.
 	Models      func() []string
 	SwitchModel func(name string) (llm.Client, string, error)
+	// ImageIn reports whether the model named (as the status bar names
+	// it) takes images; /model tells the soul. nil: every model does.
+	ImageIn func(model string) bool
 	// WebSearch is /status's line about SearchWeb (its provider, or how to
 	// enable one).
 	WebSearch string

@@ -348,8 +348,12 @@ func (c *Controller) cmdModel(arg string) {
 				return
 			}
 			c.opts.Client, c.opts.Model = client, label
+			if c.opts.ImageIn != nil {
+				c.opts.Soul.NoImages = !c.opts.ImageIn(label) // the sessions opened next
+			}
 			if o := c.cur(); o != nil && o.soul != nil {
 				o.soul.SetClient(client)
+				o.soul.SetImageIn(!c.opts.Soul.NoImages)
 			}
 			c.statusM.Model = label
 			c.refreshStatus()
