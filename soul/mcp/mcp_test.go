@@ -190,9 +190,11 @@ func TestStdioCrashMidCallAndRestart(t *testing.T) {
 
 func TestHangPastTheTimeout(t *testing.T) {
 	t.Parallel()
-	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Timeout: 200 * time.Millisecond})
+	// The timeout bounds the start too: a second, as a loaded machine under
+	// the race detector took over 200 ms to start the in-memory server.
+	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Timeout: time.Second})
 	res := call(t, m, "mcp__test__hang", `{}`, nil)
-	if !res.IsError || !strings.Contains(res.Output, "did not answer the call of hang within 200ms") || res.Brief != "timed out after 200ms" {
+	if !res.IsError || !strings.Contains(res.Output, "did not answer the call of hang within 1s") || res.Brief != "timed out after 1s" {
 		t.Fatalf("hang = %+v", res)
 	}
 	// The server is still up for the next call.
