@@ -19,6 +19,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/mcp"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/peers"
 )
 
 // PrintOptions are the flags of `rewind -p`.
@@ -85,6 +86,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	}
 	if w := agent.Warning(); w != "" {
 		fmt.Fprintln(rt.Stderr, "rewind: "+w)
+	}
+	if note := peers.ContinueNotice(sess.Origin); note != "" && (o.SessionID != "" || o.Continue) {
+		fmt.Fprintln(rt.Stderr, "rewind: "+note)
 	}
 	if o.SessionID == "" && !o.Continue {
 		defer func() {

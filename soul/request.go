@@ -26,11 +26,15 @@ const missingResult = "<system>This tool call has no result: it did not complete
 //   - arguments that are not a JSON object are replaced by "{}" (the stored
 //     message keeps what the model sent);
 //   - a tool call without an id gets one;
+//   - consecutive assistant messages are sent as one (mergeAnswers): an
+//     imported codex or Claude Code answer is one message per line of its
+//     source (reasoning, text, each call);
 //   - an imported kimi-cli system prompt (role "_system_prompt") replaces the
 //     configured one, and no other "_" pseudo-role is ever sent.
 //
 // The view's messages are not modified.
 func buildRequest(system string, msgs []message.Message) []message.Message {
+	msgs = mergeAnswers(msgs)
 	out := make([]message.Message, 0, len(msgs)+1)
 	for _, m := range msgs {
 		if m.Role == importedSystemPromptRole {
@@ -94,6 +98,54 @@ func buildRequest(system string, msgs []message.Message) []message.Message {
 		}
 	}
 	return out
+}
+
+// mergeAnswers joins each run of consecutive assistant messages into one:
+// their parts in order (reasoning, text) and their tool calls, so the
+// calls of one answer are followed by their results. msgs is not modified;
+// without such a run it is returned as it is.
+func mergeAnswers(msgs []message.Message) []message.Message {
+	var out []message.Message
+	for i := 0; i < len(msgs); i++ {
+		if i == 0 || msgs[i].Role != "assistant" || msgs[i-1].Role != "assistant" {
+			if out != nil {
+				out = append(out, msgs[i])
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]message.Message, 0, len(msgs)), msgs[:i]...)
+		}
+		last := &out[len(out)-1]
+		m := msgs[i]
+		parts := append(answerParts(last.Content), answerParts(m.Content)...)
+		merged := message.Message{Role: "assistant", Extra: last.Extra, Name: last.Name,
+			ToolCalls: append(append([]message.ToolCall(nil), last.ToolCalls...), m.ToolCalls...)}
+		switch {
+		case len(parts) == 0:
+			merged.Content = message.Content{IsNull: true}
+		case len(parts) == 1 && parts[0].Type == "text":
+			merged.Content = message.TextContent(parts[0].Text)
+		default:
+			merged.Content = message.Content{Parts: parts}
+		}
+		*last = merged
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// answerParts is an assistant content as parts: its parts, or its text.
+func answerParts(c message.Content) []message.Part {
+	if c.Parts != nil {
+		return append([]message.Part(nil), c.Parts...)
+	}
+	if c.Text != "" {
+		return []message.Part{{Type: "text", Text: c.Text}}
+	}
+	return nil
 }
 
 // sanitiseArgs returns args if they are a JSON object, else "{}".

@@ -72,6 +72,7 @@ func TestBuildRequestSanitises(t *testing.T) {
 		// b has no result at all
 		message.NewText("user", "next"),
 		assistantCalls(call("", "Glob", `[1,2]`), call("", "Glob", `{}`)),
+		message.NewText("user", "and then"), // (two assistant messages in a row are one: mergeAnswers)
 		{Role: "assistant", Content: message.Content{IsNull: true}},
 	}
 	orig, _ := json.Marshal(hist)
@@ -246,5 +247,40 @@ func TestSplitImportedPromptKeepsItOutOfTheSummary(t *testing.T) {
 	}
 	if len(rest) != 2 || rest[0].Role != "user" || rest[1].Role != "assistant" {
 		t.Fatalf("rest = %+v", rest)
+	}
+}
+
+// TestBuildRequestMergesAnAnswersLines: an imported answer is one
+// assistant message per line of its source (reasoning, text, each call:
+// codex and Claude Code write them so); the request sends them as one
+// assistant message whose calls are each followed by exactly one result.
+// Sent apart, the first call's result came after the second call's
+// message: it got the "no result" placeholder and its real result was
+// dropped as an orphan.
+func TestBuildRequestMergesAnAnswersLines(t *testing.T) {
+	think := message.Message{Role: "assistant", Content: message.Content{Parts: []message.Part{{Type: "think", Think: "plan"}}}}
+	text := message.NewText("assistant", "Reading both.")
+	msgs := []message.Message{
+		message.NewText("user", "read a and b"),
+		think, text,
+		assistantCalls(call("c1", "ReadFile", `{"path":"a"}`)),
+		assistantCalls(call("c2", "ReadFile", `{"path":"b"}`)),
+		toolMsg("c1", "A"), toolMsg("c2", "B"),
+		message.NewText("assistant", "Done."),
+	}
+	out := buildRequest("sys", msgs)
+	checkRequestValid(t, out)
+	if len(out) != 6 {
+		t.Fatalf("got %d messages, want system, user, one assistant, two results, the answer: %+v", len(out), out)
+	}
+	a := out[2]
+	if len(a.ToolCalls) != 2 || a.Content.Reasoning() != "plan" || a.Content.PlainText() != "Reading both." {
+		t.Errorf("merged answer %+v: want both calls, the reasoning and the text", a)
+	}
+	if out[3].Content.PlainText() != "A" || out[4].Content.PlainText() != "B" {
+		t.Errorf("results %q %q, want the real ones in call order", out[3].Content.PlainText(), out[4].Content.PlainText())
+	}
+	if len(msgs[3].ToolCalls) != 1 {
+		t.Error("the view's messages were modified")
 	}
 }

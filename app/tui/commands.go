@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/peers"
 	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -127,6 +128,17 @@ func (c *Controller) runPromptShown(text, shown string) {
 		return
 	}
 	o, cfg := c.cur(), c.opts.Soul
+	if o != nil && !c.importNoted[o.sess.ID] {
+		// The first prompt of a session imported from another agent says
+		// once that rewind goes on with its own model and tools.
+		if note := peers.ContinueNotice(o.sess.Origin); note != "" {
+			if c.importNoted == nil {
+				c.importNoted = map[string]bool{}
+			}
+			c.importNoted[o.sess.ID] = true
+			c.info(note)
+		}
+	}
 	c.promptSeq++
 	c.unsent = &unsentPrompt{text: text, at: c.conv.Len(), id: fmt.Sprintf("prompt-%d", c.promptSeq)}
 	item := promptItem(text, shown)

@@ -90,9 +90,12 @@ type Controller struct {
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt
 	promptSeq int // numbers the prompt items' IDs
-	quitArmed time.Time
-	quitting  bool
-	theme     themes.Theme
+	// importNoted: the sessions imported from another agent whose notice
+	// the first prompt showed (commands.go).
+	importNoted map[string]bool
+	quitArmed   time.Time
+	quitting    bool
+	theme       themes.Theme
 	// lastThinking is the effort thinking comes back on at (thinking.go).
 	lastThinking llm.Effort
 	// branches caches where archived generations leave the live line

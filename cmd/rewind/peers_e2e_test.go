@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
 
 // TestImportEveryHome runs `rewind import` with no path: it finds the
@@ -66,5 +69,119 @@ func TestImportNoHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "no-codex")); err == nil {
 		t.Error("the import made a codex home")
+	}
+}
+
+// fixtureInWorkDir copies a codex or Claude Code fixture with its work
+// dir rewritten to dir (so the session is continued where it ran).
+func fixtureInWorkDir(t *testing.T, rel, from, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../../store/peers/testdata", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted, _ := json.Marshal(dir)
+	data = []byte(strings.ReplaceAll(string(data), `"`+from+`"`, string(quoted)))
+	data = []byte(strings.ReplaceAll(string(data), `"`+from+`/`, string(quoted[:len(quoted)-1])+`/`))
+	out := filepath.Join(t.TempDir(), filepath.Base(rel))
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkPaired fails unless every assistant tool call of req is followed by
+// exactly its real result (no placeholder), in call order.
+func checkPaired(t *testing.T, req llmtest.Request) (calls []string) {
+	t.Helper()
+	msgs := req.Messages
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == "tool" {
+			t.Fatalf("message %d: a result %q answers no call just before it", i, m.ToolCallID)
+		}
+		for k, c := range m.ToolCalls {
+			calls = append(calls, c.Name)
+			r := msgs[i+1+k]
+			if r.Role != "tool" || r.ToolCallID != c.ID || strings.Contains(r.Content.PlainText(), "has no result") {
+				t.Fatalf("call %s (%s) is not followed by its result: %+v", c.ID, c.Name, r)
+			}
+		}
+		i += len(m.ToolCalls)
+	}
+	return calls
+}
+
+// TestContinueImportedClaudeSession imports a Claude Code session and
+// continues it with `rewind -c -p`: one notice says where it came from,
+// the request holds the earlier turns in order with every call paired
+// and translated (Write/Read/Edit/Bash as WriteFile/ReadFile/
+// StrReplaceFile/Shell), and the answer lands in the same session.
+func TestContinueImportedClaudeSession(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("Continuing from Claude Code."))
+	e := newEnv(t).withServer(srv)
+	file := fixtureInWorkDir(t, "claude-home/projects/-tmp-peers-fx-cwork/22710432-a119-4309-8771-d87495069758.jsonl", "/tmp/peers/fx/cwork", e.workDir)
+	id := strings.TrimSpace(e.mustOK("import", file).stdout)
+	r := e.mustOK("-c", "-p", "what did you do?")
+	if r.stdout != "Continuing from Claude Code.\n" || strings.Count(r.stderr, "came from Claude Code") != 1 {
+		t.Fatalf("want the answer and one notice:\n%s", r)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	calls := checkPaired(t, reqs[0])
+	if got := strings.Join(calls, ","); got != "WriteFile,ReadFile,StrReplaceFile,Shell,Shell,Shell" {
+		t.Errorf("calls sent %s, want the translated calls in order", got)
+	}
+	var prompts []string
+	for _, m := range reqs[0].Messages {
+		if m.Role == "user" && !strings.HasPrefix(m.Content.PlainText(), "<system>") {
+			prompts = append(prompts, strings.SplitN(m.Content.PlainText(), "\n", 2)[0])
+		}
+	}
+	want := []string{"Make notes.txt, read it, fix it, and run two commands.", "And count its lines.", "what did you do?"}
+	if strings.Join(prompts, "|") != strings.Join(want, "|") {
+		t.Errorf("prompts sent %q, want %q", prompts, want)
+	}
+	for _, name := range reqs[0].ToolNames() {
+		if name == "Bash" || name == "Edit" || name == "Write" {
+			t.Errorf("Claude Code's tool %s is offered", name)
+		}
+	}
+	if got := e.onlySession(); got != id {
+		t.Errorf("the run went to session %s, want the imported %s", got, id)
+	}
+	// Time travel works on it: revert to the second turn, restore the
+	// generation before, fork it.
+	if r := e.mustOK("revert", id, "1"); !strings.Contains(r.stdout, "reverted to checkpoint 1") {
+		t.Errorf("revert said:\n%s", r)
+	}
+	e.mustOK("restore", id, "0")
+	if got := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(got) != 1 || got[0]["messages"].(float64) < 20 {
+		t.Errorf("after restore: %v", got)
+	}
+	e.mustOK("fork", id)
+}
+
+// TestContinueImportedCodexSession continues an imported codex rollout
+// with --session ID: its reasoning, calls and results go out as one
+// answer per step, each call paired.
+func TestContinueImportedCodexSession(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("Going on."))
+	e := newEnv(t).withServer(srv)
+	file := fixtureInWorkDir(t, "codex-home/sessions/2026/11/27/rollout-2026-11-27T00-19-25-01a21a5f-0700-7353-89ca-3d07664189fe.jsonl", "/tmp/peers/fx/work", e.workDir)
+	id := strings.TrimSpace(e.mustOK("import", file).stdout)
+	r := e.mustOK("--session", id, "-p", "and now?")
+	if strings.Count(r.stderr, "came from codex") != 1 {
+		t.Fatalf("want one notice:\n%s", r)
+	}
+	calls := checkPaired(t, srv.Requests()[0])
+	if got := strings.Join(calls, ","); got != "Shell,Shell,Shell,Shell" {
+		t.Errorf("calls sent %s, want four Shell calls", got)
 	}
 }

@@ -2,8 +2,10 @@ package peers
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
 )
 
@@ -143,4 +145,20 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ContinueNotice is the one notice a front end shows when a session
+// imported from origin is first continued with rewind's model ("" for
+// other sessions).
+func ContinueNotice(origin string) string {
+	var agent, tools string
+	switch origin {
+	case store.OriginCodex:
+		agent, tools = "codex", "exec_command, shell → Shell"
+	case store.OriginClaude:
+		agent, tools = "Claude Code", "Bash, Read, Write, Edit → Shell, ReadFile, WriteFile, StrReplaceFile"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("this session came from %s: rewind goes on with its own model and tools (%s; other tools stay in the history, not offered)", agent, tools)
 }
