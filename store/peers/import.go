@@ -284,9 +284,8 @@ func grow(ctx context.Context, db *store.DB, prev, k store.KimiImport, s *Sessio
 		gens = append(gens, g)
 		n += len(g.Records)
 	}
-	if n == 0 {
-		return 0, true, nil
-	}
+	// Even with no record (the new lines were bookkeeping) the import
+	// record takes the new size: the next import starts after them.
 	ok, err := db.GrowImport(ctx, prev, k, recs, gens)
 	return n, ok, err
 }

@@ -1,0 +1,131 @@
+package peers
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/store"
+)
+
+// TestFollowImportsEachAppend follows a copy of each fixture that starts
+// with its first lines and is appended to a few lines at a time, as the
+// agent writes it: each append is in the session soon after (the latency
+// is logged; the bound is loose for a loaded machine), the session ends
+// as a whole import makes it, and Follow ends once the file is idle and
+// its writer gone.
+func TestFollowImportsEachAppend(t *testing.T) {
+	t.Parallel()
+	for _, fx := range []struct{ origin, path string }{fixtures[1], fixtures[4]} {
+		whole, err := os.ReadFile(filepath.Join("testdata", fx.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := parseFixture(t, fx.origin, fx.path)
+		lines := bytes.SplitAfter(whole, []byte("\n"))
+		path := filepath.Join(t.TempDir(), filepath.Base(fx.path))
+		if err := os.WriteFile(path, bytes.Join(lines[:12], nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := openDB(t)
+		d, _, err := Detect(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var alive atomic.Bool
+		alive.Store(true)
+		started := make(chan string, 1)
+		grew := make(chan int, 100)
+		done := make(chan error, 1)
+		go func() {
+			done <- Follow(context.Background(), db, d.Sources[0], FollowOptions{
+				Started:     func(id string) { started <- id },
+				Grew:        func(n int) { grew <- n },
+				Idle:        300 * time.Millisecond,
+				WriterAlive: func(string, string) bool { return alive.Load() },
+			})
+		}()
+		var id string
+		select {
+		case id = <-started:
+		case err := <-done:
+			t.Fatalf("Follow ended before it started: %v", err)
+		}
+		var lat []time.Duration
+		for i := 12; i < len(lines); i += 3 {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := min(i+3, len(lines))
+			// What the session holds once the append is in: the current
+			// generation of the lines so far, as an import makes it.
+			sofar, err := Parse(bytes.NewReader(bytes.Join(lines[:end], nil)), fx.origin, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := len(sofar.Gens[len(sofar.Gens)-1].Records)
+			before := viewLen(t, db, id)
+			at := time.Now()
+			if _, err := f.Write(bytes.Join(lines[i:end], nil)); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			for viewLen(t, db, id) != want && time.Since(at) < 5*time.Second {
+				select {
+				case <-grew:
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+			if got := viewLen(t, db, id); got != want {
+				t.Fatalf("%s: after lines %d-%d the session has %d records, want %d", fx.path, i, end, got, want)
+			}
+			if want != before {
+				lat = append(lat, time.Since(at))
+			}
+		}
+		alive.Store(false)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Follow did not end once the file was idle and its writer gone")
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		// Within 200 ms of an append, as a rule; the worst case gets a
+		// loaded machine's slack.
+		if len(lat) == 0 || lat[len(lat)/2] > 200*time.Millisecond || lat[len(lat)-1] > time.Second {
+			t.Errorf("%s: appends seen after %v", fx.path, lat)
+		}
+		t.Logf("%s: %d appends, latency median %v, worst %v", fx.path, len(lat), lat[len(lat)/2], lat[len(lat)-1])
+		gens, err := db.Generations(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(gens) != len(full.Gens) || viewLen(t, db, id) != len(full.Gens[len(full.Gens)-1].Records) {
+			t.Errorf("%s: followed to %d generations and %d records, want %d and %d as a whole import", fx.path,
+				len(gens), viewLen(t, db, id), len(full.Gens), len(full.Gens[len(full.Gens)-1].Records))
+		}
+		// A later import of the same file finds nothing new.
+		res, err := ImportAll(context.Background(), db, d.Sources, Options{})
+		if err != nil || res.Unchanged != 1 {
+			t.Errorf("import after following: %+v %v", res, err)
+		}
+	}
+}
+
+func viewLen(t *testing.T, db *store.DB, id string) int {
+	t.Helper()
+	v, err := db.View(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(v.Records)
+}
