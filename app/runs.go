@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // RunJSON is one live session in `rewind runs --json`.
@@ -23,6 +24,7 @@ type RunJSON struct {
 	ContextPercent float64 `json:"context_percent"`
 	StartedAt      string  `json:"started_at,omitempty"`
 	RemoteApproval bool    `json:"remote_approval"`
+	Origin         string  `json:"origin,omitempty"` // another agent's run, followed (codex, claude)
 }
 
 // Runs lists every session a live rewind process writes on this machine
@@ -52,7 +54,7 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 	for _, h := range hellos {
 		r := RunJSON{ID: h.SessionID, PID: h.PID, Title: h.Title, WorkDir: h.WorkDir, State: h.Run.State, Tool: h.Run.Tool,
 			Step: h.Run.Step, ElapsedSeconds: h.Run.Elapsed(now).Round(time.Millisecond).Seconds(), Tokens: h.Run.Tokens,
-			ContextPercent: h.Run.ContextPercent, RemoteApproval: h.RemoteApproval}
+			ContextPercent: h.Run.ContextPercent, RemoteApproval: h.RemoteApproval, Origin: h.Origin}
 		if t := titles[h.SessionID]; t != "" {
 			r.Title = t
 		}
@@ -79,7 +81,11 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 		if d := hellos[i].Run.Elapsed(now); d > 0 {
 			elapsed = d.Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PID, hellos[i].Run.Label(), step,
+		state := hellos[i].Run.Label()
+		if r.Origin != "" {
+			state = views.ImportMark(r.Origin) + " followed"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PID, state, step,
 			elapsed, r.Tokens, oneLine(r.WorkDir), clip(oneLine(r.Title), 50))
 	}
 	return tw.Flush()

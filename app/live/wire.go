@@ -20,6 +20,9 @@ type Hello struct {
 	// A sub-agent run: the session whose Agent call started it, its type.
 	SubagentOf   string `json:"subagent_of,omitempty"`
 	SubagentType string `json:"subagent_type,omitempty"`
+	// Origin: the run is another agent's (codex, claude), its session file
+	// followed by `rewind import --follow`.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Join is the first line a watcher sends: whether it wants the session's

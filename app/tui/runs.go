@@ -136,6 +136,9 @@ func (r *runsView) onWorkerList(ctx context.Context) ([]views.RunRow, error) {
 		rows[i] = views.RunRow{SessionID: h.SessionID, Title: title, WorkDir: h.WorkDir, State: h.Run.Label(),
 			Activity: runActivity(h.Run.State), Step: h.Run.Step, Elapsed: h.Run.Elapsed(now), Tokens: h.Run.Tokens,
 			Current: h.SessionID == own, RemoteApproval: h.RemoteApproval}
+		if h.Origin != "" { // another agent's run, followed
+			rows[i].State = views.ImportMark(h.Origin) + " followed"
+		}
 	}
 	return rows, nil
 }

@@ -454,7 +454,7 @@ A session another rewind process is writing can be forked.`,
 	export.MarkFlagsMutuallyExclusive("session-dir", "output")
 	export.MarkFlagsMutuallyExclusive("session-dir", "generation")
 
-	var skipInvalid bool
+	var skipInvalid, follow bool
 	imp := &cobra.Command{
 		Use:   "import [PATH]",
 		Short: "Import kimi-cli, codex or Claude Code history: a session file, a session dir, or a whole home (~/.kimi, ~/.codex, ~/.claude); with no PATH, every home found; prints the ids of the sessions imported or updated",
@@ -464,9 +464,16 @@ A session another rewind process is writing can be forked.`,
 			if len(args) > 0 {
 				path = args[0]
 			}
+			if follow {
+				if path == "" {
+					return app.Usage(fmt.Errorf("--follow needs the session file to follow"))
+				}
+				return app.ImportFollow(ctx, c.rt, path)
+			}
 			return app.Import(ctx, c.rt, path, skipInvalid)
 		}),
 	}
+	imp.Flags().BoolVar(&follow, "follow", false, "keep importing a codex rollout or Claude Code session file as it grows, until it is idle and its writer gone (`rewind watch ID` shows it live)")
 	imp.Flags().BoolVar(&skipInvalid, "skip-invalid", false, "skip malformed lines (each reported) instead of stopping at the first")
 
 	var sa app.SearchArgs
@@ -496,11 +503,18 @@ matches with « ».`,
 	search.Flags().StringVar(&sa.SessionID, "session", "", "only this session (with what it shares with its fork source)")
 	search.Flags().StringVar(&sa.WorkDir, "work-dir", "", "only sessions of this work dir")
 
+	var watchFollow string
 	watch := &cobra.Command{
 		Use:   "watch [ID]",
-		Short: "Follow a running session live, read-only (newest live session by default)",
+		Short: "Follow a running session live, read-only (newest live session by default); --follow FILE follows a codex or Claude Code run",
 		Args:  usageArgs(nArgs(0, 1)),
 		RunE: c.action(func(ctx context.Context, _ *cobra.Command, args []string) error {
+			if watchFollow != "" {
+				if len(args) > 0 {
+					return app.Usage(fmt.Errorf("pass a session ID or --follow FILE, not both"))
+				}
+				return app.WatchFollow(ctx, c.rt, watchFollow)
+			}
 			opts := app.TUIOptions{Mode: app.TUIWatch, Runtime: c.rt}
 			if len(args) == 1 {
 				opts.SessionID = args[0]
@@ -508,6 +522,7 @@ matches with « ».`,
 			return app.RunTUI(ctx, opts)
 		}),
 	}
+	watch.Flags().StringVar(&watchFollow, "follow", "", "follow a codex rollout or Claude Code session `FILE` as it grows (imported into a session) and watch it")
 
 	demo := &cobra.Command{
 		Use:   "demo",

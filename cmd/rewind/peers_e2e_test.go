@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
@@ -183,5 +186,60 @@ func TestContinueImportedCodexSession(t *testing.T) {
 	calls := checkPaired(t, srv.Requests()[0])
 	if got := strings.Join(calls, ","); got != "Shell,Shell,Shell,Shell" {
 		t.Errorf("calls sent %s, want four Shell calls", got)
+	}
+}
+
+// TestImportFollow runs `rewind import --follow` on a copy of a rollout
+// that holds its first lines: it prints the session's id, `rewind runs`
+// lists the run with its origin, the appended lines land in the session,
+// and it ends by itself once the file is idle and no process writes it.
+func TestImportFollow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	whole, err := os.ReadFile("../../store/peers/testdata/codex-home/sessions/2026/11/27/rollout-2026-11-27T00-19-25-01a21a5f-0700-7353-89ca-3d07664189fe.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(whole), "\n")
+	path := filepath.Join(t.TempDir(), "rollout-2026-11-27T00-19-25-01a21a5f-0700-7353-89ca-3d07664189fe.jsonl")
+	writeFile(t, path, strings.Join(lines[:20], ""))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := e.command(ctx, "import", "--follow", path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no id: %v (%s)", err, stderr.String())
+	}
+	id = strings.TrimSpace(id)
+	runs := decode[[]map[string]any](t, e.mustOK("runs", "--json").stdout)
+	if len(runs) != 1 || runs[0]["id"] != id || runs[0]["origin"] != "codex" {
+		t.Errorf("runs while following: %v, want the session with origin codex", runs)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(lines[20:], "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("follow ended with %v: %s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped following") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if len(list) != 1 || list[0]["checkpoints"] != 3.0 || list[0]["messages"] != 20.0 {
+		t.Errorf("after following: %v, want the whole rollout's 3 turns and 20 messages", list)
 	}
 }

@@ -40,11 +40,23 @@ func writerAlive(path, workDir string) bool {
 		if cwd, err := os.Readlink(filepath.Join("/proc", pid, "cwd")); err != nil || cwd != workDir {
 			continue
 		}
-		cmd, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		for _, arg := range strings.Split(string(cmd), "\x00")[:min(2, strings.Count(string(cmd), "\x00"))] {
-			if b := filepath.Base(arg); b == "claude" || b == "codex" || strings.HasSuffix(b, "claude.exe") || strings.HasSuffix(arg, "codex.js") {
-				return true
-			}
+		if agentProcess(filepath.Join("/proc", pid, "cmdline")) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentProcess: the command line is codex's or Claude Code's CLI (run
+// directly or through node), not codex's app-server daemon, which stays
+// after its sessions end (a session it writes holds its file open).
+func agentProcess(cmdlinePath string) bool {
+	cmd, _ := os.ReadFile(cmdlinePath)
+	args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+	for i, arg := range args[:min(2, len(args))] {
+		b := filepath.Base(arg)
+		if b == "claude" || b == "claude.exe" || b == "codex" || b == "codex.js" {
+			return !(len(args) > i+1 && args[i+1] == "app-server")
 		}
 	}
 	return false

@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+
+	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/peers"
+)
+
+// followSource is the one codex or Claude Code session file path names.
+func followSource(path string) (peers.Source, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return peers.Source{}, userErrorf(err, "cannot follow %s: %v", path, unwrapPathError(err))
+	} else if fi.IsDir() {
+		return peers.Source{}, userErrorf(nil, "cannot follow %s: it is a directory; --follow takes one session file (a codex rollout-*.jsonl or a Claude Code <session>.jsonl)", path)
+	}
+	d, ok, err := peers.Detect(path)
+	if err != nil {
+		return peers.Source{}, importError(err, path)
+	}
+	if !ok || len(d.Sources) != 1 {
+		return peers.Source{}, userErrorf(nil, "cannot follow %s: it is not a codex rollout or a Claude Code session file", path)
+	}
+	return d.Sources[0], nil
+}
+
+// ImportFollow imports a codex or Claude Code session file and goes on
+// importing it as it grows (`rewind import --follow`), until the file is
+// idle and its writer gone, or Ctrl-C. The session's id goes to stdout
+// once its first lines are in; the run is listed in `rewind runs` (with
+// its origin) and can be watched like rewind's own.
+func ImportFollow(ctx context.Context, rt *Runtime, path string) error {
+	src, err := followSource(path)
+	if err != nil {
+		return err
+	}
+	db, cfg, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	added, err := followInto(ctx, rt, db, cfg, src, func(id string) {
+		fmt.Fprintln(rt.Stdout, id)
+		fmt.Fprintf(rt.Stderr, "following %s into session %s (Ctrl-C stops; `rewind watch %s` shows it live)\n", path, id, id)
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(rt.Stderr, "stopped following %s: it stopped growing and its writer is gone (%s %s added while following)\n",
+		path, words.Thousands(added), words.Plural(added, "record", "records"))
+	return err
+}
+
+// followInto runs peers.Follow for src with the session's lease held and
+// its run published on the live channel; started is told the session's id.
+func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src peers.Source, started func(string)) (int, error) {
+	var added atomic.Int64
+	var lease *store.Lease
+	var pub *live.Publisher
+	defer func() {
+		if pub != nil {
+			pub.Close()
+		}
+		if lease != nil {
+			lease.Release(context.WithoutCancel(ctx))
+		}
+	}()
+	err := peers.Follow(ctx, db, src, peers.FollowOptions{
+		Options: peers.Options{WorkDir: cfg.WorkDir, Warn: func(w string) { fmt.Fprintln(rt.Stderr, "warning: "+w) }},
+		Started: func(id string) {
+			// The lease keeps rewind's own writers out while the other
+			// agent writes; the live channel lists the run.
+			if l, err := db.AcquireLease(ctx, id); err == nil {
+				lease = l
+			}
+			h := live.Hello{SessionID: id, Origin: src.Origin}
+			if s, err := db.GetSession(ctx, id); err == nil {
+				h.Title, h.WorkDir, h.Model = s.Title, s.WorkDir, s.Model
+			}
+			if p, err := live.Listen(live.Options{Home: cfg.Home, Hello: h}); err == nil {
+				pub = p
+			}
+			started(id)
+		},
+		Grew: func(n int) { added.Add(int64(n)) },
+	})
+	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
+		return 0, ro
+	}
+	if errors.Is(err, peers.ErrRewritten) {
+		return int(added.Load()), userErrorf(err, "stopped following %s: %s; import it again with `rewind import %s`", src.Path, peers.ErrRewritten, src.Path)
+	}
+	if err != nil {
+		return int(added.Load()), importError(err, src.Path)
+	}
+	return int(added.Load()), nil
+}
+
+// WatchFollow follows a codex or Claude Code session file as ImportFollow
+// does and shows the session in the workspace's watch mode meanwhile
+// (`rewind watch --follow`); leaving the workspace stops following.
+func WatchFollow(ctx context.Context, rt *Runtime, path string) error {
+	src, err := followSource(path)
+	if err != nil {
+		return err
+	}
+	db, cfg, err := rt.openDB(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ids := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := followInto(ctx, rt, db, cfg, src, func(id string) { ids <- id })
+		done <- err
+	}()
+	select {
+	case id := <-ids:
+		err := RunTUI(ctx, TUIOptions{Mode: TUIWatch, Runtime: rt, SessionID: id})
+		cancel()
+		<-done
+		return err
+	case err := <-done:
+		if err == nil {
+			err = userErrorf(nil, "cannot follow %s: it holds no message yet and its writer is gone", path)
+		}
+		return err
+	}
+}
