@@ -32,10 +32,13 @@ type Turn struct {
 	Checkpoint int
 	Prompt     string // the prompt as typed ("" for the records before the first prompt)
 	// DMail marks the turn a D-Mail started (its prompt is the note).
-	DMail  bool
-	Time   time.Time
-	Tokens int // context tokens when the prompt was sent
-	Steps  []Step
+	DMail bool
+	// Summary marks the turn a compaction starts with: its "prompt" is
+	// the summary (or the truncation's note), after checkpoint 0.
+	Summary bool
+	Time    time.Time
+	Tokens  int // context tokens when the prompt was sent
+	Steps   []Step
 }
 
 // Label is the turn's one-line label: its prompt's first line.
@@ -43,6 +46,8 @@ func (t Turn) Label() string {
 	switch {
 	case t.DMail:
 		return "D-Mail: " + firstLine(t.Prompt)
+	case t.Summary:
+		return "compacted: " + firstLine(t.Prompt)
 	case t.Prompt == "":
 		return "(start)"
 	}
@@ -133,7 +138,9 @@ func (b *TurnBuilder) Add(records ...store.Record) {
 				switch kind {
 				case message.MarkerDMail:
 					t.DMail, t.Prompt = true, payload
-				case message.MarkerCompaction, message.MarkerTruncation, message.MarkerSystemNote:
+				case message.MarkerCompaction, message.MarkerTruncation:
+					t.Summary, t.Prompt = true, payload
+				case message.MarkerSystemNote:
 					t.Prompt = payload
 				}
 				if open < 0 {

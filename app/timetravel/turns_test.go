@@ -177,3 +177,30 @@ func TestStepLabelsAreTheToolsOwn(t *testing.T) {
 		t.Errorf("step label %q, want %q", got, want)
 	}
 }
+
+// TestCompactedTurnIsLabelledAsSummary: a compacted generation starts with
+// checkpoint 0 and the summary (as kimi-cli writes it); its row says it is
+// the compaction, not the summary's first heading as if typed.
+func TestCompactedTurnIsLabelledAsSummary(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testDB(t)
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "compacted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StartTurn(ctx, s.ID, true, message.NewText("user", "first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StartCompacted(ctx, s.ID, []message.Message{message.Compaction("## Current focus\nthe parser")}, 0, 10, true); err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.View(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := Turns(v)
+	if len(turns) != 1 || turns[0].Checkpoint != 0 || !turns[0].Summary || turns[0].Label() != "compacted: Current focus" {
+		t.Fatalf("turns %+v, label %q", turns, turns[0].Label())
+	}
+}
