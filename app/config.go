@@ -614,6 +614,7 @@ func soulConfig(cfg Config) soul.Config {
 		Redact:            cfg.Redactor(),
 		LoopWarnAfter:     loopWarnAfter(cfg.LoopWarningAfter),
 		NoImages:          !cfg.HasCapability(llm.CapImageIn),
+		Plan:              cfg.Plan,
 	}
 }
 

@@ -121,6 +121,7 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	}
 
 	out := newPrintSink(rt, o.Output == "jsonl")
+	out.yolo = cfg.Yolo
 	out.emit(soul.SessionStart{SessionID: sess.ID, WorkDir: workDir, Model: cfg.Model})
 	pub, perr := live.Listen(live.Options{Home: cfg.Home, AllowRemoteApproval: cfg.AllowRemoteApproval,
 		Hello: live.Hello{SessionID: sess.ID, Title: sess.Title, WorkDir: workDir, Model: cfg.Model}})
@@ -214,6 +215,7 @@ func printSession(ctx context.Context, db *store.DB, cfg Config, o PrintOptions,
 type printSink struct {
 	rt    *Runtime
 	jsonl bool
+	yolo  bool            // --yolo: a plan (ExitPlanMode) is approved
 	notes bool            // stderr is a terminal: progress notes are shown there
 	live  *live.Publisher // watchers of this run (nil: none possible)
 
@@ -238,6 +240,13 @@ func (p *printSink) sink(e soul.Event) {
 			// A watcher answers (rewind watch); Ctrl-C gives up.
 			p.emit(e)
 			p.note(fmt.Sprintf("waiting for a watcher to approve %s (rewind watch %s)", req.Tool, p.live.SessionID()))
+			return
+		}
+		if req.Action == tools.ActionApprovePlan && p.yolo {
+			// Nobody is there to approve the plan: --yolo does (kimi-cli's
+			// afk mode), and the run goes on out of plan mode.
+			p.emit(e)
+			req.Respond(soul.ApproveOnce, "")
 			return
 		}
 		// Nobody can answer: reject, and say how to allow it next time.

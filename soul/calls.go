@@ -177,6 +177,11 @@ func (s *Soul) callOne(ctx context.Context, pc *pendingCall) {
 		},
 		Files: s.cfg.Files,
 		DMail: s.sendDMail,
+		Plan:  s,
+	}
+	if why := planRefusal(pc.call.Name, pc.args); why != "" && s.InPlanMode() {
+		pc.res = tools.Result{Output: why, IsError: true, Brief: "refused: plan mode"}
+		return
 	}
 	if at, ok := pc.tool.(*agentTool); ok {
 		// The Agent tool needs the call's id: its child records it.
@@ -201,9 +206,15 @@ func (s *Soul) approve(ctx context.Context, call message.ToolCall, a tools.Appro
 // of one of its sub-agents.
 func (s *Soul) approveFor(ctx context.Context, call message.ToolCall, a tools.Approval, from *subagentParent) tools.Decision {
 	keys := approvalKeys(a)
+	// A plan is approved by the user each time: not by yolo, not for the
+	// session (kimi-cli: yolo does not approve ExitPlanMode).
+	isPlan := a.Action == tools.ActionApprovePlan
 	granted := func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if isPlan {
+			return false
+		}
 		if s.yolo {
 			return true
 		}
@@ -237,6 +248,7 @@ func (s *Soul) approveFor(ctx context.Context, call message.ToolCall, a tools.Ap
 		Diff:          s.cfg.Redact.Redact(a.Diff), // a file's old text may hold a key
 		Command:       a.Command,
 		SessionScopes: a.Scopes,
+		Plan:          a.Plan,
 		reply:         make(chan approvalReply, 1),
 	}
 	if from != nil {
@@ -247,6 +259,9 @@ func (s *Soul) approveFor(ctx context.Context, call message.ToolCall, a tools.Ap
 	case r := <-req.reply:
 		switch r.decision {
 		case ApproveForSession:
+			if isPlan {
+				return tools.Decision{Approved: true}
+			}
 			s.mu.Lock()
 			for _, k := range keys {
 				s.approved[k] = true

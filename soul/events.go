@@ -94,6 +94,8 @@ type StatusUpdate struct {
 	Generation     int     `json:"generation"`
 	// Thinking is the effort asked of the model ("" or "off" when none).
 	Thinking string `json:"thinking,omitempty"`
+	// Plan: plan mode is on (the status bar's PLAN).
+	Plan bool `json:"plan,omitempty"`
 }
 
 // ContentPart is a delta of the assistant's answer text.
@@ -178,6 +180,10 @@ type ApprovalRequest struct {
 	// SessionScopes is what ApproveForSession approves: for Shell the
 	// command's prefixes ("go test …"), else empty (the whole Action).
 	SessionScopes []string `json:"session_scopes,omitempty"`
+	// Plan, for ExitPlanMode (Action tools.ActionApprovePlan), is the plan
+	// the user approves: approve (plan mode ends), reject with feedback
+	// (keep planning), or reject.
+	Plan string `json:"plan,omitempty"`
 	// Subagent, for a sub-agent's call, is its type ("coder"): the dialog
 	// says "coder · Shell `go test ./...`". SubagentCallID is the parent's
 	// Agent call that started it.

@@ -53,6 +53,9 @@ type Config struct {
 	ReservedTokens int
 	MaxStepsPerRun int
 	Yolo           bool
+	// Plan starts the soul in plan mode (--plan): only read-only tools run
+	// until an approved ExitPlanMode or SetPlanMode(false).
+	Plan bool
 	// Agent is the agent file whose prompt the soul renders (nil: the
 	// built-in default). The tool set is the caller's: Agent.ToolSet
 	// narrows one to the file's tools.
@@ -143,6 +146,7 @@ type Soul struct {
 	yolo           bool
 	thinking       llm.Effort
 	noImages       bool            // the model takes no images (SetImageIn)
+	plan           bool            // plan mode (plan.go)
 	approved       map[string]bool // approval actions approved for the session
 	step           int
 	tokens         int
@@ -205,6 +209,7 @@ func New(cfg Config, st Store, sessionID string, client llm.Client, set *tools.S
 		yolo:         cfg.Yolo,
 		thinking:     cfg.Thinking,
 		noImages:     cfg.NoImages,
+		plan:         cfg.Plan,
 		approved:     map[string]bool{},
 		gen:          -1,
 	}
@@ -334,6 +339,7 @@ func (s *Soul) statusLocked() StatusUpdate {
 		ContextPercent: pct,
 		Generation:     s.gen,
 		Thinking:       string(s.thinking),
+		Plan:           s.plan,
 	}
 }
 
@@ -632,7 +638,7 @@ func (s *Soul) doStep(ctx context.Context, v store.View) (stepOutcome, error) {
 		s.emit(StepInterrupted{Reason: "model call failed", ModelFailed: true})
 		return 0, s.fail(err)
 	}
-	req := llm.Request{Messages: buildRequest(s.systemPrompt, msgs), Tools: s.toolSpecs(), Thinking: s.thinkingEffort()}
+	req := llm.Request{Messages: s.withPlanReminder(buildRequest(s.systemPrompt, msgs)), Tools: s.toolSpecs(), Thinking: s.thinkingEffort()}
 	st := &streamState{}
 	cb := llm.Callbacks{
 		OnContent: func(text string) {

@@ -21,6 +21,10 @@ type ApprovalRequest struct {
 	// SessionScopes is what [a] approves for the session: shell command
 	// prefixes ("go test …"); empty means every call of Action.
 	SessionScopes []string
+	// Plan, for ExitPlanMode, is the plan (markdown) to approve: the
+	// answers become approve (plan mode ends), keep planning with
+	// feedback, and reject; nothing is approved for the session.
+	Plan string
 }
 
 // ApprovalDecision is the user's answer.
@@ -71,7 +75,11 @@ func NewApprovalModal() *ApprovalModal {
 	m := &ApprovalModal{Box: tview.NewBox(), theme: themes.Default(), bodyH: 10}
 	m.keys = Keymap{
 		bind("approve once", func() { m.approve(ApproveOnce) }, R('y'), K(tcell.KeyEnter)),
-		bind("approve this kind for the session", func() { m.approve(ApproveForSession) }, R('a')),
+		bind("approve this kind for the session", func() {
+			if m.req.Plan == "" { // a plan is approved each time
+				m.approve(ApproveForSession)
+			}
+		}, R('a')),
 		{Keys: []Key{R('n'), R('r'), K(tcell.KeyEsc)}, Description: "reject", Handler: func() { m.decide(Reject, "") }, Visible: true, Dangerous: true},
 		bind("reject with feedback", func() { m.feedback = &lineEditor{} }, R('f')),
 		bind("scroll", func() { m.scroll(1) }, R('j'), K(tcell.KeyDown)),
@@ -206,10 +214,14 @@ func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
 	if m.req.Description != "" {
 		info(DiffSame, m.req.Description)
 	}
-	if sc := m.sessionScope(); sc != "" {
+	if sc := m.sessionScope(); sc != "" && m.req.Plan == "" {
 		info(DiffHeader, "[a] approves "+sc+" for this session")
 	}
 	switch {
+	case m.req.Plan != "":
+		info(DiffHeader, "plan:")
+		st := base.Foreground(th.Text)
+		approved(revealCode(strings.TrimRight(m.req.Plan, "\n"), st, token), Span{"", st}, Span{"", st})
 	case m.command != "":
 		info(DiffHeader, "command:")
 		approved(revealSpans(strings.TrimRight(m.command, "\n"), base.Foreground(th.Tool).Bold(true), token),
@@ -230,6 +242,8 @@ func (m *ApprovalModal) layout(w int, base tcell.Style) []approvalRow {
 // approvedName names what the approve keys wait for, for "… continues".
 func (m *ApprovalModal) approvedName() string {
 	switch {
+	case m.req.Plan != "":
+		return "plan continues"
 	case m.command != "":
 		return "command continues"
 	case len(m.diff) > 0:
@@ -285,6 +299,9 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 	if m.req.Action != "" {
 		title += " — " + m.req.Action
 	}
+	if m.req.Plan != "" {
+		title = "Approve the plan — plan mode ends and the agent carries it out"
+	}
 	x, y, w, h := drawModalFrame(screen, th, bx, by, bw, bh, title, th.Warning)
 	if w <= 0 || h < 3 {
 		return
@@ -294,7 +311,7 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 		m.rows, m.rowsW = m.layout(w, base), w
 	}
 	rows := m.rows
-	buttons := buttonRows(w)
+	buttons := buttonRows(m.buttons(), w)
 	if m.feedback != nil {
 		buttons = buttons[:1] // the feedback field takes one row
 	}

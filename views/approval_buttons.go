@@ -15,14 +15,30 @@ var approvalButtons = []approvalButton{
 	{"f", "reject with feedback", true},
 }
 
+// planButtons are the answers to a plan (ExitPlanMode): f keeps planning
+// with the user's feedback, n rejects it; plan mode stays on for both.
+var planButtons = []approvalButton{
+	{"y", "approve plan", false},
+	{"f", "keep planning (feedback)", true},
+	{"n", "reject", true},
+}
+
+// buttons are the answer keys of the request shown.
+func (m *ApprovalModal) buttons() []approvalButton {
+	if m.req.Plan != "" {
+		return planButtons
+	}
+	return approvalButtons
+}
+
 const buttonGap = 2
 
 // buttonRows packs the answer keys into rows of at most w columns, whole
 // buttons only, so a label is never cut ("[f] re").
-func buttonRows(w int) [][]approvalButton {
+func buttonRows(buttons []approvalButton, w int) [][]approvalButton {
 	var rows [][]approvalButton
 	cw := 0
-	for _, b := range approvalButtons {
+	for _, b := range buttons {
 		bw := strWidth("[" + b.key + "] " + b.label)
 		if len(rows) == 0 || cw+buttonGap+bw > w {
 			rows = append(rows, nil)

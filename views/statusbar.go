@@ -24,6 +24,7 @@ type Status struct {
 	RunningTool    string  // "" when idle
 	Demo           bool    // shows a DEMO label
 	Mode           string  // "" (normal), "WATCH", "READ-ONLY", "PREVIEW"…
+	Plan           bool    // plan mode: shows a PLAN label
 	Alert          string  // a standing problem, e.g. "MCP: github failed"; "" when none
 	Generation     int
 	Thinking       string // the effort asked of the model; shown unless "" or "off"
@@ -139,6 +140,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 	var segs []statusSeg
 	if s.Demo {
 		segs = append(segs, statusSeg{" DEMO ", base.Background(th.Demo).Foreground(th.Background).Bold(true), 100, segLabel})
+	}
+	if s.Plan {
+		segs = append(segs, statusSeg{" PLAN ", base.Background(th.Accent).Foreground(th.Background).Bold(true), 99, segLabel})
 	}
 	if s.Mode != "" {
 		segs = append(segs, statusSeg{" " + s.Mode + " ", base.Background(th.Warning).Foreground(th.Background).Bold(true), 99, segLabel})

@@ -59,6 +59,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.ContextPercent = ev.ContextPercent
 		c.statusM.Generation = ev.Generation
 		c.statusM.Thinking = ev.Thinking
+		c.plan.Store(ev.Plan)
 		if ev.Model != "" {
 			c.statusM.Model = ev.Model
 		}

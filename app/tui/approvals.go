@@ -307,7 +307,7 @@ func (a *approvals) onUIWatchedResult(r live.AnswerResult) {
 // approvalView is the modal's model of a request.
 func approvalView(req *soul.ApprovalRequest) views.ApprovalRequest {
 	return views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
-		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes}
+		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes, Plan: req.Plan}
 }
 
 // scopeText says what "approve for session" on req covers, as the approval

@@ -33,6 +33,7 @@ const quitWindow = 2 * time.Second
 // the UI goroutine; the rest say how they are guarded.
 type Controller struct {
 	opts  Options
+	plan  atomic.Bool // plan mode, the workspace's (plan.go)
 	db    *store.DB
 	app   *tview.Application
 	ui    uiState
@@ -541,6 +542,7 @@ func (c *Controller) refreshStatus() {
 	case c.readOnly:
 		s.Mode = c.watch.modeLabel()
 	}
+	s.Plan = c.plan.Load()
 	c.status.SetStatus(s)
 	c.conv.SetWorkDir(homeShort(c.workDir()))
 	c.refreshWelcome()

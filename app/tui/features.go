@@ -19,4 +19,5 @@ func (c *Controller) initFeatures() {
 	c.initRuns()
 	c.initNotify()
 	c.initThinking()
+	c.initPlan()
 }

@@ -121,6 +121,7 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 			agent, anote := c.onWorkerAgent(ctx, sess)
 			a.note = joinNotes(a.note, anote)
 			cfg.Agent, a.o.agent = agent, agent
+			cfg.Plan = c.plan.Load()               // plan mode is the workspace's
 			if !agent.Offers(soul.AgentToolName) { // exactly the agent file's tools
 				cfg.Subagents = nil
 			}

@@ -1,5 +1,6 @@
 // Package tools holds the agent's tools (Shell, ReadFile, WriteFile,
-// StrReplaceFile, Glob, Grep, ListDir, Think, SetTodoList, SendDMail), one
+// StrReplaceFile, Glob, Grep, ListDir, Think, SetTodoList, SendDMail,
+// EnterPlanMode, ExitPlanMode), one
 // file each, with the description sent to the model embedded from a .md file
 // next to it.
 //

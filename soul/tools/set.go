@@ -56,6 +56,8 @@ func Default() *Set {
 		&SetTodoList{},
 		&SendDMail{},
 		&FetchURL{},
+		&EnterPlanMode{},
+		&ExitPlanMode{},
 	)
 }
 

@@ -9,7 +9,7 @@ import (
 
 func TestDefaultSetNamesAndSchemas(t *testing.T) {
 	t.Parallel()
-	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL"}
+	want := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "ListDir", "Think", "SetTodoList", "SendDMail", "FetchURL", "EnterPlanMode", "ExitPlanMode"}
 	s := Default()
 	if got := strings.Join(s.Names(), ","); got != strings.Join(want, ",") {
 		t.Fatalf("names = %s, want %s", got, strings.Join(want, ","))
@@ -26,6 +26,8 @@ func TestDefaultSetNamesAndSchemas(t *testing.T) {
 		"SetTodoList":    {"todos"},
 		"SendDMail":      {"message", "checkpoint_id"},
 		"FetchURL":       {"url"},
+		"EnterPlanMode":  {},
+		"ExitPlanMode":   {"plan"},
 	}
 	for _, spec := range s.Specs() {
 		if strings.TrimSpace(spec.Description) == "" {

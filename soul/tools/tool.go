@@ -58,6 +58,9 @@ type Env struct {
 	// DMail queues a D-Mail to checkpointID; its error (no such checkpoint,
 	// one already pending) becomes a tool error. nil: D-Mail unavailable.
 	DMail func(message string, checkpointID int) error
+	// Plan is the session's plan mode (EnterPlanMode, ExitPlanMode). nil:
+	// plan mode unavailable.
+	Plan PlanMode
 }
 
 // Approval is a request to the user to allow a tool call.
@@ -70,6 +73,8 @@ type Approval struct {
 	// Scopes, for Shell, are what "approve for session" covers (see
 	// ShellScopes); empty: the whole Action.
 	Scopes []string
+	// Plan, for ExitPlanMode (ActionApprovePlan), is the plan to approve.
+	Plan string
 }
 
 // Decision answers an Approval.
@@ -153,6 +158,9 @@ const (
 	ActionEditFile      = "edit file"
 	ActionEditOutside   = "edit file outside work dir"
 	ActionAccessOutside = "access outside work dir"
+	// ActionApprovePlan is ExitPlanMode's: asked every time, never
+	// approved for the session nor by yolo.
+	ActionApprovePlan = "approve plan"
 )
 
 // RejectedOutput starts the output of a call the user rejected.
