@@ -23,23 +23,28 @@ var exitPlanModeDescription string
 
 type enterPlanModeArgs struct{}
 
-var enterPlanModeArgsSpec = argsOf(enterPlanModeArgs{})
+func (enterPlanModeArgs) About() About {
+	return About{Name: "EnterPlanMode", Description: enterPlanModeDescription}
+}
+
+func (enterPlanModeArgs) Label() string { return "" }
 
 // EnterPlanMode lets the model switch to plan mode. Entering only takes
 // tools away, so it asks nobody.
-type EnterPlanMode struct{}
+type EnterPlanMode struct{ Typed[enterPlanModeArgs] }
 
-func (*EnterPlanMode) Name() string            { return "EnterPlanMode" }
-func (*EnterPlanMode) Description() string     { return enterPlanModeDescription }
-func (*EnterPlanMode) Schema() json.RawMessage { return enterPlanModeArgsSpec.schema }
+// Schema names no property, but says there are none: some servers refuse
+// an object schema without "properties".
+func (*EnterPlanMode) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
 
 // PlanModeOn is EnterPlanMode's output: what plan mode means for the model.
 const PlanModeOn = "Plan mode is on. Only read-only tools run now (ReadFile, Glob, Grep, ListDir, FetchURL, SearchWeb, and the explore and plan sub-agents); do not try to change files or run commands. Explore what you need, design the change, then call ExitPlanMode with the whole plan for the user's approval."
 
 func (t *EnterPlanMode) Call(_ context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a enterPlanModeArgs
-	if res, ok := decodeArgs(t.Name(), args, enterPlanModeArgsSpec, &a); !ok {
+	if _, res, ok := t.Decode(args); !ok {
 		return res
 	}
 	if env.Plan == nil {
@@ -52,21 +57,20 @@ func (t *EnterPlanMode) Call(_ context.Context, env *Env, args json.RawMessage) 
 	return Result{Output: PlanModeOn, Brief: "plan mode on"}
 }
 
-// exitPlanModeArgs are ExitPlanMode's arguments, the one declaration of
-// its schema.
+// exitPlanModeArgs are ExitPlanMode's arguments.
 type exitPlanModeArgs struct {
-	Plan string `json:"plan" desc:"The whole plan, in markdown: goal, files and changes, steps in order, how the result is checked, open questions."`
+	Plan string `json:"plan" jsonschema:"The whole plan, in markdown: goal, files and changes, steps in order, how the result is checked, open questions."`
 }
 
-var exitPlanModeArgsSpec = argsOf(exitPlanModeArgs{})
+func (exitPlanModeArgs) About() About {
+	return About{Name: "ExitPlanMode", Description: exitPlanModeDescription}
+}
+
+func (a exitPlanModeArgs) Label() string { return firstLine(a.Plan) }
 
 // ExitPlanMode shows the model's plan to the user, who approves it (plan
 // mode ends), asks for a revision with feedback, or rejects it.
-type ExitPlanMode struct{}
-
-func (*ExitPlanMode) Name() string            { return "ExitPlanMode" }
-func (*ExitPlanMode) Description() string     { return exitPlanModeDescription }
-func (*ExitPlanMode) Schema() json.RawMessage { return exitPlanModeArgsSpec.schema }
+type ExitPlanMode struct{ Typed[exitPlanModeArgs] }
 
 // The outputs of ExitPlanMode's three answers.
 const (
@@ -77,8 +81,8 @@ const (
 
 func (t *ExitPlanMode) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
 	env = envOrEmpty(env)
-	var a exitPlanModeArgs
-	if res, ok := decodeArgs(t.Name(), args, exitPlanModeArgsSpec, &a); !ok {
+	a, res, ok := t.Decode(args)
+	if !ok {
 		return res
 	}
 	plan := strings.TrimSpace(a.Plan)
