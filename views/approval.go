@@ -300,7 +300,7 @@ func (m *ApprovalModal) Draw(screen tcell.Screen) {
 		title += " — " + m.req.Action
 	}
 	if m.req.Plan != "" {
-		title = "Approve the plan — plan mode ends and the agent carries it out"
+		title = "Approve the plan"
 	}
 	x, y, w, h := drawModalFrame(screen, th, bx, by, bw, bh, title, th.Warning)
 	if w <= 0 || h < 3 {

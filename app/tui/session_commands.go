@@ -84,7 +84,7 @@ func (c *Controller) cmdStatus(string) {
 		}
 		text := statusText(statusInfo{
 			title: title,
-			model: st.Model, agent: c.agentLabel(), workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
+			model: st.Model, agent: c.agentLabel(), plan: c.plan.Load(), workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
@@ -101,6 +101,7 @@ const statusLabelWidth = 10
 type statusInfo struct {
 	model, workDir, title string
 	agent                 string
+	plan                  bool
 	session               *openSession
 	tokens, maxContext    int
 	yolo, readOnly        bool
@@ -121,6 +122,9 @@ func statusText(s statusInfo) string {
 	row("model", orDash(s.model))
 	if s.agent != "" {
 		row("agent", s.agent)
+	}
+	if s.plan {
+		row("plan", "plan mode: only read-only tools run until you approve the model's plan (/plan or Shift-Tab to leave)")
 	}
 	row("thinking", thinkingText(s.thinking))
 	if s.webSearch != "" {

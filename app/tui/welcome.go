@@ -26,6 +26,8 @@ func (c *Controller) refreshWelcome() {
 		approval = "no model configured yet (see the setup screen)"
 	case c.readOnly:
 		approval = "read-only: another process writes this session"
+	case c.plan.Load():
+		approval = "plan mode: only read-only tools run until you approve the model's plan (Shift-Tab to leave)"
 	case c.statusM.Mode == "YOLO":
 		approval = "yolo: every tool call runs without asking (/yolo to ask again)"
 	}

@@ -101,6 +101,9 @@ func TestKimiAgentFileLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if a.Name != "kimi-1.49" { // agent.yaml leaves it empty: its directory's
+		t.Errorf("name = %q", a.Name)
+	}
 	if want := []string{"Agent", "SetTodoList", "Shell", "ReadFile", "ReadMediaFile", "Glob", "Grep", "WriteFile", "StrReplaceFile", "SearchWeb", "FetchURL", "ExitPlanMode", "EnterPlanMode"}; !slices.Equal(a.Tools, want) {
 		t.Errorf("tools = %v, want %v", a.Tools, want)
 	}

@@ -237,7 +237,7 @@ func resolve(l loc, fallbackName string) (*Agent, error) {
 		a.Name = fallbackName
 	}
 	if a.Name == "" {
-		a.Name = strings.TrimSuffix(filepath.Base(l.path), filepath.Ext(l.path))
+		a.Name = fileAgentName(l.path)
 	}
 	for _, s := range sp.subagents {
 		a.Subagents = append(a.Subagents, Subagent{Name: s.name, Description: s.description, loc: s.file})
@@ -267,6 +267,22 @@ func resolve(l loc, fallbackName string) (*Agent, error) {
 	}
 	a.prompt, a.promptFile = t, sp.prompt.String()
 	return a, nil
+}
+
+// fileAgentName names an agent whose file leaves the name empty (kimi-cli's
+// own default does): its file's base name, or for an agent.yaml its
+// directory's (kimi-cli keeps agents as agents/NAME/agent.yaml), "project"
+// for a work dir's .rewind/agent.yaml.
+func fileAgentName(p string) string {
+	name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+	if name != "agent" {
+		return name
+	}
+	dir := filepath.Base(filepath.Dir(p))
+	if strings.HasPrefix(dir, ".") || dir == string(filepath.Separator) {
+		return "project"
+	}
+	return dir
 }
 
 // resolveTools applies kimi-cli's rule (allowed_tools, when given,

@@ -66,7 +66,10 @@ func (exitPlanModeArgs) About() About {
 	return About{Name: "ExitPlanMode", Description: exitPlanModeDescription}
 }
 
-func (a exitPlanModeArgs) Label() string { return firstLine(a.Plan) }
+// Label is the plan's first line without its heading marks ("## Plan").
+func (a exitPlanModeArgs) Label() string {
+	return strings.TrimSpace(strings.TrimLeft(firstLine(a.Plan), "#"))
+}
 
 // ExitPlanMode shows the model's plan to the user, who approves it (plan
 // mode ends), asks for a revision with feedback, or rejects it.
