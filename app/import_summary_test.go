@@ -1,6 +1,10 @@
 package app
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,5 +29,30 @@ func TestImportSummary(t *testing.T) {
 		if got := importSummary(c.res, time.Second, "kimi-cli"); got != c.want {
 			t.Errorf("importSummary(%+v)\n got %q\nwant %q", c.res, got, c.want)
 		}
+	}
+}
+
+// TestImportOfANonSessionFile: a file that is not JSON lines at all (a PNG
+// given by mistake) is named as not a session file; fixing "line 1" or
+// --skip-invalid would not help it. A session file with one bad line still
+// points at the line.
+func TestImportOfANonSessionFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	png := filepath.Join(dir, "pic.png")
+	if err := os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := importFailed(&kimi.LineError{File: png, Line: 1, Err: errors.New(`want a JSON object, got "\x89PNG"`)}, png, 0, 1)
+	if msg := err.Error(); !strings.Contains(msg, "pic.png is not a session file") || strings.Contains(msg, "--skip-invalid") || strings.Contains(msg, "\x89") {
+		t.Fatalf("non-session file: %q", msg)
+	}
+	jsonl := filepath.Join(dir, "context.jsonl")
+	if err := os.WriteFile(jsonl, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n{oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = importFailed(&kimi.LineError{File: jsonl, Line: 2, Err: errors.New("invalid character 'o'")}, jsonl, 0, 1)
+	if msg := err.Error(); !strings.Contains(msg, "context.jsonl:2:") || !strings.Contains(msg, "--skip-invalid") {
+		t.Fatalf("bad line: %q", msg)
 	}
 }

@@ -302,6 +302,9 @@ func importFailed(err error, path string, done, sources int) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return userErrorf(err, "import interrupted: %s%s", kept, rerun)
+	case errors.As(err, &le) && le.Line == 1 && !startsLikeJSON(le.File):
+		return userErrorf(err, "%s is not a session file: rewind imports kimi-cli context.jsonl, codex rollout-*.jsonl and Claude Code .jsonl sessions, or the homes and dirs that hold them; %s",
+			le.File, kept)
 	case errors.As(err, &le):
 		return userErrorf(err, "%s:%d: %s; %s: fix the line or pass --skip-invalid (skips bad lines, each reported)%s",
 			le.File, le.Line, oneLine(le.Err.Error()), kept, rerun)
@@ -309,6 +312,21 @@ func importFailed(err error, path string, done, sources int) error {
 		return userErrorf(err, "import stopped: %s; %s%s", oneLine(strings.TrimPrefix(err.Error(), "import: ")), kept, rerun)
 	}
 	return importError(err, path)
+}
+
+// startsLikeJSON reports whether a file's first non-blank byte could open
+// a JSON lines file; a file that cannot be read counts as JSON, so its
+// error stays the line's.
+func startsLikeJSON(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	b := bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(b) == 0 || b[0] == '{' || b[0] == '['
 }
 
 // importSummary is the one line an import ends with. A run that found
