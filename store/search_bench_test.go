@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/internal/gen"
+	"github.com/rewind-agent/rewind/internal/gen"
 )
 
 // cpuTime is the process's user+system CPU time. On this shared 2-core
@@ -23,7 +23,7 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkSearch runs 1–3 word queries against the generated 1,000-session
-// / 1,000,000-record database (store/internal/gen: ~90 common words, and
+// / 1,000,000-record database (internal/gen: ~90 common words, and
 // RareWords in about 20 messages each), as the browser and `rewind search`
 // send them: newest first, limit 200. Each op is one query; p95 is reported.
 func BenchmarkSearch(b *testing.B) {

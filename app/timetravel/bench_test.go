@@ -50,7 +50,7 @@ func longRecords(turns int) []store.Record {
 // revert dialog shows, files check left out) to a checkpoint in the middle
 // of a long session: the newest session of the database in
 // REWIND_BENCH_LONG_DB (e.g. a 240,001-message import of
-// `go run ./store/cmd/genkimi`), else a generated one of 100,000 records.
+// `go run ./cmd/genkimi`), else a generated one of 100,000 records.
 // Reported: the live heap after the last plan (MB).
 // Run: go test -run '^$' -bench PlanRevertLongSession -benchtime 10x ./app/timetravel/
 func BenchmarkPlanRevertLongSession(b *testing.B) {

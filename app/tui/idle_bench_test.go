@@ -25,7 +25,7 @@ const idleWindow = 10 * time.Second
 // pollers, clock, live-channel and watch loops, tview — on a 160×48
 // simulation screen over a 2,000-session history (benchDBOf; or the
 // database in REWIND_BENCH_IDLE_DB, e.g. the 1M-record one of
-// store/cmd/gendb), with nothing typed and nothing committed by anyone
+// cmd/gendb), with nothing typed and nothing committed by anyone
 // else. Each op is idleWindow of wall time after start-up settled; the
 // process's user+system CPU over it is reported as %core (100 = one core),
 // with the frames drawn and the session-list reads per minute.

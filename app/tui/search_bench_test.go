@@ -19,7 +19,7 @@ import (
 // browser (controller, simulation screen, search runner, store) and times
 // from the last keystroke to the end of the draw that puts the final hits
 // on the screen: debounce (80 ms) + query + delivery + draw. It needs the 1,000-session / 1,000,000-record
-// database of store/internal/gen (`go run ./store/cmd/gendb -sessions 1000
+// database of internal/gen (`go run ./cmd/gendb -sessions 1000
 // -records 1000000 -o FILE`) in REWIND_BENCH_SEARCH_DB; it is skipped
 // otherwise. Each op is one query typed key by key; p50 and p95 of the
 // last-key-to-final-hits time are reported, and the process's CPU per
@@ -29,7 +29,7 @@ import (
 func BenchmarkBrowserSearchLastKey(b *testing.B) {
 	path := os.Getenv("REWIND_BENCH_SEARCH_DB")
 	if path == "" {
-		b.Skip("set REWIND_BENCH_SEARCH_DB to a 1M-record database (store/cmd/gendb)")
+		b.Skip("set REWIND_BENCH_SEARCH_DB to a 1M-record database (cmd/gendb)")
 	}
 	ctx := context.Background()
 	db := storetest.OpenAt(b, path, store.Options{})

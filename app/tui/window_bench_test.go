@@ -21,7 +21,7 @@ import (
 // of the first draw showing its conversation, at its tail (window.go) or,
 // as Enter on a search hit opens it, at a record in the middle of it, the
 // hit marked. It opens the newest session of the database in
-// REWIND_BENCH_LONG_DB (e.g. `go run ./store/cmd/genkimi -o D -sessions 1
+// REWIND_BENCH_LONG_DB (e.g. `go run ./cmd/genkimi -o D -sessions 1
 // -records 400000` imported with `rewind import D`: 240,001 messages), else
 // a generated session of 100,000 records. Reported: ms to the first paint,
 // and the live heap after the opens (MB).

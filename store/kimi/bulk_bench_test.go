@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/internal/gen"
+	"github.com/rewind-agent/rewind/internal/gen"
 )
 
 // BenchmarkImportShareDir imports a generated kimi-cli share dir (100
-// sessions, 100,000 lines; store/internal/gen.KimiShare) into a new
+// sessions, 100,000 lines; internal/gen.KimiShare) into a new
 // database per op, as `rewind import ~/.kimi` does, and reports records/s
 // (wall clock: on a loaded machine, compare with the CPU time of the run).
 func BenchmarkImportShareDir(b *testing.B) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/internal/gen"
+	"github.com/rewind-agent/rewind/internal/gen"
 )
 
 // benchImport imports a generated home of 1,000 sessions (20 turns each)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rewind-agent/rewind/store/internal/gen"
+	"github.com/rewind-agent/rewind/internal/gen"
 )
 
 func main() {

@@ -1,4 +1,4 @@
 // Command gendb writes a synthetic rewind database for benchmarks:
 //
-//	go run ./store/cmd/gendb -o /tmp/big.db [-sessions 10000] [-records 1000000]
+//	go run ./cmd/gendb -o /tmp/big.db [-sessions 10000] [-records 1000000]
 package main
