@@ -17,7 +17,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/tools"
 )
 
-// Defaults of the configuration (DESIGN §3 Config).
+// Defaults of the configuration (README: Configuration).
 const (
 	DefaultBaseURL           = "https://api.openai.com/v1"
 	DefaultMaxContextSize    = 128000

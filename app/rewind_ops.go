@@ -12,7 +12,7 @@ import (
 )
 
 // FileOptions choose what a revert, restore or undo does to the work
-// directory's files (DESIGN §7), and whether it only says what it would do.
+// directory's files (file checkpoints: soul/filecp), and whether it only says what it would do.
 type FileOptions struct {
 	Files     bool // also move the files (revert --files, restore --files)
 	FilesOnly bool // only the files, the conversation stays (revert --files-only)

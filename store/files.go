@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// File checkpoint storage (DESIGN §7). soul/filecp owns the logic; these
+// File checkpoint storage. soul/filecp owns the logic; these
 // methods only keep its data: content-addressed blobs, the per-work-dir
 // file index and the file events of each session.
 

@@ -20,7 +20,7 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// benchSessions is the browser benchmarks' database size (DESIGN §5).
+// benchSessions is the browser benchmarks' database size (README: Performance).
 const benchSessions = 10_000
 
 var benchWords = strings.Fields("parser lookahead config loader toml yaml release notes tokenizer generics wal checkpoint import kimi session fuzzy filter benchmark flaky test arm64 runner migrate schema sqlite index query plan cache stream render theme")

@@ -20,7 +20,7 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// Time travel in the workspace (DESIGN §4), one feature controller: the
+// Time travel in the workspace, one feature controller: the
 // timeline pane, the Esc Esc picker, /revert, /restore, /undo and their
 // dialogs. Moving the selection over a checkpoint previews the conversation
 // as it was there; over an archived generation it shows that generation

@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests: they build the rewind binary once and drive the CLI
-// contract of DESIGN §4 through it, the way scripts and users do.
+// contract of the README's CLI section through it, the way scripts and users do.
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package filecp implements file checkpoints (DESIGN §7): rewinding the
+// Package filecp implements file checkpoints: rewinding the
 // conversation can rewind the work dir's files too — including changes made
 // through Shell — and a file rewind can itself be undone.
 //

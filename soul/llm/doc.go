@@ -6,7 +6,7 @@
 // content, reasoning_content and tool-call deltas accumulated by index,
 // usage (from the server, else EstimateTokens), the request-shape
 // fallbacks (stream_options, reasoning_content), error classification and
-// the retry policy of DESIGN §3.3, and interrupt by context cancellation.
+// the retry policy (retryableStatus), and interrupt by context cancellation.
 // It owns no state beyond the quirks it learns about the server.
 //
 // # go-openai

@@ -25,7 +25,7 @@ var ErrAnswerTooLarge = errors.New("answer too large")
 var ErrEmptyAnswer = errors.New("empty answer")
 
 // retryableStatus reports whether an HTTP status is worth retrying
-// (DESIGN §3.3): 408, 429, 500, 502, 503, 504 and Cloudflare's 520–529.
+// 408, 429, 500, 502, 503, 504 and Cloudflare's 520–529.
 func retryableStatus(code int) bool {
 	switch code {
 	case http.StatusRequestTimeout, http.StatusTooManyRequests,

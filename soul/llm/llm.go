@@ -243,7 +243,7 @@ func New(cfg Config) (*Provider, error) {
 func (p *Provider) Model() string { return p.cfg.Model }
 
 // Chat sends req and returns the complete answer, retrying temporary
-// failures as DESIGN §3.3 says. Cancelling ctx aborts the request or stream
+// failures (retryableStatus, Config.MaxRetries). Cancelling ctx aborts the request or stream
 // at once; the error then satisfies errors.Is(err, context.Canceled) (or
 // context.DeadlineExceeded for a deadline).
 //

@@ -98,7 +98,7 @@ type Result struct {
 	Images []media.Image
 }
 
-// FileTracker is the file-checkpoint hook (DESIGN §7).
+// FileTracker is the file-checkpoint hook (soul/filecp).
 type FileTracker interface {
 	// BeforeWrite is called before WriteFile/StrReplaceFile touch paths
 	// (absolute). An error aborts the write. It names the files over the
