@@ -10,8 +10,8 @@ import (
 
 	"github.com/rewind-agent/rewind/store/message"
 
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/internal/gen"
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/storetest"
 )
 

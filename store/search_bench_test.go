@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/internal/gen"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // cpuTime is the process's user+system CPU time. On this shared 2-core

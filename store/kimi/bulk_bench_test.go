@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/internal/gen"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // BenchmarkImportShareDir imports a generated kimi-cli share dir (100

@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/internal/gen"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // benchImport imports a generated home of 1,000 sessions (20 turns each)
