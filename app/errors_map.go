@@ -8,6 +8,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
 )
 
@@ -103,7 +104,7 @@ func candidates(err error) string {
 	for i, c := range ae.Candidates {
 		title := "(untitled)"
 		if c.Title != "" {
-			title = fmt.Sprintf("%q", clip(oneLine(c.Title), 40))
+			title = fmt.Sprintf("%q", words.Clip(oneLine(c.Title), 40))
 		}
 		parts[i] = c.ID + " " + title
 	}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/app/timetravel"
@@ -203,7 +204,7 @@ func Generations(ctx context.Context, rt *Runtime, id string, asJSON bool) error
 			state = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", g.Gen, parent, fork, causes[g.Gen], localTime(g.CreatedAt),
-			g.Messages, state, clip(oneLine(note), 60))
+			g.Messages, state, words.Clip(oneLine(note), 60))
 	}
 	return tw.Flush()
 }
@@ -428,21 +429,13 @@ func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string)
 	}
 	for _, c := range m.ToolCalls {
 		toolNames[c.ID] = c.Name
-		bw.printf("  → %s %s  (%s)\n", oneLine(c.Name), clip(oneLine(c.Args), 200), oneLine(c.ID))
+		bw.printf("  → %s %s  (%s)\n", oneLine(c.Name), words.Clip(oneLine(c.Args), 200), oneLine(c.ID))
 	}
 }
 
 func indent(s string) string {
 	s = sanitize(strings.TrimRight(s, "\n"))
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }

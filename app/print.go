@@ -311,7 +311,7 @@ func noteFor(e soul.Event) string {
 	case soul.Backtrack:
 		return fmt.Sprintf("D-Mail: backtracked to checkpoint %d, %d %s discarded (kept in generation %d)", ev.CheckpointID, ev.Discarded, words.Plural(ev.Discarded, "message", "messages"), ev.ArchivedGen)
 	case soul.LoopWarning:
-		return fmt.Sprintf("the model ran nearly the same command %d times: %s", ev.Count, clip(oneLine(ev.Command), 80))
+		return fmt.Sprintf("the model ran nearly the same command %d times: %s", ev.Count, words.Clip(oneLine(ev.Command), 80))
 	case soul.PromptImages:
 		labels := make([]string, len(ev.Images))
 		for i, im := range ev.Images {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -86,7 +87,7 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 			state = views.ImportMark(r.Origin) + " followed"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PID, state, step,
-			elapsed, r.Tokens, oneLine(r.WorkDir), clip(oneLine(r.Title), 50))
+			elapsed, r.Tokens, oneLine(r.WorkDir), words.Clip(oneLine(r.Title), 50))
 	}
 	return tw.Flush()
 }

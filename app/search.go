@@ -82,7 +82,7 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	tw := tabwriter.NewWriter(rt.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tGEN\tSEQ\tWHEN\tROLE\tTITLE\tSNIPPET")
 	for _, h := range hits {
-		title := clip(oneLine(h.ListTitle), 60) // room for a fork's "(fork of … @ checkpoint N)"
+		title := words.Clip(oneLine(h.ListTitle), 60) // room for a fork's "(fork of … @ checkpoint N)"
 		if n := len(h.AlsoIn); n > 0 {
 			title += " " + words.AlsoInSessions(n)
 		}
@@ -109,7 +109,7 @@ func snippetAround(s string, n int) string {
 		}
 	}
 	if len(r) <= n || first < 0 || end < n-1 {
-		return clip(s, n)
+		return words.Clip(s, n)
 	}
 	// a third of the width before the match, starting at a word
 	start := max(0, first-n/3)
@@ -121,5 +121,5 @@ func snippetAround(s string, n int) string {
 			}
 		}
 	}
-	return clip("…"+string(r[start:]), n)
+	return words.Clip("…"+string(r[start:]), n)
 }

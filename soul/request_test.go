@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store/message"
 )
 
@@ -201,9 +202,9 @@ func describe(msgs []message.Message) string {
 		}
 		b.WriteString(m.Role)
 		b.WriteString(":")
-		b.WriteString(shorten(m.Content.PlainText(), 30))
+		b.WriteString(words.Clip(m.Content.PlainText(), 30))
 		for _, c := range m.ToolCalls {
-			b.WriteString(" call(" + c.ID + " " + c.Name + " " + shorten(c.Args, 20) + ")")
+			b.WriteString(" call(" + c.ID + " " + c.Name + " " + words.Clip(c.Args, 20) + ")")
 		}
 		if m.ToolCallID != "" {
 			b.WriteString(" for " + m.ToolCallID)

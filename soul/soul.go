@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/soul/agentspec"
@@ -840,18 +841,9 @@ func titleFrom(input string) string {
 		if line == "" {
 			continue
 		}
-		return shorten(line, 80)
+		return words.Clip(line, 80)
 	}
 	return ""
-}
-
-// shorten cuts s to at most n runes, marking the cut with an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // fileFlusher is implemented by a Config.Files tracker that records the

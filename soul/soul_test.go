@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store/message"
 
 	"github.com/rewind-agent/rewind/soul/llm"
@@ -785,7 +786,7 @@ func TestManualCompaction(t *testing.T) {
 	reqs := h.srv.Requests()
 	sum := reqs[len(reqs)-1]
 	if len(sum.Tools) != 0 || !strings.Contains(sum.LastText(), "question one") || !strings.Contains(sum.LastText(), "<current_focus>") {
-		t.Errorf("summary request: tools %d, text %q", len(sum.Tools), shorten(sum.LastText(), 200))
+		t.Errorf("summary request: tools %d, text %q", len(sum.Tools), words.Clip(sum.LastText(), 200))
 	}
 	// The archived generation holds the full original.
 	av, err := h.db.GenerationView(h.ctx, h.sid, end.ArchivedGen)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
@@ -394,7 +395,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 				IsError: true, Brief: ty.name + " · no answer"}
 		}
 		return tools.Result{Output: strings.Join(append(head, "status: completed", "", "[summary]", answer), "\n"),
-			Brief: fmt.Sprintf("%s · %d %s", ty.name, prog.steps(), plural(prog.steps(), "step", "steps"))}
+			Brief: fmt.Sprintf("%s · %d %s", ty.name, prog.steps(), words.Plural(prog.steps(), "step", "steps"))}
 	}
 	status, brief := subagentFailure(ctx, cctx, runErr, a.Timeout)
 	out := append(head, "status: "+status, "")
@@ -418,13 +419,6 @@ func subagentFailure(parent, child context.Context, err error, timeout int) (sta
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // subagentTools is the parent's tools narrowed to the type's file, never
 // with the Agent tool or SendDMail (a sub-agent has no checkpoints of its
@@ -496,7 +490,7 @@ func (p *subagentProgress) summary() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.keepText()
-	out := []string{fmt.Sprintf("What it did so far (%d %s):", p.n, plural(p.n, "step", "steps"))}
+	out := []string{fmt.Sprintf("What it did so far (%d %s):", p.n, words.Plural(p.n, "step", "steps"))}
 	if len(p.calls) == 0 {
 		out = append(out, "- no tool calls")
 	}

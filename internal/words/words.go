@@ -87,3 +87,17 @@ func Clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// Count is n and its noun, the noun made plural by English's regular
+// rules: "1 line", "3 lines", "2 matches", "4 entries".
+func Count(n int, word string) string {
+	switch {
+	case n == 1:
+		return fmt.Sprintf("%d %s", n, word)
+	case strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"):
+		return fmt.Sprintf("%d %ses", n, word)
+	case strings.HasSuffix(word, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

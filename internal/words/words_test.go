@@ -71,3 +71,17 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n          int
+		word, want string
+	}{
+		{1, "line", "1 line"}, {3, "line", "3 lines"}, {2, "match", "2 matches"},
+		{0, "entry", "0 entries"}, {4, "binary file", "4 binary files"},
+	} {
+		if got := Count(tc.n, tc.word); got != tc.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", tc.n, tc.word, got, tc.want)
+		}
+	}
+}

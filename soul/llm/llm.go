@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store/message"
 )
 
@@ -147,7 +148,7 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Message)
 	if e.Exhausted {
-		fmt.Fprintf(&b, " (gave up after %d %s)", e.Retries(), pluralRetries(e.Retries()))
+		fmt.Fprintf(&b, " (gave up after %d %s)", e.Retries(), words.Plural(e.Retries(), "retry", "retries"))
 	}
 	return b.String()
 }
@@ -155,13 +156,6 @@ func (e *Error) Error() string {
 // Retries is how many times the call was retried after its first attempt:
 // the same count OnRetry's attempt reached, so status and error agree.
 func (e *Error) Retries() int { return max(e.attempts-1, 0) }
-
-func pluralRetries(n int) string {
-	if n == 1 {
-		return "retry"
-	}
-	return "retries"
-}
 
 func (e *Error) Unwrap() error { return e.Err }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rewind-agent/rewind/internal/ignore"
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed glob.md
@@ -97,7 +98,7 @@ func (t *Glob) Call(ctx context.Context, env *Env, args json.RawMessage) Result 
 	if errors.Is(err, errWalkLimit) {
 		out += fmt.Sprintf("\n[Search stopped after %d entries; use a narrower directory.]", walkMaxEntries)
 	}
-	return Result{Output: out, Brief: fmt.Sprintf("%s for %s", plural(len(matches), "match"), a.Pattern)}
+	return Result{Output: out, Brief: fmt.Sprintf("%s for %s", words.Count(len(matches), "match"), a.Pattern)}
 }
 
 // walk visits every entry below root (not root itself) in lexical order,

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed grep.md
@@ -124,9 +125,9 @@ func (t *Grep) Call(ctx context.Context, env *Env, args json.RawMessage) Result 
 		out += fmt.Sprintf("\n[Search stopped after %d entries; use a narrower path.]", walkMaxEntries)
 	}
 	if s.skippedBinary > 0 {
-		out += fmt.Sprintf("\n[%s skipped.]", plural(s.skippedBinary, "binary file"))
+		out += fmt.Sprintf("\n[%s skipped.]", words.Count(s.skippedBinary, "binary file"))
 	}
-	return Result{Output: out, Brief: fmt.Sprintf("%s in %s", plural(s.matches, "match"), plural(s.files, "file"))}
+	return Result{Output: out, Brief: fmt.Sprintf("%s in %s", words.Count(s.matches, "match"), words.Count(s.files, "file"))}
 }
 
 type grepState struct {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed list_dir.md
@@ -72,7 +74,7 @@ func (t *ListDir) Call(ctx context.Context, env *Env, args json.RawMessage) Resu
 	}
 	return Result{
 		Output: strings.TrimRight(b.String(), "\n"),
-		Brief:  fmt.Sprintf("%s in %s", plural(len(entries), "entry"), tg.Display),
+		Brief:  fmt.Sprintf("%s in %s", words.Count(len(entries), "entry"), tg.Display),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed read_file.md
@@ -128,7 +129,7 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 		if lineNo == 0 {
 			return Result{Output: fmt.Sprintf("%s is empty.", tg.Display), Brief: "empty file"}
 		}
-		return errorResult("offset past end", "line_offset %d is past the end of %s, which has %s.", a.LineOffset, tg.Display, plural(lineNo, "line"))
+		return errorResult("offset past end", "line_offset %d is past the end of %s, which has %s.", a.LineOffset, tg.Display, words.Count(lineNo, "line"))
 	}
 	text := out.String()
 	switch stopReason {
@@ -138,11 +139,11 @@ func (t *ReadFile) Call(ctx context.Context, env *Env, args json.RawMessage) Res
 		text += fmt.Sprintf("\n[Output truncated at %s: showing lines %d-%d of %s. Continue with line_offset=%d.]", HumanBytes(readMaxBytes), a.LineOffset, lastShown, tg.Display, lastShown+1)
 	}
 	if cutLines > 0 {
-		text += fmt.Sprintf("\n[%s longer than %d characters truncated.]", plural(cutLines, "line"), readMaxLineChars)
+		text += fmt.Sprintf("\n[%s longer than %d characters truncated.]", words.Count(cutLines, "line"), readMaxLineChars)
 	}
 	return Result{
 		Output: strings.TrimRight(text, "\n"),
-		Brief:  fmt.Sprintf("read %s of %s", plural(shown, "line"), tg.Display),
+		Brief:  fmt.Sprintf("read %s of %s", words.Count(shown, "line"), tg.Display),
 	}
 }
 

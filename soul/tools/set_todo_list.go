@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed set_todo_list.md
@@ -22,7 +24,7 @@ func (setTodoListArgs) About() About {
 	}}
 }
 
-func (a setTodoListArgs) Label() string { return plural(len(a.Todos), "todo") }
+func (a setTodoListArgs) Label() string { return words.Count(len(a.Todos), "todo") }
 
 // SetTodoList replaces the model's todo list.
 type SetTodoList struct{ Typed[setTodoListArgs] }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-agent/rewind/internal/childproc"
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/shellenv"
 )
 
@@ -85,7 +86,7 @@ func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 	if res, ok := approve(ctx, env, Approval{
 		Tool:        t.Name(),
 		Action:      ActionRunShell,
-		Description: "Run: " + clip(firstLine(a.Command), 100),
+		Description: "Run: " + words.Clip(firstLine(a.Command), 100),
 		Command:     a.Command,
 		Scopes:      ShellScopes(a.Command),
 	}); !ok {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed str_replace_file.md
@@ -75,7 +77,7 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 	}
 	diff := editDiff(tg.Display, content, newContent, true)
 	added, removed := diffStat(diff)
-	desc := fmt.Sprintf("Edit %s (replace %s)", tg.Display, plural(replaced, "occurrence"))
+	desc := fmt.Sprintf("Edit %s (replace %s)", tg.Display, words.Count(replaced, "occurrence"))
 	if action == ActionEditOutside {
 		desc += " (outside the work dir)"
 	}
@@ -90,7 +92,7 @@ func (t *StrReplaceFile) Call(ctx context.Context, env *Env, args json.RawMessag
 		return errorResult("write failed", "Writing %s failed: %v.", tg.Display, err)
 	}
 	return Result{
-		Output: fmt.Sprintf("Replaced %s in %s.", plural(replaced, "occurrence"), tg.Display) + note,
+		Output: fmt.Sprintf("Replaced %s in %s.", words.Count(replaced, "occurrence"), tg.Display) + note,
 		Brief:  fmt.Sprintf("edited %s (+%d -%d)", tg.Display, added, removed),
 	}
 }

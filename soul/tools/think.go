@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 //go:embed think.md
@@ -29,7 +31,7 @@ func (t *Think) Call(ctx context.Context, env *Env, args json.RawMessage) Result
 	if !ok {
 		return res
 	}
-	return Result{Output: "Thought logged.", Brief: clip(firstLine(a.Thought), 60)}
+	return Result{Output: "Thought logged.", Brief: words.Clip(firstLine(a.Thought), 60)}
 }
 
 // firstLine is s up to its first newline, trimmed.
@@ -39,13 +41,4 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// clip shortens s to at most n runes, adding "…".
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -202,19 +202,6 @@ func envOrEmpty(env *Env) *Env {
 	return env
 }
 
-// plural formats "1 line" / "3 lines".
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return fmt.Sprintf("%d %s", n, word)
-	case strings.HasSuffix(word, "ch"), strings.HasSuffix(word, "s"), strings.HasSuffix(word, "x"):
-		return fmt.Sprintf("%d %ses", n, word)
-	case strings.HasSuffix(word, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // HumanBytes formats a size as "512 B", "3.2 KB", "1.5 MB".
 func HumanBytes(n int64) string {
 	switch {

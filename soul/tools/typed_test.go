@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/rewind-agent/rewind/internal/words"
 )
 
 // TestBrokenArgumentsNeverPanic calls every tool directly (not through
@@ -34,7 +36,7 @@ func TestBrokenArgumentsNeverPanic(t *testing.T) {
 	}
 	for _, tool := range Default().All() {
 		for _, g := range garbage {
-			t.Run(tool.Name()+"/"+clip(g, 40), func(t *testing.T) {
+			t.Run(tool.Name()+"/"+words.Clip(g, 40), func(t *testing.T) {
 				env, _ := newEnv(t)
 				env.DMail = func(string, int) error { return nil }
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul/unidiff"
 )
 
@@ -65,11 +66,11 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 	var desc string
 	switch {
 	case !exists:
-		desc = fmt.Sprintf("Create %s (%s)", tg.Display, plural(lines, "line"))
+		desc = fmt.Sprintf("Create %s (%s)", tg.Display, words.Count(lines, "line"))
 	case appendMode:
-		desc = fmt.Sprintf("Append %s to %s", plural(lines, "line"), tg.Display)
+		desc = fmt.Sprintf("Append %s to %s", words.Count(lines, "line"), tg.Display)
 	default:
-		desc = fmt.Sprintf("Overwrite %s with %s", tg.Display, plural(lines, "line"))
+		desc = fmt.Sprintf("Overwrite %s with %s", tg.Display, words.Count(lines, "line"))
 	}
 	unchanged := exists && old == newContent
 	if unchanged {
@@ -107,8 +108,8 @@ func (t *WriteFile) Call(ctx context.Context, env *Env, args json.RawMessage) Re
 		verb = "Appended"
 	}
 	return Result{
-		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, plural(lines, "line"), HumanBytes(int64(len(a.Content))), tg.Display) + note,
-		Brief:  fmt.Sprintf("%s %s to %s", strings.ToLower(verb), plural(lines, "line"), tg.Display),
+		Output: fmt.Sprintf("%s %s (%s) to %s.", verb, words.Count(lines, "line"), HumanBytes(int64(len(a.Content))), tg.Display) + note,
+		Brief:  fmt.Sprintf("%s %s to %s", strings.ToLower(verb), words.Count(lines, "line"), tg.Display),
 	}
 }
 
