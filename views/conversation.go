@@ -871,6 +871,10 @@ func (c *Conversation) ensureVisible(i int) {
 	c.scrollBy(-(c.height - h))
 }
 
+// Settle ends a still view: the view following the end shows the last
+// rows at the bottom again (a run ended).
+func (c *Conversation) Settle() { c.still = stillView{} }
+
 // stillView is the first row of a still view following the end; on while
 // an answer streams in.
 type stillView struct {

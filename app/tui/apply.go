@@ -101,6 +101,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
 	case soul.RunEnd:
 		c.statusM.RunningTool = ""
+		c.conv.Settle() // the answer's end fills the pane again
 		c.onUIRunEnded(ev)
 		c.refreshStatus()
 	case evFollow:
