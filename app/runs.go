@@ -26,6 +26,10 @@ type RunJSON struct {
 	StartedAt      string  `json:"started_at,omitempty"`
 	RemoteApproval bool    `json:"remote_approval"`
 	Origin         string  `json:"origin,omitempty"` // another agent's run, followed (codex, claude)
+	// A sub-agent run (listed right after its parent's): the session whose
+	// Agent call started it, and its type.
+	SubagentOf   string `json:"subagent_of,omitempty"`
+	SubagentType string `json:"subagent_type,omitempty"`
 }
 
 // Runs lists every session a live rewind process writes on this machine
@@ -55,7 +59,8 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 	for _, h := range hellos {
 		r := RunJSON{ID: h.SessionID, PID: h.PID, Title: h.Title, WorkDir: h.WorkDir, State: h.Run.State, Tool: h.Run.Tool,
 			Step: h.Run.Step, ElapsedSeconds: h.Run.Elapsed(now).Round(time.Millisecond).Seconds(), Tokens: h.Run.Tokens,
-			ContextPercent: h.Run.ContextPercent, RemoteApproval: h.RemoteApproval, Origin: h.Origin}
+			ContextPercent: h.Run.ContextPercent, RemoteApproval: h.RemoteApproval, Origin: h.Origin,
+			SubagentOf: h.SubagentOf, SubagentType: h.SubagentType}
 		if t := titles[h.SessionID]; t != "" {
 			r.Title = t
 		}
@@ -87,7 +92,7 @@ func Runs(ctx context.Context, rt *Runtime, asJSON bool) error {
 			state = views.ImportMark(r.Origin) + " followed"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.PID, state, step,
-			elapsed, r.Tokens, oneLine(r.WorkDir), words.Clip(oneLine(r.Title), 50))
+			elapsed, r.Tokens, oneLine(r.WorkDir), words.Clip(oneLine(hellos[i].RunTitle(r.Title)), 50))
 	}
 	return tw.Flush()
 }

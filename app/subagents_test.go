@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -386,4 +387,73 @@ func TestTaskAliasAndResume(t *testing.T) {
 	if got := r.toolResult("t2"); !strings.Contains(got, "resumed: true") || !strings.Contains(got, "the word was otter") {
 		t.Errorf("resume result: %s", got)
 	}
+}
+
+// BenchmarkSubagentStart measures what a sub-agent's start adds to the
+// Agent call before its model is asked: from the parent's ToolCall event
+// to the child's first request at the model server (its session, lease
+// and live channel, its Soul, its turn's first write). Issue 21 asks for
+// at most 20 ms.
+func BenchmarkSubagentStart(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work, Model: "m"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lease, err := db.AcquireLease(ctx, sess.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lease.Release(ctx)
+	srv := llmtest.NewServer(b)
+	var mu sync.Mutex
+	var called, asked time.Time
+	var starts []time.Duration
+	srv.Handle(func(req llmtest.Request) llmtest.Reply {
+		switch lastText(req) {
+		case "child task":
+			mu.Lock()
+			asked = time.Now()
+			starts = append(starts, asked.Sub(called))
+			mu.Unlock()
+			return llmtest.Text("done")
+		case "go":
+			return llmtest.Calls(agentCall("a1", "explore", "child task"))
+		}
+		return llmtest.Text("ok")
+	})
+	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: true, MaxRetries: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := func(e soul.Event) {
+		if c, ok := e.(soul.ToolCall); ok && c.Name == "Agent" {
+			mu.Lock()
+			called = time.Now()
+			mu.Unlock()
+		}
+	}
+	s := soul.New(soul.Config{Subagents: SubagentsConfig(db, Config{Home: dir, MaxRunningSubagents: 4})}, db, sess.ID, client, tools.Default(), work, sink)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Run(ctx, "go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	// The median: one start in a few waits for a disk sync of the shared
+	// machine; the mean would report the machine, not the start.
+	slices.Sort(starts)
+	b.ReportMetric(float64(starts[len(starts)/2].Microseconds())/1000, "median-start-ms")
+	b.ReportMetric(float64(starts[len(starts)*9/10].Microseconds())/1000, "p90-start-ms")
 }

@@ -48,6 +48,9 @@ type SessionRow struct {
 	SubagentType         string
 	SubagentArchived     bool
 	SubagentArchivedWith int
+	// Subagents counts a parent's sub-agent rows, listed right after it
+	// and folded under it until unfolded (→).
+	Subagents int
 }
 
 // SearchHit is one full-text search result. Title is the session's list
@@ -122,6 +125,8 @@ type SessionList struct {
 	listRows int // rows of the list area (height plus the headers)
 	now      func() time.Time
 
+	unfolded map[string]bool // parents whose sub-agent rows are shown
+
 	previewKey PreviewKey
 	previewSet bool          // the preview of previewKey arrived
 	previewCV  *Conversation // lays out and draws the preview's items
@@ -153,6 +158,8 @@ func NewSessionList() *SessionList {
 		{Keys: []Key{K(tcell.KeyPgDn)}, Description: "page down", Handler: func() { l.Select(l.selected + l.height - 1) }, Visible: true},
 		{Keys: []Key{K(tcell.KeyPgUp)}, Description: "page up", Handler: func() { l.Select(l.selected - l.height + 1) }, Visible: true},
 		bind("resume the session (a search hit: open it at the hit)", l.resume, K(tcell.KeyEnter)),
+		bind("unfold / fold the session's sub-agents (↳)", func() { l.fold(true) }, K(tcell.KeyRight)),
+		{Keys: []Key{K(tcell.KeyLeft)}, Description: "fold the sub-agents", Handler: func() { l.fold(false) }},
 		bind("rename", func() { l.act(l.onRename) }, K(tcell.KeyCtrlR), K(tcell.KeyF2)),
 		{Keys: []Key{K(tcell.KeyCtrlD)}, Description: "delete (asks first; can be undone)", Handler: func() { l.act(l.onDelete) }, Visible: true, Dangerous: true},
 		bind("fork into a new session", func() { l.act(l.onFork) }, K(tcell.KeyCtrlF)),
@@ -406,7 +413,11 @@ func (l *SessionList) refilter() {
 	q = strings.TrimSpace(q)
 	if q == "" {
 		l.visible = l.visible[:0]
-		for i := range l.sessions {
+		for i, r := range l.sessions {
+			// A sub-agent's row shows under its parent once unfolded.
+			if r.SubagentOf != "" && !l.unfolded[r.SubagentOf] {
+				continue
+			}
 			l.visible = append(l.visible, i)
 		}
 		l.matched = nil
@@ -554,6 +565,47 @@ func (l *SessionList) resume() {
 	}
 	if id, ok := l.selectedID(); ok && l.onResume != nil {
 		l.onResume(id)
+	}
+}
+
+// fold shows (open) or hides the sub-agent rows under the highlighted
+// session; on a sub-agent's row, folding goes back to its parent.
+func (l *SessionList) fold(open bool) {
+	r, ok := l.SelectedSession()
+	if !ok || l.FullText() || strings.TrimSpace(l.filter.String()) != "" {
+		return
+	}
+	parent := r.ID
+	if r.SubagentOf != "" {
+		if open {
+			return
+		}
+		parent = r.SubagentOf
+	} else if r.Subagents == 0 {
+		return
+	}
+	if l.unfolded == nil {
+		l.unfolded = map[string]bool{}
+	}
+	if l.unfolded[parent] == open {
+		if !open {
+			l.selectID(parent)
+		}
+		return
+	}
+	l.unfolded[parent] = open
+	l.lastQ = "\x00"
+	l.refilter()
+	l.selectID(parent)
+}
+
+// selectID highlights the visible row of session id, if any.
+func (l *SessionList) selectID(id string) {
+	for i, idx := range l.visible {
+		if l.sessions[idx].ID == id {
+			l.Select(i)
+			return
+		}
 	}
 }
 
@@ -750,6 +802,15 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			m = l.matched[i]
 		}
 		title := listShares[0].List(s, now)
+		off := 0 // where title starts in the fuzzy target
+		if s.SubagentOf != "" {
+			// "↳ coder · count the failing tests", indented under its parent.
+			prefix := "↳ " + s.SubagentType + " · "
+			if l.filter.String() == "" {
+				prefix = "  " + prefix
+			}
+			title, off = prefix+title, -len(prefix)
+		}
 		mark, markSt := " ", st
 		switch {
 		case s.Current:
@@ -759,7 +820,17 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 		}
 		drawText(screen, x, y+r, 1, mark, markSt)
 		var tags string
-		if listMark.List != nil {
+		switch {
+		case s.SubagentOf != "":
+			// its type is in the title; the mark says when it is archived
+			if s.SubagentArchived {
+				tags = " archived"
+			}
+		case s.Subagents > 0 && l.unfolded[s.ID]:
+			tags = fmt.Sprintf(" ▾ %d ↳", s.Subagents)
+		case s.Subagents > 0:
+			tags = fmt.Sprintf(" ▸ %d ↳", s.Subagents)
+		case listMark.List != nil:
 			if t := listMark.List(s, now); t != "" {
 				tags = " " + t
 			}
@@ -774,7 +845,7 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			// at the end of the title column, so the marks line up
 			drawText(screen, x+1+tw, y+r, strWidth(tags), tags, tagSt)
 		}
-		drawHighlighted(screen, x+1, y+r, tw, title, 0, m, st, hl)
+		drawHighlighted(screen, x+1, y+r, tw, title, off, m, st, hl)
 		if dirW > 0 {
 			wd := listShares[1].List(s, now)
 			dir := ElidePath(wd, dirW)

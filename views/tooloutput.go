@@ -28,6 +28,7 @@ type ToolCallInfo struct {
 // lines wrap; w switches to horizontal scrolling (←/→) and back.
 type ToolOutput struct {
 	pane
+	onOpen   func(ToolCallInfo)
 	info     ToolCallInfo
 	lines    []string
 	partial  bool // the last line is still being written
@@ -57,9 +58,18 @@ func NewToolOutput() *ToolOutput {
 		bind("wrap long lines / scroll sideways with ←/→", o.ToggleWrap, R('w')),
 		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll left", Handler: func() { o.shift(-codeShiftStep) }},
 		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll right", Handler: func() { o.shift(codeShiftStep) }},
+		bind("an Agent call: open the sub-agent's session read-only", func() {
+			if o.onOpen != nil {
+				o.onOpen(o.Tool())
+			}
+		}, K(tcell.KeyEnter)),
 	}
 	return o
 }
+
+// SetOnOpen sets what Enter does with the call shown (the workspace opens
+// an Agent call's sub-agent session).
+func (o *ToolOutput) SetOnOpen(f func(ToolCallInfo)) { o.onOpen = f }
 
 // SetTheme applies a theme.
 func (o *ToolOutput) SetTheme(t themes.Theme) { o.setTheme(t) }

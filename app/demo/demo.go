@@ -29,6 +29,7 @@ const Welcome = "Welcome to the rewind demo: a scripted model runs on this machi
 	"2. write a file — a tool round trip: approve the WriteFile with y\n" +
 	"3. backtrack — the model sends a D-Mail to its past self, then answers better\n" +
 	"4. /compact — summarise the context into a new generation (nothing is lost)\n" +
+	"5. sub-agents — two sub-agents work at once; select the Agent row to watch one\n" +
 	"Esc interrupts a running step · Tab cycles panes · ? or /help lists every key and command"
 
 // Options tune the demo model.
@@ -106,6 +107,7 @@ type script struct {
 // turn is what the script reads from a request.
 type turn struct {
 	compaction bool
+	subagent   bool              // the request is a sub-agent's (its system prompt's role)
 	prompt     string            // the last real user message (lower case)
 	dmail      bool              // the last real user message is a D-Mail
 	results    []message.Message // tool results after it, in order
@@ -121,6 +123,7 @@ func readTurn(req llmtest.Request) turn {
 		t.compaction = true
 		return t
 	}
+	t.subagent = len(msgs) > 0 && msgs[0].Role == "system" && strings.Contains(msgs[0].Content.PlainText(), "running as a subagent")
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
@@ -176,8 +179,12 @@ func (s *script) reply(req llmtest.Request) llmtest.Reply {
 	switch {
 	case t.compaction:
 		r = llmtest.Text(summary)
+	case t.subagent:
+		r = s.subagentWork(t)
 	case t.dmail:
 		r = s.text(afterDMail)
+	case hasAny(t.prompt, "sub-agent", "subagent", "agents", "delegate", "parallel"):
+		r = s.delegate(t)
 	case hasAny(t.prompt, "backtrack", "d-mail", "dmail", "future", "time travel"):
 		r = s.backtrack(t)
 	case hasAny(t.prompt, "write", "file", "tool"):
@@ -212,6 +219,42 @@ func (s *script) toolTrip(t turn) llmtest.Reply {
 		return r.WithRate(s.rate)
 	}
 	return s.text(fmt.Sprintf(toolDone, s.approval(t.writeID)))
+}
+
+// delegate: two sub-agents at once (explore lists the files, coder
+// counts README's lines with Shell, which asks "coder · Shell"), then a
+// summary of their answers.
+func (s *script) delegate(t turn) llmtest.Reply {
+	if len(t.results) == 0 {
+		r := llmtest.Calls(
+			llmtest.Call("demo_agent_explore", "Agent", map[string]any{"description": "list the demo files", "subagent_type": "explore",
+				"prompt": "List the files of the work directory and say what each is for."}),
+			llmtest.Call("demo_agent_coder", "Agent", map[string]any{"description": "count README lines", "subagent_type": "coder",
+				"prompt": "Count the lines of README.txt with wc -l and report the number."}),
+		)
+		r.Content = "I'll split this between two sub-agents working at the same time, each in a context of its own. Select an **Agent** row (Tab, then ↑/↓) to watch one in the tool output pane; the coder's Shell call asks you through this dialog.\n"
+		return r.WithRate(s.rate)
+	}
+	return s.text(delegated)
+}
+
+// subagentWork is a sub-agent's side of delegate.
+func (s *script) subagentWork(t turn) llmtest.Reply {
+	count := strings.Contains(t.prompt, "wc -l")
+	switch {
+	case len(t.results) == 0 && count:
+		r := llmtest.Calls(llmtest.Call("demo_wc", "Shell", map[string]any{"command": "wc -l README.txt"}))
+		r.Content = "Counting with wc.\n"
+		return r.WithRate(s.rate)
+	case len(t.results) == 0:
+		r := llmtest.Calls(llmtest.Call("demo_ls", "ListDir", map[string]any{"path": "."}))
+		r.Content = "Listing the work directory.\n"
+		return r.WithRate(s.rate)
+	case count:
+		out, _, _ := strings.Cut(strings.TrimSpace(t.results[0].Content.PlainText()), "\n")
+		return s.text("README.txt: " + out + " (from `wc -l`).")
+	}
+	return s.text("The work directory holds:\n\n" + strings.TrimSpace(t.results[0].Content.PlainText()) + "\n\nREADME.txt says what the directory is for; the rest are files the demo wrote.")
 }
 
 // approval is who answered the approval of tool call id, for the table.
@@ -250,6 +293,9 @@ func (s *script) backtrack(t turn) llmtest.Reply {
 	}
 	return s.text(afterDMail)
 }
+
+const delegated = "Both sub-agents are done. Each ran as a **session of its own** (`rewind sessions` lists them with `↳ explore` and `↳ coder`, folded under this one in the browser), saw only the prompt it was given, and only its last message came back here.\n\n" +
+	"Their file edits, if they made any, are checkpoints of this step: reverting this turn undoes them too."
 
 const helloGo = `package main
 

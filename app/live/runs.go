@@ -37,5 +37,39 @@ func List(ctx context.Context, home string) ([]Hello, error) {
 		}
 		return a.After(b)
 	})
-	return out, nil
+	return nest(out), nil
+}
+
+// nest puts each sub-agent run right after its parent's run (in their
+// order), so the lists show it under the parent; one whose parent is not
+// listed keeps its place.
+func nest(hs []Hello) []Hello {
+	listed := map[string]bool{}
+	for _, h := range hs {
+		listed[h.SessionID] = true
+	}
+	kids := map[string][]Hello{}
+	for _, h := range hs {
+		if h.SubagentOf != "" && listed[h.SubagentOf] {
+			kids[h.SubagentOf] = append(kids[h.SubagentOf], h)
+		}
+	}
+	out := make([]Hello, 0, len(hs))
+	for _, h := range hs {
+		if h.SubagentOf != "" && listed[h.SubagentOf] {
+			continue
+		}
+		out = append(out, h)
+		out = append(out, kids[h.SessionID]...)
+	}
+	return out
+}
+
+// RunTitle is how the run lists title a run: its title, and a sub-agent's
+// "↳ coder · title" under its parent.
+func (h Hello) RunTitle(title string) string {
+	if h.SubagentOf == "" {
+		return title
+	}
+	return "↳ " + h.SubagentType + " · " + title
 }

@@ -84,6 +84,8 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.onUIToolResult(ev)
 	case *soul.ApprovalRequest:
 		c.ap.onUIAsk(ev)
+	case soul.SubagentEvent:
+		c.onUISubagent(ev)
 	case soul.Backtrack:
 		// The reload posted by onWorkerSink replaces the conversation and
 		// shows the banner.
@@ -309,6 +311,10 @@ func (c *Controller) onUIApplyFrozen(e soul.Event) {
 		c.tp.onUICall(ev)
 		c.statusM.RunningTool = ev.Name
 		c.refreshStatus()
+	case soul.SubagentEvent:
+		if text := subagentPaneText(ev.Event); text != "" {
+			c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
+		}
 	case soul.CompactionBegin:
 		c.setMessage("compacting…", false)
 		c.compactSeq = c.msgSeq

@@ -133,7 +133,7 @@ func (a *approvals) onUIAsk(req *soul.ApprovalRequest) {
 		return
 	}
 	a.cur = req
-	a.c.notes.notify(notifyApproval, req.Tool+": "+req.Description)
+	a.c.notes.notify(notifyApproval, req.Label()+": "+req.Description)
 	a.show(req, func(d views.ApprovalDecision, feedback string) {
 		if a.cur != req {
 			return
@@ -254,7 +254,7 @@ func approvalCall(req *soul.ApprovalRequest) string {
 // (remote), else as a note saying where to answer.
 func (a *approvals) onUIWatched(req *soul.ApprovalRequest, conn *live.Conn, remote bool) {
 	c := a.c
-	c.notes.notify(notifyApproval, req.Tool+": "+req.Description)
+	c.notes.notify(notifyApproval, req.Label()+": "+req.Description)
 	if !remote || conn == nil {
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("The writer waits for approval: %s %s. Answer it in the writer's window (it does not take answers from watchers; start it with --allow-remote-approval to allow that).", req.Tool, oneLine(req.Description, 80))})
@@ -306,7 +306,8 @@ func (a *approvals) onUIWatchedResult(r live.AnswerResult) {
 
 // approvalView is the modal's model of a request.
 func approvalView(req *soul.ApprovalRequest) views.ApprovalRequest {
-	return views.ApprovalRequest{Tool: req.Tool, Action: req.Action, Description: req.Description,
+	// A sub-agent's request names it first: "coder · Shell".
+	return views.ApprovalRequest{Tool: req.Label(), Action: req.Action, Description: req.Description,
 		Arguments: prettyArgs(req.Arguments), Diff: req.Diff, Command: req.Command, SessionScopes: req.SessionScopes, Plan: req.Plan}
 }
 

@@ -373,12 +373,23 @@ func listSessionRows(ctx context.Context, db *store.DB, o store.ListOptions) ([]
 	if err != nil {
 		return nil, "", err
 	}
-	rows := make([]views.SessionRow, len(list))
+	kids, err := subagentRows(ctx, db, list)
+	if err != nil {
+		return nil, "", err
+	}
+	rows := make([]views.SessionRow, 0, len(list))
 	var sig strings.Builder
-	for i, s := range list {
-		rows[i] = SessionRow(s)
-		sig.WriteString(rows[i].Signature())
+	for _, s := range list {
+		row := SessionRow(s)
+		row.Subagents = len(kids[s.ID])
+		rows = append(rows, row)
+		sig.WriteString(row.Signature())
 		sig.WriteByte(';')
+		for _, k := range kids[s.ID] {
+			rows = append(rows, k)
+			sig.WriteString(k.Signature())
+			sig.WriteByte(';')
+		}
 	}
 	return rows, sig.String(), nil
 }

@@ -122,6 +122,9 @@ type Controller struct {
 	polls     pollPeriods
 	ticking   atomic.Bool
 	pollStats pollStats
+
+	// Sub-agents of the run (UI): subagent.go.
+	sub subagentState
 }
 
 // openSession is one session opened in the workspace.

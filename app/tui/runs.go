@@ -133,7 +133,7 @@ func (r *runsView) onWorkerList(ctx context.Context) ([]views.RunRow, error) {
 		if s, err := c.db.GetSession(ctx, h.SessionID); err == nil && s.Title != "" {
 			title = s.Title
 		}
-		rows[i] = views.RunRow{SessionID: h.SessionID, Title: title, WorkDir: h.WorkDir, State: h.Run.Label(),
+		rows[i] = views.RunRow{SessionID: h.SessionID, Title: h.RunTitle(title), WorkDir: h.WorkDir, State: h.Run.Label(),
 			Activity: runActivity(h.Run.State), Step: h.Run.Step, Elapsed: h.Run.Elapsed(now), Tokens: h.Run.Tokens,
 			Current: h.SessionID == own, RemoteApproval: h.RemoteApproval}
 		if h.Origin != "" { // another agent's run, followed

@@ -19,6 +19,7 @@ func (c *Controller) buildWidgets() {
 	c.input = c.ws.Input
 	c.status = c.ws.Status
 	c.tp = newToolPane(c.toolOut)
+	c.toolOut.SetOnOpen(c.onUIOpenSubagent)
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()

@@ -1,0 +1,180 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/soul/tools"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
+)
+
+// Sub-agents in the workspace: the Agent call's row says what its child
+// is doing (its type, description, step and running tool), and the tool
+// output pane streams the child's conversation under the call: its text,
+// its tool calls and their output, as the main pane shows the parent's.
+
+// isAgentTool reports whether name is the sub-agent tool or its alias.
+func isAgentTool(name string) bool { return name == soul.AgentToolName || name == "Task" }
+
+// subagentState is the Controller's: the running children and the child
+// session of each Agent call, as its events told (a loaded session's calls
+// are looked up in the store), by the parent's session and call id.
+type subagentState struct {
+	live    map[string]*subagentLive
+	session map[string]string
+}
+
+// subagentLive is what the workspace knows of one running child.
+type subagentLive struct {
+	base string // the row's key argument before the run
+	step int
+	tool string
+}
+
+// onUISubagent applies a child's event: its state on the Agent call's
+// row, its conversation in the tool output pane.
+func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
+	if c.sub.session == nil {
+		c.sub.session, c.sub.live = map[string]string{}, map[string]*subagentLive{}
+	}
+	c.sub.session[c.SessionID()+"\x00"+ev.ParentCallID] = ev.SessionID
+	st := c.sub.live[ev.ParentCallID]
+	if st == nil {
+		st = &subagentLive{}
+		c.conv.UpdateItem(ev.ParentCallID, func(it *views.Item) { st.base = it.KeyArg })
+		c.sub.live[ev.ParentCallID] = st
+	}
+	state := ""
+	switch inner := ev.Event.(type) {
+	case soul.StepBegin:
+		st.step, st.tool = inner.N, ""
+	case soul.ToolCall:
+		st.tool = inner.Name
+	case soul.ToolResult:
+		st.tool = ""
+	case soul.RunEnd:
+		state = inner.Reason
+		if inner.Reason == "done" {
+			state = fmt.Sprintf("done in %d %s", inner.Steps, plural(inner.Steps, "step", "steps"))
+		}
+		delete(c.sub.live, ev.ParentCallID)
+	}
+	if state == "" && st.step > 0 {
+		state = fmt.Sprintf("step %d", st.step)
+		if st.tool != "" {
+			state += " · " + st.tool
+		}
+	}
+	if state != "" {
+		line := strings.TrimSpace(st.base + " · " + state)
+		c.conv.UpdateItem(ev.ParentCallID, func(it *views.Item) { it.KeyArg = line })
+	}
+	if text := subagentPaneText(ev.Event); text != "" {
+		c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
+	}
+}
+
+// subagentPaneText is how one of the child's events reads in the tool
+// output pane; "" for events it does not show.
+func subagentPaneText(e soul.Event) string {
+	switch ev := e.(type) {
+	case soul.StepBegin:
+		if ev.N > 1 {
+			return "\n"
+		}
+	case soul.ContentPart:
+		return ev.Text
+	case soul.ToolCall:
+		arg := oneLine(tools.CallLabel(ev.Name, ev.Arguments), 80)
+		if arg != "" {
+			arg = " " + arg
+		}
+		return "\n▸ " + ev.Name + arg + "\n"
+	case soul.ToolOutput:
+		return ev.Text
+	case soul.ToolResult:
+		mark := "✓"
+		if ev.IsError {
+			mark = "✗"
+		}
+		if ev.Brief != "" {
+			return "  " + mark + " " + ev.Brief + "\n"
+		}
+		return "  " + mark + "\n"
+	case soul.StepInterrupted:
+		return "\n[" + ev.Reason + "]\n"
+	case soul.Error:
+		return "\n[error: " + oneLine(ev.Message, 200) + "]\n"
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// subagentRows are the sub-agent rows of the listed sessions, by parent
+// (oldest first), each marked when a revert of its parent archived it.
+func subagentRows(ctx context.Context, db *store.DB, list []store.Session) (map[string][]views.SessionRow, error) {
+	ids := make([]string, len(list))
+	for i, s := range list {
+		ids[i] = s.ID
+	}
+	kids, err := db.SubagentsOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]views.SessionRow{}
+	for _, k := range kids {
+		row := SessionRow(k)
+		if row.SubagentArchived, row.SubagentArchivedWith, err = db.SubagentArchived(ctx, k); err != nil {
+			return nil, err
+		}
+		out[k.SubagentOf] = append(out[k.SubagentOf], row)
+	}
+	return out, nil
+}
+
+// onUIOpenSubagent is Enter on the tool output pane: an Agent call's child
+// session opens read-only (a visit: Esc goes back). While the parent's run
+// is active the child streams in the pane instead.
+func (c *Controller) onUIOpenSubagent(info views.ToolCallInfo) {
+	if !isAgentTool(info.Name) {
+		return
+	}
+	if c.busy != "" {
+		c.setMessage("the sub-agent streams in this pane while the run is active; Enter opens its session once the run ends", false)
+		return
+	}
+	if id := c.sub.session[c.SessionID()+"\x00"+info.ID]; id != "" {
+		c.watch.onUIWatch(id)
+		return
+	}
+	o := c.cur()
+	if o == nil {
+		return
+	}
+	parent, call := o.sess.ID, info.ID
+	c.onWorker(func() {
+		kids, err := c.db.SubagentsOf(c.ctx, []string{parent})
+		c.onUIThreadAsync(func() {
+			if err != nil {
+				c.setMessage("cannot find the sub-agent's session: "+oneLine(err.Error(), 120), true)
+				return
+			}
+			for _, k := range kids {
+				if k.SubagentCall == call {
+					c.watch.onUIWatch(k.ID)
+					return
+				}
+			}
+			c.setMessage("this Agent call has no session of its own (it did not start)", false)
+		})
+	})
+}
