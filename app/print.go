@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rewind-agent/rewind/app/live"
+	"github.com/rewind-agent/rewind/app/timetravel"
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
@@ -73,6 +74,9 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	sess, err := printSession(ctx, db, cfg, o, start.Ref)
 	if err != nil {
 		return err
+	}
+	if note := timetravel.SubagentArchived(ctx, db, sess); note != "" {
+		fmt.Fprintln(rt.Stderr, "rewind: "+note)
 	}
 	agent := start
 	if o.SessionID != "" || o.Continue {

@@ -1,6 +1,7 @@
 package timetravel
 
 import (
+	"context"
 	"fmt"
 	"github.com/rewind-agent/rewind/store"
 	"sort"
@@ -233,4 +234,16 @@ func MadeByUndo(rewinds []store.Rewind) map[int]bool {
 		}
 	}
 	return out
+}
+
+// SubagentArchived is what opening or continuing a sub-agent session says
+// when a revert of its parent archived it ("" otherwise): the CLI, the
+// workspace and the Agent tool's resume say it alike.
+func SubagentArchived(ctx context.Context, db *store.DB, s store.Session) string {
+	archived, gen, err := db.SubagentArchived(ctx, s)
+	if err != nil || !archived {
+		return ""
+	}
+	return fmt.Sprintf("this %s sub-agent was archived with generation %d of its parent %s (a revert of the parent went back before its call); it continues from its own last state",
+		s.SubagentType, gen, s.SubagentOf)
 }

@@ -134,6 +134,8 @@ func (c *Controller) onWorkerAttach(ctx context.Context, cfg soul.Config, sess s
 		}
 	}
 	a.readOnly = readOnly
+	// A sub-agent a revert of its parent archived opens, and says so.
+	a.note = joinNotes(a.note, timetravel.SubagentArchived(ctx, c.db, sess))
 	return a, nil
 }
 

@@ -148,4 +148,27 @@ func TestPrintSubagentRoundTrip(t *testing.T) {
 			t.Errorf("child after undo: %v; want not archived", s)
 		}
 	}
+
+	// Reverted again: continuing the archived child works and says so,
+	// from the CLI and through the parent's Agent call with resume.
+	e.mustOK("revert", parentID, "0")
+	srv.Enqueue(llmtest.Text("continued on my own"))
+	r = e.run("-p", "go on", "--session", childID, "--yolo")
+	if r.code != 0 || !strings.Contains(r.stderr, "archived with generation 0 of its parent") || !strings.Contains(r.stdout, "continued on my own") {
+		t.Errorf("continuing the archived child: %s", r)
+	}
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("call_resume", "Agent", map[string]any{"description": "ask again", "prompt": "anything else?", "resume": childID})),
+		llmtest.Text("nothing else"),
+		llmtest.Text("asked"),
+	)
+	e.mustOK("-p", "ask the sub-agent again", "--session", parentID, "--yolo")
+	reqs = srv.Requests()
+	res, ok = reqs[len(reqs)-1].Last("tool")
+	if !ok || !strings.Contains(res.Content.PlainText(), "archived with generation 0 of its parent") || !strings.Contains(res.Content.PlainText(), "nothing else") {
+		t.Errorf("resuming the archived child: %+v", res)
+	}
+	if child := reqs[len(reqs)-2]; !containsIn(messagesText(child), "write notes.txt saying hi") {
+		t.Errorf("the resumed child lost its context: %v", messagesText(child))
+	}
 }
