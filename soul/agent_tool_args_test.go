@@ -89,15 +89,19 @@ func TestAgentToolArgumentErrors(t *testing.T) {
 	}
 }
 
-// TestAgentCallLabel: an Agent or Task call is labelled by its description,
-// in a live session and a stored one alike.
+// TestAgentCallLabel: an Agent or Task call is labelled by its type and
+// description ("explore · count the failing tests", as the browser names
+// the child), in a live session and a stored one alike.
 func TestAgentCallLabel(t *testing.T) {
 	t.Parallel()
 	args := `{"description":"count the failing tests","prompt":"run go test and count","subagent_type":"explore"}`
-	if got := tools.CallLabel(AgentToolName, args); got != "count the failing tests" {
+	if got := tools.CallLabel(AgentToolName, args); got != "explore · count the failing tests" {
 		t.Errorf("CallLabel = %q", got)
 	}
-	if got := agentToolForTest(t, agentAliasName).Label(json.RawMessage(args)); got != "count the failing tests" {
+	if got := agentToolForTest(t, agentAliasName).Label(json.RawMessage(args)); got != "explore · count the failing tests" {
 		t.Errorf("Label = %q", got)
+	}
+	if got := tools.CallLabel(agentAliasName, `{"description":"go on","prompt":"more","resume":"01m8d8g8eeggft"}`); got != "resume 01m8d8g8ee · go on" {
+		t.Errorf("resume label = %q", got)
 	}
 }

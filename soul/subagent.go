@@ -154,7 +154,24 @@ func (agentArgs) About() tools.About {
 	}}
 }
 
-func (a agentArgs) Label() string { return a.Description }
+// Label is "coder · count the failing tests": the type (the default when
+// none is given, or the agent id a resumed run continues) and the task.
+func (a agentArgs) Label() string {
+	typ := a.SubagentType
+	if typ == "" {
+		typ = a.SubagentName
+	}
+	switch {
+	case typ == "" && a.Resume != "":
+		typ = "resume " + a.Resume[:min(len(a.Resume), 10)]
+	case typ == "":
+		typ = defaultSubagent
+	}
+	if d := strings.TrimSpace(a.Description); d != "" {
+		return typ + " · " + d
+	}
+	return typ
+}
 
 func init() {
 	// Stored sessions label Agent and Task calls as live ones do.
