@@ -60,7 +60,8 @@ func TestSubagentInTheWorkspace(t *testing.T) {
 	h.waitFor("▸ Shell printf 'three lines'", "three lines")
 
 	h.key(tcell.KeyCtrlO)
-	h.waitFor("▸ 1 ↳")
+	h.waitFor("Sessions · F1 help", "▸ 1 ↳") // the browser, not the side pane
+	h.waitUntil("the browser to take the keys", func() bool { return h.c.app.GetFocus() == h.c.br.list })
 	if strings.Contains(h.text(), "↳ coder · count the lines") {
 		t.Fatal("the child is listed before its parent is unfolded")
 	}
