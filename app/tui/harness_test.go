@@ -418,6 +418,13 @@ func (h *harness) key(k tcell.Key) {
 	h.inject(k, 0)
 }
 
+// escAgain presses Esc a moment after the Esc before it: the second of an
+// Esc Esc.
+func (h *harness) escAgain() {
+	h.keys.advance(150 * time.Millisecond)
+	h.inject(tcell.KeyEsc, 0)
+}
+
 // deliberate is the pause before a key pressed on its own: past the
 // typing guard's gap and a confirm dialog's grace.
 const deliberate = time.Second

@@ -52,6 +52,7 @@ func (c *Controller) visibleGlobalBindings() []views.KeyBinding {
 // onUIKey is the application's input capture: global bindings first, then
 // the focused widget.
 func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
+	c.tg.keyAt = c.tg.when(ev)
 	overlay := c.pages.top() != ""
 	if c.ap.swallows(ev) {
 		return nil // typed before the question appeared

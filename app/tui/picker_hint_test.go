@@ -28,7 +28,7 @@ func TestEscEscHintKeysFitAt80Columns(t *testing.T) {
 	})
 	h.waitFor("answer to second task")
 	h.key(tcell.KeyEsc)
-	h.key(tcell.KeyEsc)
+	h.escAgain()
 	h.waitFor("PREVIEW · before checkpoint")
 	rows := h.rows()
 	bar := rows[len(rows)-1]

@@ -161,12 +161,16 @@ func (t *timeTravel) onUIEsc() {
 		c.app.SetFocus(c.input)
 		return
 	}
-	if !t.escAt.IsZero() && time.Since(t.escAt) < escEscWindow {
+	at := c.tg.keyAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if !t.escAt.IsZero() && at.Sub(t.escAt) < escEscWindow {
 		t.escAt = time.Time{}
 		t.onUIRewindPicker()
 		return
 	}
-	t.escAt = time.Now()
+	t.escAt = at
 }
 
 // onUIRewindPicker focuses the timeline on the last turn (Esc Esc), which

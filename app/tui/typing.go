@@ -51,6 +51,10 @@ type typingGuard struct {
 	now  func() time.Time
 	when func(*tcell.EventKey) time.Time
 
+	// keyAt is when the key being handled was typed: bindings that count
+	// time between keys (Esc Esc) read it, not the clock, as a key may
+	// wait behind a busy UI goroutine.
+	keyAt   time.Time
 	lastKey time.Time // the last printable key, anywhere
 	burst   []rune    // pane keys typed each within typingGap of the last
 	burstAt time.Time

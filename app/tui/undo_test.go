@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -180,7 +181,7 @@ func TestEscEscPicksATurn(t *testing.T) {
 	})
 	h.waitFor("answer to third task")
 	h.key(tcell.KeyEsc)
-	h.key(tcell.KeyEsc)
+	h.escAgain()
 	h.waitFor("↑/↓ pick a turn", "PREVIEW · before checkpoint 2")
 	if n := h.c.timeline.Len(); n != 3 {
 		t.Fatalf("the picker lists %d rows, want the 3 turns", n)
@@ -339,4 +340,32 @@ func TestForceChoiceFitsAt80(t *testing.T) {
 	}
 	h.submit("/revert 1")
 	h.waitFor("Revert to checkpoint 1?", "[F] Force: overwrite conflicting files")
+}
+
+// TestEscEscCountsTheKeysTimes: Esc Esc is two Esc typed within the window,
+// by when they were typed, not when the UI goroutine got to them. Two Esc
+// typed a second apart do not open the picker however fast they are
+// handled; two typed close together do, however late the second is
+// handled (the test failed under load, when a busy UI took its time).
+func TestEscEscCountsTheKeysTimes(t *testing.T) {
+	t.Parallel()
+	h := resumeHarness(t, func(h *harness) string {
+		s, err := h.db.CreateSession(context.Background(), store.NewSession{Title: "two", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seedTurns(t, h.db, s.ID, "first task", "second task")
+		return s.ID
+	})
+	h.waitFor("answer to second task")
+	h.key(tcell.KeyEsc)
+	h.key(tcell.KeyEsc) // a second later, by the keys' clock
+	h.c.onUIThread(func() {})
+	if h.c.app.GetFocus() == h.c.timeline {
+		t.Fatal("two Esc a second apart opened the picker")
+	}
+	h.key(tcell.KeyEsc)
+	h.c.onUIThread(func() { time.Sleep(escEscWindow) }) // a busy UI goroutine: why the test cannot wait instead
+	h.escAgain()
+	h.waitFor("↑/↓ pick a turn")
 }
