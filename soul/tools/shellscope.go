@@ -1,6 +1,9 @@
 package tools
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // "Approve for session" on a Shell call covers the command's prefixes, not
 // every later command: `go test ./...` approves `go test …`, `sed -n …`
@@ -50,7 +53,7 @@ func ShellScopes(command string) []string {
 		return []string{command}
 	}
 	parts, ok := splitCommand(command)
-	if !ok {
+	if !ok || slices.ContainsFunc(parts, compound) {
 		return []string{command}
 	}
 	var out []string
@@ -63,6 +66,20 @@ func ShellScopes(command string) []string {
 		}
 	}
 	return out
+}
+
+// shellKeywords open or continue a compound command: a part starting with
+// one is not a command of its own ("do rm -rf $f" runs rm).
+var shellKeywords = map[string]bool{
+	"for": true, "while": true, "until": true, "select": true, "do": true, "done": true,
+	"if": true, "then": true, "elif": true, "else": true, "fi": true, "case": true, "esac": true,
+	"function": true, "{": true, "}": true, "!": true, "[[": true, "]]": true, "coproc": true,
+}
+
+// compound reports whether a part belongs to a compound command.
+func compound(part string) bool {
+	words := strings.Fields(part)
+	return len(words) > 0 && (shellKeywords[words[0]] || strings.HasPrefix(words[0], "{") || strings.HasPrefix(words[0], "}"))
 }
 
 // partScope is the scope of one simple command.

@@ -27,6 +27,13 @@ func TestShellScopes(t *testing.T) {
 		{"(cd x && make)", []string{"(cd x && make)"}},
 		{"echo 'unterminated", []string{"echo 'unterminated"}},
 		{"ls; ls -la", []string{"ls …"}},
+		// A compound command (a loop, a condition) is approved only as its
+		// exact text: "for …" and "do …" would approve any loop's body
+		// ("do rm -rf $f" is not seen as rm).
+		{"for i in 1 2; do echo tick $i; sleep 2; done", []string{"for i in 1 2; do echo tick $i; sleep 2; done"}},
+		{"while true; do date; done", []string{"while true; do date; done"}},
+		{"if [ -f x ]; then cat x; fi", []string{"if [ -f x ]; then cat x; fi"}},
+		{"ls && { rm -rf y; }", []string{"ls && { rm -rf y; }"}},
 		{"  ", nil},
 		// Destructive parts are approved only as the exact text.
 		{"rm -f gone.txt && echo ok", []string{"rm -f gone.txt", "echo …"}},
