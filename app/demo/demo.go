@@ -127,7 +127,9 @@ func readTurn(req llmtest.Request) turn {
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
-		if m.Role == "user" && !message.IsCheckpoint(m) {
+		// Checkpoints and rewind's notes (plan mode's reminder) are not
+		// what the user asked.
+		if kind, _ := message.MarkerOf(m); m.Role == "user" && kind != message.MarkerCheckpoint && kind != message.MarkerSystemNote {
 			last = i
 			break
 		}

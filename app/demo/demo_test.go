@@ -235,3 +235,29 @@ func TestToolTripSaysWhoAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanModeTurnEnds: in plan mode the request ends with rewind's plan
+// reminder, which the script took for the user's prompt: it mentions
+// sub-agents, so every reply called the sub-agents again until max steps.
+// The script reads the user's real prompt and the turn ends.
+func TestPlanModeTurnEnds(t *testing.T) {
+	t.Parallel()
+	ctx, db, work, m := demoEnv(t)
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer strings.Builder
+	s := soul.New(soul.Config{MaxStepsPerRun: 6}, db, sess.ID, m.Client(), tools.Default(), work, func(e soul.Event) {
+		if p, ok := e.(soul.ContentPart); ok {
+			answer.WriteString(p.Text)
+		}
+	})
+	s.SetPlanMode(true)
+	if err := s.Run(ctx, "write a file"); err != nil {
+		t.Fatalf("the run did not end: %v", err)
+	}
+	if !strings.Contains(answer.String(), "The write did not happen") {
+		t.Fatalf("answer %q", answer.String())
+	}
+}
