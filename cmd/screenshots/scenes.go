@@ -132,11 +132,12 @@ func (p *player) play() error {
 		// The resumed session: its turns in the timeline, the other sessions.
 		func() error { _, err := p.waitFor("D-Mail: the fixtures", "benchmark fuzzy filter"); return err },
 
-		// The timeline (Shift-Tab twice from the input), its first turn
-		// (Home), the next one (j) previewed.
+		// The timeline (Tab three times from the input: Shift-Tab there
+		// is plan mode), its first turn (Home), the next one (j) previewed.
 		func() error {
-			p.key(tcell.KeyBacktab)
-			p.key(tcell.KeyBacktab)
+			p.key(tcell.KeyTab)
+			p.key(tcell.KeyTab)
+			p.key(tcell.KeyTab)
 			p.key(tcell.KeyHome)
 			p.typeText("j")
 			return p.snap("timeline", "PREVIEW · before checkpoint 2")
