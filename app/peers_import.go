@@ -28,29 +28,16 @@ func importPeers(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, pat
 		Progress: bar.update,
 	})
 	bar.done()
-	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
-		return "", ro
+	first := ""
+	if len(d.Sources) == 1 {
+		first = d.Sources[0].Key
 	}
-	if err != nil {
-		if err := printLines(rt.Stdout, res.SessionIDs); err != nil {
-			return "", err
-		}
-		return "", importFailed(err, path, res.Imported+res.Updated, len(d.Sources))
-	}
-	ids := res.SessionIDs
-	if len(d.Sources) == 1 && res.Unchanged == 1 {
-		if k, ok, err := db.LookupKimiImport(ctx, d.Sources[0].Key); err == nil && ok {
-			ids = []string{k.SessionID}
-		}
-	}
-	if len(d.Sources) == 1 && res.Empty == 1 {
-		return "", userErrorf(nil, "cannot import %s: nothing to import, the session file holds no message; nothing was imported", path)
-	}
-	if err := printLines(rt.Stdout, ids); err != nil {
+	counts := kimi.BulkResult{Imported: res.Imported, Updated: res.Updated, Unchanged: res.Unchanged,
+		Empty: res.Empty, Records: res.Records, Bytes: res.Bytes, SessionIDs: res.SessionIDs}
+	if err := importEnded(ctx, rt, db, cfg, path, importRun{res: counts, err: err, sources: len(d.Sources), first: first, empty: "the session file holds no message"}); err != nil {
 		return "", err
 	}
-	line := importSummary(kimi.BulkResult{Imported: res.Imported, Updated: res.Updated, Unchanged: res.Unchanged,
-		Empty: res.Empty, Records: res.Records, Bytes: res.Bytes}, time.Since(start), agentNames[d.Origin])
+	line := importSummary(counts, time.Since(start), agentNames[d.Origin])
 	var skipped []string
 	if res.Unknown > 0 {
 		skipped = append(skipped, fmt.Sprintf("%s %s of unknown types skipped", words.Thousands(res.Unknown), words.Plural(res.Unknown, "line", "lines")))

@@ -231,6 +231,41 @@ func Import(ctx context.Context, rt *Runtime, path string, skipInvalid bool) err
 	return err
 }
 
+// importRun is what an import (kimi-cli's, codex's or Claude Code's) did.
+type importRun struct {
+	res     kimi.BulkResult
+	err     error
+	sources int
+	first   string // the import key of a single source
+	empty   string // what an empty single source is, in words
+}
+
+// importEnded prints the ids of what an import committed, as kimi-cli's
+// import prints them, or returns the one line that says why it stopped
+// (what it committed before stays, whole).
+func importEnded(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path string, run importRun) error {
+	res := run.res
+	if ro, ok := readOnlyError(run.err, cfg.DBPath()); ok {
+		return ro
+	}
+	if run.err != nil {
+		if err := printLines(rt.Stdout, res.SessionIDs); err != nil {
+			return err
+		}
+		return importFailed(run.err, path, res.Imported+res.Updated, run.sources)
+	}
+	ids := res.SessionIDs
+	if run.sources == 1 && res.Unchanged == 1 {
+		if k, ok, err := db.LookupKimiImport(ctx, run.first); err == nil && ok {
+			ids = []string{k.SessionID}
+		}
+	}
+	if run.sources == 1 && res.Empty == 1 {
+		return userErrorf(nil, "cannot import %s: nothing to import, %s; nothing was imported", path, run.empty)
+	}
+	return printLines(rt.Stdout, ids)
+}
+
 // importKimi imports a kimi-cli discovery and returns its summary line.
 func importKimi(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path string, d kimi.Discovery, skipInvalid bool) (string, error) {
 	if len(d.Sources) > 1 {
@@ -246,27 +281,11 @@ func importKimi(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path
 		Progress:    bar.update,
 	})
 	bar.done()
-	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
-		return "", ro
+	first := ""
+	if len(d.Sources) == 1 {
+		first = d.Sources[0].ID
 	}
-	if err != nil {
-		// What was committed before the failure stays, whole: its ids go to
-		// stdout as on success, and the line says how many.
-		if err := printLines(rt.Stdout, res.SessionIDs); err != nil {
-			return "", err
-		}
-		return "", importFailed(err, path, res.Imported+res.Updated, len(d.Sources))
-	}
-	ids := res.SessionIDs
-	if len(d.Sources) == 1 && res.Unchanged == 1 {
-		if k, ok, err := db.LookupKimiImport(ctx, d.Sources[0].ID); err == nil && ok {
-			ids = []string{k.SessionID}
-		}
-	}
-	if len(d.Sources) == 1 && res.Empty == 1 {
-		return "", userErrorf(nil, "cannot import %s: nothing to import, the context is empty; nothing was imported", path)
-	}
-	if err := printLines(rt.Stdout, ids); err != nil {
+	if err := importEnded(ctx, rt, db, cfg, path, importRun{res: res, err: err, sources: len(d.Sources), first: first, empty: "the context is empty"}); err != nil {
 		return "", err
 	}
 	line := importSummary(res, time.Since(start), "kimi-cli")
