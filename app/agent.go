@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/rewind-agent/rewind/soul"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -132,7 +133,7 @@ func Agents(rt *Runtime) error {
 			tools = append(tools, "MCP tools")
 		}
 		fmt.Fprintln(w, "  tools: "+strings.Join(tools, ", "))
-		if names := a.SubagentNames(); len(names) > 0 {
+		if names := a.SubagentNames(); len(names) > 0 && a.Offers(soul.AgentToolName) {
 			fmt.Fprintln(w, "  sub-agents: "+strings.Join(names, ", "))
 		}
 		if len(a.Unavailable) > 0 {

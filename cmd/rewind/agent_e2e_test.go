@@ -103,6 +103,11 @@ func TestProjectAgentFile(t *testing.T) {
 	if !strings.Contains(out, "project (.rewind/agent.yaml) · in use\n  tools: ReadFile, MCP tools") {
 		t.Errorf("rewind agents:\n%s", out)
 	}
+	// Without the Agent tool it has no sub-agents to offer (it listed
+	// the types it inherits from default).
+	if _, project, _ := strings.Cut(out, "project (.rewind/agent.yaml)"); strings.Contains(project, "sub-agents:") {
+		t.Errorf("rewind agents lists sub-agents for an agent without the Agent tool:\n%s", out)
+	}
 }
 
 // TestBadAgentFileStopsEverything: each bad file is one line naming the
