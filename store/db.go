@@ -530,13 +530,23 @@ func (db *DB) WriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return markBusy(err)
+		return markBusy(endedBy(ctx, err))
 	}
 	if err := tx.Commit(); err != nil {
-		return markBusy(err)
+		return markBusy(endedBy(ctx, err))
 	}
 	db.dv.writes.Add(1)
 	return nil
+}
+
+// endedBy names ctx's end as the cause of err when ctx has ended: database/sql
+// closes a cancelled transaction's statements, and the driver's "statement
+// is closed" hid the interrupt from callers that check for it.
+func endedBy(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
 }
 
 // readTx runs fn in one deferred (snapshot) transaction on the reader pool.
