@@ -78,6 +78,11 @@ func TestSubagentsInTmux(t *testing.T) {
 			tt.waitFor("▸ 2 ↳")
 			tt.send("Right")
 			tt.waitFor("↳ coder · count", "↳ explore · list")
+			// Quit and wait for the exit, so nothing writes into home while
+			// the test removes it (kill-server did not wait).
+			tt.send("C-c")
+			tt.send("C-c")
+			tt.waitUntilExited()
 		})
 	}
 }
