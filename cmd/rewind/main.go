@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rewind-agent/rewind/app"
 	"github.com/rewind-agent/rewind/internal/words"
@@ -365,11 +366,13 @@ func newCLI() *cli {
 			return app.Revert(ctx, c.rt, args[0], atoi(args[1]), revFiles)
 		}),
 	}
-	revert.Flags().BoolVar(&revFiles.Files, "files", false, "also move the work dir's files back")
-	revert.Flags().BoolVar(&revFiles.FilesOnly, "files-only", false, "move only the files back, keep the conversation")
-	revert.Flags().BoolVar(&revFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
-	revert.Flags().BoolVar(&revFiles.DryRun, "dry-run", false, "print what would be archived and which files would change; change nothing")
-	revert.Flags().BoolVar(&revFiles.Diffs, "diff", false, "with --dry-run and a files flag: print the unified diff of every file")
+	fileFlags(revert.Flags(), &revFiles, fileFlagHelp{
+		files:     "also move the work dir's files back",
+		filesOnly: "move only the files back, keep the conversation",
+		force:     "overwrite files changed by someone else since the agent touched them",
+		dryRun:    "print what would be archived and which files would change; change nothing",
+		diff:      "with --dry-run and a files flag: print the unified diff of every file",
+	})
 
 	var fa app.ForkArgs
 	var forkGen, forkCP int
@@ -403,11 +406,13 @@ A session another rewind process is writing can be forked.`,
 			return app.Restore(ctx, c.rt, args[0], atoi(args[1]), resFiles)
 		}),
 	}
-	restore.Flags().BoolVar(&resFiles.Files, "files", false, "also move the work dir's files to that generation's state")
-	restore.Flags().BoolVar(&resFiles.FilesOnly, "files-only", false, "move only the files to that generation's state, keep the conversation")
-	restore.Flags().BoolVar(&resFiles.Force, "force", false, "overwrite files changed by someone else since the agent touched them")
-	restore.Flags().BoolVar(&resFiles.DryRun, "dry-run", false, "print what would be restored and which files would change; change nothing")
-	restore.Flags().BoolVar(&resFiles.Diffs, "diff", false, "with --dry-run --files: print the unified diff of every file")
+	fileFlags(restore.Flags(), &resFiles, fileFlagHelp{
+		files:     "also move the work dir's files to that generation's state",
+		filesOnly: "move only the files to that generation's state, keep the conversation",
+		force:     "overwrite files changed by someone else since the agent touched them",
+		dryRun:    "print what would be restored and which files would change; change nothing",
+		diff:      "with --dry-run --files: print the unified diff of every file",
+	})
 
 	var undoFiles app.FileOptions
 	undo := &cobra.Command{
@@ -418,10 +423,12 @@ A session another rewind process is writing can be forked.`,
 			return app.Undo(ctx, c.rt, args[0], undoFiles)
 		}),
 	}
-	undo.Flags().BoolVar(&undoFiles.FilesOnly, "files-only", false, "bring back only the files, keep the conversation")
-	undo.Flags().BoolVar(&undoFiles.Force, "force", false, "overwrite files changed by someone else since the rewind")
-	undo.Flags().BoolVar(&undoFiles.DryRun, "dry-run", false, "print what would come back; change nothing")
-	undo.Flags().BoolVar(&undoFiles.Diffs, "diff", false, "with --dry-run: print the unified diff of every file")
+	fileFlags(undo.Flags(), &undoFiles, fileFlagHelp{
+		filesOnly: "bring back only the files, keep the conversation",
+		force:     "overwrite files changed by someone else since the rewind",
+		dryRun:    "print what would come back; change nothing",
+		diff:      "with --dry-run: print the unified diff of every file",
+	})
 
 	compact := &cobra.Command{
 		Use:   "compact ID",
@@ -588,4 +595,18 @@ matches with « ».`,
 	}
 	c.root = root
 	return c
+}
+
+// fileFlagHelp is the help of the file flags revert, restore and undo share;
+// a flag with no help is not offered (undo always brings the files back).
+type fileFlagHelp struct{ files, filesOnly, force, dryRun, diff string }
+
+func fileFlags(fs *pflag.FlagSet, o *app.FileOptions, h fileFlagHelp) {
+	if h.files != "" {
+		fs.BoolVar(&o.Files, "files", false, h.files)
+	}
+	fs.BoolVar(&o.FilesOnly, "files-only", false, h.filesOnly)
+	fs.BoolVar(&o.Force, "force", false, h.force)
+	fs.BoolVar(&o.DryRun, "dry-run", false, h.dryRun)
+	fs.BoolVar(&o.Diffs, "diff", false, h.diff)
 }
