@@ -96,6 +96,10 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 	if errors.Is(err, peers.ErrRewritten) {
 		return int(added.Load()), userErrorf(err, "stopped following %s: %s; import it again with `rewind import %s`", src.Path, peers.ErrRewritten, src.Path)
 	}
+	var cp *peers.CopyError
+	if errors.As(err, &cp) {
+		return 0, userErrorf(err, "cannot follow %s: it is a copy of %s, from which session %s was imported; follow that file", src.Path, cp.Imported, cp.SessionID)
+	}
 	if err != nil {
 		return int(added.Load()), importError(err, src.Path)
 	}

@@ -48,6 +48,9 @@ func importPeers(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, pat
 	if res.Torn > 0 {
 		skipped = append(skipped, fmt.Sprintf("%s torn last %s left for the next import", words.Thousands(res.Torn), words.Plural(res.Torn, "line", "lines")))
 	}
+	if res.Diverged > 0 {
+		skipped = append(skipped, fmt.Sprintf("%s diverging %s of sessions imported from another path skipped", words.Thousands(res.Diverged), words.Plural(res.Diverged, "copy", "copies")))
+	}
 	if len(skipped) > 0 {
 		line += "; " + strings.Join(skipped, ", ")
 	}

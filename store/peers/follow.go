@@ -37,6 +37,15 @@ type FollowOptions struct {
 // ErrRewritten: the followed file no longer starts with what was imported.
 var ErrRewritten = errors.New("the file was rewritten, not appended to")
 
+// CopyError: the followed file is a copy of a session imported from
+// another path, which it does not extend (copies.go): following it would
+// mix two files into one session.
+type CopyError struct{ Path, Imported, SessionID string }
+
+func (e *CopyError) Error() string {
+	return fmt.Sprintf("%s is a copy of %s, from which session %s was imported", e.Path, e.Imported, e.SessionID)
+}
+
 // Follow imports a growing session file as it grows: its lines so far,
 // then each append within one write (fsnotify, or polling where it cannot
 // watch), on the session's current generation (store.GrowImport), until
@@ -119,6 +128,9 @@ func (f *follower) start(ctx context.Context) error {
 	}
 	if f.file, err = regfile.Open(f.src.Path); err != nil {
 		return err
+	}
+	if ok && copyOfImported(f.src, prev) {
+		return &CopyError{Path: f.src.Path, Imported: prev.Source, SessionID: prev.SessionID}
 	}
 	if !ok {
 		// Nothing to import yet (an empty file): the session is made by

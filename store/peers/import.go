@@ -36,6 +36,7 @@ type Result struct {
 	Unknown                             int      // lines of record types not known, skipped
 	Invalid                             int      // lines that are not JSON objects, skipped
 	Torn                                int      // files whose torn last line waits for the next import
+	Diverged                            int      // copies of an imported session at another path that diverge from it, skipped (each reported once)
 	SessionIDs                          []string // rewind sessions imported or updated, in order
 }
 
@@ -48,6 +49,8 @@ type importState struct {
 	SHA256 string `json:"sha256"`
 	Gens   int    `json:"gens"`
 	Last   int    `json:"last"`
+	// Diverged are the copies at other paths reported as diverging.
+	Diverged []string `json:"diverged,omitempty"`
 }
 
 func stateOf(s *Session, data []byte) importState {
@@ -161,16 +164,19 @@ func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Res
 // parsedFile is one source read and parsed (s nil: unchanged since its
 // last import), with what that import recorded.
 type parsedFile struct {
-	src    Source
-	prev   store.KimiImport
-	seen   bool
-	old    importState
-	grown  bool // the bytes imported last time are unchanged
-	s      *Session
-	size   int // bytes read
-	state  importState
-	err    error
-	weight int64 // of the reader's budget, given back once taken
+	src   Source
+	prev  store.KimiImport
+	seen  bool
+	old   importState
+	grown bool // the bytes imported last time are unchanged
+	// diverged: a copy of the session at another path (copies.go) that
+	// is neither the imported file nor an extension of it.
+	diverged bool
+	s        *Session
+	size     int // bytes read
+	state    importState
+	err      error
+	weight   int64 // of the reader's budget, given back once taken
 }
 
 func (p *parsedFile) records() int {
@@ -207,12 +213,17 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o Options) pars
 		if p.grown && len(bytes.TrimSpace(data[p.old.Size:])) == 0 {
 			return p // unchanged
 		}
+		if !p.grown && copyOfImported(src, p.prev) {
+			p.diverged = !olderCopy(ctx, p.prev.Source, data)
+			return p
+		}
 	}
 	if p.s, err = Parse(bytes.NewReader(data), src.Origin, src.Path, o.Warn); err != nil {
 		p.err = err
 		return p
 	}
 	p.state = stateOf(p.s, data)
+	p.state.Diverged = p.old.Diverged
 	return p
 }
 
@@ -220,6 +231,9 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o Options) pars
 // session to write, with its record count.
 func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Result) (store.ImportedSession, int, error) {
 	src, s := p.src, p.s
+	if p.diverged {
+		return store.ImportedSession{}, 0, p.reportDiverged(ctx, db, o, res)
+	}
 	if s == nil {
 		res.Unchanged++
 		return store.ImportedSession{}, 0, nil
