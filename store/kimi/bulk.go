@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-
-	"golang.org/x/sync/semaphore"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/store"
@@ -59,10 +56,11 @@ type fileSig struct {
 	prefix string
 }
 
-// ImportAll imports every session of d in one process: parsed one session
-// at a time, written in batches of about BatchRecords records
-// (store.ImportSessions keeps each transaction short, so other writers wait
-// for the lock a fraction of a second). Each session is written whole or
+// ImportAll imports every session of d in one process through
+// store.BulkImport: parsed one session at a time ahead of the writer,
+// written in batches of about BatchRecords records (store.ImportSessions
+// keeps each transaction short, so other writers wait for the lock a
+// fraction of a second). Each session is written whole or
 // not at all. A session imported before (same kimi uuid) is
 // skipped when its files are unchanged; when its context file only grew,
 // the new records become a generation on top of the imported ones; when it
@@ -72,9 +70,6 @@ type fileSig struct {
 // before its session is written; sessions of earlier transactions stay
 // imported, whole, and a re-run skips them.
 func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (BulkResult, error) {
-	if o.BatchRecords <= 0 {
-		o.BatchRecords = 20000
-	}
 	var res BulkResult
 	var total int64
 	for _, s := range d.Sources {
@@ -84,68 +79,17 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			}
 		}
 	}
-	var batch []store.ImportedSession
-	var sizes []batchSize // of each session of the batch
-	var scanned int64     // bytes of the sessions read so far (Progress)
-	batchRecords := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		// The batch holds sessions newest first (Discover's order), and
-		// goes to the store oldest first: ImportSessions ranks the sessions
-		// of a call in search in the order given, below those of earlier
-		// calls.
-		slices.Reverse(batch)
-		slices.Reverse(sizes)
-		out, err := db.ImportSessions(ctx, batch)
-		for i, s := range out { // on an error, the sessions committed before it
-			if s.ID == "" { // another import running at once took it first
-				res.Unchanged++
-				continue
-			}
-			res.SessionIDs = append(res.SessionIDs, s.ID)
-			res.Records += sizes[i].records
-			res.Bytes += sizes[i].bytes
-			res.Imported++
-		}
-		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
-		return err
-	}
+	var scanned int64 // bytes of the sessions read so far (Progress)
 	popts := ParseOptions{SkipTorn: true, SkipInvalid: o.SkipInvalid, MaxLine: o.MaxLine, Warn: func(e *LineError) {
 		if o.Warn != nil {
 			o.Warn(e.Error())
 		}
 	}}
-	// Reading and parsing (one goroutine) overlap with writing (this one):
-	// on two cores the import is bounded by the slower of the two. The
-	// reader may have up to two batches of records parsed and not yet
-	// taken, so that it parses the next batch while one is written (with a
-	// few sessions ahead, the two took turns), and memory stays bounded.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ahead := int64(2 * o.BatchRecords)
-	budget := semaphore.NewWeighted(ahead)
-	parsed := make(chan parsedSession, 1024)
-	go func() {
-		defer close(parsed)
-		for _, src := range d.Sources {
-			p := readAndParse(ctx, db, src, popts)
-			p.weight = min(max(int64(p.records()), 1), ahead)
-			if budget.Acquire(ctx, p.weight) != nil {
-				return
-			}
-			parsed <- p
-			if p.err != nil {
-				return
-			}
-		}
-	}()
-	for p := range parsed {
-		budget.Release(p.weight)
-		if p.err != nil {
-			return res, p.err
-		}
+	read := func(ctx context.Context, i int) (parsedSession, int, error) {
+		p := readAndParse(ctx, db, d.Sources[i], popts)
+		return p, p.records(), p.err
+	}
+	take := func(ctx context.Context, p parsedSession, batch *store.ImportBatch) error {
 		src := p.src
 		var size int64
 		for _, s := range p.sigs {
@@ -166,7 +110,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			k.SessionID = p.prev.SessionID
 			_, ok, err := db.ExtendImport(ctx, p.prev, k, grown, cur)
 			if err != nil {
-				return res, fmt.Errorf("import %s: %w", src.Path, err)
+				return fmt.Errorf("import %s: %w", src.Path, err)
 			}
 			if !ok { // another import updated it since it was read
 				res.Unchanged++
@@ -183,44 +127,39 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 				break
 			}
 			is.Kimi = &k
-			batch, sizes = append(batch, is), append(sizes, batchSize{n, size})
-			if batchRecords += n; batchRecords >= o.BatchRecords {
-				if err := flush(); err != nil {
-					return res, fmt.Errorf("import: %w", err)
+			err := batch.Add(ctx, is, n, func(s store.Session) {
+				if s.ID == "" { // another import running at once took it first
+					res.Unchanged++
+					return
 				}
+				res.SessionIDs = append(res.SessionIDs, s.ID)
+				res.Records += n
+				res.Bytes += size
+				res.Imported++
+			})
+			if err != nil {
+				return err
 			}
 		}
 		if o.Progress != nil {
 			o.Progress(scanned, total)
 		}
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if err := flush(); err != nil {
-		return res, fmt.Errorf("import: %w", err)
-	}
-	return res, nil
-}
-
-// batchSize is what a session of a batch counts for in BulkResult once
-// it is written.
-type batchSize struct {
-	records int
-	bytes   int64
+	err := store.BulkImport(ctx, db, o.BatchRecords, len(d.Sources), read, take)
+	return res, err
 }
 
 // parsedSession is one source read and parsed, with what the last import
 // of it recorded.
 type parsedSession struct {
-	src    Source
-	prev   store.KimiImport
-	seen   bool
-	old    []fileSig
-	sigs   []fileSig
-	files  []File
-	err    error
-	weight int64 // of the reader's budget, given back once written
+	src   Source
+	prev  store.KimiImport
+	seen  bool
+	old   []fileSig
+	sigs  []fileSig
+	files []File
+	err   error
 }
 
 func (p *parsedSession) records() int {

@@ -7,9 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
-
-	"golang.org/x/sync/semaphore"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
 	"github.com/rewind-agent/rewind/store"
@@ -63,102 +60,58 @@ func stateOf(s *Session, data []byte) importState {
 }
 
 // ImportAll imports the sources (from Detect) into db with the store's
-// import machinery: new sessions in batches through store.ImportSessions
+// import machinery (store.BulkImport): new sessions in batches through
+// store.ImportSessions
 // (short transactions, a large session hidden until whole), a file
 // imported before and unchanged skipped after hashing it, a file that grew
 // adding only its new lines' records (store.GrowImport), a file rewritten
 // otherwise becoming a new generation of its session.
 func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Result, error) {
-	if o.BatchRecords <= 0 {
-		o.BatchRecords = 20000
-	}
 	var res Result
 	var total, done int64
 	for _, s := range srcs {
 		total += s.Size
 	}
-	var batch []store.ImportedSession
-	var sizes []int64
-	batchRecords := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		// Newest first in, oldest first to the store (its ids rank them).
-		slices.Reverse(batch)
-		slices.Reverse(sizes)
-		out, err := db.ImportSessions(ctx, batch)
-		for i, s := range out {
-			if s.ID == "" {
-				res.Unchanged++
-				continue
-			}
-			res.Imported++
-			res.Records += batch[i].Kimi.Records
-			res.Bytes += sizes[i]
-			res.SessionIDs = append(res.SessionIDs, s.ID)
-		}
-		batch, sizes, batchRecords = batch[:0], sizes[:0], 0
-		return err
+	read := func(ctx context.Context, i int) (parsedFile, int, error) {
+		p := readAndParse(ctx, db, srcs[i], o)
+		return p, p.records(), p.err
 	}
-	// Reading and parsing (one goroutine) overlap with writing (this one),
-	// as kimi's ImportAll: the reader stays at most two batches ahead.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ahead := int64(2 * o.BatchRecords)
-	budget := semaphore.NewWeighted(ahead)
-	parsed := make(chan parsedFile, 64)
-	go func() {
-		defer close(parsed)
-		for _, src := range srcs {
-			p := readAndParse(ctx, db, src, o)
-			p.weight = min(max(int64(p.records()), 1), ahead)
-			if budget.Acquire(ctx, p.weight) != nil {
-				return
-			}
-			parsed <- p
-			if p.err != nil {
-				return
-			}
-		}
-	}()
-	for p := range parsed {
-		budget.Release(p.weight)
-		if p.err != nil {
-			return res, p.err
-		}
+	take := func(ctx context.Context, p parsedFile, batch *store.ImportBatch) error {
 		src := p.src
-		if src.Parent != "" && len(batch) > 0 {
+		if src.Parent != "" {
 			// A sub-agent's session names its parent's: the parents
 			// (listed first) are written before.
-			if err := flush(); err != nil {
-				return res, fmt.Errorf("import: %w", err)
+			if err := batch.Flush(ctx); err != nil {
+				return err
 			}
 		}
 		is, n, err := p.write(ctx, db, o, &res)
 		if err != nil {
-			return res, err
+			return err
 		}
 		done += src.Size
 		if n > 0 {
-			batch, sizes = append(batch, is), append(sizes, src.Size)
-			if batchRecords += n; batchRecords >= o.BatchRecords {
-				if err := flush(); err != nil {
-					return res, fmt.Errorf("import: %w", err)
+			err := batch.Add(ctx, is, n, func(s store.Session) {
+				if s.ID == "" {
+					res.Unchanged++
+					return
 				}
+				res.Imported++
+				res.Records += n
+				res.Bytes += src.Size
+				res.SessionIDs = append(res.SessionIDs, s.ID)
+			})
+			if err != nil {
+				return err
 			}
 		}
 		if o.Progress != nil {
 			o.Progress(done, total)
 		}
+		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	if err := flush(); err != nil {
-		return res, fmt.Errorf("import: %w", err)
-	}
-	return res, nil
+	err := store.BulkImport(ctx, db, o.BatchRecords, len(srcs), read, take)
+	return res, err
 }
 
 // parsedFile is one source read and parsed (s nil: unchanged since its
@@ -176,7 +129,6 @@ type parsedFile struct {
 	size     int // bytes read
 	state    importState
 	err      error
-	weight   int64 // of the reader's budget, given back once taken
 }
 
 func (p *parsedFile) records() int {
