@@ -21,8 +21,16 @@ type claudeParser struct {
 	usageOf map[string]bool
 	// compacting: a compact_boundary waits for its summary record.
 	compacting bool
-	side       map[string]*claudeParser // sidechains (older versions), by agent id
-	sideB      map[string]*builder
+	// The sidechains written into this file (older versions): their
+	// parsers and builders by name, the name each record's uuid went to
+	// (a record continues its parent's sidechain), and the sub-agent
+	// calls of this file by prompt (a sidechain's first prompt is its
+	// call's).
+	side     map[string]*claudeParser
+	sideB    map[string]*builder
+	sideOf   map[string]string
+	tasks    map[string]Sidechain
+	firstMsg string // the first prompt's text
 	// subFile: the file is a sub-agent's own (its first message record is
 	// a sidechain's), read as a session; decided: that record was read.
 	subFile, decided bool
@@ -135,25 +143,59 @@ func (p *claudeParser) line(b *builder, raw []byte) error {
 	return nil
 }
 
+// sidechain parses a sub-agent's record written into its parent's file.
+// A record whose parent record is a sidechain's continues it; any other
+// starts one (Claude Code 1.0 names none: its sidechains start with a
+// record without a parent, and two may interleave).
 func (p *claudeParser) sidechain(b *builder, l claudeLine, raw []byte) error {
-	if b.s.Sidechains == nil {
-		b.s.Sidechains = map[string]*Session{}
-		p.side, p.sideB = map[string]*claudeParser{}, map[string]*builder{}
+	if p.side == nil {
+		p.side, p.sideB, p.sideOf = map[string]*claudeParser{}, map[string]*builder{}, map[string]string{}
 	}
-	id := l.AgentID
-	if id == "" {
-		id = "sidechain"
+	name := ""
+	if l.AgentID != "" {
+		name = "agent-" + l.AgentID
+	} else if l.ParentUUID != nil {
+		name = p.sideOf[*l.ParentUUID]
 	}
-	sp, ok := p.side[id]
+	if name == "" {
+		name = fmt.Sprintf("sidechain-%d", len(b.s.Sidechains)+1)
+	}
+	if l.UUID != "" {
+		p.sideOf[l.UUID] = name
+	}
+	sp, ok := p.side[name]
 	if !ok {
 		sp = newClaudeParser()
-		p.side[id] = sp
-		b.s.Sidechains[id] = &Session{Origin: b.s.Origin, Path: b.s.Path, Unknown: map[string]int{}}
-		p.sideB[id] = &builder{s: b.s.Sidechains[id]}
+		sp.subFile, sp.decided = true, true
+		s := &Session{Origin: b.s.Origin, Path: b.s.Path, Unknown: map[string]int{}, Side: &Sidechain{Name: name}}
+		p.side[name], p.sideB[name] = sp, &builder{s: s}
+		b.s.Sidechains = append(b.s.Sidechains, s)
 	}
-	sb := p.sideB[id]
-	sp.subFile, sp.decided = true, true
-	return sp.line(sb, raw)
+	sb := p.sideB[name]
+	err := sp.line(sb, raw)
+	if side := sb.s.Side; side.CallID == "" && sp.firstMsg != "" {
+		if t, ok := p.tasks[sp.firstMsg]; ok {
+			t.Name = side.Name
+			*side = t
+		}
+	}
+	return err
+}
+
+// subagentCall notes a Task or Agent call, whose prompt starts a sidechain.
+func (p *claudeParser) subagentCall(id string, input json.RawMessage) {
+	var in struct {
+		Description  string `json:"description"`
+		Prompt       string `json:"prompt"`
+		SubagentType string `json:"subagent_type"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Prompt == "" {
+		return
+	}
+	if p.tasks == nil {
+		p.tasks = map[string]Sidechain{}
+	}
+	p.tasks[in.Prompt] = Sidechain{CallID: id, Type: in.SubagentType, Description: in.Description}
 }
 
 func (p *claudeParser) user(b *builder, l claudeLine) error {
@@ -205,6 +247,9 @@ func (p *claudeParser) user(b *builder, l claudeLine) error {
 			}
 		}
 	}
+	if p.firstMsg == "" {
+		p.firstMsg = text
+	}
 	b.prompt(text)
 	return nil
 }
@@ -251,6 +296,9 @@ func (p *claudeParser) assistant(b *builder, l claudeLine) error {
 				args = "{}"
 			}
 			calls = append(calls, translateCall(bl.ID, bl.Name, args))
+			if bl.Name == "Task" || bl.Name == "Agent" {
+				p.subagentCall(bl.ID, bl.Input)
+			}
 		case "redacted_thinking":
 		default:
 			b.s.Unknown["assistant/"+bl.Type]++

@@ -20,7 +20,8 @@
 //     record of a compaction, and bookkeeping (queue-operation, attachment,
 //     last-prompt, mode, file-history-snapshot, ...), skipped. A sub-agent's
 //     records (isSidechain) are in <session uuid>/subagents/agent-*.jsonl
-//     (older versions wrote them into the session file).
+//     (1.0 wrote them into the session file: Session.Sidechains, imported
+//     as sub-agent sessions too, sidechains.go).
 //
 // # Mapping
 //

@@ -184,7 +184,7 @@ func (f *follower) readMore(ctx context.Context) (bool, error) {
 // write adds the records parsed since the last write.
 func (f *follower) write(ctx context.Context) error {
 	s := f.parser.b.s
-	st := importState{Size: s.Consumed, SHA256: hex.EncodeToString(f.hash.Sum(nil)), Gens: len(s.Gens)}
+	st := importState{Size: s.Consumed, SHA256: hex.EncodeToString(f.hash.Sum(nil)), Gens: len(s.Gens), Sidechains: len(s.Sidechains)}
 	if len(s.Gens) > 0 {
 		st.Last = len(s.Gens[len(s.Gens)-1].Records)
 	}
@@ -206,7 +206,7 @@ func (f *follower) write(ctx context.Context) error {
 				f.o.Started(k.SessionID)
 			}
 		}
-		return nil
+		return f.writeSides(ctx, st)
 	}
 	n, ok, err := grow(ctx, f.db, f.prev, k, s, f.state, true)
 	if err != nil {
@@ -219,6 +219,24 @@ func (f *follower) write(ctx context.Context) error {
 	f.prev, f.state = k, st
 	if n > 0 && f.o.Grew != nil {
 		f.o.Grew(n)
+	}
+	return f.writeSides(ctx, st)
+}
+
+// writeSides writes what the sub-agent runs written into the file gained
+// (sidechains.go), as an import of the file does.
+func (f *follower) writeSides(ctx context.Context, st importState) error {
+	s := f.parser.b.s
+	if len(s.Sidechains) == 0 {
+		return nil
+	}
+	p := parsedFile{src: f.src, s: s, state: st}
+	if err := p.sideFiles(ctx, f.db, nil); err != nil {
+		return err
+	}
+	var res Result
+	if err := p.writeSides(ctx, f.db, f.o.Options, &res); err != nil {
+		return fmt.Errorf("follow %s: %w", f.src.Path, err)
 	}
 	return nil
 }

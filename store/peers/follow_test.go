@@ -21,7 +21,7 @@ import (
 // its writer gone.
 func TestFollowImportsEachAppend(t *testing.T) {
 	t.Parallel()
-	for _, fx := range []struct{ origin, path string }{fixtures[1], fixtures[4]} {
+	for _, fx := range []struct{ origin, path string }{fixtures[1], fixtures[4], fixtures[9]} {
 		whole, err := os.ReadFile(filepath.Join("testdata", fx.path))
 		if err != nil {
 			t.Fatal(err)
@@ -113,9 +113,25 @@ func TestFollowImportsEachAppend(t *testing.T) {
 			t.Errorf("%s: followed to %d generations and %d records, want %d and %d as a whole import", fx.path,
 				len(gens), viewLen(t, db, id), len(full.Gens), len(full.Gens[len(full.Gens)-1].Records))
 		}
+		// Sub-agent runs written into the file (Claude Code 1.0) are its
+		// sub-agent sessions, as an import makes them.
+		kids, err := db.SubagentsOf(context.Background(), []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) != len(full.Sidechains) {
+			t.Errorf("%s: followed to %d sub-agent sessions, want %d", fx.path, len(kids), len(full.Sidechains))
+		}
+		for _, k := range kids {
+			for _, sc := range full.Sidechains {
+				if sc.Side.CallID == k.SubagentCall && viewLen(t, db, k.ID) != len(sc.Gens[len(sc.Gens)-1].Records) {
+					t.Errorf("%s: sub-agent %s has %d records, want %d", fx.path, k.Title, viewLen(t, db, k.ID), len(sc.Gens[len(sc.Gens)-1].Records))
+				}
+			}
+		}
 		// A later import of the same file finds nothing new.
 		res, err := ImportAll(context.Background(), db, d.Sources, Options{})
-		if err != nil || res.Unchanged != 1 {
+		if err != nil || res.Unchanged != 1+len(full.Sidechains) {
 			t.Errorf("import after following: %+v %v", res, err)
 		}
 	}

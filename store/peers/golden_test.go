@@ -24,6 +24,8 @@ var fixtures = []struct{ origin, path string }{
 	{store.OriginClaude, "claude-home/projects/-tmp-peers-fx-cwork/2f15f261-12c0-4075-9706-736eab7cef2c.jsonl"},
 	{store.OriginClaude, "claude-home/projects/-tmp-peers-fx-cwork/2f15f261-12c0-4075-9706-736eab7cef2c/subagents/agent-a2d501a34712702a2.jsonl"},
 	{store.OriginClaude, "claude-home/projects/-tmp-peers-fx-cwork/f83ea86d-c9af-4e7d-b2b4-4162f39a89a6.jsonl"},
+	{store.OriginClaude, "claude-1.0-home/projects/-tmp-peers-old-fx-owork/d363673b-8b91-43e1-bf8a-f9f9fc444a63.jsonl"},
+	{store.OriginClaude, "claude-1.0-home/projects/-tmp-peers-old-fx-owork/22db6885-bb01-4061-b2bb-47a323fac1a5.jsonl"},
 }
 
 func parseFixture(t testing.TB, origin, rel string) *Session {
@@ -73,13 +75,8 @@ func render(s *Session) string {
 			}
 		}
 	}
-	var side []string
-	for id := range s.Sidechains {
-		side = append(side, id)
-	}
-	sort.Strings(side)
-	for _, id := range side {
-		fmt.Fprintf(&b, "sidechain %s\n%s", id, render(s.Sidechains[id]))
+	for _, sc := range s.Sidechains {
+		fmt.Fprintf(&b, "sidechain %+v\n%s", *sc.Side, render(sc))
 	}
 	return b.String()
 }

@@ -48,11 +48,13 @@ type importState struct {
 	Last   int    `json:"last"`
 	// Diverged are the copies at other paths reported as diverging.
 	Diverged []string `json:"diverged,omitempty"`
+	// Sidechains counts the sub-agent runs in the file (sidechains.go).
+	Sidechains int `json:"sidechains,omitempty"`
 }
 
 func stateOf(s *Session, data []byte) importState {
 	sum := sha256.Sum256(data[:s.Consumed])
-	st := importState{Size: s.Consumed, SHA256: hex.EncodeToString(sum[:]), Gens: len(s.Gens)}
+	st := importState{Size: s.Consumed, SHA256: hex.EncodeToString(sum[:]), Gens: len(s.Gens), Sidechains: len(s.Sidechains)}
 	if len(s.Gens) > 0 {
 		st.Last = len(s.Gens[len(s.Gens)-1].Records)
 	}
@@ -125,6 +127,7 @@ type parsedFile struct {
 	// diverged: a copy of the session at another path (copies.go) that
 	// is neither the imported file nor an extension of it.
 	diverged bool
+	sides    []parsedFile // the sub-agent runs written into the file (sidechains.go)
 	s        *Session
 	size     int // bytes read
 	state    importState
@@ -176,6 +179,9 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o Options) pars
 	}
 	p.state = stateOf(p.s, data)
 	p.state.Diverged = p.old.Diverged
+	if err := p.sideFiles(ctx, db, data); err != nil {
+		p.err = err
+	}
 	return p
 }
 
@@ -187,7 +193,7 @@ func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Re
 		return store.ImportedSession{}, 0, p.reportDiverged(ctx, db, o, res)
 	}
 	if s == nil {
-		res.Unchanged++
+		res.Unchanged += 1 + p.old.Sidechains
 		return store.ImportedSession{}, 0, nil
 	}
 	res.Unknown += unknownLines(s)
@@ -204,12 +210,15 @@ func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Re
 		}
 		if !ok || n == 0 {
 			res.Unchanged++
-			return store.ImportedSession{}, 0, nil
+		} else {
+			res.Updated++
+			res.Records += n
+			res.Bytes += int64(p.size)
+			res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
 		}
-		res.Updated++
-		res.Records += n
-		res.Bytes += int64(p.size)
-		res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
+		if ok {
+			return store.ImportedSession{}, 0, p.writeSides(ctx, db, o, res)
+		}
 		return store.ImportedSession{}, 0, nil
 	}
 	n := s.Records()
@@ -226,6 +235,12 @@ func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Re
 		} else if ok {
 			is.Session.Subagent = store.SubagentOrigin{Of: p.SessionID, CallID: src.ToolUseID, Type: src.AgentType}
 		}
+	}
+	if len(p.sides) > 0 {
+		if err := importNow(ctx, db, is, n, int64(p.size), res); err != nil {
+			return store.ImportedSession{}, 0, err
+		}
+		return store.ImportedSession{}, 0, p.writeSides(ctx, db, o, res)
 	}
 	return is, n, nil
 }

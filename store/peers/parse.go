@@ -34,9 +34,19 @@ type Session struct {
 	Consumed int64
 	Torn     bool
 	// Sidechains are Claude Code sub-agent runs written into the session
-	// file (older versions), by agent id; a newer version's are files of
-	// their own (Source.Parent).
-	Sidechains map[string]*Session
+	// file (1.0 and other older versions), in the order they start; a
+	// newer version's are files of their own (Source.Parent). Each has
+	// Side set.
+	Sidechains []*Session
+	Side       *Sidechain
+}
+
+// Sidechain is a sub-agent run written into its parent's file: its name
+// under the parent and the parent's call that started it (the Task or
+// Agent call whose prompt is the run's first prompt), when found.
+type Sidechain struct {
+	Name                      string // "agent-<id>", or "sidechain-N" in the order they start
+	CallID, Type, Description string
 }
 
 // Records counts the records of every generation.
