@@ -1,15 +1,17 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/rewind-agent/rewind/soul"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/agentspec"
+	"github.com/rewind-agent/rewind/store"
 )
 
 // Where the agent comes from (issue 21 §3), first found wins: --agent or
@@ -62,18 +64,40 @@ func (c Config) StartAgent() (*agentspec.Agent, error) {
 	return agentspec.Default(), nil
 }
 
-// SessionAgent is the agent a session goes on with: start (StartAgent)
-// when a flag named it or the session recorded none, else the one it was
-// started with (stored, a built-in's name or a file's path), loaded again.
-func (c Config) SessionAgent(sessionID, stored string, start *agentspec.Agent) (*agentspec.Agent, error) {
-	if c.AgentFromFlag || stored == "" || stored == start.Ref {
-		return start, nil
-	}
-	a, err := loadAgentRef(stored, c.WorkDir)
+// SessionAgent is the agent sess goes on with: start (StartAgent) when a
+// flag named it or the session recorded none, else the one it was started
+// with (a built-in's name or a file's path), loaded again. A sub-agent
+// session runs as its type of that agent (the agent file that defines its
+// type, which it records; a child from before it did takes its parent's),
+// so opening it directly keeps its prompt and tools.
+func (c Config) SessionAgent(ctx context.Context, db *store.DB, sess store.Session, start *agentspec.Agent) (*agentspec.Agent, error) {
+	stored, err := db.SessionAgent(ctx, sess.ID)
 	if err != nil {
-		return nil, agentError(fmt.Errorf("session %s was started with the agent %s, which does not load now: %v; fix it, or resume with --agent NAME or --agent-file PATH", shortSessionID(sessionID), stored, err))
+		return nil, err
 	}
-	return a, nil
+	child := sess.SubagentOf != ""
+	if stored == "" && child {
+		stored, _ = db.SessionAgent(ctx, sess.SubagentOf) // a parent gone: the start agent
+	}
+	a := start
+	if !c.AgentFromFlag && stored != "" && stored != start.Ref {
+		if a, err = loadAgentRef(stored, c.WorkDir); err != nil {
+			return nil, agentError(fmt.Errorf("session %s was started with the agent %s, which does not load now: %v; fix it, or resume with --agent NAME or --agent-file PATH", shortSessionID(sess.ID), stored, err))
+		}
+	}
+	if !child {
+		return a, nil
+	}
+	if sub, ok := a.Subagent(sess.SubagentType); ok {
+		return sub, nil
+	}
+	if stored == "" {
+		// Nothing recorded (an imported sub-agent, say, of a type rewind
+		// does not define): it goes on as a session of its own.
+		return a, nil
+	}
+	return nil, agentError(fmt.Errorf("session %s is a %s sub-agent of the agent %s, which defines no %s now: add it to the subagents of %s, or continue it with --agent NAME or --agent-file PATH of an agent that defines it",
+		shortSessionID(sess.ID), sess.SubagentType, a.Label(c.WorkDir), sess.SubagentType, a.File))
 }
 
 // loadAgentRef loads an agent by what a session recorded of it.

@@ -80,12 +80,8 @@ func Print(ctx context.Context, rt *Runtime, o PrintOptions) (err error) {
 	}
 	agent := start
 	if o.SessionID != "" || o.Continue {
-		stored, err := db.SessionAgent(ctx, sess.ID)
-		if err != nil {
+		if agent, err = cfg.SessionAgent(ctx, db, sess, start); err != nil {
 			return storeError(err, sess.ID, "")
-		}
-		if agent, err = cfg.SessionAgent(sess.ID, stored, start); err != nil {
-			return err
 		}
 	}
 	if w := agent.Warning(); w != "" {

@@ -46,7 +46,7 @@ func (h *subagentHost) StartSubagent(ctx context.Context, r soul.SubagentStart) 
 		}
 	} else {
 		err = h.db.RetryBusy(ctx, func() (err error) {
-			sess, err = h.db.CreateSession(store.LockWait(ctx), store.NewSession{Title: r.Description, WorkDir: r.WorkDir, Model: r.Model,
+			sess, err = h.db.CreateSession(store.LockWait(ctx), store.NewSession{Title: r.Description, WorkDir: r.WorkDir, Model: r.Model, Agent: r.Agent,
 				Subagent: store.SubagentOrigin{Of: r.Parent, CallID: r.CallID, Type: r.Type}})
 			return err
 		})

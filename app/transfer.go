@@ -111,9 +111,7 @@ func systemPromptOf(ctx context.Context, db *store.DB, cfg Config, s store.Sessi
 	sc := soulConfig(cfg)
 	sc.Instructions, _ = instructions.Load(cfg.Home, dir)
 	if start, err := cfg.StartAgent(); err == nil {
-		if stored, err := db.SessionAgent(ctx, s.ID); err == nil {
-			sc.Agent, _ = cfg.SessionAgent(s.ID, stored, start)
-		}
+		sc.Agent, _ = cfg.SessionAgent(ctx, db, s, start)
 	}
 	return soul.SystemPrompt(sc, dir)
 }

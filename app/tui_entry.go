@@ -153,7 +153,9 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 	o.Soul.Subagents = SubagentsConfig(db, cfg)
 	if agent != nil {
 		o.Agent = agent
-		o.AgentOf = func(id, stored string) (*agentspec.Agent, error) { return cfg.SessionAgent(id, stored, agent) }
+		o.AgentOf = func(ctx context.Context, s store.Session) (*agentspec.Agent, error) {
+			return cfg.SessionAgent(ctx, db, s, agent)
+		}
 		if w := agent.Warning(); w != "" {
 			o.Notice = strings.TrimPrefix(o.Notice+" · "+w, " · ")
 		}

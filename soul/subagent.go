@@ -64,6 +64,10 @@ type SubagentStart struct {
 	Description string // the title of a new session
 	WorkDir     string
 	Model       string
+	// Agent is the parent's agent (agentspec.Agent.Ref), the file that
+	// defines Type: a new session records it, so opening the child on its
+	// own runs it as that type again.
+	Agent string
 	// Resume continues this earlier sub-agent session instead of creating
 	// one; its stored type wins over Type.
 	Resume string
@@ -360,7 +364,7 @@ func (s *Soul) runSubagent(ctx context.Context, callID string, a agentArgs, type
 	s.mu.Unlock()
 	run, err := s.cfg.Subagents.Host.StartSubagent(ctx, SubagentStart{
 		Parent: s.sessionID, CallID: callID, Type: ty.name, Description: strings.TrimSpace(a.Description),
-		WorkDir: s.workDir, Model: client.Model(), Resume: a.Resume,
+		WorkDir: s.workDir, Model: client.Model(), Agent: s.cfg.agent().Ref, Resume: a.Resume,
 	})
 	if err != nil {
 		return toolError("Agent failed", "The sub-agent could not start: %v", err)

@@ -47,9 +47,10 @@ type Options struct {
 	// Agent is the agent new sessions start with (nil: the built-in
 	// default); each session's soul gets its prompt and Tools narrowed to
 	// its tools. AgentOf, when set, is the agent a session goes on with
-	// given the one it recorded (app.Config.SessionAgent); nil: Agent.
+	// (app.Config.SessionAgent: the one it recorded, a sub-agent its type
+	// of it); nil: Agent.
 	Agent   *agentspec.Agent
-	AgentOf func(sessionID, stored string) (*agentspec.Agent, error)
+	AgentOf func(ctx context.Context, sess store.Session) (*agentspec.Agent, error)
 	// MCP are the MCP servers, already starting; their tools are in Tools
 	// (through tools.Set.WithSource). nil: none. The caller closes it.
 	MCP *mcp.Manager

@@ -146,11 +146,7 @@ func (c *Controller) onWorkerAgent(ctx context.Context, sess store.Session) (*ag
 	if c.opts.AgentOf == nil {
 		return c.opts.Agent, ""
 	}
-	stored, err := c.db.SessionAgent(ctx, sess.ID)
-	if err != nil {
-		return c.opts.Agent, ""
-	}
-	a, err := c.opts.AgentOf(sess.ID, stored)
+	a, err := c.opts.AgentOf(ctx, sess)
 	if err != nil {
 		return c.opts.Agent, oneLine(err.Error(), 300) + " · running " + c.opts.Agent.Name
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,4 +172,75 @@ func TestPrintSubagentRoundTrip(t *testing.T) {
 	if child := reqs[len(reqs)-2]; !containsIn(messagesText(child), "write notes.txt saying hi") {
 		t.Errorf("the resumed child lost its context: %v", messagesText(child))
 	}
+}
+
+// TestSubagentSessionKeepsItsType: a sub-agent session continued on its
+// own (-p --session CHILD) runs as its sub-agent type, with that type's
+// prompt and tools, never the Agent tool or SendDMail, and not as the
+// agent the workspace would start; a child written before children
+// recorded their agent goes on with its parent's agent file's type.
+func TestSubagentSessionKeepsItsType(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	e := newEnv(t).withServer(srv)
+	agents := t.TempDir()
+	writeFiles(t, agents, map[string]string{
+		"main.yaml": "version: 1\nagent:\n  name: lead\n  system_prompt_path: ./lead.md\n  tools: [Agent, ReadFile, WriteFile, SendDMail]\n" +
+			"  subagents:\n    scout:\n      path: ./scout.yaml\n      description: reads around\n",
+		"lead.md":    "I am the lead.\n",
+		"scout.yaml": "version: 1\nagent:\n  extend: ./main.yaml\n  system_prompt_path: ./scout.md\n  allowed_tools: [ReadFile, SendDMail]\n",
+		"scout.md":   "I am the scout.\n",
+	})
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("call_agent", "Agent", map[string]any{"description": "look around", "prompt": "look around", "subagent_type": "scout"})),
+		llmtest.Text("nothing here"),
+		llmtest.Text("the scout found nothing"),
+	)
+	e.mustOK("-p", "delegate", "--agent-file", filepath.Join(agents, "main.yaml"), "--yolo")
+	var childID, parentID string
+	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+		if s["subagent_of"] != nil {
+			childID = s["id"].(string)
+		} else {
+			parentID = s["id"].(string)
+		}
+	}
+	if childID == "" {
+		t.Fatal("no sub-agent session")
+	}
+	asScout := func(what string, req llmtest.Request) {
+		t.Helper()
+		if p := systemPrompt(t, req); !strings.HasPrefix(p, "I am the scout.") {
+			t.Errorf("%s: system prompt %.100q, want the scout's", what, p)
+		}
+		if got := req.ToolNames(); !slices.Equal(got, []string{"ReadFile"}) {
+			t.Errorf("%s: tools %v, want only ReadFile (never Agent or SendDMail)", what, got)
+		}
+	}
+	asScout("the sub-agent's own run", srv.Requests()[1])
+
+	srv.Enqueue(llmtest.Text("still nothing"))
+	e.mustOK("-p", "go on", "--session", childID, "--yolo")
+	asScout("-p --session CHILD", srv.Requests()[3])
+
+	// A child from before children recorded their agent: its parent's.
+	ctx := context.Background()
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := db.CreateSession(ctx, store.NewSession{Title: "old scout", WorkDir: e.workDir, Model: "test-model",
+		Subagent: store.SubagentOrigin{Of: parentID, CallID: "call_old", Type: "scout"}})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(llmtest.Text("old news"))
+	e.mustOK("-p", "go on", "--session", old.ID, "--yolo")
+	asScout("an old child", srv.Requests()[4])
+
+	// A type the agent no longer defines is one line and exit 2.
+	writeFiles(t, agents, map[string]string{"main.yaml": "version: 1\nagent:\n  name: lead\n  system_prompt_path: ./lead.md\n  tools: [Agent, ReadFile]\n"})
+	r := e.run("-p", "go on", "--session", childID)
+	expectError(t, r, 2, "scout", "main.yaml")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -206,6 +207,11 @@ func load(l loc, fallbackName string) (*Agent, error) {
 		}
 		child.Name = s.Name
 		child.Description = s.Description
+		// A sub-agent starts no sub-agents and has no checkpoints of its
+		// parent's to send a D-Mail to, whatever its file lists; nor does
+		// its session opened on its own.
+		child.Tools = slices.DeleteFunc(child.Tools, func(t string) bool { return t == "Agent" || t == "SendDMail" })
+		child.Subagents = nil
 		a.children[s.Name] = child
 	}
 	return a, nil
