@@ -162,19 +162,97 @@ func (c *Controller) onUIOpenSubagent(info views.ToolCallInfo) {
 	}
 	parent, call := o.sess.ID, info.ID
 	c.onWorker(func() {
-		kids, err := c.db.SubagentsOf(c.ctx, []string{parent})
+		id, err := subagentOfCall(c.ctx, c.db, parent, call)
 		c.onUIThreadAsync(func() {
-			if err != nil {
+			switch {
+			case err != nil:
 				c.setMessage("cannot find the sub-agent's session: "+oneLine(err.Error(), 120), true)
-				return
+			case id == "":
+				c.setMessage("this Agent call has no session of its own (it did not start)", false)
+			default:
+				c.watch.onUIWatch(id)
 			}
-			for _, k := range kids {
-				if k.SubagentCall == call {
-					c.watch.onUIWatch(k.ID)
-					return
-				}
-			}
-			c.setMessage("this Agent call has no session of its own (it did not start)", false)
 		})
 	})
+}
+
+// subagentOfCall is the child session the parent's Agent call started
+// ("" when it did not start one).
+func subagentOfCall(ctx context.Context, db *store.DB, parent, call string) (string, error) {
+	kids, err := db.SubagentsOf(ctx, []string{parent})
+	if err != nil {
+		return "", err
+	}
+	for _, k := range kids {
+		if k.SubagentCall == call {
+			return k.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// subagentReplayRecords bounds how much of a child's conversation the pane
+// replays (its tail; the pane keeps less).
+const subagentReplayRecords = 400
+
+// onUIReplaySubagent shows, for an Agent row whose run this process did
+// not see (a reopened parent), the child's conversation in the tool
+// output pane as it streamed there live: read from the child's session on
+// a worker, shown if the row is still the pane's.
+func (c *Controller) onUIReplaySubagent(it views.Item) {
+	if _, live := c.tp.outputs[it.ID]; live || !isAgentTool(it.ToolName) {
+		return
+	}
+	o := c.cur()
+	if o == nil {
+		return
+	}
+	parent, call := o.sess.ID, it.ID
+	c.onWorker(func() {
+		id, err := subagentOfCall(c.ctx, c.db, parent, call)
+		if err != nil || id == "" {
+			return // the pane keeps the call's stored result
+		}
+		v, err := c.db.ViewBefore(c.ctx, id, -1, store.ViewPos{}, subagentReplayRecords)
+		if err != nil {
+			return
+		}
+		text := subagentReplayText(viewItems(v))
+		c.onUIThreadAsync(func() {
+			if text != "" && c.SessionID() == parent && c.tp.pane.Tool().ID == call {
+				c.tp.pane.SetOutput(text)
+			}
+		})
+	})
+}
+
+// subagentReplayText is a stored child conversation as the tool output
+// pane shows a running one (subagentPaneText): its answers, each tool call
+// with its output and mark; its prompt is the Agent call's own argument.
+func subagentReplayText(items []views.Item) string {
+	var b strings.Builder
+	for _, it := range items {
+		switch it.Kind {
+		case views.ItemAssistant:
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(it.Text + "\n")
+		case views.ItemTool:
+			arg := ""
+			if it.KeyArg != "" {
+				arg = " " + oneLine(it.KeyArg, 80)
+			}
+			b.WriteString("\n▸ " + it.ToolName + arg + "\n")
+			if r := strings.TrimRight(it.Result, "\n"); r != "" {
+				b.WriteString(r + "\n")
+			}
+			mark := "  ✓\n"
+			if it.Status == views.ToolFailed {
+				mark = "  ✗\n"
+			}
+			b.WriteString(mark)
+		}
+	}
+	return strings.TrimLeft(b.String(), "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -69,4 +70,78 @@ func TestSubagentInTheWorkspace(t *testing.T) {
 	h.waitFor("↳ coder · count the lines", "▾ 1 ↳")
 	h.key(tcell.KeyLeft)
 	h.waitGone("↳ coder · count the lines")
+}
+
+// TestStoredAgentRowReplaysTheChild: in a reopened parent (its run was
+// another process's), selecting the Agent row shows the child's
+// conversation in the tool output pane, read from the child's session:
+// its text and tool calls, as the pane shows a running child.
+func TestStoredAgentRowReplaysTheChild(t *testing.T) {
+	t.Parallel()
+	var parent string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		parent = seedAgentCall(t, h.db, h.work)
+	}, mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, parent }})
+	h.waitFor("The sub-agent counted three lines.")
+	at := -1
+	h.c.onUIThread(func() {
+		for i := 0; i < h.c.conv.Len(); i++ {
+			if it, _ := h.c.conv.Item(i); it.Kind == views.ItemTool && it.ID == "call_agent" {
+				at = i
+			}
+		}
+		h.c.conv.Select(at)
+	})
+	if at < 0 {
+		t.Fatal("no Agent row")
+	}
+	h.waitFor("▸ Shell printf 'three lines'", "a.txt has three lines")
+}
+
+// seedAgentCall writes a parent session whose step called Agent, and the
+// coder child that ran: a Shell call and its answer. It returns the
+// parent's id.
+func seedAgentCall(t *testing.T, db *store.DB, work string) string {
+	t.Helper()
+	ctx := context.Background()
+	p, err := db.CreateSession(ctx, store.NewSession{WorkDir: work, Model: "fake-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := db.CreateSession(ctx, store.NewSession{Title: "count the lines", WorkDir: work, Model: "fake-model",
+		Subagent: store.SubagentOrigin{Of: p.ID, CallID: "call_agent", Type: "coder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(id, name, args string) message.Message {
+		return message.Message{Role: "assistant", ToolCalls: []message.ToolCall{{ID: id, Type: "function", Name: name, Args: args}}}
+	}
+	result := func(id, text string) message.Message {
+		return message.Message{Role: "tool", ToolCallID: id, Content: message.TextContent(text)}
+	}
+	steps := []struct {
+		sess, prompt string
+		steps        []store.Step
+	}{
+		{child.ID, "count the lines of a.txt", []store.Step{
+			{Assistant: call("call_wc", "Shell", `{"command":"printf 'three lines'"}`), ToolResults: []message.Message{result("call_wc", "three lines")}},
+			{Assistant: message.NewText("assistant", "a.txt has three lines")},
+		}},
+		{p.ID, "delegate the count", []store.Step{
+			{Assistant: call("call_agent", "Agent", `{"description":"count the lines","prompt":"count the lines of a.txt","subagent_type":"coder"}`),
+				ToolResults: []message.Message{result("call_agent", "agent_id: "+child.ID+"\nstatus: completed\n\n[summary]\na.txt has three lines")}},
+			{Assistant: message.NewText("assistant", "The sub-agent counted three lines.")},
+		}},
+	}
+	for _, s := range steps {
+		if _, err := db.StartTurn(ctx, s.sess, false, message.NewText("user", s.prompt)); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range s.steps {
+			if _, err := db.CommitStep(ctx, s.sess, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return p.ID
 }

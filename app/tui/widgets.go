@@ -35,6 +35,7 @@ func (c *Controller) buildWidgets() {
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.tp.onUISelect(it)
+			c.onUIReplaySubagent(it)
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
