@@ -153,7 +153,7 @@ const (
 // code: one token per 4 bytes of text (counting UTF-8 bytes, so CJK text at
 // 3 bytes per character comes out near 0.75 tokens per character), summed
 // over content text, reasoning, tool-call names and argument strings and
-// tool-call ids, plus 4 tokens of framing per message and 3 for the reply
+// tool-call ids, plus each image as a model bills it (imageTokens), plus 4 tokens of framing per message and 3 for the reply
 // priming. It is deliberately simple; it only has to be in the right
 // ballpark for the auto-compaction threshold.
 func EstimateTokens(msgs []message.Message) int {
@@ -179,7 +179,30 @@ func messageTokens(m message.Message) int {
 	for _, c := range m.ToolCalls {
 		b += len(c.ID) + len(c.Name) + len(c.Args)
 	}
-	return (b + bytesPerToken - 1) / bytesPerToken
+	n := (b + bytesPerToken - 1) / bytesPerToken
+	for _, img := range m.Content.Images() {
+		n += imageTokens(img.Width, img.Height)
+	}
+	return n
+}
+
+// imageTokens is what a model bills for a w×h image, by OpenAI's
+// high-detail rule: scaled to fit 2048×2048, then its shortest side to 768,
+// 170 tokens per 512-pixel tile plus 85. An image of unknown size counts as
+// a 1024×1024 one.
+func imageTokens(w, h int) int {
+	if w <= 0 || h <= 0 {
+		w, h = 1024, 1024
+	}
+	scale := func(f float64) {
+		if f < 1 {
+			w, h = max(1, int(float64(w)*f)), max(1, int(float64(h)*f))
+		}
+	}
+	scale(2048 / float64(max(w, h)))
+	scale(768 / float64(min(w, h)))
+	tiles := ((w + 511) / 512) * ((h + 511) / 512)
+	return 85 + 170*tiles
 }
 
 func specTokens(specs []ToolSpec) int {

@@ -1,10 +1,14 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	stdpng "image/png"
 	"net"
 	"net/http"
 	"strings"
@@ -321,6 +325,26 @@ func TestEstimateTokens(t *testing.T) {
 	withCall := llm.EstimateTokens([]message.Message{{Role: "assistant", ToolCalls: []message.ToolCall{{ID: "c", Name: "Shell", Args: strings.Repeat("b", 100)}}}})
 	if withCall < 30 {
 		t.Fatalf("tool call args not counted: %d", withCall)
+	}
+}
+
+// TestEstimateTokensCountsImages: an image costs what a model bills for
+// it, not the zero bytes of its text (a session of screenshots reached its
+// context limit with the estimate far below it).
+func TestEstimateTokensCountsImages(t *testing.T) {
+	t.Parallel()
+	var png bytes.Buffer
+	if err := stdpng.Encode(&png, image.NewGray(image.Rect(0, 0, 1024, 1024))); err != nil {
+		t.Fatal(err)
+	}
+	url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(png.Bytes())
+	parts := message.ImageParts("pic.png", url)
+	withImage := message.Message{Role: "user", Content: message.Content{Parts: parts}}
+	text := message.Message{Role: "user", Content: message.Content{Parts: []message.Part{parts[0], parts[2]}}}
+	got := llm.EstimateTokens([]message.Message{withImage}) - llm.EstimateTokens([]message.Message{text})
+	// 1024² → 768² → 2×2 tiles of 512: 4×170 + 85, as OpenAI bills it.
+	if got != 765 {
+		t.Fatalf("a 1024×1024 image adds %d tokens to the estimate; want 765", got)
 	}
 }
 
