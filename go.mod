@@ -29,6 +29,7 @@ require (
 	golang.org/x/net v0.55.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.43.0
+	golang.org/x/text v0.43.0
 )
 
 require (
@@ -46,6 +47,5 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

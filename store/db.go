@@ -34,6 +34,17 @@ type migration struct {
 	sql     string
 }
 
+// migrationSteps are the Go parts of migrations: before runs, when the
+// database is at the version below, ahead of the migration's transaction
+// (work done in steps of their own: it must be resumable); inTx runs in
+// that transaction before its SQL.
+var migrationSteps = map[int]struct {
+	before func(*DB, context.Context) error
+	inTx   func(context.Context, *sql.Tx) error
+}{
+	13: {before: (*DB).copySearchIndex, inTx: copySearchTail},
+}
+
 // DB is an open rewind database: one writer connection (every write
 // transaction is BEGIN IMMEDIATE) beside a pool of readers, and a goroutine
 // that checkpoints the WAL.
@@ -283,6 +294,10 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	if err := db.reclaim(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if db.stmts, err = prepareWriterStmts(ctx, writer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -443,6 +458,17 @@ func (db *DB) migrateTo(ctx context.Context, migs []migration, target int) error
 		return nil
 	}
 	for _, m := range migs[:target] {
+		if step := migrationSteps[m.version]; step.before != nil {
+			var v int
+			if err := db.reader.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+				return fmt.Errorf("read schema version: %w", err)
+			}
+			if v == m.version-1 {
+				if err := step.before(db, ctx); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+			}
+		}
 		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
 			var v int
 			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
@@ -456,6 +482,11 @@ func (db *DB) migrateTo(ctx context.Context, migs []migration, target int) error
 			}
 			if v != m.version-1 {
 				return fmt.Errorf("schema version %d cannot take migration %s", v, m.name)
+			}
+			if step := migrationSteps[m.version]; step.inTx != nil {
+				if err := step.inTx(ctx, tx); err != nil {
+					return err
+				}
 			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return err

@@ -74,10 +74,14 @@
 //
 // # Search
 //
-// context_fts (FTS4, unicode61) holds each message's text (string content,
-// text parts, tool call names and arguments; not checkpoint markers, not
-// metadata roles such as an imported "_system_prompt"), docid = context.id,
-// written in the record's transaction. User queries are turned into quoted
+// context_fts (FTS4, unicode61, contentless since migration 13) indexes
+// each message's text (string content, text parts, tool call names and
+// arguments; not checkpoint markers, not metadata roles such as an
+// imported "_system_prompt"), docid = context.id, written in the record's
+// transaction. It keeps no copy of the text: snippets are built in Go from
+// the record's body the way FTS4's snippet() built them (snippet.go), and
+// the ids of records deleted since (dropped half-imports: a contentless
+// index cannot delete) are retired (searchindex.go). User queries are turned into quoted
 // phrases, so no input is an FTS syntax error. The index has 2- and
 // 3-letter prefix indexes and keeps its doclists newest first (order=DESC):
 // Search reads ORDER BY docid DESC LIMIT n, which FTS4 can then answer by

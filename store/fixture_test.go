@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,4 +148,72 @@ func openFixture(t *testing.T, name string) *DB {
 		t.Fatalf("%s: user_version %d (%v), want %d", name, v, err, SchemaVersion())
 	}
 	return db
+}
+
+// TestMigrateSchemaV12Fixture opens a database written by the released
+// schema 12 (testdata/schema-v12.db: sessions with 30 and 20 turns of
+// mixed words, accents, punctuation and long answers, a revert, a fork, a
+// kimi-cli import with its system prompt, a deleted session) whose search
+// index held its own copy of the text, and checks that migration 13 (the
+// contentless index) finds the same hits with the same snippets as that
+// release did (testdata/schema-v12-hits.json, written by it: every query's
+// hits, labels and snippets), and that the file was compacted.
+func TestMigrateSchemaV12Fixture(t *testing.T) {
+	t.Parallel()
+	db := openFixture(t, "testdata/schema-v12.db")
+	var ddl string
+	if err := db.Reader().QueryRow("SELECT sql FROM sqlite_master WHERE name = 'context_fts'").Scan(&ddl); err != nil ||
+		!strings.Contains(ddl, `content=""`) || !strings.Contains(ddl, "order=DESC") || !strings.Contains(ddl, `prefix="2,3"`) {
+		t.Errorf("context_fts is %q (%v), want contentless, order=DESC, prefix 2,3", ddl, err)
+	}
+	for _, gone := range []string{"context_fts_content", "context_fts_v13", "search_copy", "reclaim_pending"} {
+		var n int
+		if err := db.Reader().QueryRow("SELECT count(*) FROM sqlite_master WHERE name = ?", gone).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s still there (%v)", gone, err)
+		}
+	}
+	var free int64
+	if err := db.Reader().QueryRow("PRAGMA freelist_count").Scan(&free); err != nil || free > 1024 {
+		t.Errorf("%d free pages after the migration (%v)", free, err)
+	}
+	data, err := os.ReadFile("testdata/schema-v12-hits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]SearchHit
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 20 {
+		t.Fatalf("%d queries in the fixture", len(want))
+	}
+	for key, hits := range want {
+		var o SearchOptions
+		if _, err := fmt.Sscanf(key, "%q in %q %q", &o.Query, &o.WorkDir, &o.SessionID); err != nil {
+			t.Fatalf("key %s: %v", key, err)
+		}
+		o.Limit = 40
+		if key == `"the" in "" ""` {
+			o.Limit = 10
+		}
+		got := must[[]SearchHit](t)(db.Search(bg, o))
+		if len(got) != len(hits) {
+			t.Errorf("%s: %d hits, want %d", key, len(got), len(hits))
+			continue
+		}
+		for i := range hits {
+			g, _ := json.Marshal(got[i])
+			w, _ := json.Marshal(hits[i])
+			if string(g) != string(w) {
+				t.Errorf("%s: hit %d\n got %s\nwant %s", key, i, g, w)
+				break
+			}
+		}
+	}
+	// And it takes writes, found by the new index.
+	s := must[[]Session](t)(db.ListSessions(bg, ListOptions{}))[0]
+	turn(t, db, s.ID, "after the upgrade, a wombat", 9000)
+	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"})); len(hits) != 3 || hits[0].Snippet != "out after the upgrade, a «wombat»" {
+		t.Errorf("after a write: %+v", hits)
+	}
 }

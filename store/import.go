@@ -289,12 +289,15 @@ func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error
 }
 
 // dropSessions deletes the sessions matching where (a condition on the
-// sessions table) with their records, search index and generations: only
-// for sessions nothing else refers to (an import's hidden part).
+// sessions table) with their records and generations: only for sessions
+// nothing else refers to (an import's hidden part). The contentless search
+// index cannot delete their entries: their ids are retired (searchindex.go).
 func dropSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
 	sel := `SELECT id FROM sessions WHERE ` + where
+	if err := retireRecords(ctx, tx, sel, args...); err != nil {
+		return fmt.Errorf("drop a half-imported session: %w", err)
+	}
 	for _, q := range []string{
-		`DELETE FROM context_fts WHERE docid IN (SELECT id FROM context WHERE session_id IN (` + sel + `))`,
 		`DELETE FROM context WHERE session_id IN (` + sel + `)`,
 		`DELETE FROM generations WHERE session_id IN (` + sel + `)`,
 		`DELETE FROM sessions WHERE ` + where,

@@ -196,13 +196,13 @@ func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) 
 // searchQuery reads hits in docid order, newest record first: FTS4 walks
 // the doclist backwards and the joins are one primary-key probe per row, so
 // LIMIT stops the walk early and snippets are built for the returned rows
-// only. (Ordering by created_at instead sorted every match: 0.25 s for two
+// only, from their bodies (the index holds no text: snippet.go). (Ordering by created_at instead sorted every match: 0.25 s for two
 // common words on a million records.) A fork shares its source's records
 // up to fork_seq; the last column lists those forks (id, the generation
 // that shows the record, title, work dir, updated_at) for labelHit, read
 // for the returned rows only.
-const searchQuery = `SELECT c.session_id, s.title, s.work_dir, s.updated_at, c.seq, c.gen, coalesce(c.role, ''),
-	snippet(context_fts, '«', '»', '…', -1, 16), c.created_at,
+const searchQuery = `SELECT c.id, c.session_id, s.title, s.work_dir, s.updated_at, c.seq, c.gen, coalesce(c.role, ''),
+	c.body, c.created_at,
 	(SELECT json_group_array(json_array(g.session_id, g.gen, fs.title, fs.work_dir, fs.updated_at))
 		FROM generations g JOIN sessions fs ON fs.id = g.session_id
 		WHERE g.parent_session = c.session_id AND g.cause = 'fork' AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)
@@ -279,6 +279,10 @@ func (db *DB) searchEach(ctx context.Context, o SearchOptions, plan int, fn func
 	}
 	sqlText += " ORDER BY f.docid DESC LIMIT ?"
 	args = append(args, limit)
+	retired, err := readRetired(ctx, db.reader)
+	if err != nil {
+		return fmt.Errorf("store: search %q: %w", o.Query, err)
+	}
 	rows, err := db.reader.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return fmt.Errorf("store: search %q: %w", o.Query, err)
@@ -289,12 +293,23 @@ func (db *DB) searchEach(ctx context.Context, o SearchOptions, plan int, fn func
 		segs []segment // its current view
 	}
 	listed := map[string]listedSession{} // the sessions hits are listed under, read once each
+	phrases := queryPhrases(q)
 	for rows.Next() {
 		var h SearchHit
-		var created, updated int64
+		var id, created, updated int64
+		var body []byte
 		var forks sql.NullString
-		if err := rows.Scan(&h.SessionID, &h.Title, &h.WorkDir, &updated, &h.Seq, &h.Gen, &h.Role, &h.Snippet, &created, &forks); err != nil {
+		if err := rows.Scan(&id, &h.SessionID, &h.Title, &h.WorkDir, &updated, &h.Seq, &h.Gen, &h.Role, &body, &created, &forks); err != nil {
 			return fmt.Errorf("store: search %q: %w", o.Query, err)
+		}
+		var m message.Message
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fmt.Errorf("store: search %q: record %d of %s: %w", o.Query, h.Seq, h.SessionID, err)
+		}
+		var matched bool
+		h.Snippet, matched = snippet(searchText(m), phrases)
+		if !matched && retired.holds(id) {
+			continue // the index's entry of a dropped record whose id was given again (retireRecords)
 		}
 		h.CreatedAt = fromMS(created)
 		h.RecordSession = h.SessionID

@@ -24,7 +24,7 @@ func TestSearchSkipsMetadataRoles(t *testing.T) {
 	if len(v.Records) != 3 || v.Records[0].Role != "_system_prompt" {
 		t.Fatalf("view %+v", v.Records)
 	}
-	if n := countRows(t, db, "context_fts"); n != 1 {
+	if n := countRows(t, db, "context_fts_docsize"); n != 1 {
 		t.Fatalf("%d rows indexed, want 1 (the user message)", n)
 	}
 	hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"}))

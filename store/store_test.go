@@ -364,9 +364,9 @@ func TestRevertRestoreChains(t *testing.T) {
 	}
 
 	writes := func(fn func()) (gens, recs int) {
-		g0, r0, f0 := countRows(t, db, "generations"), countRows(t, db, "context"), countRows(t, db, "context_fts")
+		g0, r0, f0 := countRows(t, db, "generations"), countRows(t, db, "context"), countRows(t, db, "context_fts_docsize")
 		fn()
-		g1, r1, f1 := countRows(t, db, "generations"), countRows(t, db, "context"), countRows(t, db, "context_fts")
+		g1, r1, f1 := countRows(t, db, "generations"), countRows(t, db, "context"), countRows(t, db, "context_fts_docsize")
 		return g1 - g0, (r1 - r0) + (f1 - f0)
 	}
 

@@ -1,0 +1,249 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The full-text index keeps no copy of the text (contentless FTS4,
+// content="", migration 13): each message's text is in its context row's
+// body once, and snippets are built from it (snippet.go). Before, the
+// index's own content table held a second copy (17 % of a 1M-record
+// database, docs/DECISIONS.md).
+//
+// A contentless FTS4 table cannot delete a row. Records are deleted only
+// when an import's hidden, half-written session is dropped
+// (dropSessions); their entries stay in the index, which search joins to
+// the context table, so an entry whose record is gone finds nothing. What
+// could go wrong is an id given again to a new record (an import reserves
+// ids below the lowest, an append takes the next after the highest): its
+// old entry would then find the new record for words it does not hold.
+// So the dropped ids are kept as retired ranges, and a hit in one whose
+// text does not hold the query is skipped.
+
+// retiredRanges are the id ranges of dropped records (search_retired).
+type retiredRanges [][2]int64
+
+func (r retiredRanges) holds(id int64) bool {
+	return slices.ContainsFunc(r, func(lh [2]int64) bool { return lh[0] <= id && id <= lh[1] })
+}
+
+// readRetired reads the retired ranges: none but after a failed import.
+func readRetired(ctx context.Context, q querier) (retiredRanges, error) {
+	rows, err := q.QueryContext(ctx, `SELECT lo, hi FROM search_retired`)
+	if err != nil {
+		return nil, fmt.Errorf("retired ids: %w", err)
+	}
+	defer rows.Close()
+	var out retiredRanges
+	for rows.Next() {
+		var lh [2]int64
+		if err := rows.Scan(&lh[0], &lh[1]); err != nil {
+			return nil, fmt.Errorf("retired ids: %w", err)
+		}
+		out = append(out, lh)
+	}
+	return out, rows.Err()
+}
+
+// retireRecords records the id range of the records of the sessions sel
+// selects (SELECT id FROM sessions WHERE …) before they are deleted.
+func retireRecords(ctx context.Context, tx *sql.Tx, sel string, args ...any) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO search_retired (lo, hi)
+		SELECT min(id), max(id) FROM context WHERE session_id IN (`+sel+`) HAVING count(*) > 0`, args...)
+	return err
+}
+
+// searchCopyBatch is how many index rows one transaction of migration 13
+// copies (tests make it small).
+var searchCopyBatch = 20000
+
+// afterSearchCopyBatch, when set by tests, runs after each committed batch.
+var afterSearchCopyBatch func(copied int64)
+
+const searchIndexV13 = `CREATE VIRTUAL TABLE IF NOT EXISTS context_fts_v13 USING fts4 (text, content="",
+	tokenize=unicode61, prefix="2,3", order=DESC)`
+
+// copySearchIndex is migration 13's first part: the old index's rows are
+// copied into the contentless context_fts_v13, oldest docid first, in
+// transactions of searchCopyBatch rows that each record how far they got
+// (search_copy), so a migration killed half-way goes on from there at the
+// next open, and other writers get the lock between two. The rest, the
+// copy of rows written meanwhile and the swap, is copySearchTail in the
+// migration's own transaction.
+func (db *DB) copySearchIndex(ctx context.Context) error {
+	for {
+		var n int
+		var done bool
+		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+			var v int
+			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+				return err
+			}
+			if v != 12 {
+				done = true // another process finished it
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, searchIndexV13); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS search_copy (low INTEGER NOT NULL, done INTEGER NOT NULL)`); err != nil {
+				return err
+			}
+			var low, upTo sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT low, done FROM search_copy`).Scan(&low, &upTo); err != nil && err != sql.ErrNoRows {
+				return err
+			}
+			if !low.Valid {
+				// Where the copy starts: rows written below it later (an
+				// older rewind importing meanwhile) are copied by the tail.
+				if err := tx.QueryRowContext(ctx, `SELECT docid FROM context_fts ORDER BY docid LIMIT 1`).Scan(&low); err != nil && err != sql.ErrNoRows {
+					return err
+				}
+				if !low.Valid {
+					done = true // nothing indexed
+					return nil
+				}
+				upTo = sql.NullInt64{Int64: low.Int64 - 1, Valid: true}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO search_copy (low, done) VALUES (?, ?)`, low.Int64, upTo.Int64); err != nil {
+					return err
+				}
+			}
+			last, copied, err := copyIndexRows(ctx, tx, `docid > ?`, upTo.Int64, searchCopyBatch)
+			if err != nil {
+				return err
+			}
+			n = copied
+			if copied < searchCopyBatch {
+				done = true
+			}
+			if copied > 0 {
+				_, err = tx.ExecContext(ctx, `UPDATE search_copy SET done = ?`, last)
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("copy the search index: %w", err)
+		}
+		if afterSearchCopyBatch != nil && n > 0 {
+			afterSearchCopyBatch(int64(n))
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// copySearchTail copies, in the transaction that swaps the indexes, the
+// old index's rows the batches did not: written after the last batch, or
+// below where the copy started. A database created at schema 13 has
+// neither table yet.
+func copySearchTail(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, searchIndexV13); err != nil {
+		return err
+	}
+	var low, upTo sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT low, done FROM search_copy`).Scan(&low, &upTo); err != nil {
+		if err != sql.ErrNoRows && !isNoSuchTable(err) {
+			return err
+		}
+		_, _, err := copyIndexRows(ctx, tx, `1`, nil, -1) // never copied: all of it
+		return err
+	}
+	_, _, err := copyIndexRows(ctx, tx, `docid < ? OR docid > ?`, []any{low.Int64, upTo.Int64}, -1)
+	return err
+}
+
+func isNoSuchTable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such table")
+}
+
+// copyIndexRows copies the old index's rows matching where (args: one
+// value or a slice), oldest docid first, at most limit (-1: all), and
+// returns the last docid copied and how many.
+func copyIndexRows(ctx context.Context, tx *sql.Tx, where string, args any, limit int) (int64, int, error) {
+	var a []any
+	switch v := args.(type) {
+	case nil:
+	case []any:
+		a = v
+	default:
+		a = []any{v}
+	}
+	a = append(a, limit)
+	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM context_fts WHERE `+where+` ORDER BY docid LIMIT ?`, a...)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO context_fts_v13 (docid, text) VALUES (?, ?)`)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ins.Close()
+	var last int64
+	n := 0
+	for rows.Next() {
+		var text sql.NullString
+		if err := rows.Scan(&last, &text); err != nil {
+			return 0, 0, err
+		}
+		if _, err := ins.ExecContext(ctx, last, text.String); err != nil {
+			return 0, 0, err
+		}
+		n++
+	}
+	return last, n, rows.Err()
+}
+
+// reclaim gives the file back the pages a migration freed (migration 13
+// leaves the old index's pages free: a third of a large database), when
+// it left reclaim_pending. VACUUM rewrites the file in one transaction: a
+// process killed in it leaves the file as it was and the next open does
+// it again.
+func (db *DB) reclaim(ctx context.Context) error {
+	var pending int
+	if err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'reclaim_pending'`).Scan(&pending); err != nil {
+		return fmt.Errorf("reclaim freed pages: %w", err)
+	}
+	if pending == 0 {
+		return nil
+	}
+	var free, pages int64
+	if err := db.reader.QueryRowContext(ctx, `SELECT (SELECT freelist_count FROM pragma_freelist_count), (SELECT page_count FROM pragma_page_count)`).Scan(&free, &pages); err != nil {
+		return fmt.Errorf("reclaim freed pages: %w", err)
+	}
+	if free > reclaimMinPages {
+		if beforeReclaim != nil {
+			beforeReclaim()
+		}
+		if err := db.waitChecked(ctx); err != nil {
+			return fmt.Errorf("reclaim freed pages: %w", err)
+		}
+		err := db.RetryBusy(ctx, func() error {
+			_, err := db.writer.ExecContext(ctx, `VACUUM`)
+			return markBusy(err)
+		})
+		if err != nil {
+			return fmt.Errorf("reclaim freed pages (VACUUM): %w", err)
+		}
+	}
+	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS reclaim_pending`)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reclaim freed pages: %w", err)
+	}
+	return nil
+}
+
+// beforeReclaim, when set by tests, runs before the VACUUM.
+var beforeReclaim func()
+
+// reclaimMinPages: fewer free pages (4 MB) are left for SQLite to reuse
+// (tests lower it).
+var reclaimMinPages int64 = 1024
