@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"database/sql"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -26,10 +27,17 @@ func cpuTime() time.Duration {
 // / 1,000,000-record database (internal/gen: ~90 common words, and
 // RareWords in about 20 messages each), as the browser and `rewind search`
 // send them: newest first, limit 200. Each op is one query; p95 is reported.
+//
+// REWIND_BENCH_SEARCH_DB=FILE runs the queries on FILE instead (a copy: it
+// is migrated): store/BENCHMARKS.md compares index layouts on the same
+// records that way, a 1M-record kimi-cli import.
 func BenchmarkSearch(b *testing.B) {
-	path, err := gen.Cached(ctx, 1000, 1000000)
-	if err != nil {
-		b.Fatal(err)
+	path := os.Getenv("REWIND_BENCH_SEARCH_DB")
+	if path == "" {
+		var err error
+		if path, err = gen.Cached(ctx, 1000, 1000000); err != nil {
+			b.Fatal(err)
+		}
 	}
 	db, err := store.Open(ctx, path)
 	if err != nil {
