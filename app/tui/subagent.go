@@ -25,6 +25,7 @@ func isAgentTool(name string) bool { return name == soul.AgentToolName || name =
 type subagentState struct {
 	live    map[string]*subagentLive
 	session map[string]string
+	view    *subagentView // the running child opened from its row (subagent_view.go)
 }
 
 // subagentLive is what the workspace knows of one running child.
@@ -32,6 +33,9 @@ type subagentLive struct {
 	base string // the row's key argument before the run
 	step int
 	tool string
+	// inFlight are the child's events since its last StepBegin: what
+	// opening its view shows after what it committed.
+	inFlight []soul.Event
 }
 
 // onUISubagent applies a child's event: its state on the Agent call's
@@ -50,7 +54,7 @@ func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
 	state := ""
 	switch inner := ev.Event.(type) {
 	case soul.StepBegin:
-		st.step, st.tool = inner.N, ""
+		st.step, st.tool, st.inFlight = inner.N, "", nil
 	case soul.ToolCall:
 		st.tool = inner.Name
 	case soul.ToolResult:
@@ -72,9 +76,13 @@ func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
 		line := strings.TrimSpace(st.base + " · " + state)
 		c.conv.UpdateItem(ev.ParentCallID, func(it *views.Item) { it.KeyArg = line })
 	}
+	if _, begin := ev.Event.(soul.StepBegin); !begin {
+		st.inFlight = append(st.inFlight, ev.Event)
+	}
 	if text := subagentPaneText(ev.Event); text != "" {
 		c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
 	}
+	c.onUISubagentViewEvent(ev)
 }
 
 // subagentPaneText is how one of the child's events reads in the tool
@@ -143,13 +151,13 @@ func subagentRows(ctx context.Context, db *store.DB, list []store.Session) (map[
 
 // onUIOpenSubagent is Enter on the tool output pane: an Agent call's child
 // session opens read-only (a visit: Esc goes back). While the parent's run
-// is active the child streams in the pane instead.
+// is active it opens over the workspace, following the child live.
 func (c *Controller) onUIOpenSubagent(info views.ToolCallInfo) {
 	if !isAgentTool(info.Name) {
 		return
 	}
 	if c.busy != "" {
-		c.setMessage("the sub-agent streams in this pane while the run is active; Enter opens its session once the run ends", false)
+		c.onUIWatchRunningSubagent(info.ID)
 		return
 	}
 	if id := c.sub.session[c.SessionID()+"\x00"+info.ID]; id != "" {

@@ -145,3 +145,33 @@ func seedAgentCall(t *testing.T, db *store.DB, work string) string {
 	}
 	return p.ID
 }
+
+// TestAgentRowOpensTheRunningChild: Enter on the Agent call's row while
+// the parent runs opens the child's session read-only over the workspace,
+// following it live (what it streams after the open, its committed
+// steps); Esc goes back to the parent, whose run went on meanwhile.
+func TestAgentRowOpensTheRunningChild(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) {
+		o.Tools = tools.Default()
+		o.Soul.Subagents = &soul.Subagents{Host: testSubagentHost{db: o.DB}}
+	}},
+		llmtest.Calls(llmtest.Call("call_agent", "Agent", map[string]any{"description": "find the notes", "prompt": "find the notes files", "subagent_type": "explore"})),
+		llmtest.Calls(llmtest.Call("call_glob", "Glob", map[string]any{"pattern": "*.md"})),
+		llmtest.Text("The notes are nowhere to be found, said the explorer at last.").WithHold(3, release),
+		llmtest.Text("The parent is done."),
+	)
+	h.waitFor("fake-model")
+	h.submit("find the notes")
+	h.waitFor("▸ Glob *.md") // the child's second step streams
+	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.toolOut) })
+	h.key(tcell.KeyEnter)
+	h.waitFor("↳ explore · find the notes", "read-only", "find the notes files", "Glob")
+	close(release)
+	h.waitFor("said the explorer at last")
+	h.waitFor("done in 2 steps")
+	h.key(tcell.KeyEscape)
+	h.waitFor("The parent is done.")
+	h.waitGone("read-only")
+}
