@@ -3,6 +3,8 @@ package message
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,16 +39,16 @@ func FuzzMessageJSON(f *testing.F) {
 	})
 }
 
-// FuzzUnmarshalString: the fast path decodes every JSON value exactly as
-// json.Unmarshal into a string does, error or not.
+// FuzzUnmarshalString: the decoder reads every input as json.Unmarshal
+// into a string does, error or not.
 func FuzzUnmarshalString(f *testing.F) {
 	for _, s := range []string{`"plain"`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"caf\xc3\xa9\"", "\"bad \xff utf8\"", `""`, `null`, `12`, `"\n"`, `"<system>CHECKPOINT 3</system>"`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{` "x" `, `"x" y`, `"\ud800\udc00"`, `"\ud800x"`, `"\udc00\ud800"`, `"a`, `tru`, `[1]`, "\"\x01\""} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
-			return // callers pass values a whole decode has checked
-		}
 		var want, got string
 		werr := json.Unmarshal(raw, &want)
 		gerr := unmarshalString(raw, &got)
@@ -54,4 +56,56 @@ func FuzzUnmarshalString(f *testing.F) {
 			t.Fatalf("%q: got %q, %v; json.Unmarshal: %q, %v", raw, got, gerr, want, werr)
 		}
 	})
+}
+
+// FuzzDecodeAgrees: the single-pass decoder agrees with the map-based one
+// it replaced (ref_test.go, built on encoding/json) on any input: the same
+// message, tool call or part, or an error from both.
+func FuzzDecodeAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"user","content":"hello"}`,
+		` {"role" : "assistant" , "content" : [ {"type":"think","think":"hmm"} , {"type":"text","text":"a\nb\u00e9\ud83d\ude00"} ] , "tool_calls" : [ {"id":"c1","type":"function","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}","strict":true},"index":0} ] } `,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c2","function":{"name":"R","arguments":{"path" : "a"}}}],"name":""}`,
+		`{"role":"tool","content":"ok","tool_call_id":null,"name":"","tool_calls":[],"x":[1,-2.5e+3,true,false,null,{}]}`,
+		`{"role":5,"role":"user","content":7,"content":"x","tool_calls":{},"tool_calls":null}`,
+		`{"role":"user","content":[1]}`,
+		`{"role":"user","content":[null]}`,
+		`{"role":"user","tool_calls":[null]}`,
+		`{"role":"user","tool_calls":[{"function":5}]}`,
+		`{"role":"user","tool_calls":[{"function":5,"function":null}]}`,
+		`{"ro\u006ce":"user","na\u006de":"n","bad":"\ud800","\ud800":1}`,
+		"{\"role\":\"caf\xe9\",\"content\":[{\"type\":\"te\xffxt\",\"text\":1}],\"k\xff\":2}",
+		`{"role":"user","content":"x"} `,
+		`{"role":"user","content":"x"}}`,
+		`{"role":"user",}`,
+		`{"role":"user" "content":"x"}`,
+		`{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":nul}`,
+		`null`, `[]`, `"x"`, `12`, ``, ` `, `{`, `{"a"`, `{"a":`, `{"a":[`,
+		`{"a":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+		`{"a":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
+		`{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got, want Message
+		gerr, werr := got.UnmarshalJSON(data), refMessage(&want, data)
+		agree(t, "message", data, got, want, gerr, werr)
+		var gc, wc ToolCall
+		gerr, werr = gc.UnmarshalJSON(data), refToolCall(&wc, data)
+		agree(t, "tool call", data, gc, wc, gerr, werr)
+		var gp, wp Part
+		gerr, werr = gp.UnmarshalJSON(data), refPart(&wp, data)
+		agree(t, "part", data, gp, wp, gerr, werr)
+	})
+}
+
+func agree(t *testing.T, what string, data []byte, got, want any, gerr, werr error) {
+	t.Helper()
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("%s %q: error %v, the reference's %v", what, data, gerr, werr)
+	}
+	if gerr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s %q:\n got %#v\nwant %#v", what, data, got, want)
+	}
 }

@@ -63,7 +63,7 @@ func (p Part) ImageURL() string {
 		return ""
 	}
 	var s string
-	if json.Unmarshal(v.ImageURL, &s) == nil {
+	if unmarshalString(v.ImageURL, &s) == nil {
 		return s
 	}
 	var o struct {

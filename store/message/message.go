@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // Message is one OpenAI-style chat message exactly as kimi-cli keeps it in
@@ -90,8 +89,6 @@ func (c Content) joinParts(typ string, field func(Part) string) string {
 // NewText is a convenience constructor for a message with string content.
 func NewText(role, text string) Message { return Message{Role: role, Content: TextContent(text)} }
 
-var knownMessageKeys = map[string]bool{"role": true, "content": true, "tool_calls": true, "tool_call_id": true, "name": true}
-
 // MarshalJSON writes the message in kimi-cli's context.jsonl shape.
 func (m Message) MarshalJSON() ([]byte, error) {
 	obj := map[string]json.RawMessage{}
@@ -160,105 +157,30 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // named fields tool_calls, tool_call_id and name, when present but empty
 // (null, [] or ""), are kept in Extra as they came so that writing the
 // message back reproduces them; setting the typed field overrides them.
+// It reads the line once (see decoder): call it directly rather than
+// through json.Unmarshal, which first checks the whole line.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return err
-	}
-	if obj == nil {
-		return fmt.Errorf("message: want a JSON object, got null")
-	}
-	*m = Message{}
-	keep := func(k string, v json.RawMessage) {
-		if m.Extra == nil {
-			m.Extra = map[string]json.RawMessage{}
-		}
-		m.Extra[k] = v
-	}
-	if raw, ok := obj["role"]; ok {
-		if err := unmarshalString(raw, &m.Role); err != nil {
-			return fmt.Errorf("role: %w", err)
-		}
-	}
-	if raw, ok := obj["content"]; !ok {
-		m.Content.Omitted = true
-	} else if err := m.Content.unmarshal(raw); err != nil {
-		return err
-	}
-	if raw, ok := obj["tool_calls"]; ok {
-		var calls []json.RawMessage
-		if err := json.Unmarshal(raw, &calls); err != nil {
-			return fmt.Errorf("tool_calls: %w", err)
-		}
-		for i, c := range calls {
-			var tc ToolCall
-			if err := tc.UnmarshalJSON(c); err != nil {
-				return fmt.Errorf("tool_calls[%d]: %w", i, err)
-			}
-			m.ToolCalls = append(m.ToolCalls, tc)
-		}
-		if len(m.ToolCalls) == 0 {
-			keep("tool_calls", raw)
-		}
-	}
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{{"tool_call_id", &m.ToolCallID}, {"name", &m.Name}} {
-		raw, ok := obj[f.key]
-		if !ok {
-			continue
-		}
-		if err := unmarshalString(raw, f.dst); err != nil {
-			return fmt.Errorf("%s: %w", f.key, err)
-		}
-		if *f.dst == "" {
-			keep(f.key, raw)
-		}
-	}
-	for k, v := range obj {
-		if !knownMessageKeys[k] {
-			keep(k, v)
-		}
-	}
-	return nil
+	d := decoder{data: data}
+	return d.message(m)
 }
 
-// unmarshalString is json.Unmarshal into a string, without a second pass
-// over a value the caller's decode has already checked, when the value is
-// a string that needs no unescaping (nearly all are).
+// unmarshalString is json.Unmarshal of a JSON value into a string by the
+// decoder: a string's text, null leaves dst as it is, anything else is an
+// error.
 func unmarshalString(raw []byte, dst *string) error {
-	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 && utf8.Valid(raw) {
-		*dst = string(raw[1 : n-1])
-		return nil
+	d := decoder{data: raw}
+	s, c, err := d.stringOrNot()
+	if err == nil {
+		err = d.end()
 	}
-	return json.Unmarshal(raw, dst)
-}
-
-func (c *Content) unmarshal(raw json.RawMessage) error {
-	trimmed := bytes.TrimSpace(raw)
-	switch {
-	case string(trimmed) == "null":
-		c.IsNull = true
-	case len(trimmed) > 0 && trimmed[0] == '"':
-		if err := unmarshalString(trimmed, &c.Text); err != nil {
-			return fmt.Errorf("content: %w", err)
-		}
-	case len(trimmed) > 0 && trimmed[0] == '[':
-		var parts []json.RawMessage
-		if err := json.Unmarshal(trimmed, &parts); err != nil {
-			return fmt.Errorf("content: %w", err)
-		}
-		c.Parts = make([]Part, 0, len(parts))
-		for _, pr := range parts {
-			var p Part
-			if err := p.UnmarshalJSON(pr); err != nil {
-				return fmt.Errorf("content part: %w", err)
-			}
-			c.Parts = append(c.Parts, p)
-		}
-	default:
-		return fmt.Errorf("content: want a string, a list of parts or null, got %.40s", trimmed)
+	if err != nil {
+		return err
+	}
+	if err := stringField("value", c); err != nil {
+		return err
+	}
+	if c == '"' {
+		*dst = s
 	}
 	return nil
 }
@@ -300,24 +222,19 @@ func (p *Part) UnmarshalJSON(data []byte) error {
 
 // partHead reads the string fields type, text and think of a part object.
 func partHead(data []byte) (typ, text, think string, err error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
+	d := decoder{data: data}
+	if d.peek() != '{' {
+		return "", "", "", d.notObject("part")
+	}
+	var p Part
+	if err := d.part(&p); err != nil {
 		return "", "", "", err
 	}
-	if obj == nil {
-		return "", "", "", fmt.Errorf("part: want an object, got null")
+	if err := d.end(); err != nil {
+		return "", "", "", err
 	}
-	str := func(k string) string {
-		var s string
-		if v, ok := obj[k]; ok {
-			_ = unmarshalString(v, &s) // non-string values stay in Raw only
-		}
-		return s
-	}
-	return str("type"), str("text"), str("think"), nil
+	return p.Type, p.Text, p.Think, nil
 }
-
-var knownCallKeys = map[string]bool{"id": true, "type": true, "function": true}
 
 // MarshalJSON writes an OpenAI-style tool call.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
@@ -351,53 +268,18 @@ func (c ToolCall) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads an OpenAI-style tool call, keeping unknown fields.
 func (c *ToolCall) UnmarshalJSON(data []byte) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
+	d := decoder{data: data}
+	if d.peek() != '{' {
+		return d.notObject("tool call")
+	}
+	fieldErr, err := d.toolCall(c)
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
 		return err
 	}
-	if obj == nil {
-		return fmt.Errorf("tool call: want a JSON object, got null")
-	}
-	*c = ToolCall{}
-	if raw, ok := obj["id"]; ok {
-		_ = unmarshalString(raw, &c.ID)
-	}
-	if raw, ok := obj["type"]; ok {
-		_ = unmarshalString(raw, &c.Type)
-	}
-	if raw, ok := obj["function"]; ok {
-		var fn map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &fn); err != nil {
-			return fmt.Errorf("function: %w", err)
-		}
-		for k, v := range fn {
-			switch k {
-			case "name":
-				_ = unmarshalString(v, &c.Name)
-			case "arguments":
-				if err := unmarshalString(v, &c.Args); err != nil || string(v) == "null" {
-					// Some servers send arguments as an object; keep it as
-					// text, and as JSON for writing it back unchanged.
-					c.Args = string(v)
-					c.argsJSON = append(json.RawMessage(nil), v...)
-				}
-			default:
-				if c.FnExtra == nil {
-					c.FnExtra = map[string]json.RawMessage{}
-				}
-				c.FnExtra[k] = v
-			}
-		}
-	}
-	for k, v := range obj {
-		if !knownCallKeys[k] {
-			if c.Extra == nil {
-				c.Extra = map[string]json.RawMessage{}
-			}
-			c.Extra[k] = v
-		}
-	}
-	return nil
+	return fieldErr
 }
 
 // marshalOrdered writes obj with the given keys first (in that order) and the
