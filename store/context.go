@@ -685,17 +685,30 @@ func eachRecord(ctx context.Context, q querier, session string, fn func(Record) 
 		return err
 	}
 	defer rows.Close()
+	// The integers are scanned as the driver's values and the body as
+	// bytes: database/sql converts an int64 into an int (or a Kind) by
+	// formatting and parsing it, and a string into a RawMessage by
+	// reflection, which cost more than the rest of reading a long view.
+	var ints [5]any
+	var kind, role string
+	var body []byte
 	for rows.Next() {
-		r := Record{SessionID: session}
-		var body sql.NullString
-		var created int64
-		if err := rows.Scan(&r.Seq, &r.Gen, &r.Kind, &r.Role, &r.CheckpointID, &r.TokenCount, &body, &created); err != nil {
+		if err := rows.Scan(&ints[0], &ints[1], &kind, &role, &ints[2], &ints[3], &body, &ints[4]); err != nil {
 			return err
 		}
-		if body.Valid {
-			r.Body = json.RawMessage(body.String)
+		var n [5]int64
+		for i := range n {
+			v, ok := ints[i].(int64)
+			if !ok {
+				return fmt.Errorf("record column %d: want an integer, got %T", i, ints[i])
+			}
+			n[i] = v
 		}
-		r.CreatedAt = fromMS(created)
+		r := Record{SessionID: session, Seq: n[0], Gen: int(n[1]), Kind: Kind(kind), Role: role,
+			CheckpointID: int(n[2]), TokenCount: int(n[3]), CreatedAt: fromMS(n[4])}
+		if body != nil { // Scan made a new slice: the record may keep it
+			r.Body = json.RawMessage(body)
+		}
 		if err := fn(r); err != nil {
 			return err
 		}
