@@ -252,10 +252,10 @@ type viewPrinter interface {
 // jsonPrinter writes a view as the ViewJSON document, one record at a
 // time, byte for byte what encoding a whole ViewJSON would write.
 type jsonPrinter struct {
-	w        errWriter
-	id       string
-	n        int
-	buf, out bytes.Buffer // a message body escaped, then indented
+	w   errWriter
+	id  string
+	n   int
+	out []byte // a message body escaped and indented, reused
 }
 
 func (p *jsonPrinter) head(v store.View) error {
@@ -277,49 +277,67 @@ func (p *jsonPrinter) record(r store.Record) error {
 	if isCheckpointMarker(r) {
 		return nil
 	}
+	b := p.out[:0]
 	if p.n > 0 {
-		p.w.printf(",")
+		b = append(b, ',')
 	}
 	p.n++
 	// What json.MarshalIndent of its RecordJSON with the prefix "    "
 	// writes, without reflection and two extra passes over the body.
-	null := func(ok bool, v string) string {
-		if ok {
-			return v
-		}
-		return "null"
-	}
-	p.w.printf("\n    {\n      \"seq\": %d,\n      \"kind\": %s,\n      \"role\": %s,\n      \"checkpoint_id\": %s,\n      \"token_count\": %s,\n      \"message\": ",
-		r.Seq, jsonString(string(r.Kind)), null(r.Kind == store.KindMessage, jsonString(r.Role)),
-		null(r.Kind == store.KindCheckpoint, strconv.Itoa(r.CheckpointID)), null(r.Kind == store.KindUsage, strconv.Itoa(r.TokenCount)))
-	if r.Kind != store.KindMessage || len(r.Body) == 0 {
-		p.w.printf("null")
+	b = append(b, "\n    {\n      \"seq\": "...)
+	b = strconv.AppendInt(b, r.Seq, 10)
+	b = append(b, ",\n      \"kind\": "...)
+	b = appendJSONString(b, string(r.Kind))
+	b = append(b, ",\n      \"role\": "...)
+	if r.Kind == store.KindMessage {
+		b = appendJSONString(b, r.Role)
 	} else {
-		p.buf.Reset()
-		json.HTMLEscape(&p.buf, r.Body)
-		p.out.Reset()
-		if err := json.Indent(&p.out, p.buf.Bytes(), "      ", "  "); err != nil {
+		b = append(b, "null"...)
+	}
+	for _, f := range []struct {
+		key string
+		ok  bool
+		n   int
+	}{{"checkpoint_id", r.Kind == store.KindCheckpoint, r.CheckpointID}, {"token_count", r.Kind == store.KindUsage, r.TokenCount}} {
+		b = append(b, ",\n      \""...)
+		b = append(b, f.key...)
+		b = append(b, "\": "...)
+		if f.ok {
+			b = strconv.AppendInt(b, int64(f.n), 10)
+		} else {
+			b = append(b, "null"...)
+		}
+	}
+	b = append(b, ",\n      \"message\": "...)
+	if r.Kind != store.KindMessage || len(r.Body) == 0 {
+		b = append(b, "null"...)
+	} else {
+		var err error
+		if b, err = message.AppendIndent(b, r.Body, "      ", "  "); err != nil {
 			return fmt.Errorf("record %d: %w", r.Seq, err)
 		}
-		p.w.write(p.out.Bytes())
 	}
-	p.w.printf("\n    }")
+	b = append(b, "\n    }"...)
+	p.out = b
+	p.w.write(b)
 	return p.w.err
 }
 
-// jsonString is s as a JSON string, as encoding/json writes it; kinds and
-// roles are plain words, quoted as they are.
-func jsonString(s string) string {
+// appendJSONString appends s as a JSON string, as encoding/json writes
+// it; kinds and roles are plain words, quoted as they are.
+func appendJSONString(b []byte, s string) []byte {
 	plain := true
 	for i := 0; i < len(s) && plain; i++ {
 		c := s[i]
 		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
 	if plain {
-		return `"` + s + `"`
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
 	}
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
 }
 
 func (p *jsonPrinter) end() {

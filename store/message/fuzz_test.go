@@ -109,3 +109,49 @@ func agree(t *testing.T, what string, data []byte, got, want any, gerr, werr err
 		t.Fatalf("%s %q:\n got %#v\nwant %#v", what, data, got, want)
 	}
 }
+
+// FuzzAppendIndent: AppendIndent writes what json.Indent of
+// json.HTMLEscape writes, or fails where it fails.
+func FuzzAppendIndent(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"user","content":"<b>a & b</b>\u2028 \u00e9"}`,
+		" { \"a\" : [ 1 , -2.5e3 , true , null , { } , [ ] , \"x\" ] , \"b\":{\"c\":{}} } \n ",
+		"{\"a\":\"\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\",\"\xe2\x80\xa8k\":1}",
+		`[]`, `"s"`, `12`, ` null `, `{"a":1} x`, `{"a":01}`, `{"a":}`, ``, `{"a":"\x"}`, `[1,]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { appendIndentAgrees(t, body, "      ", "  ") })
+}
+
+// TestAppendIndentNestingLimit: AppendIndent nests as deep as json.Indent
+// does and no deeper (without an indent: a deep document indented writes
+// the square of its depth).
+func TestAppendIndentNestingLimit(t *testing.T) {
+	t.Parallel()
+	for _, depth := range []int{10000, 10001} {
+		appendIndentAgrees(t, []byte(strings.Repeat("[", depth)+strings.Repeat("]", depth)), "", "")
+	}
+}
+
+func appendIndentAgrees(t *testing.T, body []byte, prefix, indent string) {
+	t.Helper()
+	{
+		var esc, want bytes.Buffer
+		json.HTMLEscape(&esc, body)
+		werr := json.Indent(&want, esc.Bytes(), prefix, indent)
+		got, gerr := AppendIndent([]byte("head"), body, prefix, indent)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("%q: error %v, encoding/json's %v", body, gerr, werr)
+		}
+		if gerr != nil {
+			if string(got) != "head" {
+				t.Fatalf("%q: failed but wrote %q", body, got)
+			}
+			return
+		}
+		if !bytes.Equal(got[4:], want.Bytes()) {
+			t.Fatalf("%.200q:\n got %.200q\nwant %.200q", body, got[4:], want.Bytes())
+		}
+	}
+}
