@@ -3,6 +3,7 @@ package message
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,7 +112,8 @@ func agree(t *testing.T, what string, data []byte, got, want any, gerr, werr err
 }
 
 // FuzzAppendIndent: AppendIndent writes what json.Indent of
-// json.HTMLEscape writes, or fails where it fails.
+// json.HTMLEscape writes a JSON value as, and fails on anything else
+// (which the escape can make valid: "\&" becomes "\\u0026").
 func FuzzAppendIndent(f *testing.F) {
 	for _, s := range []string{
 		`{"role":"user","content":"<b>a & b</b>\u2028 \u00e9"}`,
@@ -136,22 +138,20 @@ func TestAppendIndentNestingLimit(t *testing.T) {
 
 func appendIndentAgrees(t *testing.T, body []byte, prefix, indent string) {
 	t.Helper()
-	{
-		var esc, want bytes.Buffer
-		json.HTMLEscape(&esc, body)
-		werr := json.Indent(&want, esc.Bytes(), prefix, indent)
-		got, gerr := AppendIndent([]byte("head"), body, prefix, indent)
-		if (gerr == nil) != (werr == nil) {
-			t.Fatalf("%q: error %v, encoding/json's %v", body, gerr, werr)
-		}
-		if gerr != nil {
-			if string(got) != "head" {
-				t.Fatalf("%q: failed but wrote %q", body, got)
-			}
-			return
-		}
-		if !bytes.Equal(got[4:], want.Bytes()) {
-			t.Fatalf("%.200q:\n got %.200q\nwant %.200q", body, got[4:], want.Bytes())
-		}
+	got, gerr := AppendIndent([]byte("head"), body, prefix, indent)
+	if gerr != nil && string(got) != "head" {
+		t.Fatalf("%q: failed but wrote %q", body, got)
+	}
+	var esc, want bytes.Buffer
+	json.HTMLEscape(&esc, body)
+	werr := json.Indent(&want, esc.Bytes(), prefix, indent)
+	if !json.Valid(body) {
+		werr = errors.New("not JSON")
+	}
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("%.200q: error %v, encoding/json's %v", body, gerr, werr)
+	}
+	if gerr == nil && !bytes.Equal(got[4:], want.Bytes()) {
+		t.Fatalf("%.200q:\n got %.200q\nwant %.200q", body, got[4:], want.Bytes())
 	}
 }
