@@ -153,7 +153,12 @@ func copySearchTail(ctx context.Context, tx *sql.Tx) error {
 		_, _, err := copyIndexRows(ctx, tx, `1`, nil, -1) // never copied: all of it
 		return err
 	}
-	_, _, err := copyIndexRows(ctx, tx, `docid < ? OR docid > ?`, []any{low.Int64, upTo.Int64}, -1)
+	// Two ranges, not one OR: FTS4 reads a docid range from its content
+	// table's rowids, but an OR of two scans all of it.
+	if _, _, err := copyIndexRows(ctx, tx, `docid < ?`, low.Int64, -1); err != nil {
+		return err
+	}
+	_, _, err := copyIndexRows(ctx, tx, `docid > ?`, upTo.Int64, -1)
 	return err
 }
 
@@ -161,17 +166,13 @@ func isNoSuchTable(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "no such table")
 }
 
-// copyIndexRows copies the old index's rows matching where (args: one
-// value or a slice), oldest docid first, at most limit (-1: all), and
-// returns the last docid copied and how many.
-func copyIndexRows(ctx context.Context, tx *sql.Tx, where string, args any, limit int) (int64, int, error) {
+// copyIndexRows copies the old index's rows matching where (with arg,
+// when not nil), oldest docid first, at most limit (-1: all), and returns
+// the last docid copied and how many.
+func copyIndexRows(ctx context.Context, tx *sql.Tx, where string, arg any, limit int) (int64, int, error) {
 	var a []any
-	switch v := args.(type) {
-	case nil:
-	case []any:
-		a = v
-	default:
-		a = []any{v}
+	if arg != nil {
+		a = append(a, arg)
 	}
 	a = append(a, limit)
 	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM context_fts WHERE `+where+` ORDER BY docid LIMIT ?`, a...)

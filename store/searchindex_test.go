@@ -229,3 +229,40 @@ func TestMigrationKilledResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationCopiesRowsWrittenMeanwhile: rows an older rewind writes
+// into the old index while migration 13 copies it (between two of its
+// transactions: an append above the copied range, an import of older
+// history below it) are copied by the migration's last transaction.
+func TestMigrationCopiesRowsWrittenMeanwhile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	old := openAtVersion(t, path, 12)
+	s := newSession(t, old, "s", "/w")
+	for i := range 5 {
+		turn(t, old, s.ID, fmt.Sprint("before the copy ", i), 10+i)
+	}
+	if err := old.copySearchIndex(bg); err != nil {
+		t.Fatal(err)
+	}
+	turn(t, old, s.ID, "kumquat above", 100)
+	body, _ := json.Marshal(message.NewText("user", "quince below"))
+	if _, err := old.writer.Exec(`INSERT INTO context (id, session_id, seq, gen, kind, role, body, msgs_before, tokens_before, created_at)
+		VALUES (-7, ?, 1000, 0, 'message', 'user', ?, 0, 0, 1)`, s.ID, string(body)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.writer.Exec(`INSERT INTO context_fts (docid, text) VALUES (-7, 'quince below')`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for q, want := range map[string]int{"before": 15, "kumquat": 3, "quince": 1} {
+		if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: q})); len(hits) != want {
+			t.Errorf("search %q: %d hits, want %d", q, len(hits), want)
+		}
+	}
+}
