@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/internal/words"
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/peers"
 )
@@ -63,6 +64,7 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 	var added atomic.Int64
 	var lease *store.Lease
 	var pub *live.Publisher
+	var sessionID string
 	defer func() {
 		if pub != nil {
 			pub.Close()
@@ -85,10 +87,17 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 			}
 			if p, err := live.Listen(live.Options{Home: cfg.Home, Hello: h}); err == nil {
 				pub = p
+				publishStatus(ctx, db, pub, id)
 			}
+			sessionID = id
 			started(id)
 		},
-		Grew: func(n int) { added.Add(int64(n)) },
+		Grew: func(n int) {
+			added.Add(int64(n))
+			if pub != nil {
+				publishStatus(ctx, db, pub, sessionID)
+			}
+		},
 	})
 	if ro, ok := readOnlyError(err, cfg.DBPath()); ok {
 		return 0, ro
@@ -104,6 +113,19 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 		return int(added.Load()), importError(err, src.Path)
 	}
 	return int(added.Load()), nil
+}
+
+// publishStatus tells the run's watchers and `rewind runs` the session's
+// numbers as the soul's StatusUpdate does for rewind's own runs: the token
+// count of its last usage record (codex's token_count, Claude Code's usage
+// once per message.id), its model and generation. No context share: the
+// other agent's model's window is not known here.
+func publishStatus(ctx context.Context, db *store.DB, pub *live.Publisher, id string) {
+	s, err := db.GetSession(ctx, id)
+	if err != nil {
+		return // the next append tells it
+	}
+	pub.Publish(soul.StatusUpdate{Model: s.Model, Tokens: s.Tokens, Generation: s.CurrentGen})
 }
 
 // WatchFollow follows a codex or Claude Code session file as ImportFollow

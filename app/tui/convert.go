@@ -76,6 +76,9 @@ type itemBuilder struct {
 	// backtracks replace the D-Mail markers of these backtrack generations
 	// by their whole banner.
 	backtracks map[int]soul.Backtrack
+	// pending: a call whose result has not arrived is still running (the
+	// writer saves calls before their results), not cut off.
+	pending bool
 }
 
 // toolResult is what a tool result changes in its call's item.
@@ -158,11 +161,12 @@ func (b *itemBuilder) add(r store.Record) {
 
 // take returns the items since the last take — a call whose result has
 // not arrived shows as failed, as it would in a view read now (a later
-// result updates it) — and the results for calls of earlier takes.
+// result updates it), unless pending — and the results for calls of
+// earlier takes.
 func (b *itemBuilder) take() ([]views.Item, []toolResult) {
 	items, results := b.items, b.results
 	for i := range items {
-		if items[i].Kind == views.ItemTool && items[i].Status == views.ToolRunning {
+		if items[i].Kind == views.ItemTool && items[i].Status == views.ToolRunning && !b.pending {
 			items[i].Status = views.ToolFailed
 			items[i].Result = "no result: the call did not complete"
 		}

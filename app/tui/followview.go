@@ -134,6 +134,7 @@ func (w *watcher) onWorkerCatchUp(o *openSession, cu catchUp, step int) bool {
 		ev := evFollow{session: f.id, gen: f.gen, title: f.title, timeline: f.timeline(d.Generation), tokens: tokens}
 		if cu.conv && withConv {
 			ev.conv, ev.from, ev.base, ev.to = true, f.takenAt, f.items.taken, f.cursor
+			f.items.pending = w.importing.Load()
 			ev.items, ev.results = f.items.take()
 			f.takenAt = f.cursor
 		}

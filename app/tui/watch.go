@@ -48,6 +48,10 @@ type watcher struct {
 	label    string // (UI) the status bar's mode label while watching
 
 	connected atomic.Bool // (any) the writer's events feed the conversation
+	// importing (any): the writer is `rewind import --follow` of a codex or
+	// Claude Code file, which saves a call before its result: a call
+	// without one is still running, not cut off.
+	importing atomic.Bool
 	inRun     atomic.Bool // (any) the writer is mid-run: polls keep the conversation
 	// standalone (live loop): the writer runs a /compact between runs,
 	// which ends at its StatusUpdate (no RunEnd follows).
@@ -280,6 +284,7 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	h := conn.Hello
 	w.inRun.Store(!h.Run.Started.IsZero())
 	w.standalone = h.Run.Standalone
+	w.importing.Store(h.Origin != "")
 	w.connected.Store(true)
 	c.onUIThreadAsync(func() { w.onUILiveConnected(o, conn, h) })
 	check := time.NewTicker(liveRetry)
@@ -303,11 +308,13 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	}
 	w.connected.Store(false)
 	w.inRun.Store(false)
+	imported := w.importing.Swap(false)
 	if c.cur() != o || c.ctx.Err() != nil {
 		return
 	}
-	// The writer is gone: what it committed is all there is.
-	w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true}, -1)
+	// The writer is gone: what it committed is all there is (a followed
+	// file's calls still without a result are read again, as cut off).
+	w.onWorkerCatchUp(o, catchUp{conv: true, boundary: true, force: imported}, -1)
 	// A writer that switched to another session is still running.
 	left := store.PIDAlive(h.PID)
 	// The saved count, as rewind sessions says it: the writer's last
@@ -316,7 +323,7 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	if sess, err := c.db.GetSession(c.ctx, o.sess.ID); err == nil {
 		tokens = sess.Tokens
 	}
-	c.onUIThreadAsync(func() { w.onUILiveGone(o, h.PID, left, tokens) })
+	c.onUIThreadAsync(func() { w.onUILiveGone(o, h, left, tokens) })
 }
 
 // onWorkerLiveEvent applies one event of the writer. skip says the step in
@@ -379,7 +386,7 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 	}
 	w.pid, w.started, w.remote, w.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
 	st := c.statusModel()
-	if h.Run.MaxContext > 0 {
+	if h.Run.MaxContext > 0 || h.Run.Tokens > 0 { // a followed codex or Claude Code run has no context size
 		st.Step, st.Tokens = h.Run.Step, h.Run.Tokens
 		st.MaxContext, st.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
 	}
@@ -412,7 +419,7 @@ func (w *watcher) onUILiveRunEnded() {
 
 // onUILiveGone says the writer left and what is shown now: left, its
 // process still runs (it switched sessions); else it is gone.
-func (w *watcher) onUILiveGone(o *openSession, pid int, left bool, tokens int) {
+func (w *watcher) onUILiveGone(o *openSession, h live.Hello, left bool, tokens int) {
 	c := w.c
 	w.conn, w.started = nil, time.Time{}
 	c.ap.closeWatched()
@@ -432,6 +439,12 @@ func (w *watcher) onUILiveGone(o *openSession, pid int, left bool, tokens int) {
 		w.label, what = writerLeftLabel, "left this session"
 	}
 	c.statusModel().RunningTool = ""
-	c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", pid, what), true)
+	if h.Origin != "" {
+		w.label = writerGoneLabel
+		c.setMessage("stopped following the "+views.ImportMark(h.Origin)+" run: its file stopped growing and its writer is gone; showing what was imported", true)
+		c.refreshStatus()
+		return
+	}
+	c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", h.PID, what), true)
 	c.refreshStatus()
 }

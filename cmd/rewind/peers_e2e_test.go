@@ -220,10 +220,19 @@ func TestImportFollow(t *testing.T) {
 		t.Fatalf("no id: %v (%s)", err, stderr.String())
 	}
 	id = strings.TrimSpace(id)
-	runs := decode[[]map[string]any](t, e.mustOK("runs", "--json").stdout)
-	if len(runs) != 1 || runs[0]["id"] != id || runs[0]["origin"] != "codex" {
-		t.Errorf("runs while following: %v, want the session with origin codex", runs)
+	// The run's tokens are the session's, as for rewind's own runs.
+	tokensOf := func() (run, session float64) {
+		runs := decode[[]map[string]any](t, e.mustOK("runs", "--json").stdout)
+		if len(runs) != 1 || runs[0]["id"] != id || runs[0]["origin"] != "codex" {
+			t.Fatalf("runs while following: %v, want the session with origin codex", runs)
+		}
+		list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+		return runs[0]["tokens"].(float64), list[0]["tokens"].(float64)
 	}
+	if run, session := tokensOf(); run == 0 || run != session {
+		t.Errorf("runs says %v tokens, sessions %v: want the session's count", run, session)
+	}
+	// The test holds the file open while it appends: its writer runs.
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +240,14 @@ func TestImportFollow(t *testing.T) {
 	if _, err := f.WriteString(strings.Join(lines[20:], "")); err != nil {
 		t.Fatal(err)
 	}
+	var before float64
+	waitFor(t, "the appended token counts in rewind runs", 20*time.Second, func() bool {
+		run, session := tokensOf()
+		before = session
+		return run == session && session > 0 && len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)) == 1 &&
+			decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)[0]["messages"] == 20.0
+	})
+	t.Logf("tokens after the appends: %v", before)
 	f.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("follow ended with %v: %s", err, stderr.String())
