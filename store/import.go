@@ -38,6 +38,33 @@ type ImportedSession struct {
 	// Origin is the agent the session was imported from (OriginKimi when
 	// empty): kept as generation 0's note, so every schema reads it.
 	Origin string
+	// Stream, when set, supplies the rest of a session too large to hold
+	// in memory whole, after the records of Generations: the session is
+	// written piece by piece, hidden until its last piece (see importLarge),
+	// and only the piece being written is held. Bound is then at most how
+	// many records the session has in all (its ids are reserved up front).
+	Stream ImportStream
+	Bound  int
+}
+
+// ImportStream supplies a large session to ImportSessions a piece at a
+// time.
+type ImportStream interface {
+	// Next returns the next piece of the session; done says it was the
+	// last. A stream may complete the session's Kimi record (its Files)
+	// by the time it returns done: it is written after.
+	Next(ctx context.Context) (p ImportPiece, done bool, err error)
+}
+
+// ImportPiece is a piece of a streamed session: Records (and their
+// Decoded messages) go on the last generation given so far, then Gens
+// start after them, each with its first records. A generation's
+// SourceGen counts every generation of the session, those of earlier
+// pieces included.
+type ImportPiece struct {
+	Records []Record
+	Decoded []*message.Message
+	Gens    []ImportedGeneration
 }
 
 // The agents sessions are imported from (Session.Origin).
@@ -111,7 +138,7 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 		ids.total += int64(ws[i].records)
 	}
 	for i := 0; i < len(in); {
-		if w := ws[i]; w.records > db.importChunk {
+		if w := ws[i]; w.large(db.importChunk) {
 			s, err := db.importLarge(ctx, w)
 			if err != nil {
 				return out, fmt.Errorf("store: import: %w", err)
@@ -127,7 +154,7 @@ func (db *DB) ImportSessions(ctx context.Context, in []ImportedSession) ([]Sessi
 			start, n := time.Now(), 0
 			for ; next < len(in); next++ {
 				w := ws[next]
-				if w.records > db.importChunk ||
+				if w.large(db.importChunk) ||
 					next > i && (n+w.records > db.importChunk || time.Since(start) >= db.importTime) {
 					break
 				}
@@ -257,20 +284,30 @@ func (g *importGap) done() {
 // stagedFor.
 func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error) {
 	w.staged = nowMS()
+	if w.is.Stream != nil {
+		var stop func()
+		w.is.Stream, stop = prefetch(ctx, w.is.Stream)
+		defer stop()
+	}
 	var s Session
 	for done := false; !done; {
+		// A streamed session's next piece is read outside the
+		// transaction, so that a retried attempt writes the same records.
+		err := w.pull(ctx)
 		saved, savedIDs := *w, *w.ids
-		err := db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
-			*w, *w.ids = saved, savedIDs // a retried attempt starts where the last commit ended
-			if w.id == "" {
-				if err := dropSessions(ctx, tx, `deleted_at < 0 AND deleted_at > ?`, -(w.staged - stagedFor.Milliseconds())); err != nil {
-					return err
+		if err == nil {
+			err = db.importTx(ctx, func(tx *sql.Tx, st *importStmts) error {
+				*w, *w.ids = saved, savedIDs // a retried attempt starts where the last commit ended
+				if w.id == "" {
+					if err := dropSessions(ctx, tx, `deleted_at < 0 AND deleted_at > ?`, -(w.staged - stagedFor.Milliseconds())); err != nil {
+						return err
+					}
 				}
-			}
-			var err error
-			s, done, err = w.write(ctx, tx, st, time.Now().Add(db.importTime))
-			return err
-		})
+				var err error
+				s, done, err = w.write(ctx, tx, st, time.Now().Add(db.importTime))
+				return err
+			})
+		}
 		if err != nil {
 			*w = saved
 			if w.id != "" {
@@ -286,6 +323,48 @@ func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error
 		}
 	}
 	return s, nil
+}
+
+// prefetch reads a stream's pieces on a goroutine of its own, one piece
+// ahead: the next piece is parsed while one is written. stop ends the
+// goroutine and waits for it (the stream is the caller's again).
+func prefetch(ctx context.Context, s ImportStream) (_ ImportStream, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &prefetched{ch: make(chan prefetchedPiece, 1)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			var r prefetchedPiece
+			r.p, r.done, r.err = s.Next(ctx)
+			select {
+			case p.ch <- r:
+			case <-ctx.Done():
+				return
+			}
+			if r.done || r.err != nil {
+				return
+			}
+		}
+	}()
+	return p, func() { cancel(); <-done }
+}
+
+type prefetched struct{ ch chan prefetchedPiece }
+
+type prefetchedPiece struct {
+	p    ImportPiece
+	done bool
+	err  error
+}
+
+func (p *prefetched) Next(ctx context.Context) (ImportPiece, bool, error) {
+	select {
+	case r := <-p.ch:
+		return r.p, r.done, r.err
+	case <-ctx.Done():
+		return ImportPiece{}, false, ctx.Err()
+	}
 }
 
 // dropSessions deletes the sessions matching where (a condition on the
@@ -342,22 +421,67 @@ type sessionImport struct {
 	offset  int64 // of its block in ids
 	below   bool  // its records take ids from nextID on (idBlocks)
 	nextID  int64 // the id of its next record
+	written int   // records written so far
+
+	streamDone bool // the stream gave its last piece (or there is none)
 }
 
 func newSessionImport(is ImportedSession) *sessionImport {
-	w := &sessionImport{is: is, gens: is.Generations, created: toMS(is.Session.CreatedAt)}
+	w := &sessionImport{is: is, gens: is.Generations, created: toMS(is.Session.CreatedAt), streamDone: is.Stream == nil}
 	if len(w.gens) == 0 {
 		w.gens = []ImportedGeneration{{}}
 	}
 	for _, g := range w.gens {
 		w.records += len(g.Records)
-		for _, r := range g.Records {
-			if !r.CreatedAt.IsZero() {
-				w.latest = max(w.latest, r.CreatedAt.UnixMilli())
-			}
-		}
+		w.sawTimes(g.Records)
+	}
+	if is.Stream != nil {
+		w.records = max(w.records, is.Bound)
 	}
 	return w
+}
+
+func (w *sessionImport) sawTimes(recs []Record) {
+	for _, r := range recs {
+		if !r.CreatedAt.IsZero() {
+			w.latest = max(w.latest, r.CreatedAt.UnixMilli())
+		}
+	}
+}
+
+// large: written alone, over several transactions (importLarge).
+func (w *sessionImport) large(chunk int) bool {
+	return w.records > chunk || w.is.Stream != nil
+}
+
+// more: the stream has records to give after those held.
+func (w *sessionImport) more() bool { return !w.streamDone }
+
+// pull reads a streamed session's next piece once the records held are
+// written, and lets the written ones go.
+func (w *sessionImport) pull(ctx context.Context) error {
+	for !w.streamDone && w.gi == len(w.gens)-1 && w.ri == len(w.gens[w.gi].Records) {
+		p, done, err := w.is.Stream.Next(ctx)
+		if err != nil {
+			return err
+		}
+		w.streamDone = done
+		for i := range w.gens[:w.gi] {
+			w.gens[i].Records, w.gens[i].Decoded = nil, nil
+		}
+		last := &w.gens[w.gi]
+		last.Records, last.Decoded, w.ri = p.Records, p.Decoded, 0
+		w.gens = append(w.gens, p.Gens...)
+		w.sawTimes(p.Records)
+		for _, g := range p.Gens {
+			w.sawTimes(g.Records)
+		}
+		if w.ri == len(last.Records) && len(p.Gens) > 0 {
+			// Nothing more for the open generation: the next starts.
+			w.gi, w.genOpen = w.gi+1, false
+		}
+	}
+	return nil
 }
 
 // write goes on writing the session in tx: all of it, or when until is
@@ -437,6 +561,9 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		if w.ri < len(ig.Records) {
 			return Session{}, false, nil // the budget is spent
 		}
+		if w.gi == len(w.gens)-1 && w.more() {
+			return Session{}, false, nil // the stream's next piece goes on
+		}
 	}
 	if w.staged > 0 {
 		// Written over several transactions: another import may have
@@ -446,6 +573,14 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 				err = dropSessions(ctx, tx, `id = ?`, w.id)
 			}
 			return Session{}, err == nil, err
+		}
+	}
+	if w.is.Stream != nil {
+		// A generation opened before the stream gave the next one was not
+		// known to be archived then.
+		if _, err := tx.ExecContext(ctx, `UPDATE generations SET archived_at = ? WHERE session_id = ? AND gen < ? AND archived_at IS NULL`,
+			w.created, w.id, len(w.gens)-1); err != nil {
+			return Session{}, false, err
 		}
 	}
 	// The session was last updated when its last record was written (the

@@ -33,6 +33,9 @@ type BulkOptions struct {
 	BatchRecords int
 	// MaxLine caps one line of a context file (ParseOptions.MaxLine).
 	MaxLine int
+	// StreamBytes: a new session whose files hold more is parsed as it is
+	// written, half a batch at a time, hidden until whole (0: 8 MiB).
+	StreamBytes int64
 }
 
 // BulkResult says what ImportAll did.
@@ -70,6 +73,12 @@ type fileSig struct {
 // before its session is written; sessions of earlier transactions stay
 // imported, whole, and a re-run skips them.
 func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (BulkResult, error) {
+	if o.BatchRecords <= 0 {
+		o.BatchRecords = store.DefaultImportBatch
+	}
+	if o.StreamBytes <= 0 {
+		o.StreamBytes = defaultStreamBytes
+	}
 	var res BulkResult
 	var total int64
 	for _, s := range d.Sources {
@@ -86,7 +95,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		}
 	}}
 	read := func(ctx context.Context, i int) (parsedSession, int, error) {
-		p := readAndParse(ctx, db, d.Sources[i], popts)
+		p := readAndParse(ctx, db, d.Sources[i], popts, o.StreamBytes)
 		return p, p.records(), p.err
 	}
 	take := func(ctx context.Context, p parsedSession, batch *store.ImportBatch) error {
@@ -120,6 +129,10 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 			res.Records += len(cur)
 			res.Bytes += size
 			res.SessionIDs = append(res.SessionIDs, p.prev.SessionID)
+		case p.lines > 0:
+			if err := importStream(ctx, p, k, o, popts, batch, &res, size); err != nil {
+				return err
+			}
 		default:
 			is, n := newSession(src, p.files, o.WorkDir)
 			if n == 0 {
@@ -150,6 +163,39 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 	return res, err
 }
 
+// importStream imports a new session too large to parse whole, parsing
+// it as it is written: alone (the batch before it is written first).
+func importStream(ctx context.Context, p parsedSession, k store.KimiImport, o BulkOptions, popts ParseOptions,
+	batch *store.ImportBatch, res *BulkResult, size int64) error {
+	if err := batch.Flush(ctx); err != nil {
+		return err
+	}
+	st := &sessionStream{src: p.src, o: popts, sigs: p.sigs, k: &k, piece: max(o.BatchRecords/2, 1)}
+	defer st.close()
+	is, ok, err := st.first(ctx, o.WorkDir, p.lines)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		res.Empty++
+		return nil
+	}
+	err = batch.Add(ctx, is, p.lines, func(s store.Session) {
+		if s.ID == "" {
+			res.Unchanged++
+			return
+		}
+		res.SessionIDs = append(res.SessionIDs, s.ID)
+		res.Records += st.total
+		res.Bytes += size
+		res.Imported++
+	})
+	if err != nil {
+		return err
+	}
+	return batch.Flush(ctx)
+}
+
 // parsedSession is one source read and parsed, with what the last import
 // of it recorded.
 type parsedSession struct {
@@ -160,6 +206,10 @@ type parsedSession struct {
 	sigs  []fileSig
 	files []File
 	err   error
+	// lines, when > 0, says the new session is too large to parse whole:
+	// it was only hashed (sigs, Records not counted), and is parsed as it
+	// is written (sessionStream), lines its bound of records.
+	lines int
 }
 
 func (p *parsedSession) records() int {
@@ -170,7 +220,7 @@ func (p *parsedSession) records() int {
 	return n
 }
 
-func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions) parsedSession {
+func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions, streamBytes int64) parsedSession {
 	p := parsedSession{src: src}
 	var err error
 	if p.prev, p.seen, err = db.LookupKimiImport(ctx, src.ID); err != nil {
@@ -183,10 +233,26 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions)
 			return p
 		}
 	}
+	if !p.seen && filesSize(src) > streamBytes {
+		if p.sigs, p.lines, err = hashSession(ctx, src); err != nil {
+			p.err = fmt.Errorf("import: %w", err)
+		}
+		return p
+	}
 	if p.sigs, p.files, err = readSession(ctx, src, p.old, o); err != nil {
 		p.err = fmt.Errorf("import: %w", err)
 	}
 	return p
+}
+
+func filesSize(src Source) int64 {
+	var n int64
+	for _, f := range src.Files {
+		if fi, err := os.Stat(f); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // readSession reads and hashes a session's files and parses them, unless

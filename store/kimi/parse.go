@@ -89,14 +89,39 @@ func sizeText(n int) string {
 // ParseWith is Parse with options.
 func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 	f := File{Name: name}
+	_, err := newFileParser(r, name, o).next(&f, 0)
+	if err != nil {
+		return File{}, err
+	}
+	return f, nil
+}
+
+// fileParser parses a context file's lines as they are read: whole
+// (ParseWith), or a piece at a time (a session too large to hold whole).
+type fileParser struct {
+	br   *bufio.Reader
+	name string
+	o    ParseOptions
+	n    int // lines read
+}
+
+func newFileParser(r io.Reader, name string, o ParseOptions) *fileParser {
 	if o.MaxLine <= 0 {
 		o.MaxLine = DefaultMaxLine
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	for n := 1; ; n++ {
-		line, long, edges, err := readCappedLine(br, o.MaxLine)
+	return &fileParser{br: bufio.NewReaderSize(r, 64<<10), name: name, o: o}
+}
+
+// next appends the records of the lines that follow to f, up to limit
+// records (0: to the end); eof says the file is done.
+func (p *fileParser) next(f *File, limit int) (eof bool, _ error) {
+	name, o := p.name, p.o
+	for added := 0; limit <= 0 || added < limit; {
+		p.n++
+		n := p.n
+		line, long, edges, err := readCappedLine(p.br, o.MaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return File{}, fmt.Errorf("%s: %w", name, err)
+			return false, fmt.Errorf("%s: %w", name, err)
 		}
 		if n == 1 {
 			line = bytes.TrimPrefix(line, bom)
@@ -117,6 +142,7 @@ func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 				}
 				f.Records = append(f.Records, rec)
 				f.Decoded = append(f.Decoded, m)
+				added++
 			case err != nil && o.SkipTorn: // the final line, no newline
 				if o.Warn != nil {
 					o.Warn(&LineError{File: name, Line: n, Err: fmt.Errorf("torn final line (no newline) skipped: %w", perr)})
@@ -126,13 +152,14 @@ func ParseWith(r io.Reader, name string, o ParseOptions) (File, error) {
 					o.Warn(&LineError{File: name, Line: n, Err: fmt.Errorf("skipped: %w", perr)})
 				}
 			default:
-				return File{}, &LineError{File: name, Line: n, Err: perr}
+				return false, &LineError{File: name, Line: n, Err: perr}
 			}
 		}
 		if err != nil { // io.EOF
-			return f, nil
+			return true, nil
 		}
 	}
+	return false, nil
 }
 
 // lineEdges are the first and last bytes of a line too long to keep.

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/internal/gen"
+	"github.com/rewind-agent/rewind/store"
+)
+
+// TestKill9MidImportOfALargeSession: `rewind import` of one session too
+// large to hold whole (kimi-cli's, 150,000 records) commits it in pieces,
+// hidden; a kill -9 once pieces are committed leaves no session a list or
+// search shows and a database that passes integrity_check, and the import
+// run again finishes with the whole session.
+func TestKill9MidImportOfALargeSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	share := filepath.Join(t.TempDir(), "kimi")
+	want, err := gen.KimiShare(share, 1, 150000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := e.command(ctx, "import", share)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Kill it once some records are committed.
+	var ro *sql.DB
+	for committed := 0; committed == 0; {
+		select {
+		case err := <-exited:
+			t.Fatalf("the import ended before any record was seen committed: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if ro == nil {
+			if ro, err = sql.Open("sqlite3", "file:"+e.dbPath()+"?mode=ro&_busy_timeout=5000"); err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+		}
+		if ro.QueryRow(`SELECT count(*) FROM context`).Scan(&committed) != nil {
+			committed = 0 // not created yet
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if n := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)); n != 0 {
+		t.Fatalf("%d sessions listed after the kill, want none", n)
+	}
+	if hits := decode[[]map[string]any](t, e.mustOK("search", "goroutine", "--json").stdout); len(hits) != 0 {
+		t.Fatalf("search after the kill: %d hits, want none", len(hits))
+	}
+	db, err := store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok string
+	var hidden int
+	if err := db.Reader().QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check: %q %v", ok, err)
+	}
+	if err := db.Reader().QueryRow(`SELECT count(*) FROM sessions WHERE deleted_at < 0`).Scan(&hidden); err != nil || hidden != 1 {
+		t.Fatalf("hidden half-imported sessions: %d %v (the kill came too late to test anything?)", hidden, err)
+	}
+	db.Close()
+
+	e.mustOK("import", share)
+	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	if len(list) != 1 {
+		t.Fatalf("sessions after the re-import: %v", list)
+	}
+	db, err = store.Open(ctx, e.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var records int
+	if err := db.Reader().QueryRow(`SELECT count(*) FROM context WHERE session_id = ?`, list[0]["id"]).Scan(&records); err != nil || records != want {
+		t.Fatalf("the re-imported session has %d records, want %d (%v)", records, want, err)
+	}
+}
