@@ -549,9 +549,13 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			if w.ri < len(ig.Decoded) {
 				m = ig.Decoded[w.ri]
 			}
+			if w.below && w.written >= w.records {
+				return Session{}, false, fmt.Errorf("more records than the %d the import reserved ids for", w.records)
+			}
 			if _, err := a.add(ig.Records[w.ri], m); err != nil {
 				return Session{}, false, fmt.Errorf("generation %d: %w", w.gi, err)
 			}
+			w.written++
 		}
 		st.rec, st.fts = a.insRec, a.insFTS
 		w.gen, w.lastSeq, w.nextID = a.gen, a.lastSeq, a.nextID
