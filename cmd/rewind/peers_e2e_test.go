@@ -260,3 +260,33 @@ func TestImportFollow(t *testing.T) {
 		t.Errorf("after following: %v, want the whole rollout's 3 turns and 20 messages", list)
 	}
 }
+
+// TestContinueCodexLocalShellCall continues a rollout whose local_shell_call
+// codex never ran (no output record): the request still pairs the call
+// with exactly one result, which says it has none, and the answer lands
+// in the session.
+func TestContinueCodexLocalShellCall(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Text("Understood."))
+	e := newEnv(t).withServer(srv)
+	file := fixtureInWorkDir(t, "codex-local-shell-home/sessions/2026/11/27/rollout-2026-11-27T04-13-40-01a21b35-7dcd-75a1-925b-09a4c8b7df1b.jsonl", "/tmp/peers-old/fx/lwork", e.workDir)
+	id := strings.TrimSpace(e.mustOK("import", file).stdout)
+	e.mustOK("--session", id, "-p", "did it run?")
+	msgs := srv.Requests()[0].Messages
+	calls := 0
+	for i, m := range msgs {
+		for k, c := range m.ToolCalls {
+			calls++
+			if r := msgs[i+1+k]; c.Name != "Shell" || r.Role != "tool" || r.ToolCallID != c.ID {
+				t.Fatalf("call %s (%s) is not followed by a result: %+v", c.ID, c.Name, r)
+			}
+		}
+		if m.Role == "tool" && (i == 0 || len(msgs[i-1].ToolCalls) == 0 && msgs[i-1].Role != "tool") {
+			t.Errorf("message %d: a result answers no call", i)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("%d calls sent, want the local shell call", calls)
+	}
+}

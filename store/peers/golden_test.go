@@ -26,6 +26,8 @@ var fixtures = []struct{ origin, path string }{
 	{store.OriginClaude, "claude-home/projects/-tmp-peers-fx-cwork/f83ea86d-c9af-4e7d-b2b4-4162f39a89a6.jsonl"},
 	{store.OriginClaude, "claude-1.0-home/projects/-tmp-peers-old-fx-owork/d363673b-8b91-43e1-bf8a-f9f9fc444a63.jsonl"},
 	{store.OriginClaude, "claude-1.0-home/projects/-tmp-peers-old-fx-owork/22db6885-bb01-4061-b2bb-47a323fac1a5.jsonl"},
+	{store.OriginClaude, "claude-branch-home/projects/-tmp-peers-old-fx-bwork/59a03990-8e8b-4a8a-9515-de862e45de23.jsonl"},
+	{store.OriginCodex, "codex-local-shell-home/sessions/2026/11/27/rollout-2026-11-27T04-13-40-01a21b35-7dcd-75a1-925b-09a4c8b7df1b.jsonl"},
 }
 
 func parseFixture(t testing.TB, origin, rel string) *Session {

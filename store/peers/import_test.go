@@ -274,3 +274,73 @@ func TestGrownFileAddsOnlyNewRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestImportClaudeBranch imports a session that Claude Code resumed from
+// an earlier point (`--resume ID --resume-session-at UUID`): the new
+// prompt is a second child of the first turn's last answer. The branch
+// is the current generation (the first turn, then the new prompts); the
+// abandoned prompt is kept in the archived generation before it.
+func TestImportClaudeBranch(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	if res := importPath(t, db, "testdata/claude-branch-home"); res.Imported != 1 {
+		t.Fatalf("import %+v, want one session", res)
+	}
+	s := sessionsByTitle(t, db)["First prompt: list the files."]
+	prompts := func(recs []store.Record) string {
+		var out []string
+		for _, r := range recs {
+			if r.Kind == store.KindMessage && r.Role == "user" {
+				m, err := r.Message()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p := m.Content.PlainText(); p != "" {
+					out = append(out, strings.SplitN(p, "\n", 2)[0])
+				}
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	v, err := db.View(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := prompts(v.Records), "First prompt: list the files. | Instead: count the files. | After the branch: say bye."; got != want {
+		t.Errorf("the current view's prompts: %q, want %q", got, want)
+	}
+	gens, err := db.Generations(context.Background(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != 2 || !gens[0].Archived() || gens[1].Archived() {
+		t.Fatalf("generations %+v: want the abandoned branch archived under the current one", gens)
+	}
+	old, err := db.GenerationView(context.Background(), s.ID, gens[0].Gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := prompts(old.Records), "First prompt: list the files. | Second prompt: say hi."; got != want {
+		t.Errorf("the archived generation's prompts: %q, want %q", got, want)
+	}
+}
+
+// TestImportCodexLocalShell imports a rollout holding a local_shell_call
+// item as codex 0.171 writes it: a Shell call whose command is the argv
+// joined (bash -lc's script), its source name kept; codex did not run it
+// (it offers exec_command, not local_shell), so no result follows.
+func TestImportCodexLocalShell(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	if res := importPath(t, db, "testdata/codex-local-shell-home"); res.Imported != 1 || res.Unknown != 0 {
+		t.Fatalf("import %+v, want one session, nothing unknown", res)
+	}
+	s := sessionsByTitle(t, db)["Run a local shell command."]
+	var calls []message.ToolCall
+	for _, m := range viewMessages(t, db, s.ID) {
+		calls = append(calls, m.ToolCalls...)
+	}
+	if len(calls) != 1 || calls[0].Name != "Shell" || string(calls[0].Extra["source_name"]) != `"local_shell"` || calls[0].Args != `{"command":"echo from-local-shell"}` || calls[0].ID != "call_1_0" {
+		t.Errorf("calls %+v, want the local_shell_call as one Shell call", calls)
+	}
+}

@@ -10,7 +10,9 @@
 //
 // asks for a call of TOOL in round N (1 is the answer to the prompt, 2 the
 // answer after round 1's results, ...); several lines of one round are
-// parallel calls. A round with no line is the final text answer. "@big"
+// parallel calls. A round with no line is the final text answer. For
+// codex, TOOL local_shell {"command": [argv]} is a local_shell_call item
+// rather than a function call. "@big"
 // anywhere in the prompt reports a large input token count (to trigger
 // codex's auto-compaction). A request that asks for a summary (a
 // compaction) gets "SUMMARY: ..." as its text. Every request body is
@@ -168,6 +170,16 @@ func responses(w http.ResponseWriter, body map[string]any) {
 	for i, c := range calls {
 		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", n, i), "call_id": fmt.Sprintf("call_%d_%d", n, i),
 			"name": c.name, "arguments": c.args, "status": "completed"}
+		if c.name == "local_shell" {
+			// The Responses API's local shell call: an exec action, its
+			// argv in {"command": [...]}.
+			var a struct {
+				Command []string `json:"command"`
+			}
+			_ = json.Unmarshal([]byte(c.args), &a)
+			item = map[string]any{"type": "local_shell_call", "id": fmt.Sprintf("lsc_%d_%d", n, i), "call_id": fmt.Sprintf("call_%d_%d", n, i),
+				"status": "completed", "action": map[string]any{"type": "exec", "command": a.Command, "working_directory": nil, "timeout_ms": nil, "env": map[string]any{}, "user": nil}}
+		}
 		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 1 + i, "item": item})
 		sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 1 + i, "item": item})
 	}
