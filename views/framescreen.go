@@ -61,8 +61,14 @@ func (f *FrameScreen) fit() {
 	f.stale = true
 }
 
+// cell is the frame's cell at x, y, or nil outside it. The size is the one
+// the frame began with (Clear, which tview calls after Size at the start of
+// each frame): asking the screen under for it at every cell locked its
+// mutex a hundred thousand times a second while a long answer streamed.
 func (f *FrameScreen) cell(x, y int) *frameCell {
-	f.fit()
+	if f.back == nil {
+		f.fit()
+	}
 	if x < 0 || y < 0 || x >= f.w || y >= f.h {
 		return nil
 	}
@@ -84,7 +90,11 @@ func (f *FrameScreen) Fill(r rune, style tcell.Style) {
 // SetContent sets a cell of the frame.
 func (f *FrameScreen) SetContent(x, y int, primary rune, combining []rune, style tcell.Style) {
 	if c := f.cell(x, y); c != nil {
-		*c = frameCell{string(append([]rune{primary}, combining...)), style}
+		if len(combining) == 0 {
+			*c = frameCell{string(primary), style}
+		} else {
+			*c = frameCell{string(append([]rune{primary}, combining...)), style}
+		}
 	}
 }
 
@@ -124,8 +134,11 @@ func (f *FrameScreen) Get(x, y int) (string, tcell.Style, int) {
 		return "", tcell.StyleDefault, 0
 	}
 	str := c.str
-	if str == "" {
-		str = " "
+	switch {
+	case str == "":
+		return " ", c.style, 1
+	case len(str) == 1: // ASCII: one column, without asking uniseg
+		return str, c.style, 1
 	}
 	return str, c.style, max(1, uniseg.StringWidth(str))
 }
