@@ -2,6 +2,7 @@ package timetravel
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,6 +159,46 @@ func (b *TurnBuilder) Add(records ...store.Record) {
 			}
 		}
 	}
+}
+
+// Prepend reads earlier, the records of the view just before those read so
+// far (read: every record Add was given, in order), as if the builder had
+// read earlier first. Only earlier and the first records of read are read
+// again: once both readings are in the same state (the same tokens, the
+// same open checkpoint, the same last turn: a prompt of read and its
+// usage are enough), every turn after is the one already built. It
+// returns how many records of read it read again (a test's counter: a
+// long session loaded page by page read every page again each time).
+func (b *TurnBuilder) Prepend(earlier, read []store.Record) int {
+	var joined, alone TurnBuilder
+	joined.Add(earlier...)
+	for i, r := range read {
+		if joined.sameState(&alone) {
+			// alone is b after read[:i]: its last turn is b's turn at
+			// len(alone.turns)-1, which may have grown since.
+			b.turns = append(joined.turns[:len(joined.turns)-1], b.turns[len(alone.turns)-1:]...)
+			return i
+		}
+		joined.Add(r)
+		alone.Add(r)
+	}
+	*b = joined
+	return len(read)
+}
+
+// sameState reports whether o goes on exactly as b from here: the same
+// tokens and open checkpoint, and an equal last turn (the only one Add
+// changes).
+func (b *TurnBuilder) sameState(o *TurnBuilder) bool {
+	if b.tokens != o.tokens || b.openCP() != o.openCP() || !b.openTime.Equal(o.openTime) || b.openTokens != o.openTokens ||
+		len(b.turns) == 0 || len(o.turns) == 0 {
+		return false
+	}
+	x, y := b.turns[len(b.turns)-1], o.turns[len(o.turns)-1]
+	return x.Checkpoint == y.Checkpoint && x.Prompt == y.Prompt && x.DMail == y.DMail && x.Summary == y.Summary &&
+		x.Time.Equal(y.Time) && x.Tokens == y.Tokens && slices.EqualFunc(x.Steps, y.Steps, func(p, q Step) bool {
+		return p.Checkpoint == q.Checkpoint && p.N == q.N && p.Label == q.Label && p.Time.Equal(q.Time) && p.Tokens == q.Tokens
+	})
 }
 
 // Turns returns the turns read so far (a checkpoint nothing followed yet

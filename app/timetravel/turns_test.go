@@ -116,6 +116,73 @@ func TestTurnBuilderAddsRecordsAsTheyCome(t *testing.T) {
 	}
 }
 
+// TestTurnBuilderPrependsEarlierRecords: a builder that read the tail of a
+// view and is then given the records before it, split anywhere, reads the
+// same turns as Turns on the whole view and goes on as it would; in a
+// long view it reads again only the first records of the tail (up to the
+// second prompt: the first turn's tokens come from before it), not the whole tail: a session loaded page by page read
+// every page again each time.
+func TestTurnBuilderPrependsEarlierRecords(t *testing.T) {
+	t.Parallel()
+	rec := func(kind store.Kind, cp int, m message.Message) store.Record {
+		r := store.Record{Kind: kind, CheckpointID: cp, TokenCount: 7 * cp}
+		if kind == store.KindMessage {
+			r.Role = m.Role
+			r.Body, _ = m.MarshalJSON()
+		}
+		return r
+	}
+	shell := message.Message{Role: "assistant", ToolCalls: []message.ToolCall{{ID: "c", Name: "Shell", Args: `{"command":"ls"}`}}}
+	mixed := []store.Record{
+		rec(store.KindMessage, 0, message.NewText("user", "before any checkpoint")),
+		rec(store.KindCheckpoint, 0, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("user", "first")),
+		rec(store.KindCheckpoint, 1, message.Message{}),
+		rec(store.KindMessage, 0, shell),
+		rec(store.KindUsage, 3, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("user", "injected")),
+		rec(store.KindCheckpoint, 2, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("assistant", "done")),
+		rec(store.KindCheckpoint, 3, message.Message{}),
+		rec(store.KindMessage, 0, message.NewText("user", "second")),
+		rec(store.KindUsage, 5, message.Message{}),
+		rec(store.KindCheckpoint, 4, message.Message{}),
+		rec(store.KindMessage, 0, shell),
+		rec(store.KindCheckpoint, 5, message.Message{}),
+	}
+	for _, recs := range [][]store.Record{mixed, longRecords(3)} {
+		for end := 1; end <= len(recs); end++ { // the view so far, then what it gains
+			for n := 0; n <= end; n++ {
+				var b TurnBuilder
+				b.Add(recs[n:end]...)
+				b.Prepend(recs[:n], recs[n:end])
+				if got, want := b.Turns(), Turns(store.View{Records: recs[:end]}); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%d records, the first %d prepended:\n%+v\nwant\n%+v", end, n, got, want)
+				}
+				b.Add(recs[end:]...)
+				if got, want := b.Turns(), Turns(store.View{Records: recs}); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%d records, the first %d prepended, then the rest:\n%+v\nwant\n%+v", end, n, got, want)
+				}
+			}
+		}
+	}
+
+	long := longRecords(1000) // 7,000 records
+	var b TurnBuilder
+	b.Add(long[6300:]...)
+	read, reread := long[6300:], 0
+	for start := 6300; start > 0; start -= 700 {
+		reread += b.Prepend(long[start-700:start], read)
+		read = long[start-700:]
+	}
+	if got, want := b.Turns(), Turns(store.View{Records: long}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after nine pages the turns differ from the whole view's (%d and %d turns)", len(got), len(want))
+	}
+	if reread > 9*9 {
+		t.Errorf("nine pages read %d records of the tail again, want at most a turn and the next prompt (9) each", reread)
+	}
+}
+
 // TestPlanRevertInALongTurn: a revert planned deep in a long view reads
 // only the pages around the checkpoint, and says what a read of the whole
 // view says, also for a step whose turn started pages of records before

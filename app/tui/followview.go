@@ -245,10 +245,9 @@ func (w *watcher) onWorkerPrepend(id string, gen int, start store.ViewPos, page 
 		f.lastAst += n
 	}
 	f.records += n
-	f.recs = append(append(make([]store.Record, 0, n+len(f.recs)), page...), f.recs...)
 	had := turnRows(f.turns.Turns())
-	f.turns = timetravel.TurnBuilder{}
-	f.turns.Add(f.recs...)
+	w.c.pollStats.prependReread.Add(int64(f.turns.Prepend(page, f.recs)))
+	f.recs = append(append(make([]store.Record, 0, n+len(f.recs)), page...), f.recs...)
 	f.turnBase = max(0, f.turnBase-(turnRows(f.turns.Turns())-had))
 	f.doneRows, f.doneTurns = nil, 0
 }

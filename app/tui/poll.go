@@ -43,6 +43,7 @@ type pollStats struct {
 	deltaRecords                      atomic.Int64 // records they returned
 	writerChecks                      atomic.Int64 // rounds of the writer check (follow.go)
 	previews                          atomic.Int64 // session-list previews handed to the UI (browser.go)
+	prependReread                     atomic.Int64 // records an earlier page made the timeline's turns read again (followview.go)
 }
 
 // changeGate remembers the last data version a poll acted on.

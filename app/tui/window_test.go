@@ -116,6 +116,11 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 	if txt := h.text(); strings.Contains(txt, "earlier messages") {
 		t.Errorf("the marker shows with everything loaded:\n%s", txt)
 	}
+	// Each page made the timeline read again a turn of what it had, not
+	// all of it (19 pages read 190,000 records again, quadratic in pages).
+	if n := h.c.pollStats.prependReread.Load(); n > 19*10 {
+		t.Errorf("the 19 earlier pages made the timeline read %d records again, want at most 10 each", n)
+	}
 }
 
 // TestLongSessionMarkerAtTheTop: scrolled to the top of the loaded part,
