@@ -47,6 +47,7 @@ func TestImagesShowAsLabels(t *testing.T) {
 	tool := "[image two.png · 30×10 PNG · " + words.Size(int64(n2)) + "]"
 	h.submit("describe @pic.png")
 	h.waitFor(prompt, "A black square.")
+	h.waitUntil("the first run to end", h.idle) // the answer shows before its step commits
 	h.submit("and two.png?")
 	h.waitFor(tool, "Wider.")
 	if strings.Contains(h.text(), "<image") {
