@@ -2,15 +2,15 @@ package tui
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
 // tmuxTerm is the real binary running in a real terminal (tmux).
@@ -46,30 +46,15 @@ func startTmux(t *testing.T, env []string, args string) *tmuxTerm {
 }
 
 // The rewind binary is built once per package run, by the first tmux test
-// that needs it, into binDir (TestMain removes it).
+// that needs it (testbin keeps it between runs).
 var (
 	buildOnce sync.Once
-	binDir    string
 	binPath   string
 	binErr    error
 )
 
 func rewindBinary() (string, error) {
-	buildOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "rewind-tui-e2e-")
-		if binErr != nil {
-			return
-		}
-		_, file, _, _ := runtime.Caller(0)
-		bin := filepath.Join(binDir, "rewind")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
-		build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		binPath = bin
-	})
+	buildOnce.Do(func() { binPath, binErr = testbin.Rewind("app-tui") })
 	return binPath, binErr
 }
 

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"flag"
-	"os"
 	"runtime"
 	"strconv"
 	"testing"
@@ -19,19 +18,7 @@ import (
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the tmux test runs this binary as an MCP server
 	widenParallel()
-	goleak.VerifyTestMain(removingBinary{m}, append(childprocGoroutines(), goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))...)
-}
-
-// removingBinary runs the tests, then removes the rewind binary the tmux
-// tests built (goleak's VerifyTestMain exits the process after Run).
-type removingBinary struct{ m *testing.M }
-
-func (r removingBinary) Run() int {
-	code := r.m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	return code
+	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))...)
 }
 
 // widenParallel runs up to eight parallel tests at once unless -parallel

@@ -26,6 +26,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/rewind-agent/rewind/internal/testbin"
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/storetest"
@@ -35,22 +36,12 @@ var binary string
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary doubles as an MCP server
-	dir, err := os.MkdirTemp("", "rewind-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "rewind")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	var err error
+	if binary, err = testbin.Rewind("cmd-rewind"); err != nil {
 		fmt.Fprintln(os.Stderr, "building rewind:", err)
-		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // env is an isolated environment: its own home, work dir and no API

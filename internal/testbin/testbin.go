@@ -1,0 +1,54 @@
+// Package testbin builds the rewind binary for the end-to-end tests that
+// run it (cmd/rewind, app/tui's tmux tests). It builds into a directory
+// of the user's cache kept per source tree, where go build links again
+// only when a source changed: a fresh build linked the binary twice on
+// every run of the suite, 3 s of CPU each.
+package testbin
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// Rewind builds ./cmd/rewind of this source tree as name (one name per
+// test package: two packages run at once, and a file being linked cannot
+// be run) and returns the binary's path.
+func Rewind(name string) (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("testbin: no source path")
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(cache, "rewind-tests", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("testbin: %w", err)
+	}
+	bin := filepath.Join(dir, name)
+	// Another run of the same package (another go test in this tree)
+	// waits here rather than run a half-written binary.
+	lock, err := os.OpenFile(bin+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("testbin: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("testbin: lock %s: %w", bin, err)
+	}
+	build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
