@@ -316,17 +316,11 @@ func TestThemeSwitchChangesColours(t *testing.T) {
 	_, before, _ := h.cell(1, h.h-1).Style.Decompose()
 	h.submit("/theme light")
 	h.waitFor("theme light")
-	deadline := time.Now().Add(waitLimit)
-	for {
-		_, after, _ := h.cell(1, h.h-1).Style.Decompose()
-		if after != before {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status bar background stayed %v after /theme light", before)
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+	h.waitUntil("the status bar's background to change after /theme light", func() bool {
+		cells, w, _ := h.screen.GetContents()
+		_, after, _ := cells[(h.h-1)*w+1].Style.Decompose()
+		return after != before
+	})
 	// A malformed user theme: message, and the default theme is used.
 	if err := os.MkdirAll(filepath.Join(h.dir, "themes"), 0o700); err != nil {
 		t.Fatal(err)

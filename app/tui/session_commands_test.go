@@ -258,17 +258,16 @@ func TestWorkDirInTheConversationHeader(t *testing.T) {
 	}})
 	waitHeader := func(what string, cond func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(waitLimit)
-		for {
-			for _, r := range h.rows() {
+		txt, ok := h.waitScreen(func(txt string) bool {
+			for r := range strings.SplitSeq(txt, "\n") {
 				if strings.Contains(r, "Conversation") && cond(r) {
-					return
+					return true
 				}
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the header never showed %s:\n%s", what, h.text())
-			}
-			time.Sleep(15 * time.Millisecond)
+			return false
+		})
+		if !ok {
+			t.Fatalf("the header never showed %s:\n%s", what, txt)
 		}
 	}
 	waitHeader("the work dir's last element", func(r string) bool { return strings.Contains(r, "…/work") })

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rewind-agent/rewind/store"
 )
@@ -44,15 +43,12 @@ func TestResumeSessionWhoseWorkDirIsGone(t *testing.T) {
 	}
 }
 
-// waitForSentence polls the screen for a sentence that may wrap.
+// waitForSentence waits for a frame showing a sentence that may wrap.
 func waitForSentence(h *harness, sentence string) {
 	h.t.Helper()
-	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(15 * time.Millisecond) {
-		if strings.Contains(flatText(h.text()), sentence) {
-			return
-		}
+	if txt, ok := h.waitScreen(func(txt string) bool { return strings.Contains(flatText(txt), sentence) }); !ok {
+		h.t.Fatalf("screen never showed %q:\n%s", sentence, txt)
 	}
-	h.t.Fatalf("screen never showed %q:\n%s", sentence, h.text())
 }
 
 // flatText is the screen's words in reading order with frames and line
