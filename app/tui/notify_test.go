@@ -165,6 +165,7 @@ func TestNotifyOff(t *testing.T) {
 	h.clock.advance(approvalGrace)
 	h.typeText("y", false)
 	h.waitFor("Wrote notes.txt.")
+	h.waitUntil("the run to end", h.idle) // the answer shows before its step commits
 	h.submit("and again")
 	h.waitFor("the request is malformed")
 	h.c.onUIThread(func() {}) // one more draw: anything queued would be written now
