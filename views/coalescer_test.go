@@ -28,13 +28,13 @@ func TestCoalescerBatches(t *testing.T) {
 				for i := 0; i < 250; i++ { // 1,000 updates over 100 ms: a 10k tokens/s stream
 					version.Add(1)
 					c.Trigger()
-					time.Sleep(400 * time.Microsecond)
+					time.Sleep(400 * time.Microsecond) // fake clock (synctest): moves time, waits on nothing
 				}
 			})
 		}
 		wg.Wait()
 		elapsed := time.Since(start)
-		time.Sleep(interval)
+		time.Sleep(interval) // fake clock (synctest): moves time, waits on nothing
 		synctest.Wait()
 		if seen.Load() != version.Load() {
 			t.Fatalf("last update never flushed: saw %d of %d", seen.Load(), version.Load())
@@ -46,7 +46,7 @@ func TestCoalescerBatches(t *testing.T) {
 		c.Stop()
 		before := flushes.Load()
 		c.Trigger()
-		time.Sleep(5 * interval)
+		time.Sleep(5 * interval) // fake clock (synctest): moves time, waits on nothing
 		synctest.Wait()
 		if flushes.Load() != before {
 			t.Fatal("flush after Stop")
@@ -68,9 +68,9 @@ func TestCoalescerSpacing(t *testing.T) {
 		end := time.Now().Add(200 * time.Millisecond)
 		for time.Now().Before(end) {
 			c.Trigger()
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // fake clock (synctest): moves time, waits on nothing
 		}
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(60 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
 		synctest.Wait()
 		mu.Lock()
 		defer mu.Unlock()
@@ -98,8 +98,8 @@ func TestCoalescerStopWaitsForRunningFlush(t *testing.T) {
 			finished.Store(true)
 		})
 		c.Trigger()
-		time.Sleep(2 * time.Millisecond)
-		synctest.Wait() // flush is now blocked on release
+		time.Sleep(2 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
+		synctest.Wait()                  // flush is now blocked on release
 		stopped := make(chan struct{})
 		go func() { c.Stop(); close(stopped) }()
 		synctest.Wait()
