@@ -55,7 +55,7 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	for !c.ui.running.Load() {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	var draws atomic.Int64
 	var drawNS atomic.Int64
@@ -77,7 +77,7 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 	b.ResetTimer()
 	for i := 0; i < total; i++ {
 		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
-			time.Sleep(wait)
+			time.Sleep(wait) // pacing: the stream's rate is the load measured, not a wait
 		}
 		ev := soul.ContentPart{Text: words[i%len(words)]}
 		if batched {
@@ -97,9 +97,9 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 		if n > 0 && time.Since(start) >= d {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll: the streamed text reaches the conversation without a signal
 	}
-	time.Sleep(2 * FlushInterval)
+	time.Sleep(2 * FlushInterval) // the flush interval passes: what the batcher holds goes out
 	wall := time.Since(start)
 	b.StopTimer()
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
@@ -149,13 +149,13 @@ func TestBatchingBoundsRedraws(t *testing.T) {
 		empty := len(b.pending) == 0
 		b.mu.Unlock()
 		if empty && updates.Load() > 0 {
-			time.Sleep(2 * FlushInterval)
+			time.Sleep(2 * FlushInterval) // the flush interval passes: what the batcher holds goes out
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("batches never delivered")
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll: the batcher signals nothing when it is empty
 	}
 	b.stop()
 	elapsed := time.Since(start)

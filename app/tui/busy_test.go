@@ -162,7 +162,7 @@ func TestPromptSentWhileLockedIsCommittedAfterwards(t *testing.T) {
 		t.Errorf("prompts in the session after the lock: %q, want the second one committed", got)
 	}
 	// The input history waited for the lock too, instead of failing.
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(10 * time.Millisecond) { // poll: a worker writes it, with no signal to the test
 		hist, err := h.db.InputHistory(h.ctx, h.work, 10)
 		if err == nil && slices.Contains(hist, "show me some code") {
 			break

@@ -68,9 +68,9 @@ func TestSubagentsInTmux(t *testing.T) {
 			}
 
 			for i := 0; i < 5 && strings.Contains(tt.capture(), "[y] approve"); i++ {
-				time.Sleep(400 * time.Millisecond)
+				time.Sleep(400 * time.Millisecond) // tmux says nothing of when rewind read a key: answer again while the dialog stays
 				tt.send("y")
-				time.Sleep(300 * time.Millisecond)
+				time.Sleep(300 * time.Millisecond) // tmux says nothing of when rewind read a key: answer again while the dialog stays
 			}
 			// The tool output pane shows the coder's conversation.
 			tt.waitFor("▸ Shell wc -l README.txt", "Both sub-agents are done")

@@ -97,7 +97,7 @@ func (tt *tmuxTerm) waitFor(subs ...string) string {
 		if ok {
 			return screen
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
 	}
 	errOut, _ := os.ReadFile(filepath.Join(tt.dir, "stderr.txt"))
 	tt.t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
@@ -108,7 +108,7 @@ func (tt *tmuxTerm) waitFor(subs ...string) string {
 // (the session closes with it).
 func (tt *tmuxTerm) waitUntilExited() {
 	tt.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 		if _, err := tt.tmux("has-session", "-t", "demo"); err != nil {
 			return
 		}
@@ -143,9 +143,9 @@ func TestDemoInTmux(t *testing.T) {
 	// key meant for the prompt never answers it); on a loaded machine the
 	// modal may be drawn late, so answer again while it is still up.
 	for i := 0; i < 5 && strings.Contains(capture(), "[y] approve"); i++ {
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(400 * time.Millisecond) // tmux says nothing of when rewind read a key: answer again while the dialog stays
 		send("y")
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // tmux says nothing of when rewind read a key: answer again while the dialog stays
 	}
 	waitFor("✓ WriteFile hello.go", "✓ ReadFile hello.go", "reads back as")
 	send("C-u") // a late extra "y" must not prefix the command
@@ -155,11 +155,11 @@ func TestDemoInTmux(t *testing.T) {
 	// The slash commands may be a page further down.
 	for i := 0; i < 5 && !strings.Contains(capture(), "/compact"); i++ {
 		send("NPage")
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
 	}
 	waitFor("Slash commands", "/compact")
 	send("Escape")
-	for deadline := time.Now().Add(waitLimit); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waitLimit); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 		if time.Now().After(deadline) {
 			t.Fatalf("Escape did not close the help; screen:\n%s", capture())
 		}
@@ -174,7 +174,7 @@ func TestDemoInTmux(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("rewind did not exit after /exit; screen:\n%s", capture())
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
 	}
 
 	// The demo wrote into its own work dir and its own labelled session.

@@ -52,7 +52,7 @@ func TestWatchLiveInTmux(t *testing.T) {
 
 	// The run shows up in `rewind runs --json` once it streams.
 	var id string
-	for deadline := time.Now().Add(20 * time.Second); id == ""; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); id == ""; time.Sleep(50 * time.Millisecond) { // poll: another process (its pid file, its exit) signals nothing here
 		if time.Now().After(deadline) {
 			t.Fatal("rewind runs never listed the -p run")
 		}

@@ -39,7 +39,7 @@ func TestHangupEndsShellCommandsInTheWorkspace(t *testing.T) {
 		if data, err := os.ReadFile(filepath.Join(work, "sleep.pid")); err == nil {
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	rewind := pidOf(t, tt.bin, home)
@@ -50,7 +50,7 @@ func TestHangupEndsShellCommandsInTheWorkspace(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the Shell command's sleep outlived the hangup")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 }
 

@@ -442,7 +442,7 @@ func (h *harness) post(ev tcell.Event) {
 		if time.Now().After(deadline) {
 			h.t.Fatal("the event queue stayed full")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll: a full event queue signals nothing when it drains
 	}
 }
 

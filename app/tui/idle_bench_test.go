@@ -98,17 +98,17 @@ func benchIdle(b *testing.B, db *store.DB, o Options, writer bool) {
 		}
 	}()
 	for !c.ui.running.Load() {
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	c.onUIThread(func() { screen.SetSize(160, 48) })
 	// Settled: the session list was read, one more list poll found nothing
 	// new, and the clock stopped (it ticks while a run is timed or a
 	// status message shows: opening a session says where it works).
 	for c.pollStats.listLoads.Load() == 0 || c.ticking.Load() {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	for polls := c.pollStats.listPolls.Load(); c.pollStats.listPolls.Load() <= polls; {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	var draws atomic.Int64
 	c.onUIThread(func() {
@@ -123,7 +123,7 @@ func benchIdle(b *testing.B, db *store.DB, o Options, writer bool) {
 	loads, draws0 := c.pollStats.listLoads.Load(), draws.Load()
 	cpu0, wall0 := cpuTime(), time.Now()
 	for b.Loop() {
-		time.Sleep(idleWindow)
+		time.Sleep(idleWindow) // the idle window measured: nothing should happen in it
 	}
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "%core")

@@ -132,13 +132,13 @@ func TestIdleWriterDoesNotRedraw(t *testing.T) {
 		})
 	})
 	for draws.Load() == 0 { // the frame drawn after installing the counter
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll: the counters are read without the UI goroutine (a waitUntil check draws, and draws are what is counted)
 	}
 	// Let what opening the session started settle, then count. The waits
 	// read the counter without the UI goroutine (waitUntil's checks draw).
 	waitPolls := func(n int64) {
 		polls := stats.listPolls.Load()
-		for deadline := time.Now().Add(waitLimit); stats.listPolls.Load() < polls+n; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(waitLimit); stats.listPolls.Load() < polls+n; time.Sleep(5 * time.Millisecond) { // poll: the counters are read without the UI goroutine (a waitUntil check draws, and draws are what is counted)
 			if time.Now().After(deadline) {
 				t.Fatalf("the session list was not polled %d times", n)
 			}
@@ -205,7 +205,7 @@ func TestIdleWatcherDoesNotRedraw(t *testing.T) {
 			if time.Now().After(deadline) {
 				return -1
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // poll: the counters are read without the UI goroutine (a waitUntil check draws, and draws are what is counted)
 		}
 		return draws.Load() - d
 	}

@@ -86,7 +86,7 @@ func TestMCPToolCallAsksAndShowsProgress(t *testing.T) {
 			m, _ = mcpServers(t, h.work)
 			deadline := time.Now().Add(waitLimit)
 			for len(m.Tools()) == 0 && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // poll: the manager signals nothing when a server's tools arrive
 			}
 		},
 		mutate: func(o *Options) { withMCP(m)(o) },

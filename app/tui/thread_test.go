@@ -92,7 +92,7 @@ func TestEventsPostedBeforeTheLoopStartsAreApplied(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatal("the batcher never flushed")
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // poll: the batcher's state is what the test checks, and it signals nothing
 		}
 	}})
 	h.waitUntil("the early event applied", ran.Load)

@@ -62,7 +62,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	for !c.watch.connected.Load() {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	var draws atomic.Int64
 	c.onUIThread(func() { c.app.SetAfterDrawFunc(func(tcell.Screen) { draws.Add(1) }) })
@@ -79,7 +79,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 	b.ResetTimer()
 	for i := range total - 1 {
 		if wait := time.Until(start.Add(time.Duration(i) * interval)); wait > 0 {
-			time.Sleep(wait)
+			time.Sleep(wait) // pacing: the stream's rate is the load measured, not a wait
 		}
 		pub.Publish(soul.ContentPart{Text: words[i%len(words)]})
 	}
@@ -98,7 +98,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 		if time.Since(last) > 10*time.Second {
 			b.Fatal("the last delta never reached the watcher's conversation")
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	lag := time.Since(last)
 	wall := time.Since(start)

@@ -57,7 +57,7 @@ func BenchmarkOpenLongSession(b *testing.B) {
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	for !c.ui.running.Load() {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	painted := make(chan time.Time, 1)
 	waiting, marked := false, false // UI goroutine only; marked: a hit is opened
