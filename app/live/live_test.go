@@ -396,7 +396,7 @@ func TestWriterKilled(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("the helper writer never listened: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 	defer c.Close()
 	if got := next(t, c); got != (soul.StepBegin{N: 1}) {
