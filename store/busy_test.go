@@ -49,7 +49,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 	}
 }
 

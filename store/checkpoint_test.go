@@ -27,7 +27,7 @@ func waitRuns(t *testing.T, db *DB, n int64, within time.Duration) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d background checkpoints after %v, want %d", db.ckpt.runs.Load(), within, n)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 	}
 }
 
@@ -119,7 +119,7 @@ func TestBackgroundCheckpointWhenIdle(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle commit was never checkpointed completely")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 	}
 	settled := db.ckpt.runs.Load()
 	time.Sleep(100 * time.Millisecond) // ample for a spurious run at the 20 ms delay

@@ -112,7 +112,7 @@ func TestCrashKill9(t *testing.T) {
 				mu.Unlock()
 			}
 		}()
-		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
+		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond) // the point: kill -9 at a random moment of the writes
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}

@@ -58,7 +58,7 @@ func streamedSession(before func(int) error) ImportedSession {
 // on the stream's goroutine: it reports, never stops the test.
 func waitCommitted(db *DB) error {
 	deadline := time.Now().Add(30 * time.Second)
-	for n := 0; n == 0; time.Sleep(time.Millisecond) {
+	for n := 0; n == 0; time.Sleep(time.Millisecond) { // poll: a worker writes it, with no signal to the test
 		if err := db.Reader().QueryRow(`SELECT count(*) FROM context`).Scan(&n); err != nil {
 			return err
 		}

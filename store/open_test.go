@@ -318,7 +318,7 @@ func TestLeases(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatal("heartbeat never advanced")
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 		}
 		if _, err := db.writer.Exec(`UPDATE leases SET token = 'thief' WHERE session_id = ?`, b.ID); err != nil {
 			t.Fatal(err)
@@ -327,7 +327,7 @@ func TestLeases(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatal("lost lease not noticed")
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 		}
 		if err := l.Release(bg); err != nil {
 			t.Fatal(err)

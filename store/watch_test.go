@@ -64,7 +64,7 @@ func TestDataVersionIgnoresOwnHeartbeats(t *testing.T) {
 		return at
 	}
 	at0, v0, w0 := beat(), must[int64](t)(db.DataVersion(bg)), db.Writes()
-	for deadline := time.Now().Add(30 * time.Second); beat() == at0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); beat() == at0; time.Sleep(20 * time.Millisecond) { // poll: the background goroutine's counters signal nothing
 		if time.Now().After(deadline) {
 			t.Fatal("no heartbeat")
 		}
