@@ -232,7 +232,7 @@ func TestSessionsJSONShape(t *testing.T) {
 		t.Errorf("empty database: %q, want []", r.stdout)
 	}
 	a := e.seed("first")
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(10 * time.Millisecond) // the list orders by updated_at in milliseconds: two seeds in one would tie
 	b := e.seed("second")
 
 	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)

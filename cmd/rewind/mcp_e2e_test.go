@@ -175,7 +175,7 @@ func TestSIGTERMStopsMCPServers(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatal("the run never reached the MCP call")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

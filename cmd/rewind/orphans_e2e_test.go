@@ -33,7 +33,7 @@ func waitPIDs(t *testing.T, files ...string) []int {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s never got a pid", f)
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 		}
 	}
 	return pids

@@ -117,7 +117,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 }
 
