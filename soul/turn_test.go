@@ -208,7 +208,7 @@ func TestInterruptWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the answer is in no interrupt generation after the lock was freed")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // poll: a worker writes it, with no signal to the test
 	}
 	if m := h.messages(); roles(m) != "user" {
 		t.Errorf("the current view after the kept answer: %s (the answer must not be sent as finished)", describe(m))

@@ -161,7 +161,7 @@ func waitGone(t *testing.T, pid int) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("child %d still running", pid)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 }
 
@@ -175,7 +175,7 @@ func childPID(t *testing.T, path string) int {
 			}
 			return pid
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 	t.Fatal("child pid not written")
 	return 0
