@@ -69,7 +69,7 @@ func TestDeathSignalReachesTheChild(t *testing.T) {
 			os.Exit(2)
 		}
 		os.Stdout.WriteString(strconv.Itoa(cmd.Process.Pid) + "\n")
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // a helper process that stays until the test kills it
 		os.Exit(0)
 	}
 	t.Parallel()
@@ -100,6 +100,6 @@ func TestDeathSignalReachesTheChild(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatal("the child outlived its parent's kill -9")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
 	}
 }
