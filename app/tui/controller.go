@@ -468,7 +468,9 @@ func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keep
 		numberTurns(ev.timeline.Checkpoints, before)
 	}
 	if !keepConv {
-		ev.items = viewItemsWith(v, notesFor(ctx, db, v, gens))
+		notes := notesFor(ctx, db, v, gens)
+		notes.pending = c.watch != nil && c.watch.importing.Load()
+		ev.items = viewItemsWith(v, notes)
 		w := windowOf(v)
 		if err := w.countCheckpoints(ctx, db); err != nil {
 			return evReload{}, err

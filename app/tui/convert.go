@@ -43,6 +43,9 @@ type pageNotes struct {
 	// backtracks are the banners of the D-Mails whose markers the page
 	// holds, by the backtrack generation each started.
 	backtracks map[int]soul.Backtrack
+	// pending: calls without a result are still running (a followed
+	// codex or Claude Code file: itemBuilder.pending).
+	pending bool
 }
 
 // notesFor reads the pageNotes of page, a whole view or a loaded part of
@@ -54,7 +57,7 @@ func notesFor(ctx context.Context, db *store.DB, page store.View, gens []store.G
 // viewItemsWith is viewItems with what notes add: interrupted answers
 // dimmed, D-Mail banners whole.
 func viewItemsWith(v store.View, notes pageNotes) []views.Item {
-	b := itemBuilder{backtracks: notes.backtracks}
+	b := itemBuilder{backtracks: notes.backtracks, pending: notes.pending}
 	for i, r := range v.Records {
 		b.addInterrupted(notes.interrupted[i-1])
 		b.add(r)

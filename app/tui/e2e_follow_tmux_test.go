@@ -42,7 +42,10 @@ func TestWatchFollowInTmux(t *testing.T) {
 				t.Fatalf("tmux new-session: %v\n%s", err, out)
 			}
 			t.Cleanup(func() { tt.tmux("kill-server") })
-			tt.waitFor("Write a file and list", "Shell cat missing.txt", "WATCH · live")
+			// Calls saved before their output are running, not cut off.
+			start := time.Now()
+			tt.waitFor("Write a file and list", "… Shell cat missing.txt", "WATCH · live", "rewind imports this ⇣ codex run")
+			t.Logf("on screen after %v", time.Since(start))
 			// The results of both calls, the second round's call (running: its
 			// result is not written yet) and the token count.
 			at := time.Now()
@@ -63,7 +66,9 @@ func TestWatchFollowInTmux(t *testing.T) {
 			tt.waitFor("✓ Shell ls")
 			// codex is gone: the file stops growing and nobody holds it.
 			f.Close()
+			closed := time.Now()
 			tt.waitFor("stopped following", "writer gone")
+			t.Logf("following stopped %v after the file was closed", time.Since(closed))
 			tt.send("C-c")
 			tt.send("C-c")
 			tt.waitUntilExited()

@@ -141,7 +141,9 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	default:
 		// The status bar names the writer (its pid, alive or live).
 		ph := "read-only: another rewind process writes this session · prompts are not sent"
-		if w.back != "" && w.visiting == id {
+		if w.importing.Load() && w.origin != "" {
+			ph = importingPlaceholder(w.origin)
+		} else if w.back != "" && w.visiting == id {
 			ph = "Esc: back to your session · read-only: another rewind process writes it"
 		}
 		c.input.SetPlaceholder(ph)

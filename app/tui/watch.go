@@ -68,6 +68,7 @@ type watcher struct {
 	// Enter watched visiting (UI): Esc there goes back to it.
 	back, visiting string
 
+	origin  string     // (UI) the agent a followed import's writer reads (live.Hello.Origin)
 	pid     int        // (UI) the writer's pid while connected
 	started time.Time  // (UI) when the writer's run started; zero while idle
 	remote  bool       // (UI) the writer takes approval answers from watchers
@@ -286,6 +287,11 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	w.standalone = h.Run.Standalone
 	w.importing.Store(h.Origin != "")
 	w.connected.Store(true)
+	if h.Origin != "" {
+		// Read before the writer was known: its calls without a result
+		// showed as cut off.
+		w.onWorkerCatchUp(o, catchUp{conv: true, force: true, boundary: true}, -1)
+	}
 	c.onUIThreadAsync(func() { w.onUILiveConnected(o, conn, h) })
 	check := time.NewTicker(liveRetry)
 	defer check.Stop()
@@ -384,7 +390,10 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 	if c.cur() != o {
 		return
 	}
-	w.pid, w.started, w.remote, w.conn = h.PID, h.Run.Started, h.RemoteApproval, conn
+	w.pid, w.started, w.remote, w.conn, w.origin = h.PID, h.Run.Started, h.RemoteApproval, conn, h.Origin
+	if h.Origin != "" {
+		c.input.SetPlaceholder(importingPlaceholder(h.Origin))
+	}
 	st := c.statusModel()
 	if h.Run.MaxContext > 0 || h.Run.Tokens > 0 { // a followed codex or Claude Code run has no context size
 		st.Step, st.Tokens = h.Run.Step, h.Run.Tokens
@@ -400,6 +409,12 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 	}
 	c.setMessage(msg, false)
 	c.refreshStatus()
+}
+
+// importingPlaceholder is the input's line while the writer is rewind
+// importing another agent's file as it grows.
+func importingPlaceholder(origin string) string {
+	return "read-only: rewind imports this " + views.ImportMark(origin) + " run as its file grows · prompts are not sent"
 }
 
 // onUILiveRunStarted starts the elapsed clock at the writer's first step.
