@@ -104,9 +104,28 @@ func ErrorLine(err error) string {
 // oneLine collapses a multi-line message and strips control characters so
 // that an error is always exactly one safe line.
 func oneLine(s string) string {
+	if plainLine(s) {
+		return s
+	}
 	s = sanitize(s)
 	fields := strings.Fields(s)
 	return strings.Join(fields, " ")
+}
+
+// plainLine reports whether oneLine leaves s as it is: printable ASCII,
+// words separated by single spaces (most names, ids and arguments).
+func plainLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		} else if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // sanitize replaces terminal control characters (ESC, C0 and C1 controls

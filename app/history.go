@@ -395,9 +395,13 @@ func (p *transcriptPrinter) record(r store.Record) error {
 	p.n++
 	switch r.Kind {
 	case store.KindCheckpoint:
-		p.w.printf("\n── checkpoint %d ──\n", r.CheckpointID)
+		p.w.writeString("\n── checkpoint ")
+		p.w.writeString(strconv.Itoa(r.CheckpointID))
+		p.w.writeString(" ──\n")
 	case store.KindUsage:
-		p.w.printf("   · context: %d tokens\n", r.TokenCount)
+		p.w.writeString("   · context: ")
+		p.w.writeString(strconv.Itoa(r.TokenCount))
+		p.w.writeString(" tokens\n")
 	case store.KindMessage:
 		m, err := r.Message()
 		if err != nil {
@@ -435,25 +439,46 @@ func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string)
 			label += " (" + m.ToolCallID + ")"
 		}
 	}
-	bw.printf("\n[%s]\n", oneLine(label))
+	bw.writeString("\n[")
+	bw.writeString(oneLine(label))
+	bw.writeString("]\n")
 	if r := m.Content.Reasoning(); r != "" {
-		bw.printf("%s\n", indent("(thinking) "+r))
+		writeIndented(bw, "(thinking) "+r)
 	}
 	if text := m.Content.Prose(); text != "" {
-		bw.printf("%s\n", indent(text))
+		writeIndented(bw, text)
 	}
 	for _, im := range m.Content.Images() {
-		bw.printf("%s\n", indent(im.Label()))
+		writeIndented(bw, im.Label())
 	}
 	for _, c := range m.ToolCalls {
 		toolNames[c.ID] = c.Name
-		bw.printf("  → %s %s  (%s)\n", oneLine(c.Name), words.Clip(oneLine(c.Args), 200), oneLine(c.ID))
+		bw.writeString("  → ")
+		bw.writeString(oneLine(c.Name))
+		bw.writeString(" ")
+		bw.writeString(words.Clip(oneLine(c.Args), 200))
+		bw.writeString("  (")
+		bw.writeString(oneLine(c.ID))
+		bw.writeString(")\n")
 	}
 }
 
-func indent(s string) string {
+// writeIndented writes s, control characters replaced, with each line
+// indented by two spaces and trailing newlines dropped, then a newline.
+func writeIndented(bw *errWriter, s string) {
 	s = sanitize(strings.TrimRight(s, "\n"))
-	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+	bw.writeString("  ")
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			break
+		}
+		bw.writeString(s[:i+1])
+		bw.writeString("  ")
+		s = s[i+1:]
+	}
+	bw.writeString(s)
+	bw.writeString("\n")
 }
 
 func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
@@ -473,6 +498,12 @@ type errWriter struct {
 func (e *errWriter) write(b []byte) {
 	if e.err == nil {
 		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *errWriter) writeString(s string) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, s)
 	}
 }
 

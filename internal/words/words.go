@@ -81,6 +81,9 @@ func Size(n int64) string {
 // Clip cuts s to at most n runes, marking the cut with an ellipsis: the
 // CLI's table cells, a tool call's one-line summary, a thought's first line.
 func Clip(s string, n int) string {
+	if len(s) <= n { // n bytes are at most n runes
+		return s
+	}
 	r := []rune(s)
 	if len(r) <= n {
 		return s
