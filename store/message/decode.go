@@ -3,6 +3,7 @@ package message
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,7 +20,6 @@ type decoder struct {
 	data  []byte
 	i     int
 	depth int
-	buf   []byte // unescaped text, reused
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -203,61 +203,66 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// text is a string's decoded bytes: raw itself when clean, else raw
-// unescaped into d.buf (valid until the next call).
-func (d *decoder) text(raw []byte, clean bool) []byte {
+// keyBytes is a key's decoded bytes: raw itself when clean (nearly always).
+func keyBytes(raw []byte, clean bool) []byte {
 	if clean {
 		return raw
 	}
-	b := d.buf[:0]
+	return []byte(unescape(raw))
+}
+
+// unescape decodes a string's raw bytes as json.Unmarshal does: escapes
+// replaced, invalid UTF-8 and lone surrogates made U+FFFD.
+func unescape(raw []byte) string {
+	var b strings.Builder
+	b.Grow(len(raw))
 	for r := 0; r < len(raw); {
 		j := r
 		for j < len(raw) && raw[j] != '\\' && raw[j] < utf8.RuneSelf {
 			j++
 		}
-		b = append(b, raw[r:j]...)
+		b.Write(raw[r:j])
 		if r = j; r >= len(raw) {
 			break
 		}
 		if c := raw[r]; c != '\\' {
 			rr, size := utf8.DecodeRune(raw[r:])
-			b = utf8.AppendRune(b, rr) // an invalid byte becomes U+FFFD
+			b.WriteRune(rr) // an invalid byte becomes U+FFFD
 			r += size
 			continue
 		}
 		switch c := raw[r+1]; c {
 		case 'b':
-			b = append(b, '\b')
+			b.WriteByte('\b')
 		case 'f':
-			b = append(b, '\f')
+			b.WriteByte('\f')
 		case 'n':
-			b = append(b, '\n')
+			b.WriteByte('\n')
 		case 'r':
-			b = append(b, '\r')
+			b.WriteByte('\r')
 		case 't':
-			b = append(b, '\t')
+			b.WriteByte('\t')
 		case 'u':
 			rr := hex4(raw[r+2:])
 			r += 6
 			if utf16.IsSurrogate(rr) {
 				if r+6 <= len(raw) && raw[r] == '\\' && raw[r+1] == 'u' {
 					if dec := utf16.DecodeRune(rr, hex4(raw[r+2:])); dec != unicode.ReplacementChar {
-						b = utf8.AppendRune(b, dec)
+						b.WriteRune(dec)
 						r += 6
 						continue
 					}
 				}
 				rr = unicode.ReplacementChar
 			}
-			b = utf8.AppendRune(b, rr)
+			b.WriteRune(rr)
 			continue
 		default: // '"', '\\', '/'
-			b = append(b, c)
+			b.WriteByte(c)
 		}
 		r += 2
 	}
-	d.buf = b
-	return b
+	return b.String()
 }
 
 // hex4 reads four hex digits str has checked.
@@ -287,7 +292,30 @@ func (d *decoder) stringOrNot() (s string, c byte, err error) {
 	if err != nil {
 		return "", c, err
 	}
-	return string(d.text(raw, clean)), c, nil
+	if !clean {
+		return unescape(raw), c, nil
+	}
+	return intern(raw), c, nil
+}
+
+// intern is string(b), without allocating for the roles and types most
+// messages repeat.
+func intern(b []byte) string {
+	switch string(b) {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "tool":
+		return "tool"
+	case "function":
+		return "function"
+	case "text":
+		return "text"
+	case "think":
+		return "think"
+	}
+	return string(b)
 }
 
 // skip reads one value, checking it.
@@ -429,7 +457,7 @@ func (d *decoder) message(m *Message) error {
 			return err
 		}
 		start := d.i
-		switch k := d.text(raw, clean); string(k) {
+		switch k := keyBytes(raw, clean); string(k) {
 		case "role":
 			var c byte
 			if m.Role, c, err = d.stringOrNot(); err != nil {
@@ -572,7 +600,7 @@ func (d *decoder) part(p *Part) error {
 			return err
 		}
 		var dst *string
-		switch string(d.text(raw, clean)) {
+		switch string(keyBytes(raw, clean)) {
 		case "type":
 			dst = &p.Type
 		case "text":
@@ -648,7 +676,7 @@ func (d *decoder) toolCall(c *ToolCall) (fieldErr, err error) {
 		if err != nil {
 			return nil, err
 		}
-		switch k := d.text(raw, clean); string(k) {
+		switch k := keyBytes(raw, clean); string(k) {
 		case "id":
 			c.ID, _, err = d.stringOrNot()
 		case "type":
@@ -698,7 +726,7 @@ func (d *decoder) function(c *ToolCall) (fieldErr, err error) {
 		if err != nil {
 			return nil, err
 		}
-		switch k := d.text(raw, clean); string(k) {
+		switch k := keyBytes(raw, clean); string(k) {
 		case "name":
 			c.Name, _, err = d.stringOrNot()
 		case "arguments":
