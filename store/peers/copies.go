@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/rewind-agent/rewind/store"
 )
@@ -53,8 +54,8 @@ func (p *parsedFile) reportDiverged(ctx context.Context, db *store.DB, o Options
 	}
 	res.Diverged++
 	if o.Warn != nil {
-		o.Warn(fmt.Sprintf("%s: a copy of session %s, imported from %s, that diverges from it: skipped (rewind keeps the first path imported; this is reported once)",
-			p.src.Path, p.src.Key, p.prev.Source))
+		o.Warn(fmt.Sprintf("%s: a copy of the %s session %s imported from %s, which it diverges from: skipped (rewind keeps the first path imported; this is reported once)",
+			p.src.Path, p.src.Origin, strings.TrimPrefix(p.src.Key, p.src.Origin+":"), p.prev.Source))
 	}
 	st := p.old
 	st.Diverged = append(slices.Clone(st.Diverged), p.src.Path)
