@@ -30,6 +30,7 @@ const Welcome = "Welcome to the rewind demo: a scripted model runs on this machi
 	"3. backtrack — the model sends a D-Mail to its past self, then answers better\n" +
 	"4. /compact — summarise the context into a new generation (nothing is lost)\n" +
 	"5. sub-agents — two sub-agents work at once; select the Agent row to watch one\n" +
+	"6. Shift-Tab, then: plan a change\n" +
 	"Esc interrupts a running step · Tab cycles panes · ? or /help lists every key and command"
 
 // Options tune the demo model.
@@ -108,6 +109,7 @@ type script struct {
 type turn struct {
 	compaction bool
 	subagent   bool              // the request is a sub-agent's (its system prompt's role)
+	planning   bool              // the request ends with plan mode's reminder
 	prompt     string            // the last real user message (lower case)
 	dmail      bool              // the last real user message is a D-Mail
 	results    []message.Message // tool results after it, in order
@@ -124,6 +126,10 @@ func readTurn(req llmtest.Request) turn {
 		return t
 	}
 	t.subagent = len(msgs) > 0 && msgs[0].Role == "system" && strings.Contains(msgs[0].Content.PlainText(), "running as a subagent")
+	if n := len(msgs); n > 0 {
+		kind, _ := message.MarkerOf(msgs[n-1])
+		t.planning = kind == message.MarkerSystemNote && strings.Contains(msgs[n-1].Content.PlainText(), "Plan mode is on")
+	}
 	last := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
@@ -185,6 +191,8 @@ func (s *script) reply(req llmtest.Request) llmtest.Reply {
 		r = s.subagentWork(t)
 	case t.dmail:
 		r = s.text(afterDMail)
+	case hasAny(t.prompt, "plan"):
+		r = s.planScene(t)
 	case hasAny(t.prompt, "sub-agent", "subagent", "agents", "delegate", "parallel"):
 		r = s.delegate(t)
 	case hasAny(t.prompt, "backtrack", "d-mail", "dmail", "future", "time travel"):
@@ -239,6 +247,34 @@ func (s *script) delegate(t turn) llmtest.Reply {
 	}
 	return s.text(delegated)
 }
+
+// planScene: in plan mode, a write (refused: plan mode's tool error),
+// then the plan through ExitPlanMode; outside it, how to enter it.
+func (s *script) planScene(t turn) llmtest.Reply {
+	switch {
+	case len(t.results) == 0 && !t.planning:
+		return s.text(planOff)
+	case len(t.results) == 0:
+		r := llmtest.Calls(llmtest.Call("demo_plan_write", "WriteFile", map[string]any{"path": "CHANGES.md", "content": "# Changes\n\n- hello.go greets by name\n"}))
+		r.Content = "Plan mode is on, so I should only read and plan. Let me try a write anyway, to show what happens:\n"
+		return r.WithRate(s.rate)
+	case len(t.results) == 1:
+		r := llmtest.Calls(llmtest.Call("demo_plan_exit", "ExitPlanMode", map[string]any{"plan": demoPlan}))
+		r.Content = "Refused, with a tool error that says why: while planning only read-only tools run. So here is the plan instead, for your approval (**y** approves and leaves plan mode, **f** keeps planning with your feedback, **n** rejects):\n"
+		return r.WithRate(s.rate)
+	}
+	last := t.results[len(t.results)-1].Content.PlainText()
+	if strings.HasPrefix(last, "The user approved the plan") {
+		return s.text(planApproved)
+	}
+	return s.text("The plan was not approved, so plan mode stays on and nothing was changed. Tell me what to change in it, or press Shift-Tab to leave plan mode.")
+}
+
+const demoPlan = "# Greet by name\n\n1. Read hello.go and README.txt.\n2. Make hello.go take a name from its arguments.\n3. Note the change in CHANGES.md.\n4. Run `go run hello.go Ada` to check it."
+
+const planOff = "Plan mode is off. Press **Shift-Tab** in the input (or type `/plan`): the status bar shows **PLAN**, and only read-only tools run until you approve a plan. Then ask me to plan a change again."
+
+const planApproved = "Plan approved: plan mode is off (the **PLAN** label is gone) and every tool runs again. This demo stops here; a real model would now carry out the plan, each write still asking you first."
 
 // subagentWork is a sub-agent's side of delegate.
 func (s *script) subagentWork(t turn) llmtest.Reply {

@@ -261,3 +261,60 @@ func TestPlanModeTurnEnds(t *testing.T) {
 		t.Fatalf("answer %q", answer.String())
 	}
 }
+
+// TestPlanScene: asked for a plan in plan mode, the demo model tries a
+// write, which plan mode refuses with a tool error saying why, then shows
+// its plan with ExitPlanMode; approving it ends plan mode. Outside plan
+// mode it says how to enter it.
+func TestPlanScene(t *testing.T) {
+	t.Parallel()
+	ctx, db, work, m := demoEnv(t)
+	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var answer strings.Builder
+	var refused string
+	var plan string
+	s := soul.New(soul.Config{MaxStepsPerRun: 6}, db, sess.ID, m.Client(), tools.Default(), work, func(e soul.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := e.(type) {
+		case soul.ContentPart:
+			answer.WriteString(ev.Text)
+		case soul.ToolResult:
+			if ev.IsError && refused == "" {
+				refused = ev.Output
+			}
+		case *soul.ApprovalRequest:
+			plan = ev.Plan
+			ev.Answer(soul.ApproveOnce, "")
+		}
+	})
+	if err := s.Run(ctx, "plan a change"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(answer.String(), "Shift-Tab") {
+		t.Errorf("outside plan mode: %q", answer.String())
+	}
+	answer.Reset()
+	s.SetPlanMode(true)
+	if err := s.Run(ctx, "plan a change"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(refused, "Plan mode is on: WriteFile was not run") {
+		t.Errorf("the write's result: %q", refused)
+	}
+	if !strings.Contains(plan, "1.") {
+		t.Errorf("the plan shown: %q", plan)
+	}
+	if s.InPlanMode() || !strings.Contains(answer.String(), "approved") {
+		t.Errorf("after approving: plan mode %v, answer %q", s.InPlanMode(), answer.String())
+	}
+	if _, err := os.Stat(filepath.Join(work, "CHANGES.md")); err == nil {
+		t.Error("plan mode let the write through")
+	}
+}

@@ -76,8 +76,34 @@ func TestSubagentsInTmux(t *testing.T) {
 			tt.waitFor("▸ Shell wc -l README.txt", "Both sub-agents are done")
 			tt.send("C-o")
 			tt.waitFor("▸ 2 ↳")
-			tt.send("Right")
-			tt.waitFor("↳ coder · count", "↳ explore · list")
+			// → until the browser has the keys (the first may come before).
+			tt.pressUntil("Right", "↳ coder · count", "↳ explore · list")
+			// A child opened from the browser runs as its type.
+			childShown := func(key string) {
+				t.Helper()
+				for deadline := time.Now().Add(20 * time.Second); ; {
+					tt.send(key)
+					for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) {
+						if previewsAChild(tt.capture()) {
+							return
+						}
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("no child after %s:\n%s", key, tt.capture())
+					}
+				}
+			}
+			childShown("Down") // a child row selected: the preview is titled by it
+			tt.send("Enter")
+			tt.waitFor("▶ Input") // the workspace, the child open
+			if size[1] >= 48 {    // at 24 rows /status scrolls its agent row off
+				tt.send("-l", "/status")
+				tt.send("Enter")
+				screen := tt.waitFor("(built-in)")
+				if !strings.Contains(screen, "coder (built-in)") && !strings.Contains(screen, "explore (built-in)") {
+					t.Errorf("/status of a child session does not name its type:\n%s", screen)
+				}
+			}
 			// Quit and wait for the exit, so nothing writes into home while
 			// the test removes it (kill-server did not wait).
 			tt.send("C-c")
@@ -85,4 +111,103 @@ func TestSubagentsInTmux(t *testing.T) {
 			tt.waitUntilExited()
 		})
 	}
+}
+
+// pressUntil sends key until the screen shows every sub: a key the
+// program reads before it is ready for it is lost.
+func (tt *tmuxTerm) pressUntil(key string, subs ...string) {
+	tt.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tt.send(key)
+		for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) {
+			screen := tt.capture()
+			ok := true
+			for _, s := range subs {
+				ok = ok && strings.Contains(screen, s)
+			}
+			if ok {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			tt.t.Fatalf("the terminal never showed %q after %s; screen:\n%s", subs, key, tt.capture())
+		}
+	}
+}
+
+// TestPlanModeInTmux: `rewind demo` at 80x24 and 160x48: Shift-Tab in the
+// input shows PLAN in the status bar and takes it away again, /plan
+// turns it on; asked to plan, the model's write is refused with a tool
+// error saying why, and its ExitPlanMode shows the plan in the approval
+// dialog; approving leaves plan mode.
+func TestPlanModeInTmux(t *testing.T) {
+	t.Parallel()
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
+			home := filepath.Join(t.TempDir(), "home")
+			tt := startTmux(t, nil, "")
+			if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(size[0]), "-y", fmt.Sprint(size[1]),
+				tt.bin+" demo --home "+home+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
+				t.Fatalf("tmux new-session: %v\n%s", err, out)
+			}
+			t.Cleanup(func() { tt.tmux("kill-server") })
+			tt.waitFor("Welcome to the rewind demo", "DEMO")
+			statusBar := func() string {
+				lines := strings.Split(strings.TrimRight(tt.capture(), "\n"), "\n")
+				return lines[len(lines)-1]
+			}
+			tt.pressUntil("BTab", " PLAN ")
+			tt.send("BTab")
+			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("Shift-Tab did not leave plan mode:\n%s", tt.capture())
+				}
+			}
+			tt.send("-l", "/plan")
+			tt.send("Enter")
+			tt.waitFor(" PLAN ")
+			tt.send("-l", "plan a change")
+			tt.send("Enter")
+			tt.waitFor("Approve the plan", "Greet by name")
+			// y, once the dialog takes answers (its grace period).
+			tt.pressUntil("y", "Plan approved")
+			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("approving the plan did not leave plan mode:\n%s", tt.capture())
+				}
+			}
+			tt.send("C-c")
+			tt.send("C-c")
+			tt.waitUntilExited()
+
+			// The refused write is in the session: a tool error saying why.
+			list, err := exec.Command(tt.bin, "sessions", "--json", "--home", home).Output()
+			if err != nil {
+				t.Fatalf("rewind sessions: %v", err)
+			}
+			var sessions []struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(list, &sessions); err != nil || len(sessions) != 1 {
+				t.Fatalf("sessions --json: %v\n%s", err, list)
+			}
+			shown, err := exec.Command(tt.bin, "show", sessions[0].ID, "--home", home).Output()
+			if err != nil || !strings.Contains(string(shown), "Plan mode is on: WriteFile was not run") {
+				t.Errorf("the refused write in rewind show: %v\n%s", err, shown)
+			}
+		})
+	}
+}
+
+// previewsAChild reports whether the browser's preview (its title line,
+// under the list or beside it) shows one of the demo's sub-agents.
+func previewsAChild(screen string) bool {
+	for _, edge := range []string{"║", "│"} {
+		if strings.Contains(screen, edge+"list the demo files") || strings.Contains(screen, edge+"count README lines") {
+			return true
+		}
+	}
+	return false
 }
