@@ -83,7 +83,7 @@ func TestSubagentsInTmux(t *testing.T) {
 				t.Helper()
 				for deadline := time.Now().Add(20 * time.Second); ; {
 					tt.send(key)
-					for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) {
+					for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 						if previewsAChild(tt.capture()) {
 							return
 						}
@@ -120,7 +120,7 @@ func (tt *tmuxTerm) pressUntil(key string, subs ...string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		tt.send(key)
-		for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) {
+		for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 			screen := tt.capture()
 			ok := true
 			for _, s := range subs {
@@ -160,7 +160,7 @@ func TestPlanModeInTmux(t *testing.T) {
 			}
 			tt.pressUntil("BTab", " PLAN ")
 			tt.send("BTab")
-			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 				if time.Now().After(deadline) {
 					t.Fatalf("Shift-Tab did not leave plan mode:\n%s", tt.capture())
 				}
@@ -173,7 +173,7 @@ func TestPlanModeInTmux(t *testing.T) {
 			tt.waitFor("Approve the plan", "Greet by name")
 			// y, once the dialog takes answers (its grace period).
 			tt.pressUntil("y", "Plan approved")
-			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
 				if time.Now().After(deadline) {
 					t.Fatalf("approving the plan did not leave plan mode:\n%s", tt.capture())
 				}
