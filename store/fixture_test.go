@@ -157,7 +157,8 @@ func openFixture(t *testing.T, name string) *DB {
 // index held its own copy of the text, and checks that migration 13 (the
 // contentless index) finds the same hits with the same snippets as that
 // release did (testdata/schema-v12-hits.json, written by it: every query's
-// hits, labels and snippets), and that the file was compacted.
+// hits, labels and snippets; testdata/schema-v12-gen.go.txt wrote both),
+// and that the file was compacted.
 func TestMigrateSchemaV12Fixture(t *testing.T) {
 	t.Parallel()
 	db := openFixture(t, "testdata/schema-v12.db")
