@@ -26,7 +26,8 @@ func cpuTime() time.Duration {
 // BenchmarkSearch runs 1–3 word queries against the generated 1,000-session
 // / 1,000,000-record database (internal/gen: ~90 common words, and
 // RareWords in about 20 messages each), as the browser and `rewind search`
-// send them: newest first, limit 200. Each op is one query; p95 is reported.
+// send them: newest first, limit 200. Each op is one query; p50 and p95
+// are reported.
 //
 // REWIND_BENCH_SEARCH_DB=FILE runs the queries on FILE instead (a copy: it
 // is migrated): store/BENCHMARKS.md compares index layouts on the same
@@ -89,6 +90,7 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			cpu := cpuTime() - cpu0
 			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(times[len(times)*95/100].Microseconds())/1000, "p95-ms")
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(times)), "cpu-ms/op")
 		})
