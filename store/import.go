@@ -221,7 +221,10 @@ func (db *DB) importTx(ctx context.Context, fn func(*sql.Tx, *importStmts) error
 	defer db.importGap.done()
 	err := db.RetryBusy(ctx, func() error {
 		return db.WriteTx(ctx, func(tx *sql.Tx) error {
-			var st importStmts
+			st := importStmts{q: tx}
+			if ts := db.stmts.in(tx); ts != nil {
+				st.q = ts
+			}
 			defer st.close()
 			return fn(tx, &st)
 		})
@@ -390,7 +393,15 @@ func dropSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) er
 
 // importStmts are the record and search-index inserts of one import
 // transaction, prepared by its first appender and handed on.
-type importStmts struct{ rec, fts *sql.Stmt }
+type importStmts struct {
+	rec, fts *sql.Stmt
+	// q runs the writer's prepared statements (txStmts) in the
+	// transaction, and any other query as it would.
+	q interface {
+		querier
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
+}
 
 func (st *importStmts) close() {
 	if st.rec != nil {
@@ -559,7 +570,7 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		}
 		st.rec, st.fts = a.insRec, a.insFTS
 		w.gen, w.lastSeq, w.nextID = a.gen, a.lastSeq, a.nextID
-		if _, err := tx.ExecContext(ctx, updateCountersQuery, w.gen.messages, w.gen.nextCP, w.gen.tokens, w.id, w.gi); err != nil {
+		if _, err := st.q.ExecContext(ctx, updateCountersQuery, w.gen.messages, w.gen.nextCP, w.gen.tokens, w.id, w.gi); err != nil {
 			return Session{}, false, err
 		}
 		if w.ri < len(ig.Records) {
@@ -598,6 +609,6 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 	if err := recordKimiImport(ctx, tx, w.is.Kimi, w.id); err != nil {
 		return Session{}, false, err
 	}
-	s, err := getSession(ctx, tx, w.id)
+	s, err := getSession(ctx, st.q, w.id)
 	return s, err == nil, err
 }

@@ -173,8 +173,12 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// getSessionQuery reads one session (prepared once on the writer: an
+// import reads back every session it writes).
+const getSessionQuery = "SELECT " + sessionColumns + sessionFrom + " WHERE s.id = ?"
+
 func getSession(ctx context.Context, q querier, id string) (Session, error) {
-	s, err := scanSession(q.QueryRowContext(ctx, "SELECT "+sessionColumns+sessionFrom+" WHERE s.id = ?", id))
+	s, err := scanSession(q.QueryRowContext(ctx, getSessionQuery, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
 	}

@@ -12,7 +12,8 @@ import (
 type writerStmts map[string]*sql.Stmt
 
 var appendQueries = []string{resolveQuery, stateQuery, genQuery,
-	insertRecordQuery, insertFTSQuery, updateCountersQuery, updateLastSeqQuery}
+	insertRecordQuery, insertFTSQuery, updateCountersQuery, updateLastSeqQuery,
+	getSessionQuery}
 
 // prepareWriterStmts prepares appendQueries on the writer; called after
 // migrations, before any transaction holds the writer's one connection.
