@@ -13,15 +13,15 @@ import (
 )
 
 // TestKill9MidImportOfALargeSession: `rewind import` of one session too
-// large to hold whole (kimi-cli's, 150,000 records) commits it in pieces,
-// hidden; a kill -9 once pieces are committed leaves no session a list or
-// search shows and a database that passes integrity_check, and the import
-// run again finishes with the whole session.
+// large to hold whole (kimi-cli's, 100,000 records, 17.6 MB) commits it in
+// pieces, hidden; a kill -9 once pieces are committed leaves no session a
+// list or search shows and a database that passes integrity_check, and the
+// import run again finishes with the whole session.
 func TestKill9MidImportOfALargeSession(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	share := filepath.Join(t.TempDir(), "kimi")
-	want, err := gen.KimiShare(share, 1, 150000)
+	want, err := gen.KimiShare(share, 1, 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
