@@ -75,6 +75,11 @@ const searchIndexV13 = `CREATE VIRTUAL TABLE IF NOT EXISTS context_fts_v13 USING
 // copy of rows written meanwhile and the swap, is copySearchTail in the
 // migration's own transaction.
 func (db *DB) copySearchIndex(ctx context.Context) error {
+	var indexed int
+	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM context_fts LIMIT 1)`).Scan(&indexed)
+	if err == nil && indexed == 0 {
+		return nil // nothing indexed (a new database): the migration's transaction does it all
+	}
 	for {
 		var n int
 		var done bool
@@ -140,25 +145,39 @@ func (db *DB) copySearchIndex(ctx context.Context) error {
 // copySearchTail copies, in the transaction that swaps the indexes, the
 // old index's rows the batches did not: written after the last batch, or
 // below where the copy started. A database created at schema 13 has
-// neither table yet.
+// neither table yet. When there was an index to copy, it leaves
+// reclaim_pending for Open's VACUUM.
 func copySearchTail(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, searchIndexV13); err != nil {
 		return err
 	}
 	var low, upTo sql.NullInt64
+	copied := 0
 	if err := tx.QueryRowContext(ctx, `SELECT low, done FROM search_copy`).Scan(&low, &upTo); err != nil {
 		if err != sql.ErrNoRows && !isNoSuchTable(err) {
 			return err
 		}
-		_, _, err := copyIndexRows(ctx, tx, `1`, nil, -1) // never copied: all of it
-		return err
+		if _, copied, err = copyIndexRows(ctx, tx, `1`, nil, -1); err != nil { // never copied: all of it
+			return err
+		}
+	} else {
+		// Two ranges, not one OR: FTS4 reads a docid range from its
+		// content table's rowids, but an OR of two scans all of it.
+		for _, r := range []struct {
+			where string
+			arg   int64
+		}{{`docid < ?`, low.Int64}, {`docid > ?`, upTo.Int64}} {
+			if _, _, err := copyIndexRows(ctx, tx, r.where, r.arg, -1); err != nil {
+				return err
+			}
+		}
+		copied = 1 // and the batches before
 	}
-	// Two ranges, not one OR: FTS4 reads a docid range from its content
-	// table's rowids, but an OR of two scans all of it.
-	if _, _, err := copyIndexRows(ctx, tx, `docid < ?`, low.Int64, -1); err != nil {
-		return err
+	if copied == 0 {
+		return nil
 	}
-	_, _, err := copyIndexRows(ctx, tx, `docid > ?`, upTo.Int64, -1)
+	_, err := tx.ExecContext(ctx, `CREATE TABLE reclaim_pending (why TEXT NOT NULL);
+		INSERT INTO reclaim_pending VALUES ('0013: the old search index')`)
 	return err
 }
 

@@ -19,7 +19,6 @@ CREATE TABLE search_retired (
     hi INTEGER NOT NULL
 );
 
--- The old index's pages are free now; Open runs VACUUM once to give them
--- back (store.DB.reclaim), and drops this table after it.
-CREATE TABLE reclaim_pending (why TEXT NOT NULL);
-INSERT INTO reclaim_pending VALUES ('0013: the old search index');
+-- The old index's pages are free now: when it had rows, copySearchTail
+-- left a table reclaim_pending, and Open runs VACUUM once to give them
+-- back (store.DB.reclaim), then drops it.
