@@ -424,6 +424,10 @@ func (p *transcriptPrinter) end() {
 
 func (p *transcriptPrinter) err() error { return p.w.err }
 
+// maxToolNames is how many calls' names show keeps to name their results:
+// a result further than that from its call shows without the name.
+const maxToolNames = 4096
+
 func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string) {
 	label := m.Role
 	if m.Role == "_system_prompt" {
@@ -450,6 +454,9 @@ func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string)
 	}
 	for _, im := range m.Content.Images() {
 		writeIndented(bw, im.Label())
+	}
+	if len(m.ToolCalls) > 0 && len(toolNames) >= maxToolNames {
+		clear(toolNames) // results follow their calls: memory stays flat
 	}
 	for _, c := range m.ToolCalls {
 		toolNames[c.ID] = c.Name

@@ -2,8 +2,11 @@ package app
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TestTranscriptTextHelpers: the writers show's text mode uses write what
@@ -21,5 +24,27 @@ func TestTranscriptTextHelpers(t *testing.T) {
 		if got, want := b.String(), "  "+strings.ReplaceAll(sanitize(strings.TrimRight(s, "\n")), "\n", "\n  ")+"\n"; got != want {
 			t.Errorf("writeIndented(%q) wrote %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestTranscriptToolNamesStayBounded: the names kept to label tool results
+// do not grow with the session (they grew by one per call), and a result
+// after its call is still named.
+func TestTranscriptToolNamesStayBounded(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	w := errWriter{w: &b}
+	names := map[string]string{}
+	for i := range 3 * maxToolNames {
+		id := "call_" + strconv.Itoa(i)
+		writeMessage(&w, message.Message{Role: "assistant", ToolCalls: []message.ToolCall{{ID: id, Name: "Shell", Args: "{}"}}}, names)
+		b.Reset()
+		writeMessage(&w, message.Message{Role: "tool", ToolCallID: id, Content: message.TextContent("ok")}, names)
+		if got, want := b.String(), "\n[tool Shell ("+id+")]\n  ok\n"; got != want {
+			t.Fatalf("result %d: %q, want %q", i, got, want)
+		}
+	}
+	if len(names) > maxToolNames {
+		t.Errorf("%d tool names kept after %d calls, want at most %d", len(names), 3*maxToolNames, maxToolNames)
 	}
 }
