@@ -180,4 +180,17 @@ func TestKimiAgentFileRuns(t *testing.T) {
 			t.Errorf("%s: tools %v", file, req.ToolNames())
 		}
 	}
+	// rewind agents lists the tools it offers, and names the ones it
+	// lacks apart, as the warning does.
+	out := e.mustOK("agents", "--agent-file", filepath.Join(fixture, "agent.yaml")).stdout
+	_, mine, _ := strings.Cut(out, "kimi-1.49 (")
+	tools, _, _ := strings.Cut(mine[strings.Index(mine, "tools: "):], "\n")
+	for _, lacking := range []string{"AskUserQuestion", "TaskList", "TaskOutput", "TaskStop"} {
+		if strings.Contains(tools, lacking) {
+			t.Errorf("rewind agents offers %s: %s", lacking, tools)
+		}
+	}
+	if !strings.Contains(mine, "not in rewind: AskUserQuestion, TaskList, TaskOutput, TaskStop") {
+		t.Errorf("rewind agents does not name the tools rewind lacks:\n%s", out)
+	}
 }
