@@ -194,3 +194,36 @@ func TestKimiAgentFileRuns(t *testing.T) {
 		t.Errorf("rewind agents does not name the tools rewind lacks:\n%s", out)
 	}
 }
+
+// TestPrintPlanFlag: -p --plan starts in plan mode: the model is told so,
+// its write is refused with a tool error saying why, and ExitPlanMode
+// (approved by --yolo, as kimi-cli's afk mode does) ends it, after which
+// the write runs.
+func TestPrintPlanFlag(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	e := newEnv(t).withServer(srv)
+	srv.Enqueue(
+		llmtest.Calls(llmtest.Call("call_w1", "WriteFile", map[string]any{"path": "a.txt", "content": "a\n"})),
+		llmtest.Calls(llmtest.Call("call_plan", "ExitPlanMode", map[string]any{"plan": "1. write a.txt"})),
+		llmtest.Calls(llmtest.Call("call_w2", "WriteFile", map[string]any{"path": "a.txt", "content": "a\n"})),
+		llmtest.Text("written"),
+	)
+	e.mustOK("-p", "write a.txt", "--plan", "--yolo")
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	if !strings.Contains(reqs[0].LastText(), "Plan mode is on") {
+		t.Errorf("the first request does not say plan mode is on: %q", reqs[0].LastText())
+	}
+	if res, _ := reqs[1].Last("tool"); !strings.Contains(res.Content.PlainText(), "Plan mode is on: WriteFile was not run") {
+		t.Errorf("the write in plan mode: %q", res.Content.PlainText())
+	}
+	if res, _ := reqs[2].Last("tool"); !strings.Contains(res.Content.PlainText(), "approved the plan") {
+		t.Errorf("ExitPlanMode: %q", res.Content.PlainText())
+	}
+	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "a\n" {
+		t.Errorf("a.txt after the plan's approval: %q %v", data, err)
+	}
+}
