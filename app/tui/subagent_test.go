@@ -175,3 +175,13 @@ func TestAgentRowOpensTheRunningChild(t *testing.T) {
 	h.waitFor("The parent is done.")
 	h.waitGone("read-only")
 }
+
+// TestWelcomeAndStatusNameTheAgent: the empty conversation's welcome and
+// /status name the agent the session runs.
+func TestWelcomeAndStatusNameTheAgent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48})
+	h.waitFor("agent", "default (built-in)")
+	h.submit("/status")
+	h.waitFor("agent      default (built-in)")
+}
