@@ -162,13 +162,13 @@ func (c *checkpointer) start(reader *sql.DB) {
 			// or a partial copy is tried again after the delay.
 			var busy, walFrames, copied int64
 			err := reader.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walFrames, &copied)
+			// The outcome is stored before the run is counted: who sees the
+			// count sees this run's outcome, never the one before it.
+			c.lastCopied.Store(copied)
+			c.lastComplete.Store(err == nil && busy == 0 && copied >= walFrames)
 			c.runs.Add(1)
-			if err == nil {
-				c.lastCopied.Store(copied)
-				c.lastComplete.Store(busy == 0 && copied >= walFrames)
-				if c.checkpointed != nil && busy == 0 && copied >= walFrames {
-					c.checkpointed()
-				}
+			if err == nil && c.checkpointed != nil && busy == 0 && copied >= walFrames {
+				c.checkpointed()
 			}
 			if err != nil || busy != 0 || copied < walFrames {
 				timer = time.After(c.delay)
