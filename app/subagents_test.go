@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
@@ -456,4 +457,61 @@ func BenchmarkSubagentStart(b *testing.B) {
 	slices.Sort(starts)
 	b.ReportMetric(float64(starts[len(starts)/2].Microseconds())/1000, "median-start-ms")
 	b.ReportMetric(float64(starts[len(starts)*9/10].Microseconds())/1000, "p90-start-ms")
+}
+
+// TestWatchSubagentLive: a running sub-agent publishes its own live
+// channel (what `rewind watch CHILD` follows): its hello names the parent
+// and the type, and what the child streams arrives there as it streams.
+func TestWatchSubagentLive(t *testing.T) {
+	t.Parallel()
+	r := newSubagentRig(t, 0, nil)
+	release := make(chan struct{})
+	started := make(chan string, 1)
+	r.mu.Lock()
+	r.onEv = func(e soul.Event) {
+		if ev, ok := e.(soul.SubagentEvent); ok {
+			select {
+			case started <- ev.SessionID:
+			default:
+			}
+		}
+	}
+	r.mu.Unlock()
+	r.srv.Enqueue(
+		llmtest.Calls(agentCall("c1", "explore", "look around")),
+		llmtest.Text("the child streams this live").WithHold(1, release),
+		llmtest.Text("done"),
+	)
+	runErr := make(chan error, 1)
+	go func() { runErr <- r.soul.Run(context.Background(), "delegate") }()
+	var child string
+	select {
+	case child = <-started:
+	case err := <-runErr:
+		t.Fatalf("the run ended before the child started: %v", err)
+	}
+	conn, err := live.Dial(context.Background(), filepath.Dir(r.work), child)
+	if err != nil {
+		t.Fatalf("watch the child: %v", err)
+	}
+	defer conn.Close()
+	if conn.Hello.SubagentOf != r.parent || conn.Hello.SubagentType != "explore" {
+		t.Errorf("the child's hello: %+v", conn.Hello)
+	}
+	close(release)
+	var got strings.Builder
+	for e := range conn.Events() {
+		if p, ok := e.(soul.ContentPart); ok {
+			got.WriteString(p.Text)
+		}
+		if strings.Contains(got.String(), "the child streams this live") {
+			break
+		}
+	}
+	if !strings.Contains(got.String(), "the child streams this live") {
+		t.Errorf("the watcher got %q", got.String())
+	}
+	if err := <-runErr; err != nil {
+		t.Fatal(err)
+	}
 }
