@@ -358,7 +358,7 @@ func (a *appender) close() {
 }
 
 func (a *appender) message(m message.Message) (Record, error) {
-	body, err := json.Marshal(m)
+	body, err := m.AppendJSON(nil)
 	if err != nil {
 		return Record{}, fmt.Errorf("message body: %w", err)
 	}

@@ -155,3 +155,44 @@ func appendIndentAgrees(t *testing.T, body []byte, prefix, indent string) {
 		t.Fatalf("%.200q:\n got %.200q\nwant %.200q", body, got[4:], want.Bytes())
 	}
 }
+
+// FuzzEncodeAgrees: AppendJSON writes byte for byte what json.Marshal of
+// the map-based encoder it replaced (ref_encode_test.go) wrote, for any
+// message the decoder reads, and for it with its strings set to s (any
+// bytes, invalid UTF-8 included) and a part changed so it is rebuilt.
+func FuzzEncodeAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"user","content":"hello <b> & \u2028 \u007f \b\f\u0001"}`,
+		`{"role":"assistant","content":[{"type":"think","think":"hmm","encrypted":null},{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:x"}}],"tool_calls":[{"type":"function","id":"c1","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}","strict" : true},"index":0}]}`,
+		`{"role":"tool","content":[ {"type":"text","text":"<system>ERROR: x</system>"} ],"tool_call_id":"c1","extra":{"a" : [1, 2, "<&>"]},"b":null}`,
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"ReadFile","arguments":{"path" : "a"}}}],"name":""}`,
+		`{"role":"tool","tool_calls":[],"tool_call_id":null,"name":"","zz":1,"aa":"\u2029"}`,
+		`{"role":"user","content":[]}`,
+	} {
+		f.Add([]byte(s), "x")
+	}
+	f.Add([]byte(`{"role":"user"}`), "caf\xe9 \xff <\u2028\u2029>\n\x7f\x00")
+	f.Fuzz(func(t *testing.T, line []byte, s string) {
+		var m Message
+		if err := m.UnmarshalJSON(line); err != nil {
+			return
+		}
+		agree := func(m Message) {
+			want, werr := json.Marshal(refEncoded{m})
+			got, gerr := m.AppendJSON([]byte("prefix"))
+			if (werr == nil) != (gerr == nil) || (werr == nil && string(got) != "prefix"+string(want)) {
+				t.Fatalf("%q:\n AppendJSON %q, %v\n reference  %q, %v", line, got, gerr, want, werr)
+			}
+		}
+		agree(m)
+		m.Role, m.Name, m.ToolCallID = s, s, s
+		if len(m.Content.Parts) > 0 {
+			m.Content.Parts = append([]Part(nil), m.Content.Parts...)
+			m.Content.Parts[0].Text += s
+		} else if !m.Content.IsNull && !m.Content.Omitted {
+			m.Content.Text = s
+		}
+		m.ToolCalls = append(m.ToolCalls[:len(m.ToolCalls):len(m.ToolCalls)], ToolCall{ID: s, Name: s, Args: s})
+		agree(m)
+	})
+}

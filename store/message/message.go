@@ -1,10 +1,7 @@
 package message
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -89,69 +86,9 @@ func (c Content) joinParts(typ string, field func(Part) string) string {
 // NewText is a convenience constructor for a message with string content.
 func NewText(role, text string) Message { return Message{Role: role, Content: TextContent(text)} }
 
-// MarshalJSON writes the message in kimi-cli's context.jsonl shape.
-func (m Message) MarshalJSON() ([]byte, error) {
-	obj := map[string]json.RawMessage{}
-	for k, v := range m.Extra {
-		obj[k] = v
-	}
-	put := func(k string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("marshal %s: %w", k, err)
-		}
-		obj[k] = b
-		return nil
-	}
-	if err := put("role", m.Role); err != nil {
-		return nil, err
-	}
-	switch {
-	case m.Content.Omitted:
-	case m.Content.IsNull:
-		obj["content"] = json.RawMessage("null")
-	case m.Content.Parts != nil:
-		parts := make([]json.RawMessage, 0, len(m.Content.Parts))
-		for _, p := range m.Content.Parts {
-			b, err := p.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, b)
-		}
-		if err := put("content", parts); err != nil {
-			return nil, err
-		}
-	default:
-		if err := put("content", m.Content.Text); err != nil {
-			return nil, err
-		}
-	}
-	if len(m.ToolCalls) > 0 {
-		calls := make([]json.RawMessage, 0, len(m.ToolCalls))
-		for _, c := range m.ToolCalls {
-			b, err := c.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			calls = append(calls, b)
-		}
-		if err := put("tool_calls", calls); err != nil {
-			return nil, err
-		}
-	}
-	if m.ToolCallID != "" {
-		if err := put("tool_call_id", m.ToolCallID); err != nil {
-			return nil, err
-		}
-	}
-	if m.Name != "" {
-		if err := put("name", m.Name); err != nil {
-			return nil, err
-		}
-	}
-	return marshalOrdered(obj, []string{"role", "content", "tool_calls", "tool_call_id", "name"})
-}
+// MarshalJSON writes the message in kimi-cli's context.jsonl shape (see
+// AppendJSON, which callers that build many bodies should use).
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil) }
 
 // UnmarshalJSON reads a kimi-cli message line, keeping unknown fields. The
 // named fields tool_calls, tool_call_id and name, when present but empty
@@ -186,27 +123,9 @@ func unmarshalString(raw []byte, dst *string) error {
 }
 
 // MarshalJSON writes the part. An imported part whose type, text and think
-// are unchanged is written exactly as it came (unknown types and fields
-// included); otherwise the part is built from its fields.
-func (p Part) MarshalJSON() ([]byte, error) {
-	if len(p.Raw) > 0 {
-		if typ, text, think, err := partHead(p.Raw); err == nil && typ == p.Type && text == p.Text && think == p.Think {
-			return p.Raw, nil
-		}
-	}
-	switch p.Type {
-	case "think":
-		return json.Marshal(struct {
-			Type  string `json:"type"`
-			Think string `json:"think"`
-		}{p.Type, p.Think})
-	default:
-		return json.Marshal(struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}{p.Type, p.Text})
-	}
-}
+// are unchanged is written as it came (unknown types and fields included,
+// compacted); otherwise the part is built from its fields.
+func (p Part) MarshalJSON() ([]byte, error) { return p.appendJSON(nil) }
 
 // UnmarshalJSON reads a part, keeping the raw object. Only string values of
 // "type", "text" and "think" are taken into the fields; a part of an unknown
@@ -237,34 +156,7 @@ func partHead(data []byte) (typ, text, think string, err error) {
 }
 
 // MarshalJSON writes an OpenAI-style tool call.
-func (c ToolCall) MarshalJSON() ([]byte, error) {
-	fn := map[string]json.RawMessage{}
-	for k, v := range c.FnExtra {
-		fn[k] = v
-	}
-	name, _ := json.Marshal(c.Name)
-	args, _ := json.Marshal(c.Args)
-	if len(c.argsJSON) > 0 && string(c.argsJSON) == c.Args {
-		args = c.argsJSON
-	}
-	fn["name"], fn["arguments"] = name, args
-	fnJSON, err := marshalOrdered(fn, []string{"name", "arguments"})
-	if err != nil {
-		return nil, err
-	}
-	obj := map[string]json.RawMessage{}
-	for k, v := range c.Extra {
-		obj[k] = v
-	}
-	typ := c.Type
-	if typ == "" {
-		typ = "function"
-	}
-	id, _ := json.Marshal(c.ID)
-	t, _ := json.Marshal(typ)
-	obj["id"], obj["type"], obj["function"] = id, t, fnJSON
-	return marshalOrdered(obj, []string{"type", "id", "function"})
-}
+func (c ToolCall) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
 
 // UnmarshalJSON reads an OpenAI-style tool call, keeping unknown fields.
 func (c *ToolCall) UnmarshalJSON(data []byte) error {
@@ -280,41 +172,4 @@ func (c *ToolCall) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	return fieldErr
-}
-
-// marshalOrdered writes obj with the given keys first (in that order) and the
-// rest sorted, so output is stable and reads like kimi-cli's.
-func marshalOrdered(obj map[string]json.RawMessage, first []string) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	write := func(k string, v json.RawMessage) {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	seen := map[string]bool{}
-	for _, k := range first {
-		if v, ok := obj[k]; ok {
-			write(k, v)
-			seen[k] = true
-		}
-	}
-	rest := make([]string, 0, len(obj))
-	for k := range obj {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	for _, k := range rest {
-		write(k, obj[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }

@@ -213,7 +213,7 @@ func (b *builder) setTime(ts string) {
 }
 
 func (b *builder) add(m message.Message) {
-	body, err := json.Marshal(m)
+	body, err := m.AppendJSON(nil)
 	if err != nil {
 		return
 	}
