@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -10,27 +11,51 @@ import (
 // gets at start (Up/Down and Ctrl-R walk them).
 const inputHistoryLoad = 500
 
+// inputHistory keeps the prompts of the work dir: it loads them into the
+// input and records each one sent.
+type inputHistory struct {
+	c inputHistoryDeps
+}
+
+// inputHistoryDeps is what the input history reaches: the database, the
+// work dir whose history it is, workers (the writes) and what handles a
+// prompt once recorded.
+type inputHistoryDeps struct {
+	inputHistoryHost
+	ctx     context.Context
+	db      *store.DB
+	workDir string // Options.WorkDir
+}
+
+type inputHistoryHost interface {
+	notices
+	threads
+	onUISubmit(text, shown string)
+}
+
 // initInputHistory gives the input the prompts typed earlier in this work
 // dir, from the database. New calls it before the UI runs, so it may read
 // the store here.
 func (c *Controller) initInputHistory() {
-	h, err := c.db.InputHistory(c.ctx, c.opts.WorkDir, inputHistoryLoad)
+	h := &inputHistory{c: inputHistoryDeps{inputHistoryHost: c, ctx: c.ctx, db: c.db, workDir: c.opts.WorkDir}}
+	c.input.SetOnSend(h.onUISend)
+	prompts, err := c.db.InputHistory(c.ctx, c.opts.WorkDir, inputHistoryLoad)
 	if err != nil {
 		c.setMessage("input history unavailable: "+err.Error(), true)
 		return
 	}
-	c.input.SetHistory(h)
+	c.input.SetHistory(prompts)
 }
 
 // onUISend is Enter in the input: the prompt joins the work dir's history
 // (written on a worker) and goes on as a command or a prompt.
-func (c *Controller) onUISend(text, shown string) {
-	dir := c.opts.WorkDir
+func (h *inputHistory) onUISend(text, shown string) {
+	c := h.c
 	c.onWorker(func() {
 		// A write lock held elsewhere delays the entry (the status bar says
 		// the database is busy) rather than failing it.
 		if err := c.db.RetryBusy(c.ctx, func() error {
-			return c.db.AddInputHistory(context.WithoutCancel(c.ctx), dir, text)
+			return c.db.AddInputHistory(context.WithoutCancel(c.ctx), c.workDir, text)
 		}); err != nil && c.ctx.Err() == nil {
 			c.post(evNote{text: "cannot save the input history: " + err.Error(), isErr: true})
 		}

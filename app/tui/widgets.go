@@ -26,7 +26,6 @@ func (c *Controller) buildWidgets() {
 
 	c.pages = newPageStack(c.app, c.ws)
 
-	c.input.SetOnSend(c.onUISend)
 	c.conv.SetOnTop(c.onUILoadEarlier)
 	c.conv.SetOnBottom(c.onUILoadLater)
 	c.conv.SetOnEnd(func() { c.onUIJumpToEnd(nil) })
