@@ -105,7 +105,7 @@ type Controller struct {
 
 	// Feature state (UI): approvals.go, timetravel.go, browser.go,
 	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, runs.go,
-	// notify.go.
+	// notify.go, missing_dir.go.
 	ap    *approvals
 	tg    *typingGuard
 	tt    *timeTravel
@@ -116,6 +116,7 @@ type Controller struct {
 	cb    *clipboard
 	runs  *runsView
 	notes *notifier // notifications written after the next draw (notify.go)
+	md    *missingDir
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.

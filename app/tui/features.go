@@ -9,6 +9,7 @@ func (c *Controller) initFeatures() {
 	c.initTimeTravel()
 	c.initTimelineJump()
 	c.initBrowser()
+	c.initMissingDir()
 	c.initInputHistory()
 	c.initClipboard()
 	c.suspend = newSuspender(c.app)

@@ -235,7 +235,7 @@ func (c *Controller) onUIInstall(a attachment) {
 	}
 	if a.o.missingDir != "" {
 		o := a.o
-		c.post(evFunc{f: func() { c.onUIOfferMissingDir(o) }})
+		c.post(evFunc{f: func() { c.md.onUIOffer(o) }})
 	}
 	if c.ws != nil {
 		c.refreshStatus()
