@@ -15,7 +15,6 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/agentspec"
 	"github.com/rewind-agent/rewind/soul/instructions"
-	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/themes"
@@ -97,8 +96,6 @@ type Controller struct {
 	quitArmed   time.Time
 	quitting    bool
 	theme       themes.Theme
-	// lastThinking is the effort thinking comes back on at (thinking.go).
-	lastThinking llm.Effort
 	// branches caches where archived generations leave the live line
 	// (any goroutine: reloads run on workers).
 	branches branchCache

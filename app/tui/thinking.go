@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -10,11 +11,33 @@ import (
 // This file is /thinking and Alt-T: how hard the model is asked to think,
 // for the open soul and the ones opened later, shown in the status bar.
 
+// thinking owns the effort thinking comes back on at (UI goroutine only).
+type thinking struct {
+	c    thinkingDeps
+	last llm.Effort
+}
+
+// thinkingDeps is what /thinking reaches: the soul settings the sessions
+// opened next take (the open one's soul through cur), the model's limits,
+// the status bar and notices.
+type thinkingDeps struct {
+	thinkingHost
+	soul  *soul.Config                                          // Options.Soul: its Thinking is the effort now
+	check func(model string, e llm.Effort) (llm.Effort, string) // Options.CheckThinking, or nil
+}
+
+type thinkingHost interface {
+	notices
+	statusLine
+	cur() *openSession
+}
+
 func (c *Controller) initThinking() {
-	c.commands.add(Command{Name: "/thinking", Args: "[off|low|medium|high]", Description: "how hard the model thinks before it answers; alone: on or off", Run: c.cmdThinking})
+	th := &thinking{c: thinkingDeps{thinkingHost: c, soul: &c.opts.Soul, check: c.opts.CheckThinking}}
+	c.commands.add(Command{Name: "/thinking", Args: "[off|low|medium|high]", Description: "how hard the model thinks before it answers; alone: on or off", Run: th.cmdThinking})
 	c.keys = append(c.keys, globalBinding{KeyBinding: views.KeyBinding{
 		Keys: []views.Key{{Key: tcell.KeyRune, Rune: 't', Mod: tcell.ModAlt}}, Description: "thinking on or off (/thinking LEVEL sets how hard)",
-		Handler: func() { c.cmdThinking("") }, Visible: true}})
+		Handler: func() { th.cmdThinking("") }, Visible: true}})
 	if c.opts.CheckThinking != nil {
 		e, note := c.opts.CheckThinking(c.opts.Model, c.opts.Soul.Thinking)
 		c.opts.Soul.Thinking = e
@@ -26,10 +49,10 @@ func (c *Controller) initThinking() {
 
 // cmdThinking sets the effort named, or turns thinking on (at the last
 // effort used, high at first) or off.
-func (c *Controller) cmdThinking(arg string) {
+func (t *thinking) cmdThinking(arg string) {
 	want := llm.EffortOff
-	if !c.opts.Soul.Thinking.On() {
-		want = c.lastThinking
+	if !t.c.soul.Thinking.On() {
+		want = t.last
 		if !want.On() {
 			want = llm.EffortHigh
 		}
@@ -37,28 +60,30 @@ func (c *Controller) cmdThinking(arg string) {
 	if arg != "" {
 		e, err := llm.ParseEffort(arg)
 		if err != nil {
-			c.setMessage("/thinking: "+err.Error(), true)
+			t.c.setMessage("/thinking: "+err.Error(), true)
 			return
 		}
 		want = e
 	}
-	c.setThinking(want)
+	t.setThinking(want)
 }
 
 // setThinking applies e, or what the model can take of it, and says so.
-func (c *Controller) setThinking(e llm.Effort) {
+func (t *thinking) setThinking(e llm.Effort) {
+	c := t.c
+	status := c.statusModel()
 	note := ""
-	if c.opts.CheckThinking != nil {
-		e, note = c.opts.CheckThinking(c.statusM.Model, e)
+	if c.check != nil {
+		e, note = c.check(status.Model, e)
 	}
-	c.opts.Soul.Thinking = e
+	c.soul.Thinking = e
 	if e.On() {
-		c.lastThinking = e
+		t.last = e
 	}
 	if o := c.cur(); o != nil && o.soul != nil {
 		o.soul.SetThinking(e)
 	}
-	c.statusM.Thinking = string(e)
+	status.Thinking = string(e)
 	c.refreshStatus()
 	switch {
 	case note != "":
