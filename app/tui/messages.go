@@ -1,6 +1,11 @@
 package tui
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/rewind-agent/rewind/views"
+)
 
 // setNews is setMessage for news a run's end must not wipe (an answer
 // from a watcher): it stays its whole messageTTL, whereas progress
@@ -70,3 +75,12 @@ func (c *Controller) clearMessageOf(seq int) {
 		c.msgUntil = time.Time{}
 	}
 }
+
+// info shows text as an info banner at the end of the conversation (UI).
+func (c *Controller) info(text string) {
+	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
+	c.conv.ScrollToEnd()
+}
+
+// noticeLog is a copy of the last notices, oldest first (/status) (UI).
+func (c *Controller) noticeLog() []notice { return slices.Clone(c.notices) }

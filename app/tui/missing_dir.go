@@ -43,10 +43,12 @@ type missingDirHost interface {
 	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
 }
 
-// sessionLists is the session browser as the features that open a session
-// see it (browser.go): the lists are told of the switch and re-listed.
+// sessionLists is the session browser as the features that open or change
+// a session see it (browser.go): the lists are told of the switch and
+// re-listed.
 type sessionLists interface {
-	onUIOpened(first bool)
+	onUIOpened(withBanner bool)
+	onUIRefresh()
 	onWorkerListPane()
 }
 

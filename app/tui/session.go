@@ -473,7 +473,7 @@ func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool
 			c.setMessage("back to your session", false) // not the watch's news
 			c.onUIOpenSession(back)
 		case fromWorkspace:
-			c.cmdNew("")
+			c.onUINewSession()
 		default:
 			c.onUIQuit()
 		}
@@ -501,6 +501,23 @@ func (c *Controller) onUIWriterLeftOffer(id string) {
 		msg += ": /continue writes it here, /fork copies it"
 	}
 	c.setMessage(msg, false)
+}
+
+// onUINewSession leaves the open session (it stays in the list) for a new
+// one, created with the first prompt (/new).
+func (c *Controller) onUINewSession() {
+	if c.cur() == nil {
+		c.setMessage("this is already a new session: type a prompt to start it", false)
+		return
+	}
+	c.releaseLater(c.open.Swap(nil))
+	c.readOnly, c.watchPID = false, 0
+	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
+	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
+	c.onUIReload(evReload{})
+	c.toolOut.Clear()
+	c.br.onUIRefresh()
+	c.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
 }
 
 // onUIFork forks a session's current generation into a new session and

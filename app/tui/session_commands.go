@@ -7,14 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -23,39 +24,72 @@ import (
 // open session and reports in the conversation (an info banner) or the
 // status bar. Database, file and network work runs on a worker.
 
+// sessionCommands are the commands above; they hold no state of their own.
+type sessionCommands struct {
+	c sessionCommandsDeps
+}
+
+// sessionCommandsDeps is what the session commands reach: the database,
+// the workspace's options (/model changes the model part of them, as
+// /thinking does), the conversation they report in, the session lists,
+// the approval mode and plan mode /status shows, and the Controller's
+// session switches through the host.
+type sessionCommandsDeps struct {
+	sessionCommandsHost
+	ctx    context.Context
+	db     *store.DB
+	opts   *Options
+	conv   *views.Conversation
+	lists  sessionLists
+	plan   *atomic.Bool              // plan mode (plan.go)
+	yoloIn func(workDir string) bool // YOLO set for a work dir before its session exists (approvals.go)
+}
+
+type sessionCommandsHost interface {
+	notices
+	threads
+	statusLine
+	rules
+	cur() *openSession
+	workDir() string
+	agentLabel() string
+	noticeLog() []notice
+	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
+	onUINewSession()
+	onUIFork(id string)
+	runPrompt(text string)
+}
+
 func (c *Controller) initSessionCommands() {
+	sc := &sessionCommands{c: sessionCommandsDeps{sessionCommandsHost: c, ctx: c.ctx, db: c.db, opts: &c.opts, conv: c.conv,
+		lists: c.br, plan: &c.plan, yoloIn: c.ap.yolo.in}}
 	for _, cmd := range []Command{
-		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: c.cmdStatus},
-		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", DisabledWhen: []rule{ruleRunActive}, Run: c.cmdNew},
-		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", DisabledWhen: []rule{ruleRunActive}, Run: c.cmdFork},
-		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", DisabledWhen: []rule{ruleReadOnly}, Run: c.cmdRename},
-		{Name: "/export", Args: "[FILE]", Description: "write this session as kimi-cli context.jsonl (default rewind-ID.jsonl in the work dir)", Run: c.cmdExport},
-		{Name: "/model", Args: "[NAME]", Description: "switch the model (from the config's provider profiles), or list them", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdModel},
-		{Name: "/init", Description: "ask the model to write an AGENTS.md for this project", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdInit},
+		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: sc.cmdStatus},
+		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", DisabledWhen: []rule{ruleRunActive}, Run: sc.cmdNew},
+		{Name: "/fork", Description: "copy this session into a new one and continue there (the original is unchanged)", DisabledWhen: []rule{ruleRunActive}, Run: sc.cmdFork},
+		{Name: "/rename", Args: "TITLE", Description: "give this session a new title (shown in the session list)", DisabledWhen: []rule{ruleReadOnly}, Run: sc.cmdRename},
+		{Name: "/export", Args: "[FILE]", Description: "write this session as kimi-cli context.jsonl (default rewind-ID.jsonl in the work dir)", Run: sc.cmdExport},
+		{Name: "/model", Args: "[NAME]", Description: "switch the model (from the config's provider profiles), or list them", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: sc.cmdModel},
+		{Name: "/init", Description: "ask the model to write an AGENTS.md for this project", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: sc.cmdInit},
 	} {
 		c.commands.add(cmd)
 	}
 }
 
-// info shows text as an info banner at the end of the conversation (UI).
-func (c *Controller) info(text string) {
-	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
-	c.conv.ScrollToEnd()
-}
-
 // cmdStatus gathers on a worker (AGENTS.md files are read when no session
 // is open yet) and shows the result.
-func (c *Controller) cmdStatus(string) {
+func (sc *sessionCommands) cmdStatus(string) {
+	c := sc.c
 	o := c.cur()
-	st := c.statusM
-	yolo := c.ap.yolo.in(c.workDir())
+	st := *c.statusModel()
+	yolo := c.yoloIn(c.workDir())
 	var approved []string
 	if o != nil && o.soul != nil {
 		yolo = o.soul.Yolo()
 		approved = o.soul.ApprovedForSession()
 	}
 	workDir := c.workDir()
-	notices := slices.Clone(c.notices)
+	notices := c.noticeLog()
 	c.onWorker(func() {
 		var files []instructions.File
 		var loadErr error
@@ -85,7 +119,7 @@ func (c *Controller) cmdStatus(string) {
 		text := statusText(statusInfo{
 			title: title,
 			model: st.Model, agent: c.agentLabel(), plan: c.plan.Load(), workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
-			yolo: yolo, readOnly: c.readOnly, thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
+			yolo: yolo, readOnly: c.holds(ruleReadOnly), thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
 		})
 		c.onUIThreadAsync(func() {
@@ -217,22 +251,10 @@ func orDash(s string) string {
 
 // cmdNew leaves the open session (it stays in the list) for a new one,
 // created with the first prompt.
-func (c *Controller) cmdNew(string) {
-	if c.cur() == nil {
-		c.setMessage("this is already a new session: type a prompt to start it", false)
-		return
-	}
-	c.releaseLater(c.open.Swap(nil))
-	c.readOnly, c.watchPID = false, 0
-	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
-	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
-	c.onUIReload(evReload{})
-	c.toolOut.Clear()
-	c.br.onUIRefresh()
-	c.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
-}
+func (sc *sessionCommands) cmdNew(string) { sc.c.onUINewSession() }
 
-func (c *Controller) cmdFork(string) {
+func (sc *sessionCommands) cmdFork(string) {
+	c := sc.c
 	o := c.cur()
 	if o == nil {
 		c.setMessage("nothing to fork yet: the session is empty", false)
@@ -241,7 +263,8 @@ func (c *Controller) cmdFork(string) {
 	c.onUIFork(o.sess.ID)
 }
 
-func (c *Controller) cmdRename(arg string) {
+func (sc *sessionCommands) cmdRename(arg string) {
+	c := sc.c
 	o := c.cur()
 	title := strings.TrimSpace(arg)
 	switch {
@@ -262,16 +285,17 @@ func (c *Controller) cmdRename(arg string) {
 			}
 			if cur := c.cur(); cur != nil && cur.sess.ID == id {
 				cur.sess.Title = title
-				c.statusM.SessionTitle = title
+				c.statusModel().SessionTitle = title
 				c.refreshStatus()
 			}
-			c.br.onUIRefresh()
+			c.lists.onUIRefresh()
 			c.setMessage("renamed to "+oneLine(title, 60), false)
 		})
 	})
 }
 
-func (c *Controller) cmdExport(arg string) {
+func (sc *sessionCommands) cmdExport(arg string) {
+	c := sc.c
 	o := c.cur()
 	switch {
 	case o == nil:
@@ -303,7 +327,8 @@ func (c *Controller) cmdExport(arg string) {
 
 // onUIModelPicker lists the config's models in a dialog, the current one
 // selected; Enter (or a model's digit) switches to the one chosen.
-func (c *Controller) onUIModelPicker(names []string) {
+func (sc *sessionCommands) onUIModelPicker(names []string) {
+	c := sc.c
 	choices := make([]views.Choice, len(names))
 	selected := 0
 	for i, n := range names {
@@ -311,22 +336,23 @@ func (c *Controller) onUIModelPicker(names []string) {
 		if i < 9 {
 			choices[i].Key = rune('1' + i)
 		}
-		if n == c.statusM.Model {
+		if n == c.statusModel().Model {
 			choices[i].Label += " (current)"
 			selected = i
 		}
 	}
-	msg := "The model of this session's next answers (the context is kept). ↑/↓ and Enter switch, Esc keeps " + orDash(c.statusM.Model) + "."
+	msg := "The model of this session's next answers (the context is kept). ↑/↓ and Enter switch, Esc keeps " + orDash(c.statusModel().Model) + "."
 	c.showConfirm("Switch model", msg, choices, selected, func(i int) {
-		if i >= 0 && names[i] != c.statusM.Model {
-			c.cmdModel(names[i])
+		if i >= 0 && names[i] != c.statusModel().Model {
+			sc.cmdModel(names[i])
 		}
 	})
 }
 
 // cmdModel lists the models, or switches to one: the client is built on a
 // worker, then the open session (and the next new one) uses it.
-func (c *Controller) cmdModel(arg string) {
+func (sc *sessionCommands) cmdModel(arg string) {
+	c := sc.c
 	name := strings.TrimSpace(arg)
 	if name == "" {
 		var names []string
@@ -334,10 +360,10 @@ func (c *Controller) cmdModel(arg string) {
 			names = c.opts.Models()
 		}
 		if len(names) == 0 || c.opts.SwitchModel == nil {
-			c.setMessage("model "+orDash(c.statusM.Model)+" · add [providers.NAME] tables to the config to switch between models", false)
+			c.setMessage("model "+orDash(c.statusModel().Model)+" · add [providers.NAME] tables to the config to switch between models", false)
 			return
 		}
-		c.onUIModelPicker(names)
+		sc.onUIModelPicker(names)
 		return
 	}
 	if c.opts.SwitchModel == nil {
@@ -359,13 +385,14 @@ func (c *Controller) cmdModel(arg string) {
 				o.soul.SetClient(client)
 				o.soul.SetImageIn(!c.opts.Soul.NoImages)
 			}
-			c.statusM.Model = label
+			c.statusModel().Model = label
 			c.refreshStatus()
 			c.setMessage("model "+label+": the next answer comes from it (the context is kept)", false)
 		})
 	})
 }
 
-func (c *Controller) cmdInit(string) {
+func (sc *sessionCommands) cmdInit(string) {
+	c := sc.c
 	c.runPrompt(soul.InitPrompt())
 }
