@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -17,19 +16,16 @@ type inputHistory struct {
 	c inputHistoryDeps
 }
 
-// inputHistoryDeps is what the input history reaches: the database, the
-// work dir whose history it is, workers (the writes) and what handles a
-// prompt once recorded.
+// inputHistoryDeps is what the input history reaches besides the common:
+// the work dir whose history it is and what handles a prompt once
+// recorded.
 type inputHistoryDeps struct {
+	featureCommon
 	inputHistoryHost
-	ctx     context.Context
-	db      *store.DB
 	workDir string // Options.WorkDir
 }
 
 type inputHistoryHost interface {
-	notices
-	threads
 	onUISubmit(text, shown string)
 }
 
@@ -37,7 +33,7 @@ type inputHistoryHost interface {
 // dir, from the database. New calls it before the UI runs, so it may read
 // the store here.
 func (c *Controller) initInputHistory() {
-	h := &inputHistory{c: inputHistoryDeps{inputHistoryHost: c, ctx: c.ctx, db: c.db, workDir: c.opts.WorkDir}}
+	h := &inputHistory{c: inputHistoryDeps{featureCommon: c.common(), inputHistoryHost: c, workDir: c.opts.WorkDir}}
 	c.input.SetOnSend(h.onUISend)
 	prompts, err := c.db.InputHistory(c.ctx, c.opts.WorkDir, inputHistoryLoad)
 	if err != nil {

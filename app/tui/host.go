@@ -1,16 +1,50 @@
 package tui
 
 import (
+	"context"
+
+	"github.com/rivo/tview"
+
 	"github.com/rewind-agent/rewind/soul"
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
 // What a feature controller gets from the core. As lazygit's controllers
 // receive a ControllerCommon instead of the Gui, each feature struct here
-// holds a small deps struct of its own: the views it owns or draws on, and
-// an interface of the few Controller methods it calls. No feature holds the
-// Controller itself (TestNoFeatureHoldsTheController), so what a feature
-// can reach is written in one place, next to it.
+// holds a small deps struct of its own: the featureCommon every feature
+// gets, the views it owns or draws on, the other features it talks to (as
+// narrow interfaces), and an interface of the few Controller methods it
+// calls beyond the common ones. No feature holds the Controller itself
+// (TestNoFeatureHoldsTheController), so what a feature can reach is written
+// in one place, next to it; and the Controller keeps only the wiring and
+// the state no single feature owns (TestControllerKeepsOnlyTheCore).
+
+// featureCommon is what every feature gets (lazygit's ControllerCommon):
+// the core's services and the shared handles. Controller.common builds it.
+type featureCommon struct {
+	core
+	ctx   context.Context // cancelled when the workspace shuts down
+	db    *store.DB
+	app   *tview.Application
+	pages *pageStack // the overlays above the workspace
+}
+
+// core is the services every feature may call: status messages,
+// the goroutines, the status line, the disabled rules and the open
+// session (nil before a new session's first prompt).
+type core interface {
+	notices
+	threads
+	statusLine
+	rules
+	cur() *openSession
+}
+
+// common is what every feature gets (wiring).
+func (c *Controller) common() featureCommon {
+	return featureCommon{core: c, ctx: c.ctx, db: c.db, app: c.app, pages: c.pages}
+}
 
 // notices shows status messages (messages.go).
 type notices interface {

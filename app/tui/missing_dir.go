@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rivo/tview"
-
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -21,13 +19,12 @@ type missingDir struct {
 	c missingDirDeps
 }
 
-// missingDirDeps is what the question reaches: the database (the fork),
-// the dir rewind was started in, whether a model is configured, the
-// session lists and the input (after a fork), and the session switch.
+// missingDirDeps is what the question reaches besides the common: the dir
+// rewind was started in, whether a model is configured, the session lists
+// and the input (after a fork), and the session switch.
 type missingDirDeps struct {
+	featureCommon
 	missingDirHost
-	db       *store.DB
-	app      *tview.Application
 	input    *views.Input
 	lists    sessionLists
 	startDir string // Options.WorkDir
@@ -35,9 +32,6 @@ type missingDirDeps struct {
 }
 
 type missingDirHost interface {
-	threads
-	rules
-	cur() *openSession
 	isQuitting() bool
 	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
@@ -53,7 +47,7 @@ type sessionLists interface {
 }
 
 func (c *Controller) initMissingDir() {
-	c.md = &missingDir{c: missingDirDeps{missingDirHost: c, db: c.db, app: c.app, input: c.input, lists: c.br,
+	c.md = &missingDir{c: missingDirDeps{featureCommon: c.common(), missingDirHost: c, input: c.input, lists: c.br,
 		startDir: c.opts.WorkDir, noModel: c.opts.Client == nil}}
 }
 

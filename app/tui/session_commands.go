@@ -15,7 +15,6 @@ import (
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -29,15 +28,14 @@ type sessionCommands struct {
 	c sessionCommandsDeps
 }
 
-// sessionCommandsDeps is what the session commands reach: the database,
-// the workspace's options (/model changes the model part of them, as
+// sessionCommandsDeps is what the session commands reach besides the
+// common: the workspace's options (/model changes the model part of them, as
 // /thinking does), the conversation they report in, the session lists,
 // the approval mode and plan mode /status shows, and the Controller's
 // session switches through the host.
 type sessionCommandsDeps struct {
+	featureCommon
 	sessionCommandsHost
-	ctx    context.Context
-	db     *store.DB
 	opts   *Options
 	conv   *views.Conversation
 	lists  sessionLists
@@ -46,11 +44,6 @@ type sessionCommandsDeps struct {
 }
 
 type sessionCommandsHost interface {
-	notices
-	threads
-	statusLine
-	rules
-	cur() *openSession
 	workDir() string
 	agentLabel() string
 	noticeLog() []notice
@@ -61,7 +54,7 @@ type sessionCommandsHost interface {
 }
 
 func (c *Controller) initSessionCommands() {
-	sc := &sessionCommands{c: sessionCommandsDeps{sessionCommandsHost: c, ctx: c.ctx, db: c.db, opts: &c.opts, conv: c.conv,
+	sc := &sessionCommands{c: sessionCommandsDeps{featureCommon: c.common(), sessionCommandsHost: c, opts: &c.opts, conv: c.conv,
 		lists: c.br, plan: &c.plan, yoloIn: c.ap.yolo.in}}
 	for _, cmd := range []Command{
 		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: sc.cmdStatus},

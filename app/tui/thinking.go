@@ -17,23 +17,17 @@ type thinking struct {
 	last llm.Effort
 }
 
-// thinkingDeps is what /thinking reaches: the soul settings the sessions
-// opened next take (the open one's soul through cur), the model's limits,
-// the status bar and notices.
+// thinkingDeps is what /thinking reaches besides the common: the soul
+// settings the sessions opened next take (the open one's soul through cur)
+// and the model's limits.
 type thinkingDeps struct {
-	thinkingHost
+	featureCommon
 	soul  *soul.Config                                          // Options.Soul: its Thinking is the effort now
 	check func(model string, e llm.Effort) (llm.Effort, string) // Options.CheckThinking, or nil
 }
 
-type thinkingHost interface {
-	notices
-	statusLine
-	cur() *openSession
-}
-
 func (c *Controller) initThinking() {
-	th := &thinking{c: thinkingDeps{thinkingHost: c, soul: &c.opts.Soul, check: c.opts.CheckThinking}}
+	th := &thinking{c: thinkingDeps{featureCommon: c.common(), soul: &c.opts.Soul, check: c.opts.CheckThinking}}
 	c.commands.add(Command{Name: "/thinking", Args: "[off|low|medium|high]", Description: "how hard the model thinks before it answers; alone: on or off", Run: th.cmdThinking})
 	c.keys = append(c.keys, globalBinding{KeyBinding: views.KeyBinding{
 		Keys: []views.Key{{Key: tcell.KeyRune, Rune: 't', Mod: tcell.ModAlt}}, Description: "thinking on or off (/thinking LEVEL sets how hard)",
