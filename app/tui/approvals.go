@@ -96,8 +96,8 @@ func (y *yoloDirs) set(dir string, on bool) {
 // the hook a test watches answers by, the notifications, the open session,
 // the status line's mode and notices.
 type approvalsDeps struct {
+	featureCommon
 	approvalsHost
-	pages    *pageStack
 	conv     *views.Conversation
 	notes    *notifier
 	startDir string                                  // Options.WorkDir
@@ -105,10 +105,6 @@ type approvalsDeps struct {
 }
 
 type approvalsHost interface {
-	notices
-	threads
-	statusLine
-	cur() *openSession
 	workDir() string
 	setNews(text string)
 	info(text string)
@@ -116,7 +112,7 @@ type approvalsHost interface {
 
 // initApprovals builds the modal and registers /yolo and /approvals (New).
 func (c *Controller) initApprovals() {
-	deps := approvalsDeps{approvalsHost: c, pages: c.pages, conv: c.conv, notes: c.notes, startDir: c.opts.WorkDir, answered: c.opts.ApprovalAnswered}
+	deps := approvalsDeps{featureCommon: c.common(), approvalsHost: c, conv: c.conv, notes: c.notes, startDir: c.opts.WorkDir, answered: c.opts.ApprovalAnswered}
 	a := &approvals{c: deps, modal: views.NewApprovalModal(), now: time.Now}
 	if c.opts.Soul.Yolo {
 		a.yolo.set(c.opts.WorkDir, true)

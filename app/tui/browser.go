@@ -74,10 +74,8 @@ type browser struct {
 // the dir rewind started in, the open session and the switches to another,
 // the poll counters, workers and notices.
 type browserDeps struct {
+	featureCommon
 	browserHost
-	ctx       context.Context
-	db        *store.DB
-	pages     *pageStack
 	prompt    *views.PromptDialog
 	conv      *views.Conversation
 	pollStats *pollStats
@@ -88,12 +86,7 @@ type browserDeps struct {
 }
 
 type browserHost interface {
-	notices
-	threads
-	statusLine
-	rules
 	currentTheme() themes.Theme
-	cur() *openSession
 	SessionID() string
 	workDir() string
 	demoElsewhere(sess store.Session) bool
@@ -104,7 +97,7 @@ type browserHost interface {
 
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
-	deps := browserDeps{browserHost: c, ctx: c.ctx, db: c.db, pages: c.pages, prompt: c.prompt, conv: c.conv,
+	deps := browserDeps{featureCommon: c.common(), browserHost: c, prompt: c.prompt, conv: c.conv,
 		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export}
 	b := &browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	c.br = b

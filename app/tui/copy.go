@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/views"
@@ -29,9 +28,8 @@ type clipboard struct {
 // clipboardDeps is what the clipboard reaches: the conversation it copies
 // from, the application whose mouse it gives away, and notices.
 type clipboardDeps struct {
-	notices
+	featureCommon
 	conv *views.Conversation
-	app  *tview.Application
 }
 
 // nextBlockWindow is how soon another Y must come to take the next block.
@@ -39,7 +37,7 @@ const nextBlockWindow = 5 * time.Second
 
 // initClipboard registers y / Y in the conversation, F12 and /copy, /mouse.
 func (c *Controller) initClipboard() {
-	cb := &clipboard{c: clipboardDeps{notices: c, conv: c.conv, app: c.app}}
+	cb := &clipboard{c: clipboardDeps{featureCommon: c.common(), conv: c.conv}}
 	c.cb = cb
 	inConv := func() bool { return c.app.GetFocus() == c.conv }
 	c.keys = append(c.keys,

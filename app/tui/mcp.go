@@ -37,20 +37,13 @@ type mcpController struct {
 // mcpDeps is what /mcp reaches: its pages, the typing guard its trust
 // dialog arms, the status bar's alert, workers and notices.
 type mcpDeps struct {
-	mcpHost
-	pages *pageStack
-	tg    *typingGuard
-}
-
-type mcpHost interface {
-	notices
-	threads
-	statusLine
+	featureCommon
+	tg *typingGuard
 }
 
 // initMCP registers /mcp and subscribes to the servers' changes (New).
 func (c *Controller) initMCP() {
-	mc := &mcpController{c: mcpDeps{mcpHost: c, pages: c.pages, tg: c.tg}, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
+	mc := &mcpController{c: mcpDeps{featureCommon: c.common(), tg: c.tg}, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
 		trust: c.opts.MCPTrust, trustDialog: views.NewTrustDialog()}
 	c.mcp = mc
 	mc.panel.SetOnClose(func() { c.pages.pop(mcpPage) })

@@ -10,7 +10,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/live"
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -40,27 +39,23 @@ type runsView struct {
 // database (titles), its page, the watcher its Enter hands a run to, the
 // poll periods and counters, workers and notices.
 type runsDeps struct {
+	featureCommon
 	runsHost
 	home      string
-	db        *store.DB
-	ctx       context.Context
-	pages     *pageStack
 	watch     *watcher
 	polls     *pollPeriods
 	pollStats *pollStats
 }
 
 type runsHost interface {
-	notices
-	threads
 	currentTheme() themes.Theme
 	SessionID() string
 }
 
 // initRuns registers Ctrl-L and /runs (New).
 func (c *Controller) initRuns() {
-	r := &runsView{list: views.NewRunList(), c: runsDeps{runsHost: c, home: c.opts.Home, db: c.db, ctx: c.ctx,
-		pages: c.pages, watch: c.watch, polls: &c.polls, pollStats: &c.pollStats}}
+	r := &runsView{list: views.NewRunList(), c: runsDeps{featureCommon: c.common(), runsHost: c, home: c.opts.Home,
+		watch: c.watch, polls: &c.polls, pollStats: &c.pollStats}}
 	c.runs = r
 	r.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(r.list, 0, 1, true).AddItem(c.status, 1, 0, false)
 	r.list.SetOnWatch(r.onUIWatch)

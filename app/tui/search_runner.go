@@ -64,18 +64,17 @@ const oneMoreLetter = "Type one more letter: a word is searched from its second 
 // (hits go straight to it), the controller's lifetime and the browser's
 // scope (this dir or all).
 type searchDeps struct {
+	featureCommon
 	searchHost
-	ctx   context.Context
 	scope func() string // the work dir searched, "" for all (UI)
 }
 
 type searchHost interface {
-	threads
 	onUIThread(f func()) bool
 }
 
 func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
-	deps := searchDeps{searchHost: c, ctx: c.ctx, scope: func() string { return c.br.scopeDir() }}
+	deps := searchDeps{featureCommon: c.common(), searchHost: c, scope: func() string { return c.br.scopeDir() }}
 	return &searchRunner{c: deps, list: list, search: c.db.SearchEach}
 }
 

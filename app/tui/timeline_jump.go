@@ -1,13 +1,10 @@
 package tui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
@@ -42,29 +39,23 @@ type timelineJump struct {
 // prompt they ask in, time travel (the preview of the row jumped to), the
 // open session and its reload around a place, workers and notices.
 type jumpDeps struct {
+	featureCommon
 	jumpHost
-	ctx      context.Context
-	db       *store.DB
-	app      *tview.Application
 	timeline *views.Timeline
 	prompt   *views.PromptDialog
-	pages    *pageStack
 	tt       *timeTravel
 }
 
 type jumpHost interface {
-	notices
-	threads
 	currentTheme() themes.Theme
-	cur() *openSession
 	selectHitTurn(cp int) bool
 	onWorkerReloadAt(banner *views.Item, at hitAt)
 }
 
 // initTimelineJump wires g and / of the timeline.
 func (c *Controller) initTimelineJump() {
-	j := &timelineJump{c: jumpDeps{jumpHost: c, ctx: c.ctx, db: c.db, app: c.app, timeline: c.timeline,
-		prompt: c.prompt, pages: c.pages, tt: c.tt}}
+	j := &timelineJump{c: jumpDeps{featureCommon: c.common(), jumpHost: c, timeline: c.timeline,
+		prompt: c.prompt, tt: c.tt}}
 	c.timeline.SetOnGoTo(j.onUITimelineGoTo)
 	c.timeline.SetOnFind(j.onUITimelineFind)
 }

@@ -70,16 +70,13 @@ type timeTravel struct {
 // (startOp) and reloads, the session lists and the watcher (as functions:
 // both are built after it), workers, the status line and notices.
 type timeTravelDeps struct {
+	featureCommon
 	timeTravelHost
-	ctx         context.Context
-	db          *store.DB
 	workDir     string         // Options.WorkDir
 	fileOptions filecp.Options // Options.FileOptions
-	app         *tview.Application
 	input       *views.Input
 	conv        *views.Conversation
 	timeline    *views.Timeline
-	pages       *pageStack
 	tg          *typingGuard
 	// listSessions re-lists the sessions pane (worker); catchUp reads
 	// what a watched session gained while a preview held the
@@ -89,12 +86,7 @@ type timeTravelDeps struct {
 }
 
 type timeTravelHost interface {
-	notices
-	threads
-	statusLine
-	rules
 	currentTheme() themes.Theme
-	cur() *openSession
 	isQuitting() bool
 	conversationWindow() window
 	convItems(n int) []views.Item
@@ -110,8 +102,8 @@ type timeTravelHost interface {
 // initTimeTravel wires the timeline, the Esc Esc picker and the commands
 // (New).
 func (c *Controller) initTimeTravel() {
-	deps := timeTravelDeps{timeTravelHost: c, ctx: c.ctx, db: c.db, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
-		app: c.app, input: c.input, conv: c.conv, timeline: c.timeline, pages: c.pages, tg: c.tg,
+	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
+		input: c.input, conv: c.conv, timeline: c.timeline, tg: c.tg,
 		listSessions: func() { c.br.onWorkerListPane() },
 		catchUp:      func(o *openSession) { c.watch.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) }}
 	t := &timeTravel{c: deps, diff: views.NewDiffView()}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/views"
 )
@@ -72,15 +71,14 @@ type typingGuard struct {
 // typingDeps is what the guard reaches: the input typed letters go to, the
 // panes whose wrap toggles it takes back, and notices.
 type typingDeps struct {
-	notices
-	app     *tview.Application
+	featureCommon
 	input   *views.Input
 	conv    *views.Conversation
 	toolOut *views.ToolOutput
 }
 
 func (c *Controller) initTyping() {
-	deps := typingDeps{notices: c, app: c.app, input: c.input, conv: c.conv, toolOut: c.toolOut}
+	deps := typingDeps{featureCommon: c.common(), input: c.input, conv: c.conv, toolOut: c.toolOut}
 	c.tg = &typingGuard{c: deps, now: time.Now, when: (*tcell.EventKey).When}
 }
 

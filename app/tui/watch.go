@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/live"
 	"github.com/rewind-agent/rewind/soul"
@@ -81,17 +80,14 @@ type watcher struct {
 // conversation's reloads and the session switches, the poll counters,
 // workers, the status line and notices.
 type watchDeps struct {
+	featureCommon
 	watchHost
-	ctx       context.Context
-	db        *store.DB
 	home      string // Options.Home: the live channel's sockets
 	startDir  string // Options.WorkDir
 	setup     bool   // no model is configured (Options.Setup)
-	app       *tview.Application
 	input     *views.Input
 	conv      *views.Conversation
 	timeline  *views.Timeline
-	pages     *pageStack
 	pollStats *pollStats
 	ap        *approvals
 	tt        *timeTravel
@@ -99,11 +95,6 @@ type watchDeps struct {
 }
 
 type watchHost interface {
-	notices
-	threads
-	statusLine
-	rules
-	cur() *openSession
 	demoElsewhere(sess store.Session) bool
 	uiRunning() bool
 	leaseHolderPID() int
@@ -123,8 +114,8 @@ type watchHost interface {
 // initWatcher builds the watcher and starts its loops: the writer's lease
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
-	w := &watcher{c: watchDeps{watchHost: c, ctx: c.ctx, db: c.db, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
-		app: c.app, input: c.input, conv: c.conv, timeline: c.timeline, pages: c.pages, pollStats: &c.pollStats, ap: c.ap, tt: c.tt, br: c.br}}
+	w := &watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, ap: c.ap, tt: c.tt, br: c.br}}
 	c.watch = w
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
