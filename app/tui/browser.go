@@ -99,8 +99,8 @@ type browserHost interface {
 func (c *Controller) initBrowser() {
 	deps := browserDeps{featureCommon: c.common(), browserHost: c, prompt: c.prompt, conv: c.conv,
 		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export}
-	b := &browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
-	c.br = b
+	b := c.br // allocated by initFeatures: features built before it name it
+	*b = browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	// Most wanted first: a narrow title loses parts from the end, and
 	// "F1 help" lists every key.
 	b.list.SetPaneTitle("Sessions · F1 help · Enter resume · / search messages · Ctrl-T this dir/all · Ctrl-R rename · Ctrl-D delete · Ctrl-Y undelete · Ctrl-F fork · Ctrl-E export · Esc close")

@@ -2,8 +2,11 @@ package tui
 
 // initFeatures wires the feature files (approvals, time travel, session
 // browser, clipboard, MCP servers, watching, live runs) into the
-// controller; New calls it once the registries exist.
+// controller; New calls it once the registries exist. The browser and the
+// watcher are allocated first: features built before them name them
+// through narrow interfaces (time travel's sessionLists and liveCatcher).
 func (c *Controller) initFeatures() {
+	c.br, c.watch = new(browser), new(watcher)
 	c.initApprovals()
 	c.initTyping()
 	c.initTimeTravel()

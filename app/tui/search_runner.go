@@ -66,7 +66,13 @@ const oneMoreLetter = "Type one more letter: a word is searched from its second 
 type searchDeps struct {
 	featureCommon
 	searchHost
-	scope func() string // the work dir searched, "" for all (UI)
+	scope searchScope
+}
+
+// searchScope is the browser as a search sees it (browser.go): the work
+// dir searched, "" for all (UI).
+type searchScope interface {
+	scopeDir() string
 }
 
 type searchHost interface {
@@ -74,7 +80,7 @@ type searchHost interface {
 }
 
 func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
-	deps := searchDeps{featureCommon: c.common(), searchHost: c, scope: func() string { return c.br.scopeDir() }}
+	deps := searchDeps{featureCommon: c.common(), searchHost: c, scope: c.br}
 	return &searchRunner{c: deps, list: list, search: c.db.SearchEach}
 }
 
@@ -85,7 +91,7 @@ func newSearchRunner(c *Controller, list *views.SessionList) *searchRunner {
 // the last query's, or with a note when there are none.
 func (r *searchRunner) request(query string) {
 	ctx, cancel := context.WithCancel(r.c.ctx)
-	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1, WorkDir: r.c.scope()}
+	o := store.SearchOptions{Query: store.AsYouType(query), Limit: searchLimit + 1, WorkDir: r.c.scope.scopeDir()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.timer != nil {

@@ -78,11 +78,13 @@ type timeTravelDeps struct {
 	conv        *views.Conversation
 	timeline    *views.Timeline
 	tg          *typingGuard
-	// listSessions re-lists the sessions pane (worker); catchUp reads
-	// what a watched session gained while a preview held the
-	// conversation (worker).
-	listSessions func()
-	catchUp      func(o *openSession)
+	lists       sessionLists // the sessions pane, re-listed after a rewind
+	watched     liveCatcher  // reads what a watched session gained while a preview held the conversation
+}
+
+// liveCatcher is the watcher as time travel sees it (followview.go).
+type liveCatcher interface {
+	onWorkerCatchUp(o *openSession, cu catchUp, step int) bool
 }
 
 type timeTravelHost interface {
@@ -104,8 +106,7 @@ type timeTravelHost interface {
 func (c *Controller) initTimeTravel() {
 	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
 		input: c.input, conv: c.conv, timeline: c.timeline, tg: c.tg,
-		listSessions: func() { c.br.onWorkerListPane() },
-		catchUp:      func(o *openSession) { c.watch.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) }}
+		lists: c.br, watched: c.watch}
 	t := &timeTravel{c: deps, diff: views.NewDiffView()}
 	c.tt = t
 	t.diff.SetOnClose(func() { c.pages.pop("gendiff") })
@@ -367,7 +368,7 @@ func (t *timeTravel) onUIEndPreview() {
 	if t.missedLive {
 		t.missedLive = false
 		if o := c.cur(); o != nil {
-			c.onWorker(func() { c.catchUp(o) })
+			c.onWorker(func() { c.watched.onWorkerCatchUp(o, catchUp{conv: true, force: true}, -1) })
 		}
 	}
 }
@@ -780,7 +781,7 @@ func (t *timeTravel) onUIForkNow(g views.GenerationRow) {
 	c.onUIForkInto(src, g.Gen, -1, func(fork string) string {
 		return fmt.Sprintf("Forked generation %d of session %s into this new session %s: yours to continue; the original is unchanged.", g.Gen, shortID(src), shortID(fork))
 	}, func() {
-		c.onWorker(c.listSessions)
+		c.onWorker(c.lists.onWorkerListPane)
 		c.app.SetFocus(c.input)
 	})
 }
@@ -809,7 +810,7 @@ func (t *timeTravel) onUICheckpointFork(cp views.CheckpointRow) {
 		c.onUIForkInto(src, -1, cp.ID, func(fork string) string {
 			return fmt.Sprintf("Forked session %s at checkpoint %d into this new session %s: the conversation before it, yours to continue; the original is unchanged.", shortID(src), cp.ID, shortID(fork))
 		}, func() {
-			c.onWorker(c.listSessions)
+			c.onWorker(c.lists.onWorkerListPane)
 			c.app.SetFocus(c.input)
 		})
 	})

@@ -114,9 +114,9 @@ type watchHost interface {
 // initWatcher builds the watcher and starts its loops: the writer's lease
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
-	w := &watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+	w := c.watch // allocated by initFeatures: features built before it name it
+	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
 		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, ap: c.ap, tt: c.tt, br: c.br}}
-	c.watch = w
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
 	c.keys = append([]globalBinding{{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)},
