@@ -204,7 +204,7 @@ func (c *Controller) onUIReload(ev evReload) {
 	if o := c.cur(); ev.session != "" && (o == nil || o.sess.ID != ev.session) {
 		return // a read begun before a switch (a poller's): the new session's own read follows
 	}
-	if ev.follow && c.win.later > 0 && ev.session == c.win.session {
+	if ev.follow && c.pg.win.later > 0 && ev.session == c.pg.win.session {
 		// The conversation shows the records around a search hit: it stays,
 		// with its timeline; scrolling down reaches what changed.
 		ev.keepConv, ev.items, ev.win, ev.banner, ev.mark = true, nil, nil, nil, nil
@@ -214,14 +214,14 @@ func (c *Controller) onUIReload(ev evReload) {
 		c.watch.onUIConvReplaced(ev)
 	}
 	if ev.win != nil {
-		c.win = *ev.win
+		c.pg.win = *ev.win
 	}
 	hitCP := ev.hitCP // a preview holds the conversation back, not the timeline's selection
 	if ev.keepConv {
 		hitCP = nil
 	}
 	ev = c.tt.holdDuringPreview(ev)
-	c.showWindowMarker()
+	c.pg.showWindowMarker()
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
 		c.tp.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})
@@ -248,7 +248,7 @@ func (c *Controller) onUIReload(ev evReload) {
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
 	if hitCP != nil {
-		c.selectHitTurn(*hitCP)
+		selectHitTurn(c.timeline, *hitCP)
 	}
 }
 

@@ -109,7 +109,7 @@ func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
 			h.assertMarked("about the zeppelin")
 			h.waitFor("hit ┃ · End: the newest")
 			h.c.onUIThread(func() {
-				w := h.c.win
+				w := h.c.pg.win
 				// 1,001 records around the hit aligned to turns: turns 901–1099
 				if len(w.records) != 5*199 || w.earlier != 3*901 || w.later != 3*1900 {
 					t.Errorf("window of %d records, %d earlier and %d later messages; want %d, %d, %d",
@@ -135,7 +135,7 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 	for {
 		var later int
 		var loading bool
-		h.c.onUIThread(func() { later, loading = h.c.win.later, h.c.win.loading })
+		h.c.onUIThread(func() { later, loading = h.c.pg.win.later, h.c.pg.win.loading })
 		if loading {
 			continue
 		}
@@ -147,7 +147,7 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 		}
 		// the last item (j there): the bottom, above the later marker
 		h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) })
-		h.waitUntil("the page after", func() bool { return h.c.win.later != later && !h.c.win.loading })
+		h.waitUntil("the page after", func() bool { return h.c.pg.win.later != later && !h.c.pg.win.loading })
 	}
 	if pages != 3 { // 2,000 records after the window, a page ending before the turn it cuts
 		t.Errorf("loaded %d pages after the window, want 3 (2,000 records in pages of %d)", pages, pageRecords)
@@ -196,8 +196,8 @@ func TestSearchHitPromptJumpsToTheEnd(t *testing.T) {
 	h.waitFor("the reply after the hit", "answer 2999")
 	h.waitUntil("the run's end", h.idle)
 	h.c.onUIThread(func() {
-		if h.c.win.later != 0 || h.c.conv.Marked() != -1 {
-			t.Errorf("after the prompt: %d later messages, marked item %d", h.c.win.later, h.c.conv.Marked())
+		if h.c.pg.win.later != 0 || h.c.conv.Marked() != -1 {
+			t.Errorf("after the prompt: %d later messages, marked item %d", h.c.pg.win.later, h.c.conv.Marked())
 		}
 		n := h.c.conv.Len()
 		if p, _ := h.c.conv.Item(n - 2); p.Text != "what came of it" {
@@ -260,8 +260,8 @@ func TestSearchHitWindowStaysWhileTheSessionGrows(t *testing.T) {
 	<-applied
 	h.assertMarked("about the zeppelin")
 	h.c.onUIThread(func() {
-		if n := len(h.c.timeline.Model().Checkpoints); n != timeline || h.c.win.later == 0 {
-			t.Errorf("after the new turn: %d timeline checkpoints (%d before), %d later messages", n, timeline, h.c.win.later)
+		if n := len(h.c.timeline.Model().Checkpoints); n != timeline || h.c.pg.win.later == 0 {
+			t.Errorf("after the new turn: %d timeline checkpoints (%d before), %d later messages", n, timeline, h.c.pg.win.later)
 		}
 	})
 	h.key(tcell.KeyEnd)
@@ -298,8 +298,8 @@ func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
 		t.Fatalf("the hit opened as archived:\n%s", h.text())
 	}
 	h.c.onUIThread(func() {
-		if h.c.tt.previewing || h.c.win.gen != 1 {
-			t.Errorf("previewing %v, window of generation %d; want the current view (1)", h.c.tt.previewing, h.c.win.gen)
+		if h.c.tt.previewing || h.c.pg.win.gen != 1 {
+			t.Errorf("previewing %v, window of generation %d; want the current view (1)", h.c.tt.previewing, h.c.pg.win.gen)
 		}
 	})
 }
@@ -400,9 +400,9 @@ func TestSearchHitInTheGenerationThisProcessCompactedInto(t *testing.T) {
 		t.Fatalf("the hit in the current generation opened archived:\n%s", text)
 	}
 	h.c.onUIThread(func() {
-		if h.c.tt.previewing || h.c.win.gen != 1 || h.c.cur().soul == nil {
+		if h.c.tt.previewing || h.c.pg.win.gen != 1 || h.c.cur().soul == nil {
 			t.Errorf("previewing %v, window of generation %d, writable %v; want the live current view (1)",
-				h.c.tt.previewing, h.c.win.gen, h.c.cur().soul != nil)
+				h.c.tt.previewing, h.c.pg.win.gen, h.c.cur().soul != nil)
 		}
 	})
 }

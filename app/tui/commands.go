@@ -115,11 +115,11 @@ func (c *Controller) runPromptShown(text, shown string) {
 		c.setMessage(c.refusal("", r)+" (your text stays in the input)", true)
 		return
 	}
-	if c.win.later > 0 {
+	if c.pg.win.later > 0 {
 		// Opened at a search hit: the prompt follows the newest message,
 		// so the conversation jumps there first.
-		c.onUIJumpToEnd(func() {
-			if c.win.later > 0 { // the end could not be read (the status bar says why)
+		c.pg.onUIJumpToEnd(func() {
+			if c.pg.win.later > 0 { // the end could not be read (the status bar says why)
 				c.input.SetText(text)
 				return
 			}

@@ -72,8 +72,7 @@ type Controller struct {
 	busy      string // "" idle, else the running operation ("run", "compact"…)
 	runCancel context.CancelFunc
 	runStart  time.Time
-	stepStart int    // first conversation item of the current step attempt
-	win       window // the part of the open session's view the conversation holds
+	stepStart int // first conversation item of the current step attempt
 	statusM   views.Status
 	msgUntil  time.Time
 	msgSeq    int      // bumped by every message; a timer clears only its own
@@ -114,6 +113,7 @@ type Controller struct {
 	runs  *runsView
 	notes *notifier // notifications written after the next draw (notify.go)
 	md    *missingDir
+	pg    *pager // the window over the open session's view (window.go)
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.
@@ -512,16 +512,16 @@ func (c *Controller) uiRunning() bool { return c.ui.running.Load() }
 // was opened (0: this workspace holds it, or none did) (UI).
 func (c *Controller) leaseHolderPID() int { return c.watchPID }
 
-// conversationWindow is the part of the open session's view the
-// conversation holds (window.go) (UI).
-func (c *Controller) conversationWindow() window { return c.win }
-
 // isQuitting reports whether the workspace is shutting down (UI).
 func (c *Controller) isQuitting() bool { return c.quitting }
 
 // markStepStart makes the conversation's end the start of the next step's
 // items (UI).
 func (c *Controller) markStepStart() { c.stepStart = c.conv.Len() }
+
+// shiftStepStart moves the start of the step's items by n items put in
+// front of them (an earlier page) (UI).
+func (c *Controller) shiftStepStart(n int) { c.stepStart += n }
 
 // statusModel is the status bar's model, for the features that set a part
 // of it (UI).

@@ -3,10 +3,11 @@ package tui
 // initFeatures wires the feature files (approvals, time travel, session
 // browser, clipboard, MCP servers, watching, live runs) into the
 // controller; New calls it once the registries exist. The browser and the
-// watcher are allocated first: features built before them name them
-// through narrow interfaces (time travel's sessionLists and liveCatcher).
+// watcher and time travel are allocated first: features built before them
+// name them (the pager, time travel's sessionLists and liveCatcher).
 func (c *Controller) initFeatures() {
-	c.br, c.watch = new(browser), new(watcher)
+	c.br, c.watch, c.tt = new(browser), new(watcher), new(timeTravel)
+	c.initPager()
 	c.initApprovals()
 	c.initTyping()
 	c.initTimeTravel()

@@ -300,7 +300,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 	if o == nil || o.sess.ID != ev.session {
 		return
 	}
-	if win := c.conversationWindow(); win.later > 0 && win.session == ev.session {
+	if win := c.pg.win; win.later > 0 && win.session == ev.session {
 		// The conversation shows the records around a search hit: it and
 		// its timeline stay; scrolling down reaches what was added.
 		c.onUIShowHeader(c.timeline.Model(), ev.title, ev.gen)

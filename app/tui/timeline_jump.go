@@ -48,7 +48,6 @@ type jumpDeps struct {
 
 type jumpHost interface {
 	currentTheme() themes.Theme
-	selectHitTurn(cp int) bool
 	onWorkerReloadAt(banner *views.Item, at hitAt)
 }
 
@@ -89,7 +88,7 @@ func (j *timelineJump) onUITimelineGoTo() {
 // around it when the timeline does not hold it.
 func (j *timelineJump) onUIGoToCheckpoint(id string, n int) {
 	c := j.c
-	if c.selectHitTurn(n) {
+	if selectHitTurn(c.timeline, n) {
 		return
 	}
 	c.onWorker(func() {

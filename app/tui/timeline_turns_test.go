@@ -85,7 +85,7 @@ func TestSearchHitTimelineNumbersTurnsInTheWholeSession(t *testing.T) {
 			})
 			h.key(tcell.KeyUp)
 			h.waitUntil("the page before", func() bool {
-				return !h.c.win.loading && numbered("with the page before", h.c.timeline.Model()) > before
+				return !h.c.pg.win.loading && numbered("with the page before", h.c.timeline.Model()) > before
 			})
 		})
 	}

@@ -42,7 +42,7 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 				t.Fatalf("the last row is checkpoint %d, want 1099", id)
 			}
 			h.key(tcell.KeyDown)
-			h.waitUntil("the page after", func() bool { return h.c.win.cpLater < 1900 && !h.c.win.loading })
+			h.waitUntil("the page after", func() bool { return h.c.pg.win.cpLater < 1900 && !h.c.pg.win.loading })
 			if id := selected(); id != 1100 {
 				t.Errorf("after Down at the last row the selection is on %d, want 1100", id)
 			}
@@ -52,7 +52,7 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 				t.Fatalf("the first row is checkpoint %d, want 901", id)
 			}
 			h.key(tcell.KeyUp)
-			h.waitUntil("the page before", func() bool { return h.c.win.cpEarlier < 901 && !h.c.win.loading })
+			h.waitUntil("the page before", func() bool { return h.c.pg.win.cpEarlier < 901 && !h.c.pg.win.loading })
 			if id := selected(); id != 900 {
 				t.Errorf("after Up at the first row the selection is on %d, want 900", id)
 			}
@@ -95,8 +95,8 @@ func TestTimelineGoToAndFind(t *testing.T) {
 	})
 	h.waitFor("1234", "prompt 1234")
 	h.c.onUIThread(func() {
-		if h.c.win.earlier == 0 || h.c.win.later == 0 {
-			t.Errorf("the window around checkpoint 1234 holds the view's start or end: %d earlier, %d later", h.c.win.earlier, h.c.win.later)
+		if h.c.pg.win.earlier == 0 || h.c.pg.win.later == 0 {
+			t.Errorf("the window around checkpoint 1234 holds the view's start or end: %d earlier, %d later", h.c.pg.win.earlier, h.c.pg.win.later)
 		}
 	})
 

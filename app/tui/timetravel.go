@@ -78,6 +78,7 @@ type timeTravelDeps struct {
 	conv        *views.Conversation
 	timeline    *views.Timeline
 	tg          *typingGuard
+	pg          *pager       // the window: a preview hides it, its markers with it
 	lists       sessionLists // the sessions pane, re-listed after a rewind
 	watched     liveCatcher  // reads what a watched session gained while a preview held the conversation
 }
@@ -90,10 +91,8 @@ type liveCatcher interface {
 type timeTravelHost interface {
 	currentTheme() themes.Theme
 	isQuitting() bool
-	conversationWindow() window
 	convItems(n int) []views.Item
 	markStepStart()
-	showWindowMarker()
 	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	startOp(op string, f func(ctx context.Context) error)
 	onUIReload(ev evReload)
@@ -106,9 +105,9 @@ type timeTravelHost interface {
 func (c *Controller) initTimeTravel() {
 	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
 		input: c.input, conv: c.conv, timeline: c.timeline, tg: c.tg,
-		lists: c.br, watched: c.watch}
-	t := &timeTravel{c: deps, diff: views.NewDiffView()}
-	c.tt = t
+		pg: c.pg, lists: c.br, watched: c.watch}
+	t := c.tt // allocated by initFeatures: the pager, built before it, names it
+	*t = timeTravel{c: deps, diff: views.NewDiffView()}
 	t.diff.SetOnClose(func() { c.pages.pop("gendiff") })
 	c.timeline.SetOnSelect(t.onUITimelineSelect)
 	c.timeline.SetOnActivate(t.onUITimelineActivate)
@@ -204,7 +203,7 @@ func (t *timeTravel) onUITimelineSelect(it views.TimelineItem) {
 	t.reqSeq++
 	req := t.reqSeq
 	id := o.sess.ID
-	win := c.conversationWindow()
+	win := c.pg.win
 	c.onWorker(func() {
 		items, banner, err := t.onWorkerLoadPreview(id, it, win)
 		c.onUIThreadAsync(func() {
@@ -340,7 +339,7 @@ func (t *timeTravel) onUIShowPreview(items []views.Item, banner string) {
 	}
 	t.what = banner
 	c.conv.SetItems(items)
-	c.showWindowMarker()
+	c.pg.showWindowMarker()
 	c.conv.SetPreview(banner)
 	c.conv.ScrollToEnd()
 }
@@ -354,7 +353,7 @@ func (t *timeTravel) onUIEndPreview() {
 		return
 	}
 	t.previewing = false
-	c.showWindowMarker()
+	c.pg.showWindowMarker()
 	c.conv.SetPreview("")
 	if t.heldValid {
 		c.conv.SetItems(t.heldItems)
@@ -379,7 +378,7 @@ func (t *timeTravel) onUIEndPreview() {
 // (window.go): the preview stays as it was and its end reads the live
 // view; the window's last page brings the committed records.
 func (t *timeTravel) frozen(e soul.Event) bool {
-	if !t.previewing && t.c.conversationWindow().later == 0 {
+	if !t.previewing && t.c.pg.win.later == 0 {
 		return false
 	}
 	switch e.(type) {

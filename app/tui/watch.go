@@ -89,6 +89,7 @@ type watchDeps struct {
 	conv      *views.Conversation
 	timeline  *views.Timeline
 	pollStats *pollStats
+	pg        *pager
 	ap        *approvals
 	tt        *timeTravel
 	br        *browser
@@ -98,7 +99,6 @@ type watchHost interface {
 	demoElsewhere(sess store.Session) bool
 	uiRunning() bool
 	leaseHolderPID() int
-	conversationWindow() window
 	markStepStart()
 	readView(ctx context.Context, id string) (store.View, error)
 	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
@@ -116,7 +116,7 @@ type watchHost interface {
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
 	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
-		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, ap: c.ap, tt: c.tt, br: c.br}}
+		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
 	c.keys = append([]globalBinding{{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)},

@@ -26,11 +26,6 @@ func (c *Controller) buildWidgets() {
 
 	c.pages = newPageStack(c.app, c.ws)
 
-	c.conv.SetOnTop(c.onUILoadEarlier)
-	c.conv.SetOnBottom(c.onUILoadLater)
-	c.conv.SetOnEnd(func() { c.onUIJumpToEnd(nil) })
-	c.timeline.SetOnTop(c.onUITimelineTop)
-	c.timeline.SetOnBottom(c.onUITimelineBottom)
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.tp.onUISelect(it)

@@ -245,12 +245,52 @@ func alignAround(v store.View, at store.ViewPos) (store.View, int) {
 // boundary reports whether a turn or a step starts at r.
 func boundary(r store.Record) bool { return r.Kind == store.KindCheckpoint || r.Role == "user" }
 
+// pager moves the window over the open session's view: the pages before
+// and after it as the conversation or the timeline scrolls past an end,
+// and the jump to the end (UI goroutine only).
+type pager struct {
+	c   pagerDeps
+	win window // the part of the open session's view the conversation holds
+}
+
+// pagerDeps is what the pager reaches besides the common: the panes it
+// fills, time travel (a preview holds the conversation the pages go
+// into), the watcher (it follows the view the pages extend) and the
+// Controller's reads of a view.
+type pagerDeps struct {
+	featureCommon
+	pagerHost
+	conv     *views.Conversation
+	timeline *views.Timeline
+	tt       *timeTravel
+	watch    *watcher
+}
+
+type pagerHost interface {
+	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
+	onWorkerReload(banner *views.Item)
+	shiftStepStart(n int)
+	markStepStart()
+}
+
+// initPager wires the conversation's and the timeline's ends to the pager
+// (New).
+func (c *Controller) initPager() {
+	pg := &pager{c: pagerDeps{featureCommon: c.common(), pagerHost: c, conv: c.conv, timeline: c.timeline, tt: c.tt, watch: c.watch}}
+	c.pg = pg
+	c.conv.SetOnTop(pg.onUILoadEarlier)
+	c.conv.SetOnBottom(pg.onUILoadLater)
+	c.conv.SetOnEnd(func() { pg.onUIJumpToEnd(nil) })
+	c.timeline.SetOnTop(pg.onUITimelineTop)
+	c.timeline.SetOnBottom(pg.onUITimelineBottom)
+}
+
 // pageItems is the conversation items of a page of session id's view,
 // the partial answers of its interrupted steps dimmed.
-func (c *Controller) pageItems(ctx context.Context, id string, page store.View) []views.Item {
+func pageItems(ctx context.Context, db *store.DB, id string, page store.View) []views.Item {
 	var notes pageNotes
-	if gens, err := c.db.Generations(ctx, id); err == nil {
-		notes = notesFor(ctx, c.db, page, gens)
+	if gens, err := db.Generations(ctx, id); err == nil {
+		notes = notesFor(ctx, db, page, gens)
 	}
 	return viewItemsWith(page, notes)
 }
@@ -259,26 +299,28 @@ func (c *Controller) pageItems(ctx context.Context, id string, page store.View) 
 // prepends its items to the conversation (the conversation calls it when
 // scrolled to its top). The timeline is rebuilt over everything loaded, so
 // the checkpoints of the page appear in it too.
-func (c *Controller) onUILoadEarlier() {
+func (pg *pager) onUILoadEarlier() {
+	c := pg.c
 	if !c.tt.previewing { // the conversation shows a preview: its top is not the window's
-		c.loadEarlier(false)
+		pg.loadEarlier(false)
 	}
 }
 
 // onUITimelineTop loads the page before the window when the timeline's
 // selection moves up past its first row, a preview shown or not (the page
 // goes in front of the conversation the preview hides).
-func (c *Controller) onUITimelineTop() { c.loadEarlier(true) }
+func (pg *pager) onUITimelineTop() { pg.loadEarlier(true) }
 
 // loadEarlier reads the page before the window (UI); asked by the
 // timeline, its selection then moves on into the page.
-func (c *Controller) loadEarlier(fromTimeline bool) {
-	w := c.win
+func (pg *pager) loadEarlier(fromTimeline bool) {
+	c := pg.c
+	w := pg.win
 	if w.earlier == 0 || w.loading {
 		return
 	}
-	c.win.loading = true
-	c.showWindowMarker()
+	pg.win.loading = true
+	pg.showWindowMarker()
 	c.onWorker(func() {
 		ctx := c.ctx
 		page, err := c.db.ViewBefore(ctx, w.session, w.gen, w.start, pageRecords)
@@ -289,30 +331,30 @@ func (c *Controller) loadEarlier(fromTimeline bool) {
 			loaded := page
 			loaded.Records, loaded.Later = nw.records, nw.later > 0
 			ev, err = c.reloadOf(ctx, w.session, loaded, true)
-			ev.items = c.pageItems(ctx, w.session, page)
+			ev.items = pageItems(ctx, c.db, w.session, page)
 			ev.win = &nw
 			c.watch.onWorkerPrepend(w.session, w.gen, w.start, page.Records)
 		}
 		c.onUIThreadAsync(func() {
-			if c.win.session != w.session || c.win.gen != w.gen || c.win.start != w.start {
+			if pg.win.session != w.session || pg.win.gen != w.gen || pg.win.start != w.start {
 				return // the view was replaced meanwhile
 			}
-			c.win.loading = false
+			pg.win.loading = false
 			if err != nil {
-				c.showWindowMarker()
+				pg.showWindowMarker()
 				c.setMessage("cannot load the earlier messages: "+flat(err.Error()), true)
 				return
 			}
-			c.win = *ev.win
+			pg.win = *ev.win
 			if c.tt.previewing {
 				c.tt.live = append(ev.items, c.tt.live...)
 			} else {
-				c.conv.Prepend(ev.items, c.win.marker())
+				c.conv.Prepend(ev.items, pg.win.marker())
 			}
-			c.stepStart += len(ev.items)
+			c.shiftStepStart(len(ev.items))
 			c.watch.front += len(ev.items)
-			c.setTimelineModel(ev.timeline, fromTimeline, -1)
-			c.timeline.SetEarlier(c.win.timelineMarker())
+			pg.setTimelineModel(ev.timeline, fromTimeline, -1)
+			c.timeline.SetEarlier(pg.win.timelineMarker())
 		})
 	})
 }
@@ -322,26 +364,28 @@ func (c *Controller) loadEarlier(fromTimeline bool) {
 // to its bottom above the later marker: opened at a search hit). The page
 // that reaches the end of the view makes the window the tail window: the
 // followed view starts from everything loaded, so live appends extend it.
-func (c *Controller) onUILoadLater() {
+func (pg *pager) onUILoadLater() {
+	c := pg.c
 	if !c.tt.previewing { // the conversation shows a preview: its bottom is not the window's
-		c.loadLater(false)
+		pg.loadLater(false)
 	}
 }
 
 // onUITimelineBottom loads the page after the window when the timeline's
 // selection moves down past its last row, a preview shown or not (the
 // page goes after the conversation the preview hides).
-func (c *Controller) onUITimelineBottom() { c.loadLater(true) }
+func (pg *pager) onUITimelineBottom() { pg.loadLater(true) }
 
 // loadLater reads the page after the window (UI); asked by the timeline,
 // its selection then moves on into the page.
-func (c *Controller) loadLater(fromTimeline bool) {
-	w := c.win
+func (pg *pager) loadLater(fromTimeline bool) {
+	c := pg.c
+	w := pg.win
 	if w.later == 0 || w.loading {
 		return
 	}
-	c.win.loading, c.win.down = true, true
-	c.showWindowMarker()
+	pg.win.loading, pg.win.down = true, true
+	pg.showWindowMarker()
 	o := c.cur()
 	c.onWorker(func() {
 		ctx := c.ctx
@@ -359,23 +403,23 @@ func (c *Controller) loadLater(fromTimeline bool) {
 			if err == nil && nw.later == 0 && o != nil && o.sess.ID == w.session {
 				c.watch.onWorkerAdopt(o, loaded, ev, false)
 			}
-			items = c.pageItems(ctx, w.session, page)
+			items = pageItems(ctx, c.db, w.session, page)
 		}
 		c.onUIThreadAsync(func() {
-			if c.win.session != w.session || c.win.gen != w.gen || c.win.start != w.start || c.win.end() != w.end() {
+			if pg.win.session != w.session || pg.win.gen != w.gen || pg.win.start != w.start || pg.win.end() != w.end() {
 				return // the view was replaced meanwhile
 			}
-			c.win.loading, c.win.down = false, false
+			pg.win.loading, pg.win.down = false, false
 			if err != nil {
-				c.showWindowMarker()
+				pg.showWindowMarker()
 				c.setMessage("cannot load the later messages: "+flat(err.Error()), true)
 				return
 			}
-			c.win = nw
+			pg.win = nw
 			switch {
 			case !c.tt.previewing:
-				c.conv.AppendPage(items, c.win.laterMarker())
-				c.stepStart = c.conv.Len()
+				c.conv.AppendPage(items, pg.win.laterMarker())
+				c.markStepStart()
 			case nw.later == 0:
 				c.tt.live = ev.items // everything loaded: the followed view's items
 			default:
@@ -384,8 +428,8 @@ func (c *Controller) loadLater(fromTimeline bool) {
 			if nw.later == 0 {
 				c.watch.onUIConvReplaced(ev)
 			}
-			c.setTimelineModel(ev.timeline, fromTimeline, 1)
-			c.showWindowMarker()
+			pg.setTimelineModel(ev.timeline, fromTimeline, 1)
+			pg.showWindowMarker()
 		})
 	})
 }
@@ -393,7 +437,8 @@ func (c *Controller) loadLater(fromTimeline bool) {
 // onUIJumpToEnd leaves a search hit's window for the end of the
 // conversation (G/End there, or a prompt sent from it): the tail is read
 // again, as on opening the session; then runs once it is shown.
-func (c *Controller) onUIJumpToEnd(then func()) {
+func (pg *pager) onUIJumpToEnd(then func()) {
+	c := pg.c
 	c.onWorker(func() {
 		c.onWorkerReload(nil)
 		if then != nil {
@@ -405,22 +450,24 @@ func (c *Controller) onUIJumpToEnd(then func()) {
 // showWindowMarker shows the window's markers above and below the
 // conversation, or none while the conversation shows something else (a
 // preview).
-func (c *Controller) showWindowMarker() {
-	c.timeline.SetEarlier(c.win.timelineMarker())
-	c.timeline.SetLater(c.win.timelineLaterMarker())
+func (pg *pager) showWindowMarker() {
+	c := pg.c
+	c.timeline.SetEarlier(pg.win.timelineMarker())
+	c.timeline.SetLater(pg.win.timelineLaterMarker())
 	if c.tt.previewing {
 		c.conv.SetEarlier("")
 		c.conv.SetLater("")
 		return
 	}
-	c.conv.SetEarlier(c.win.marker())
-	c.conv.SetLater(c.win.laterMarker())
+	c.conv.SetEarlier(pg.win.marker())
+	c.conv.SetLater(pg.win.laterMarker())
 }
 
 // setTimelineModel shows a timeline grown by a page; when the timeline's
 // selection moving past its end asked for the page (step: +1 down, -1
 // up), the selection moves on into it.
-func (c *Controller) setTimelineModel(m views.TimelineModel, moveOn bool, step int) {
+func (pg *pager) setTimelineModel(m views.TimelineModel, moveOn bool, step int) {
+	c := pg.c
 	c.timeline.SetModel(m)
 	if moveOn {
 		c.timeline.Select(c.timeline.SelectedIndex() + step)
@@ -429,13 +476,13 @@ func (c *Controller) setTimelineModel(m views.TimelineModel, moveOn bool, step i
 
 // selectHitTurn selects the timeline row of the checkpoint a search hit
 // comes after (its turn's row when the step is folded under it).
-func (c *Controller) selectHitTurn(cp int) bool {
-	if c.timeline.SelectCheckpoint(cp) {
+func selectHitTurn(tl *views.Timeline, cp int) bool {
+	if tl.SelectCheckpoint(cp) {
 		return true
 	}
-	for _, r := range c.timeline.Model().Checkpoints {
+	for _, r := range tl.Model().Checkpoints {
 		if r.ID == cp && r.Step > 0 {
-			return c.timeline.SelectCheckpoint(r.Turn)
+			return tl.SelectCheckpoint(r.Turn)
 		}
 	}
 	return false

@@ -77,12 +77,12 @@ func TestLongSessionBranchBeforeTheLoadedPart(t *testing.T) {
 	h.focus(h.c.conv)
 	for range 10 {
 		var start int64
-		h.c.onUIThread(func() { start = h.c.win.start.Seq })
+		h.c.onUIThread(func() { start = h.c.pg.win.start.Seq })
 		if start <= 5*3000 {
 			break
 		}
 		h.typeText("g", false)
-		h.waitUntil("a page to load", func() bool { return h.c.win.start.Seq < start && !h.c.win.loading })
+		h.waitUntil("a page to load", func() bool { return h.c.pg.win.start.Seq < start && !h.c.pg.win.loading })
 	}
 	if g, _ := genRow(h, 1); g.ForkCheckpoint != 3000 {
 		t.Errorf("generation 1 branches off at %d once checkpoint 3000 is loaded, want 3000", g.ForkCheckpoint)
@@ -112,7 +112,7 @@ func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 	h.waitFor("prompt 3999")
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
 	h.focus(h.c.input)
 	h.submit("a new prompt")
 	h.waitUntil("the new turn in the timeline", func() bool {
@@ -166,7 +166,7 @@ func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	h.key(tcell.KeyHome)                                // the first row: nothing loads yet (g asks for a checkpoint)
 	h.waitFor("● #3801", "turn 3801 · checkpoint 3800") // numbered by turn in the whole session
 	h.c.onUIThread(func() {
-		if h.c.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
+		if h.c.pg.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
 			t.Errorf("selecting the first row loaded a page")
 		}
 	})

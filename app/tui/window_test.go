@@ -62,7 +62,7 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 	h.waitFor("prompt 3999", "answer 3999")
 	var n, earlier, checkpoints int
 	h.c.onUIThread(func() {
-		n, earlier, checkpoints = h.c.conv.Len(), h.c.win.earlier, len(h.c.timeline.Model().Checkpoints)
+		n, earlier, checkpoints = h.c.conv.Len(), h.c.pg.win.earlier, len(h.c.timeline.Model().Checkpoints)
 	})
 	// 1,000 records, aligned to a turn: 200 turns of a prompt, an answer and its call
 	if n != 600 || earlier != 12000-600 || checkpoints != 200 {
@@ -75,9 +75,9 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 	// To the top: the marker shows, the page before loads in front.
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
 	h.c.onUIThread(func() {
-		earlier = h.c.win.earlier
+		earlier = h.c.pg.win.earlier
 		if first, _ := h.c.conv.Item(0); first.Text != "prompt 3600" {
 			t.Errorf("after one page the first item is %+v, want prompt 3600", first)
 		}
@@ -99,18 +99,18 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 	// Keep going up to the start: the marker goes, prompt 0 is first.
 	for range 20 {
 		var before int
-		h.c.onUIThread(func() { before = h.c.win.earlier })
+		h.c.onUIThread(func() { before = h.c.pg.win.earlier })
 		if before == 0 {
 			break
 		}
 		h.typeText("g", false)
-		h.waitUntil("a page to load", func() bool { return h.c.win.earlier < before && !h.c.win.loading })
+		h.waitUntil("a page to load", func() bool { return h.c.pg.win.earlier < before && !h.c.pg.win.loading })
 	}
 	h.typeText("g", false) // the first item, now that it is loaded
 	h.waitFor("prompt 0", "answer 0")
 	h.c.onUIThread(func() {
-		if h.c.win.earlier != 0 || h.c.conv.Len() != 12000 {
-			t.Errorf("at the start: %d earlier, %d items", h.c.win.earlier, h.c.conv.Len())
+		if h.c.pg.win.earlier != 0 || h.c.conv.Len() != 12000 {
+			t.Errorf("at the start: %d earlier, %d items", h.c.pg.win.earlier, h.c.conv.Len())
 		}
 	})
 	if txt := h.text(); strings.Contains(txt, "earlier messages") {
@@ -129,7 +129,7 @@ func TestLongSessionMarkerAtTheTop(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
 	h.waitFor("prompt 3999")
-	h.c.onUIThread(func() { h.c.win.loading = true }) // hold the load: the marker stays on screen
+	h.c.onUIThread(func() { h.c.pg.win.loading = true }) // hold the load: the marker stays on screen
 	h.focus(h.c.conv)
 	h.typeText("g", false)
 	h.waitFor("↑ 11,400 earlier messages", "prompt 3800")
@@ -148,8 +148,8 @@ func TestLongSessionRevertsToAnUnloadedCheckpoint(t *testing.T) {
 	h.waitFor("Reverted to checkpoint 3", "prompt 2", "answer 2")
 	h.waitUntil("the revert to end", h.idle)
 	h.c.onUIThread(func() {
-		if h.c.win.earlier != 0 || h.c.conv.Len() != 3*3+1 {
-			t.Errorf("after the revert: %d earlier, %d items (want 3 turns and the banner)", h.c.win.earlier, h.c.conv.Len())
+		if h.c.pg.win.earlier != 0 || h.c.conv.Len() != 3*3+1 {
+			t.Errorf("after the revert: %d earlier, %d items (want 3 turns and the banner)", h.c.pg.win.earlier, h.c.conv.Len())
 		}
 	})
 	if txt := h.text(); strings.Contains(txt, "prompt 3999") {
@@ -193,7 +193,7 @@ func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 	h.waitUntil("a whole writer check", func() bool { return st.writerChecks.Load() >= checks+2 })
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
 
 	seedTurns(t, h.db, id, "a new prompt")
 	h.waitUntil("the new turn", func() bool {
