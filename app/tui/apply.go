@@ -104,7 +104,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case soul.RunEnd:
 		c.statusM.RunningTool = ""
 		c.conv.Settle() // the answer's end fills the pane again
-		c.onUIRunEnded(ev)
+		c.notes.onUIRunEnded(ev)
 		c.refreshStatus()
 	case evFollow:
 		c.watch.onUIFollow(ev)

@@ -36,13 +36,22 @@ func (k notifyKind) String() string {
 // notifier queues notifications and writes them after the next draw (UI
 // goroutine).
 type notifier struct {
+	c     notifierDeps
 	mode  string   // Options.Notify: "osc", "off", else the bell
 	queue []string // written after the next draw
+}
+
+// notifierDeps is what the notice of a run's end reaches besides the
+// common: the approvals (a rejection made here is no news).
+type notifierDeps struct {
+	featureCommon
+	ap *approvals
 }
 
 // initNotify installs the writer of queued notifications (New), after
 // the after-draw hook another feature set (copy.go's clipboard).
 func (c *Controller) initNotify() {
+	c.notes.c = notifierDeps{featureCommon: c.common(), ap: c.ap}
 	prev := c.app.GetAfterDrawFunc()
 	c.app.SetAfterDrawFunc(func(s tcell.Screen) {
 		if prev != nil {
@@ -62,16 +71,17 @@ func (n *notifier) notify(kind notifyKind, detail string) {
 
 // onUIRunEnded announces the end of a run (UI). A run ended by a
 // rejection or an interrupt made here is no news to the one who made it.
-func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
+func (n *notifier) onUIRunEnded(ev soul.RunEnd) {
+	c := n.c
 	rejectedHere := c.ap.rejectedHere
 	c.ap.rejectedHere = false
 	switch {
 	case ev.Reason == "interrupted", ev.Reason == "rejected" && rejectedHere:
 		return
 	}
-	o := c.cur()
-	if c.statusM.SessionTitle != "" || o == nil {
-		c.notes.notifyRunEnded(ev, c.statusM.SessionTitle)
+	o, status := c.cur(), c.statusModel()
+	if status.SessionTitle != "" || o == nil {
+		n.notifyRunEnded(ev, status.SessionTitle)
 		return
 	}
 	// The first run gives a new session its title (the soul sets it from
@@ -79,11 +89,11 @@ func (c *Controller) onUIRunEnded(ev soul.RunEnd) {
 	c.onWorker(func() {
 		sess, err := c.db.GetSession(context.WithoutCancel(c.ctx), o.sess.ID)
 		c.onUIThreadAsync(func() {
-			if err == nil && sess.Title != "" && c.cur() == o && c.statusM.SessionTitle == "" {
-				c.statusM.SessionTitle = sess.Title
+			if err == nil && sess.Title != "" && c.cur() == o && status.SessionTitle == "" {
+				status.SessionTitle = sess.Title
 				c.refreshStatus()
 			}
-			c.notes.notifyRunEnded(ev, sess.Title)
+			n.notifyRunEnded(ev, sess.Title)
 		})
 	})
 }
