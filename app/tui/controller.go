@@ -114,6 +114,7 @@ type Controller struct {
 	notes *notifier // notifications written after the next draw (notify.go)
 	md    *missingDir
 	pg    *pager // the window over the open session's view (window.go)
+	setup *setupScreen
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.
@@ -265,7 +266,7 @@ func (c *Controller) Run(ctx context.Context) error {
 func (c *Controller) onUIStarted() {
 	c.refreshStatus()
 	c.br.onUIOpened(true)
-	c.onUIShowSetup()
+	c.setup.onUIShow()
 	if o := c.cur(); c.watchPID != 0 && o != nil {
 		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID, false, "")
 	}

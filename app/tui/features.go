@@ -14,6 +14,7 @@ func (c *Controller) initFeatures() {
 	c.initTimelineJump()
 	c.initBrowser()
 	c.initMissingDir()
+	c.initSetup()
 	c.initInputHistory()
 	c.initClipboard()
 	c.suspend = newSuspender(c.app)

@@ -13,13 +13,39 @@ const setupPlaceholder = "no model configured: /status and the setup screen say 
 // model while nobody writes it.
 const noModelLabel = "READ-ONLY · no model"
 
-// onUIShowSetup shows the setup screen (once the UI runs).
-func (c *Controller) onUIShowSetup() {
-	if c.opts.Setup == "" {
+// setupScreen is the onboarding screen.
+type setupScreen struct {
+	c setupDeps
+}
+
+// setupDeps is what the setup screen reaches besides the common: its text,
+// the input it sets the placeholder of, the browser its choice opens, and
+// the Controller's dialog and quit.
+type setupDeps struct {
+	featureCommon
+	setupHost
+	text    string // Options.Setup: "" when a model is configured
+	input   *views.Input
+	browser interface{ onUIOpen() }
+}
+
+type setupHost interface {
+	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
+	onUIQuit()
+}
+
+func (c *Controller) initSetup() {
+	c.setup = &setupScreen{c: setupDeps{featureCommon: c.common(), setupHost: c, text: c.opts.Setup, input: c.input, browser: c.br}}
+}
+
+// onUIShow shows the setup screen (once the UI runs).
+func (s *setupScreen) onUIShow() {
+	c := s.c
+	if c.text == "" {
 		return
 	}
 	c.input.SetPlaceholder(setupPlaceholder)
-	c.showConfirm("Connect a model", c.opts.Setup, []views.Choice{
+	c.showConfirm("Connect a model", c.text, []views.Choice{
 		{Label: "Browse past sessions", Key: 'b'},
 		{Label: "Quit", Key: 'q', Dangerous: true},
 	}, 0, func(i int) {
@@ -28,7 +54,7 @@ func (c *Controller) onUIShowSetup() {
 			return
 		}
 		c.setMessage("read-only until a model is configured: quit, set the variables and run rewind again", false)
-		c.br.onUIOpen() // what the choice says: the browser, not just the closed dialog
+		c.browser.onUIOpen() // what the choice says: the browser, not just the closed dialog
 	})
 }
 
