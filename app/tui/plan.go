@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"sync/atomic"
+
 	"github.com/gdamore/tcell/v2"
 
 	"github.com/rewind-agent/rewind/views"
@@ -12,25 +14,39 @@ import (
 // planning with feedback, reject). It is the workspace's mode, as yolo is
 // a work dir's: a session opened or started while it is on is in it.
 
+// planMode switches the workspace's plan mode; the mode itself is the
+// Controller's (Controller.plan: every session opened reads it).
+type planMode struct {
+	c planModeDeps
+}
+
+// planModeDeps is what the switch reaches besides the common: the mode.
+type planModeDeps struct {
+	featureCommon
+	on *atomic.Bool // Controller.plan
+}
+
 func (c *Controller) initPlan() {
 	c.plan.Store(c.opts.Soul.Plan)
-	c.commands.add(Command{Name: "/plan", Description: "plan mode on/off: only read-only tools run until you approve the model's plan (Shift-Tab in the input)", Run: func(string) { c.onUITogglePlan() }})
+	pm := &planMode{c: planModeDeps{featureCommon: c.common(), on: &c.plan}}
+	c.commands.add(Command{Name: "/plan", Description: "plan mode on/off: only read-only tools run until you approve the model's plan (Shift-Tab in the input)", Run: func(string) { pm.onUIToggle() }})
 	// Before "previous pane": in the input, Shift-Tab is plan mode, as in
 	// kimi-cli and Claude Code.
-	toggle := globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyBacktab)}, Description: "plan mode on/off (in the input; elsewhere: previous pane)", Handler: c.onUITogglePlan, Visible: true},
+	toggle := globalBinding{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyBacktab)}, Description: "plan mode on/off (in the input; elsewhere: previous pane)", Handler: pm.onUIToggle, Visible: true},
 		When: func() bool { return c.app.GetFocus() == c.input }}
 	c.keys = append([]globalBinding{toggle}, c.keys...)
 }
 
-// onUITogglePlan switches plan mode for the open session's soul and the
+// onUIToggle switches plan mode for the open session's soul and the
 // sessions started after.
-func (c *Controller) onUITogglePlan() {
-	if c.readOnly {
+func (pm *planMode) onUIToggle() {
+	c := pm.c
+	if c.holds(ruleReadOnly) {
 		c.setMessage("plan mode: this workspace runs nothing (read-only)", true)
 		return
 	}
-	on := !c.plan.Load()
-	c.plan.Store(on)
+	on := !c.on.Load()
+	c.on.Store(on)
 	if o := c.cur(); o != nil && o.soul != nil {
 		s := o.soul
 		c.onWorker(func() { s.SetPlanMode(on) }) // its StatusUpdate comes back through the sink
