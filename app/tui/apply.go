@@ -85,7 +85,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case *soul.ApprovalRequest:
 		c.ap.onUIAsk(ev)
 	case soul.SubagentEvent:
-		c.onUISubagent(ev)
+		c.sa.onUIEvent(ev)
 	case soul.Backtrack:
 		// The reload posted by onWorkerSink replaces the conversation and
 		// shows the banner.

@@ -123,7 +123,7 @@ type Controller struct {
 	pollStats pollStats
 
 	// Sub-agents of the run (UI): subagent.go.
-	sub subagentState
+	sa *subagents
 }
 
 // openSession is one session opened in the workspace.

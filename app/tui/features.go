@@ -8,6 +8,7 @@ package tui
 func (c *Controller) initFeatures() {
 	c.br, c.watch, c.tt = new(browser), new(watcher), new(timeTravel)
 	c.initPager()
+	c.initSubagents()
 	c.initApprovals()
 	c.initTyping()
 	c.initTimeTravel()

@@ -8,6 +8,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -19,13 +20,39 @@ import (
 // isAgentTool reports whether name is the sub-agent tool or its alias.
 func isAgentTool(name string) bool { return name == soul.AgentToolName || name == "Task" }
 
-// subagentState is the Controller's: the running children and the child
-// session of each Agent call, as its events told (a loaded session's calls
-// are looked up in the store), by the parent's session and call id.
-type subagentState struct {
+// subagents is the workspace's view of the runs' children (UI goroutine
+// only): the running children and the child session of each Agent call,
+// as its events told (a loaded session's calls are looked up in the
+// store), by the parent's session and call id.
+type subagents struct {
+	c       subagentsDeps
 	live    map[string]*subagentLive
 	session map[string]string
 	view    *subagentView // the running child opened from its row (subagent_view.go)
+}
+
+// subagentsDeps is what the sub-agents reach besides the common: the
+// conversation (the Agent rows), the tool output pane (the child's
+// conversation), the watcher (Enter visits a finished child's session).
+type subagentsDeps struct {
+	featureCommon
+	subagentsHost
+	conv  *views.Conversation
+	tp    *toolPane
+	watch *watcher
+}
+
+type subagentsHost interface {
+	SessionID() string
+	currentTheme() themes.Theme
+}
+
+// initSubagents wires the tool output pane's Enter and the conversation's
+// selection of an Agent row to the sub-agents (New).
+func (c *Controller) initSubagents() {
+	s := &subagents{c: subagentsDeps{featureCommon: c.common(), subagentsHost: c, conv: c.conv, tp: c.tp, watch: c.watch}}
+	c.sa = s
+	c.toolOut.SetOnOpen(s.onUIOpen)
 }
 
 // subagentLive is what the workspace knows of one running child.
@@ -38,18 +65,19 @@ type subagentLive struct {
 	inFlight []soul.Event
 }
 
-// onUISubagent applies a child's event: its state on the Agent call's
+// onUIEvent applies a child's event: its state on the Agent call's
 // row, its conversation in the tool output pane.
-func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
-	if c.sub.session == nil {
-		c.sub.session, c.sub.live = map[string]string{}, map[string]*subagentLive{}
+func (s *subagents) onUIEvent(ev soul.SubagentEvent) {
+	c := s.c
+	if s.session == nil {
+		s.session, s.live = map[string]string{}, map[string]*subagentLive{}
 	}
-	c.sub.session[c.SessionID()+"\x00"+ev.ParentCallID] = ev.SessionID
-	st := c.sub.live[ev.ParentCallID]
+	s.session[c.SessionID()+"\x00"+ev.ParentCallID] = ev.SessionID
+	st := s.live[ev.ParentCallID]
 	if st == nil {
 		st = &subagentLive{}
 		c.conv.UpdateItem(ev.ParentCallID, func(it *views.Item) { st.base = it.KeyArg })
-		c.sub.live[ev.ParentCallID] = st
+		s.live[ev.ParentCallID] = st
 	}
 	state := ""
 	switch inner := ev.Event.(type) {
@@ -64,7 +92,7 @@ func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
 		if inner.Reason == "done" {
 			state = fmt.Sprintf("done in %d %s", inner.Steps, plural(inner.Steps, "step", "steps"))
 		}
-		delete(c.sub.live, ev.ParentCallID)
+		delete(s.live, ev.ParentCallID)
 	}
 	if state == "" && st.step > 0 {
 		state = fmt.Sprintf("step %d", st.step)
@@ -82,7 +110,7 @@ func (c *Controller) onUISubagent(ev soul.SubagentEvent) {
 	if text := subagentPaneText(ev.Event); text != "" {
 		c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
 	}
-	c.onUISubagentViewEvent(ev)
+	s.onUIViewEvent(ev)
 }
 
 // subagentPaneText is how one of the child's events reads in the tool
@@ -149,18 +177,19 @@ func subagentRows(ctx context.Context, db *store.DB, list []store.Session) (map[
 	return out, nil
 }
 
-// onUIOpenSubagent is Enter on the tool output pane: an Agent call's child
+// onUIOpen is Enter on the tool output pane: an Agent call's child
 // session opens read-only (a visit: Esc goes back). While the parent's run
 // is active it opens over the workspace, following the child live.
-func (c *Controller) onUIOpenSubagent(info views.ToolCallInfo) {
+func (s *subagents) onUIOpen(info views.ToolCallInfo) {
+	c := s.c
 	if !isAgentTool(info.Name) {
 		return
 	}
-	if c.busy != "" {
-		c.onUIWatchRunningSubagent(info.ID)
+	if c.holds(ruleRunActive) {
+		s.onUIWatchRunning(info.ID)
 		return
 	}
-	if id := c.sub.session[c.SessionID()+"\x00"+info.ID]; id != "" {
+	if id := s.session[c.SessionID()+"\x00"+info.ID]; id != "" {
 		c.watch.onUIWatch(id)
 		return
 	}
@@ -203,11 +232,12 @@ func subagentOfCall(ctx context.Context, db *store.DB, parent, call string) (str
 // replays (its tail; the pane keeps less).
 const subagentReplayRecords = 400
 
-// onUIReplaySubagent shows, for an Agent row whose run this process did
+// onUIReplay shows, for an Agent row whose run this process did
 // not see (a reopened parent), the child's conversation in the tool
 // output pane as it streamed there live: read from the child's session on
 // a worker, shown if the row is still the pane's.
-func (c *Controller) onUIReplaySubagent(it views.Item) {
+func (s *subagents) onUIReplay(it views.Item) {
+	c := s.c
 	if _, live := c.tp.outputs[it.ID]; live || !isAgentTool(it.ToolName) {
 		return
 	}

@@ -26,20 +26,21 @@ type subagentView struct {
 	reads    int          // the latest read of the child's session
 }
 
-// onUIWatchRunningSubagent opens the view of the child the parent's
+// onUIWatchRunning opens the view of the child the parent's
 // Agent call call runs.
-func (c *Controller) onUIWatchRunningSubagent(call string) {
-	id := c.sub.session[c.SessionID()+"\x00"+call]
+func (s *subagents) onUIWatchRunning(call string) {
+	c := s.c
+	id := s.session[c.SessionID()+"\x00"+call]
 	if id == "" {
 		c.setMessage("the sub-agent has not started yet: its session opens once it has", false)
 		return
 	}
 	v := &subagentView{call: call, id: id, conv: views.NewConversation()}
-	if st := c.sub.live[call]; st != nil {
+	if st := s.live[call]; st != nil {
 		v.step = append(v.step, st.inFlight...)
 	}
 	v.conv.SetTheme(c.currentTheme())
-	v.conv.SetPreview(c.subagentHeader(call))
+	v.conv.SetPreview(s.header(call))
 	v.conv.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
 		if ev.Key() == tcell.KeyEscape {
 			c.pages.pop(subagentPage)
@@ -47,32 +48,34 @@ func (c *Controller) onUIWatchRunningSubagent(call string) {
 		}
 		return ev
 	})
-	c.sub.view = v
+	s.view = v
 	c.pages.push(Page{Name: subagentPage, Primitive: v.conv, Opaque: true, Stop: func() {
-		if c.sub.view == v {
-			c.sub.view = nil
+		if s.view == v {
+			s.view = nil
 		}
 	}})
-	c.onUIReadSubagent(v)
+	s.onUIRead(v)
 }
 
-// subagentHeader is the view's pinned line: the child's type, task and
+// header is the view's pinned line: the child's type, task and
 // state as its Agent row says them, and the way back.
-func (c *Controller) subagentHeader(call string) string {
+func (s *subagents) header(call string) string {
+	c := s.c
 	label := "sub-agent"
 	c.conv.UpdateItem(call, func(it *views.Item) { label = it.KeyArg })
 	return "↳ " + label + " · read-only · Esc: back to the parent"
 }
 
-// onUIReadSubagent reads what the child committed, off the UI goroutine,
+// onUIRead reads what the child committed, off the UI goroutine,
 // and shows it with the step in flight after it.
-func (c *Controller) onUIReadSubagent(v *subagentView) {
+func (s *subagents) onUIRead(v *subagentView) {
+	c := s.c
 	v.reads++
 	read, id := v.reads, v.id
 	c.onWorker(func() {
 		view, err := c.db.ViewBefore(c.ctx, id, -1, store.ViewPos{}, subagentReplayRecords)
 		c.onUIThreadAsync(func() {
-			if c.sub.view != v || read != v.reads {
+			if s.view != v || read != v.reads {
 				return // closed, or a newer read follows
 			}
 			if err != nil {
@@ -87,18 +90,18 @@ func (c *Controller) onUIReadSubagent(v *subagentView) {
 	})
 }
 
-// onUISubagentViewEvent follows the open view's child: a new step reads
+// onUIViewEvent follows the open view's child: a new step reads
 // the committed ones again, the rest is shown as it streams.
-func (c *Controller) onUISubagentViewEvent(ev soul.SubagentEvent) {
-	v := c.sub.view
+func (s *subagents) onUIViewEvent(ev soul.SubagentEvent) {
+	v := s.view
 	if v == nil || v.call != ev.ParentCallID {
 		return
 	}
-	v.conv.SetPreview(c.subagentHeader(v.call))
+	v.conv.SetPreview(s.header(v.call))
 	switch ev.Event.(type) {
 	case soul.StepBegin, soul.RunEnd:
 		v.step = nil
-		c.onUIReadSubagent(v)
+		s.onUIRead(v)
 		return
 	}
 	v.step = append(v.step, ev.Event)

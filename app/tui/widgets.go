@@ -19,7 +19,6 @@ func (c *Controller) buildWidgets() {
 	c.input = c.ws.Input
 	c.status = c.ws.Status
 	c.tp = newToolPane(c.toolOut)
-	c.toolOut.SetOnOpen(c.onUIOpenSubagent)
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()
@@ -29,7 +28,7 @@ func (c *Controller) buildWidgets() {
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
 			c.tp.onUISelect(it)
-			c.onUIReplaySubagent(it)
+			c.sa.onUIReplay(it)
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
