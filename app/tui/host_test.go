@@ -77,14 +77,13 @@ var controllerCore = map[string]string{
 	"apply.go":       "the event pipeline's application to the widgets",
 	"session.go":     "the open session's lifecycle: open, lease, switch, fork",
 	"live_writer.go": "the open session's publishing (part of opening it)",
-	"subagent.go":    "the sub-agent events' application (apply.go's)",
 }
 
 // The Controller's size now: moving code out lowers them, and nothing
 // raises them. A new feature is a type of its own with a deps struct
 // (host.go), wired by an init method.
 const (
-	maxControllerMethods = 134
+	maxControllerMethods = 133
 	maxControllerFields  = 67
 )
 
