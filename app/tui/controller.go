@@ -83,8 +83,7 @@ type Controller struct {
 	// msgSeq of "compacting…" and of a session's opening warning (file
 	// rewinds off): each goes with what it is about (clearMessageOf).
 	compactSeq, openNoteSeq int
-	confirmSeq              int        // the confirm dialog shown last (its arming)
-	inUseOffer              inUseOffer // the "Session in use" question on screen (session.go)
+	confirmSeq              int // the confirm dialog shown last (its arming)
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt
@@ -115,6 +114,7 @@ type Controller struct {
 	md    *missingDir
 	pg    *pager // the window over the open session's view (window.go)
 	setup *setupScreen
+	inUse *inUseQuestion // the "Session in use" question (in_use.go)
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.
@@ -268,7 +268,7 @@ func (c *Controller) onUIStarted() {
 	c.br.onUIOpened(true)
 	c.setup.onUIShow()
 	if o := c.cur(); c.watchPID != 0 && o != nil {
-		c.onUIOfferWatchOrFork(o.sess.ID, c.watchPID, false, "")
+		c.inUse.onUIOffer(o.sess.ID, c.watchPID, false, "")
 	}
 }
 

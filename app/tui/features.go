@@ -16,6 +16,7 @@ func (c *Controller) initFeatures() {
 	c.initBrowser()
 	c.initMissingDir()
 	c.initSetup()
+	c.initInUse()
 	c.initInputHistory()
 	c.initClipboard()
 	c.suspend = newSuspender(c.app)

@@ -124,7 +124,7 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 		c.refreshStatus()
 		return
 	case noWriterLabel, writerGoneLabel, writerLeftLabel:
-		c.onUIWriterLeftOffer(id)
+		c.inUse.onUIWriterLeft(id)
 		ph := "nobody writes this session now"
 		switch label {
 		case writerGoneLabel:

@@ -444,65 +444,6 @@ func (c *Controller) showWelcome() {
 	}
 }
 
-// onUIOfferWatchOrFork asks what to do with a session another live process
-// writes: never a second writer. From inside the workspace (back is the
-// session it left, "" a new one) the third choice goes back, and so does
-// Esc; at startup (--session) it quits, and Esc keeps watching: Esc only
-// ever closes a dialog (docs/DECISIONS.md).
-func (c *Controller) onUIOfferWatchOrFork(id string, pid int, fromWorkspace bool, back string) {
-	msg := fmt.Sprintf("Session %s is open for writing in another rewind process (pid %d).\n\nWatch it read-only (it updates live), or fork it into a new session you can write to.", shortID(id), pid)
-	third := views.Choice{Label: "Quit", Key: 'q', Dangerous: true}
-	if fromWorkspace {
-		third = views.Choice{Label: "Back to your session", Key: 'b'}
-		if back == "" {
-			third.Label = "Back to a new session"
-		}
-	}
-	c.showConfirm("Session in use", msg, []views.Choice{
-		{Label: "Watch read-only", Key: 'w'},
-		{Label: "Fork into a new session", Key: 'f'},
-		third,
-	}, 0, func(i int) {
-		c.inUseOffer = inUseOffer{}
-		switch {
-		case i == 0, i < 0 && !fromWorkspace:
-			c.setMessage("watching read-only: the other process is the writer", false)
-		case i == 1:
-			c.onUIFork(id)
-		case fromWorkspace && back != "":
-			c.setMessage("back to your session", false) // not the watch's news
-			c.onUIOpenSession(back)
-		case fromWorkspace:
-			c.onUINewSession()
-		default:
-			c.onUIQuit()
-		}
-	})
-	c.inUseOffer = inUseOffer{id: id, seq: c.confirmSeq}
-}
-
-// inUseOffer is the "Session in use" question on screen: the session and
-// the confirm dialog showing it.
-type inUseOffer struct {
-	id  string
-	seq int
-}
-
-// onUIWriterLeftOffer takes down the "Session in use" question about id
-// once nobody writes it: its choices were about a writer that is gone.
-func (c *Controller) onUIWriterLeftOffer(id string) {
-	if c.inUseOffer.id != id || c.inUseOffer.seq != c.confirmSeq || c.pages.top() != "confirm" {
-		return
-	}
-	c.inUseOffer = inUseOffer{}
-	c.pages.pop("confirm")
-	msg := "the other process stopped writing this session"
-	if c.watch.canContinue() {
-		msg += ": /continue writes it here, /fork copies it"
-	}
-	c.setMessage(msg, false)
-}
-
 // onUINewSession leaves the open session (it stays in the list) for a new
 // one, created with the first prompt (/new).
 func (c *Controller) onUINewSession() {
@@ -609,7 +550,7 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 		c.pages.focusWorkspace(focus)
 		c.br.onUIOpened(false)
 		if c.watchPID != 0 {
-			c.onUIOfferWatchOrFork(id, c.watchPID, true, back)
+			c.inUse.onUIOffer(id, c.watchPID, true, back)
 		}
 	})
 }

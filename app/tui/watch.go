@@ -90,6 +90,7 @@ type watchDeps struct {
 	timeline  *views.Timeline
 	pollStats *pollStats
 	pg        *pager
+	inUse     *inUseQuestion
 	ap        *approvals
 	tt        *timeTravel
 	br        *browser
@@ -104,7 +105,6 @@ type watchHost interface {
 	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
 	onUIReload(ev evReload)
 	onUIShowHeader(tl views.TimelineModel, title string, gen int)
-	onUIWriterLeftOffer(id string)
 	onUIOpenSession(id string)
 	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
 	onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
@@ -116,7 +116,7 @@ type watchHost interface {
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
 	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
-		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, ap: c.ap, tt: c.tt, br: c.br}}
+		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
 	c.keys = append([]globalBinding{{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)},

@@ -58,6 +58,10 @@ func (c *Controller) applyTheme(t themes.Theme) {
 	c.pages.root.SetBackgroundColor(t.Background)
 }
 
+// confirmShown numbers the confirm dialog shown last: a question that
+// remembers it knows whether it is still the one on screen (UI).
+func (c *Controller) confirmShown() int { return c.confirmSeq }
+
 // showConfirm shows a choice dialog on the page stack (UI).
 func (c *Controller) showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int)) {
 	choose := func(i int) {
