@@ -72,6 +72,23 @@ type claudeMessage struct {
 	} `json:"usage"`
 }
 
+// claudeRecord decodes a record and its message in one pass.
+type claudeRecord struct {
+	claudeLine
+	Msg *claudeMessage `json:"message"`
+}
+
+// claudeMessageOf is the record's message: decoded, or read from
+// l.Message.
+func claudeMessageOf(l claudeLine, decoded *claudeMessage) (claudeMessage, error) {
+	if decoded != nil {
+		return *decoded, nil
+	}
+	var m claudeMessage
+	err := json.Unmarshal(l.Message, &m)
+	return m, err
+}
+
 type claudeBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
@@ -97,8 +114,15 @@ var claudeBookkeeping = map[string]bool{
 const syntheticModel = "<synthetic>"
 
 func (p *claudeParser) line(b *builder, raw []byte) error {
+	// One decode of the line and its message where it can: a record
+	// whose message is missing, null or of the wrong shape is read in two
+	// passes as before, so its error and its reading are unchanged.
+	var rec claudeRecord
 	var l claudeLine
-	if err := json.Unmarshal(raw, &l); err != nil {
+	var m *claudeMessage
+	if json.Unmarshal(raw, &rec) == nil && (rec.Msg != nil || rec.Type != "user" && rec.Type != "assistant") {
+		l, m = rec.claudeLine, rec.Msg
+	} else if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("not a Claude Code record: %v", err)
 	}
 	if !p.decided && (l.Type == "user" || l.Type == "assistant") {
@@ -124,9 +148,9 @@ func (p *claudeParser) line(b *builder, raw []byte) error {
 	}()
 	switch l.Type {
 	case "user":
-		return p.user(b, l)
+		return p.user(b, l, m)
 	case "assistant":
-		return p.assistant(b, l)
+		return p.assistant(b, l, m)
 	case "system":
 		if l.Subtype == "compact_boundary" {
 			p.compacting = true
@@ -198,9 +222,9 @@ func (p *claudeParser) subagentCall(id string, input json.RawMessage) {
 	p.tasks[in.Prompt] = Sidechain{CallID: id, Type: in.SubagentType, Description: in.Description}
 }
 
-func (p *claudeParser) user(b *builder, l claudeLine) error {
-	var m claudeMessage
-	if err := json.Unmarshal(l.Message, &m); err != nil {
+func (p *claudeParser) user(b *builder, l claudeLine, decoded *claudeMessage) error {
+	m, err := claudeMessageOf(l, decoded)
+	if err != nil {
 		return fmt.Errorf("user record: %v", err)
 	}
 	var text string
@@ -266,9 +290,9 @@ func claudeCommandOutput(text string) bool {
 	return false
 }
 
-func (p *claudeParser) assistant(b *builder, l claudeLine) error {
-	var m claudeMessage
-	if err := json.Unmarshal(l.Message, &m); err != nil {
+func (p *claudeParser) assistant(b *builder, l claudeLine, decoded *claudeMessage) error {
+	m, err := claudeMessageOf(l, decoded)
+	if err != nil {
 		return fmt.Errorf("assistant record: %v", err)
 	}
 	var blocks []claudeBlock

@@ -45,7 +45,70 @@ type codexText struct {
 // (rollout state, UI events, usage kept by event_msg token_count).
 var codexBookkeeping = map[string]bool{"world_state": true, "token_usage_record": true}
 
-func (codexParser) line(b *builder, raw []byte) error {
+// codexRecord decodes a line and its payload in one pass: the payload's
+// fields of every line type, none of which share a key with another type.
+type codexRecord struct {
+	Timestamp string `json:"timestamp"`
+	Type      string `json:"type"`
+	Payload   *struct {
+		codexItem
+		Cwd     string `json:"cwd"`
+		Model   string `json:"model"`
+		Message string `json:"message"`
+		Info    *struct {
+			Last struct {
+				Input  int `json:"input_tokens"`
+				Output int `json:"output_tokens"`
+				Total  int `json:"total_tokens"`
+			} `json:"last_token_usage"`
+		} `json:"info"`
+	} `json:"payload"`
+}
+
+func (c codexParser) line(b *builder, raw []byte) error {
+	// A line whose payload is missing, null or does not fit codexRecord
+	// (a field of the wrong type, even one its type does not read) is read
+	// in two passes as before, so its errors and its reading are unchanged.
+	var r codexRecord
+	if json.Unmarshal(raw, &r) != nil || r.Payload == nil {
+		return c.lineTwoPass(b, raw)
+	}
+	b.setTime(r.Timestamp)
+	p := r.Payload
+	switch r.Type {
+	case "session_meta":
+		if b.s.ID == "" {
+			b.s.ID, b.s.WorkDir = p.ID, p.Cwd
+		}
+	case "turn_context":
+		if p.Model != "" {
+			b.s.Model = p.Model
+		}
+		if b.s.WorkDir == "" {
+			b.s.WorkDir = p.Cwd
+		}
+	case "response_item":
+		codexResponseItem(b, p.codexItem)
+	case "event_msg":
+		if p.Type == "token_count" && p.Info != nil {
+			n := p.Info.Last.Total
+			if n == 0 {
+				n = p.Info.Last.Input + p.Info.Last.Output
+			}
+			b.usage(n)
+		}
+	case "compacted":
+		b.compact(p.Message)
+	default:
+		if !codexBookkeeping[r.Type] {
+			b.s.Unknown[r.Type]++
+		}
+	}
+	return nil
+}
+
+// lineTwoPass reads the line, then its payload as its type has it.
+func (codexParser) lineTwoPass(b *builder, raw []byte) error {
 	var l codexLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("not a codex rollout line: %v", err)
