@@ -300,3 +300,30 @@ func TestWatchingFromRunsNeverOffersWatchOrFork(t *testing.T) {
 		t.Fatal("the workspace stopped watching the other run")
 	}
 }
+
+// TestRunsViewListsASubagentUnderItsParent: the runs view (Ctrl-L) lists a
+// running sub-agent on the row after its parent's, marked with its type,
+// as `rewind runs` does.
+func TestRunsViewListsASubagentUnderItsParent(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	h := newHarness(t, hopts{mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns})
+	parent, _ := otherWriter(t, h.db, home, "parent run", h.work)
+	otherWriter(t, h.db, home, "an unrelated run", h.work)
+	child, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "count the failing tests", WorkDir: h.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := live.Listen(live.Options{Home: home, Hello: live.Hello{SessionID: child.ID, WorkDir: h.work, PID: 4243,
+		SubagentOf: parent, SubagentType: "coder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pub.Close() })
+	h.waitFor("fake-model")
+	h.key(tcell.KeyCtrlL)
+	h.waitRows("the child under its parent", func(rows []string) bool {
+		p, c := rowOf(rows, "parent run"), rowOf(rows, "↳ coder · count the failing tests")
+		return p >= 0 && c == p+1 && rowOf(rows, "an unrelated run") >= 0
+	})
+}
