@@ -646,3 +646,38 @@ func TestPlantedSymlinkShowsNoOtherRun(t *testing.T) {
 		t.Fatalf("C's watcher got %q", c.Hello.SessionID)
 	}
 }
+
+// TestCloseDeliversWhatWasPublished: a writer that publishes its last
+// events and closes at once (a sub-agent's run ends, then its channel)
+// still delivers them to its watchers before their connection ends: Close
+// dropped the queued lines, so `rewind watch CHILD` lost the tail of what
+// the child streamed.
+func TestCloseDeliversWhatWasPublished(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	p := listen(t, h, "s1", false)
+	c := dial(t, h, "s1")
+	p.Publish(soul.StepBegin{N: 1})
+	if _, ok := next(t, c).(soul.StepBegin); !ok {
+		t.Fatal("the watcher did not join")
+	}
+	const n = 200
+	for i := range n {
+		p.Publish(soul.ContentPart{Text: fmt.Sprintf("w%d ", i)})
+	}
+	p.Publish(soul.RunEnd{})
+	p.Close()
+	var got int
+	for e := range c.Events() {
+		switch e.(type) {
+		case soul.ContentPart:
+			got++
+		case soul.RunEnd:
+			if got != n {
+				t.Fatalf("%d of the %d deltas before the run's end", got, n)
+			}
+			return
+		}
+	}
+	t.Fatalf("the connection ended after %d of %d deltas, without the run's end", got, n)
+}

@@ -310,10 +310,7 @@ func (p *Publisher) Close() error {
 		return nil
 	}
 	p.closed = true
-	close(p.done)
-	for w := range p.watchers {
-		w.close()
-	}
+	close(p.done) // each watcher's writer sends what is queued, then ends its connection
 	p.watchers = nil
 	for conn := range p.joining {
 		conn.Close()
@@ -460,6 +457,9 @@ func (p *Publisher) write(w *peer) {
 		case line = <-w.out:
 		case <-t.C:
 			line = ping
+		case <-p.done:
+			p.flush(w, bw)
+			return
 		}
 		w.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if _, err := bw.Write(line); err != nil {
@@ -480,6 +480,24 @@ func (p *Publisher) write(w *peer) {
 			return
 		}
 		t.Reset(pingEvery)
+	}
+}
+
+// flush sends what is queued for w when the writer closes: the last
+// events of a run that ends and closes at once reach its watchers. A
+// watcher that cannot take them within writeTimeout loses them.
+func (p *Publisher) flush(w *peer, bw *bufio.Writer) {
+	w.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+	for {
+		select {
+		case l := <-w.out:
+			if _, err := bw.Write(l); err != nil {
+				return
+			}
+		default:
+			bw.Flush()
+			return
+		}
 	}
 }
 
