@@ -1,6 +1,8 @@
 package views
 
 import (
+	"unicode/utf8"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/uniseg"
 )
@@ -81,7 +83,7 @@ func (f *FrameScreen) Clear() { f.Fill(' ', tcell.StyleDefault) }
 // Fill fills the frame with r in style.
 func (f *FrameScreen) Fill(r rune, style tcell.Style) {
 	f.fit()
-	s := string(r)
+	s := runeString(r)
 	for i := range f.back {
 		f.back[i] = frameCell{s, style}
 	}
@@ -89,13 +91,30 @@ func (f *FrameScreen) Fill(r rune, style tcell.Style) {
 
 // SetContent sets a cell of the frame.
 func (f *FrameScreen) SetContent(x, y int, primary rune, combining []rune, style tcell.Style) {
-	if c := f.cell(x, y); c != nil {
-		if len(combining) == 0 {
-			*c = frameCell{string(primary), style}
-		} else {
-			*c = frameCell{string(append([]rune{primary}, combining...)), style}
-		}
+	c := f.cell(x, y)
+	switch {
+	case c == nil:
+	case len(combining) == 0:
+		*c = frameCell{runeString(primary), style}
+	default:
+		*c = frameCell{string(append([]rune{primary}, combining...)), style}
 	}
+}
+
+// asciiStrings are the one-byte strings: a cell of ASCII takes no
+// allocation (string(rune) allocates).
+var asciiStrings = func() (t [utf8.RuneSelf]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
+func runeString(r rune) string {
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiStrings[r]
+	}
+	return string(r)
 }
 
 // SetCell sets a cell of the frame.
@@ -161,19 +180,112 @@ func (f *FrameScreen) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
 // flush hands the changed cells to the screen under.
 func (f *FrameScreen) flush() {
 	f.fit()
-	for i := range f.back {
-		b := f.back[i]
-		if !f.stale && b == f.front[i] {
-			continue
+	for y := 0; y < f.h; y++ {
+		var prev frameCell // the cell before on the row, as handed over
+		last := -1         // the last cell of the row handed over
+		for x := 0; x < f.w; x++ {
+			i := y*f.w + x
+			b := f.styled(x, i, prev.style)
+			if fr := f.front[i]; !f.stale && (b == fr || (fr.str == " " || fr.str == "") && blankIn(b, fr.style)) {
+				prev = fr
+				continue
+			}
+			if last >= 0 && x-last-1 <= maxGap && f.resend(y, last+1, x) {
+				b = f.styled(x, i, f.front[i-1].style) // after the gap, as sent
+			}
+			f.put(i, b)
+			prev, last = b, x
 		}
-		str := b.str
-		if str == "" {
-			str = " "
-		}
-		f.Screen.Put(i%f.w, i/f.w, str, b.style)
-		f.front[i] = b
 	}
 	f.stale = false
+}
+
+// styled is cell i (column x) of the frame as it is handed over: a blank
+// takes the style of the cell before it on the row (prev), or else of the
+// word after it (a code row's first column), when it looks the same in
+// it, so the terminal is sent no colours for it.
+func (f *FrameScreen) styled(x, i int, prev tcell.Style) frameCell {
+	b := f.back[i]
+	switch {
+	case x > 0 && blankIn(b, prev):
+		b.style = prev
+	case x+1 < f.w && f.back[i+1].str != " " && blankIn(b, f.back[i+1].style):
+		b.style = f.back[i+1].style
+	}
+	return b
+}
+
+// maxGap is the longest run of unchanged cells between two changed ones
+// of a row that is sent again rather than skipped: the terminal is sent a
+// cursor move (6 to 8 bytes) to skip it, and a plain cell costs one, so
+// the space between two new words is sent as a space.
+const maxGap = 6
+
+// resend hands the cells of row y from a to b (the gap between the
+// changed cells a-1 and b) over again, when that costs the terminal less
+// than the cursor move over them: each is a blank or a one-byte cell in
+// the style the terminal is in after cell a-1, or in the style of cell b
+// (the colours b needs are then sent before the gap); a blank takes it.
+// It reports whether it did.
+func (f *FrameScreen) resend(y, a, b int) bool {
+	cells, ok := f.Screen.(interface{ GetCells() *tcell.CellBuffer })
+	if !ok || a >= b {
+		return false
+	}
+	row := f.front[y*f.w : (y+1)*f.w]
+	fits := func(style tcell.Style) bool {
+		for x := a; x < b; x++ {
+			if c := row[x]; len(c.str) > 1 || !blankIn(c, style) && c.style != style {
+				return false
+			}
+		}
+		return true
+	}
+	style := row[a-1].style
+	if !fits(style) {
+		if style = f.back[y*f.w+b].style; !fits(style) {
+			return false
+		}
+	}
+	for x := a; x < b; x++ {
+		c := row[x]
+		if blankIn(c, style) {
+			c.style = style
+		}
+		f.put(y*f.w+x, c)
+		cells.GetCells().SetDirty(x, y, true)
+	}
+	return true
+}
+
+// put hands cell i over to the screen under.
+func (f *FrameScreen) put(i int, c frameCell) {
+	str := c.str
+	if str == "" {
+		str = " "
+	}
+	f.Screen.Put(i%f.w, i/f.w, str, c.style)
+	f.front[i] = c
+}
+
+// blankIn reports whether c is a blank that looks the same drawn in
+// style: a space shows only its background. So a blank takes the style
+// of the cell before it on the row (the terminal is sent no colours for
+// it: a code row's spaces between differently coloured words, its
+// padding), and a blank whose invisible colour changed is not sent again.
+func blankIn(c frameCell, style tcell.Style) bool {
+	if c.str != " " && c.str != "" || c.style == style {
+		return c.style == style && (c.str == " " || c.str == "")
+	}
+	if c.style == tcell.StyleDefault || style == tcell.StyleDefault {
+		return false // the default style is the screen's, whatever its colours
+	}
+	_, cbg, cattr := c.style.Decompose()
+	_, bg, attr := style.Decompose()
+	const visible = tcell.AttrReverse | tcell.AttrUnderline | tcell.AttrStrikeThrough
+	return cbg == bg && (cattr|attr)&visible == 0 &&
+		c.style.GetUnderlineStyle() == tcell.UnderlineStyleNone && style.GetUnderlineStyle() == tcell.UnderlineStyleNone &&
+		c.style.Url("") == c.style && style.Url("") == style
 }
 
 // Show shows the frame: only its changes reach the terminal.

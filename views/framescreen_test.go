@@ -129,3 +129,56 @@ func TestStreamedAnswerKeepsTheViewStill(t *testing.T) {
 		t.Fatalf("%d of %d frames repainted the pane (the answer is %d rows; want at most %d)", d.repaints, d.frames, rows, most)
 	}
 }
+
+// sizeCounter counts the calls asking the screen under for its size.
+type sizeCounter struct {
+	tcell.SimulationScreen
+	sizes int
+}
+
+func (s *sizeCounter) Size() (int, int) {
+	s.sizes++
+	return s.SimulationScreen.Size()
+}
+
+// TestFrameScreenCellsCostNoSizeOrAllocation: a frame sets every cell two
+// or three times (tview's clear, the panes' backgrounds, the text), so a
+// cell must be cheap: the frame's size is taken once per frame, not per
+// cell from the screen under (behind its lock), and an ASCII cell
+// allocates nothing.
+func TestFrameScreenCellsCostNoSizeOrAllocation(t *testing.T) {
+	// not parallel: AllocsPerRun
+	sim := &sizeCounter{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	f, err := NewFrameScreen(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Init(); err != nil {
+		t.Fatal(err)
+	}
+	f.SetSize(80, 24)
+	c := NewConversation()
+	c.SetRect(0, 0, 80, 24)
+	c.SetItems(sampleItems())
+	frame(f, c)
+	sim.sizes = 0
+	frame(f, c)
+	if sim.sizes > 4 {
+		t.Fatalf("a frame asked the screen under for its size %d times; want a few (once per frame)", sim.sizes)
+	}
+	style := tcell.StyleDefault.Bold(true)
+	if n := testing.AllocsPerRun(100, func() {
+		for x := 0; x < 80; x++ {
+			f.SetContent(x, 3, 'a'+rune(x%26), nil, style)
+		}
+	}); n != 0 {
+		t.Fatalf("setting 80 ASCII cells allocated %v times; want 0", n)
+	}
+	// a cell set after a resize lands in the resized frame
+	f.SetSize(100, 30)
+	f.Clear()
+	f.SetContent(95, 28, 'z', nil, style)
+	if s, _, _ := f.Get(95, 28); s != "z" {
+		t.Fatalf("a cell of the resized frame reads %q; want z", s)
+	}
+}
