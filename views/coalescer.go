@@ -20,6 +20,7 @@ type Coalescer struct {
 
 	mu        sync.Mutex
 	scheduled bool
+	now       bool // the scheduled flush is TriggerNow's (no wait)
 	stopped   bool
 	last      time.Time
 	timer     *time.Timer
@@ -35,15 +36,30 @@ func NewCoalescer(interval time.Duration, flush func()) *Coalescer {
 }
 
 // Trigger notes that something changed. It never blocks on flush.
-func (c *Coalescer) Trigger() {
+func (c *Coalescer) Trigger() { c.trigger(false) }
+
+// TriggerNow notes a change that must not wait for the interval (a
+// stream's end, the answer to a user's action): the flush runs at once,
+// taking what Trigger had left waiting with it. It never blocks on flush.
+func (c *Coalescer) TriggerNow() { c.trigger(true) }
+
+func (c *Coalescer) trigger(now bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped || c.scheduled {
+	if c.stopped {
 		return
 	}
-	c.scheduled = true
+	if c.scheduled {
+		// A waiting flush is brought forward; one whose timer fired
+		// already is about to run and takes this change.
+		if !now || c.now || !c.timer.Stop() {
+			return
+		}
+		c.running.Done()
+	}
+	c.scheduled, c.now = true, now
 	delay := time.Until(c.last.Add(c.interval))
-	if delay < 0 {
+	if delay < 0 || now {
 		delay = 0
 	}
 	c.running.Add(1)

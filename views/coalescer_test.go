@@ -115,3 +115,49 @@ func TestCoalescerStopWaitsForRunningFlush(t *testing.T) {
 		}
 	})
 }
+
+// TestCoalescerTriggerNowDoesNotWait: a change that must show at once
+// (a stream's end) flushes at the moment of TriggerNow, with the changes
+// Trigger had left waiting for the interval, and the next Trigger waits
+// its interval from that flush again.
+func TestCoalescerTriggerNowDoesNotWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var times []time.Duration
+		start := time.Now()
+		const interval = 50 * time.Millisecond
+		c := NewCoalescer(interval, func() {
+			mu.Lock()
+			times = append(times, time.Since(start))
+			mu.Unlock()
+		})
+		defer c.Stop()
+		flushes := func() []time.Duration {
+			synctest.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]time.Duration(nil), times...)
+		}
+		c.Trigger() // the first flushes at once
+		if got := flushes(); len(got) != 1 || got[0] != 0 {
+			t.Fatalf("flushes %v; want one at 0", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+		c.Trigger() // waits for 50 ms
+		if got := flushes(); len(got) != 1 {
+			t.Fatalf("a Trigger 10 ms after a flush flushed at once: %v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+		c.TriggerNow() // at 20 ms: brings it forward
+		c.TriggerNow()
+		if got := flushes(); len(got) != 2 || got[1] != 20*time.Millisecond {
+			t.Fatalf("flushes %v; want the second at 20ms (TriggerNow)", got)
+		}
+		c.Trigger() // waits for 50 ms after the last flush
+		time.Sleep(interval)
+		if got := flushes(); len(got) != 3 || got[2] != 20*time.Millisecond+interval {
+			t.Fatalf("flushes %v; want the third at 70ms", got)
+		}
+	})
+}

@@ -8,10 +8,12 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// FlushInterval is the longest the UI lags behind the soul: events are
-// collected and applied in one QueueUpdateDraw at most every FlushInterval
-// (≈ 30 redraws a second however fast the model streams).
-const FlushInterval = 33 * time.Millisecond
+// FlushInterval is the longest a streamed delta waits for the UI: deltas
+// are collected and applied in one QueueUpdateDraw at most every
+// FlushInterval (20 redraws a second however fast the model streams; a
+// frame costs the same whatever it adds). Any other event flushes at once
+// (paced).
+const FlushInterval = 50 * time.Millisecond
 
 // batcher collects events from any goroutine and hands them, in order and in
 // batches, to deliver (which runs on the coalescer's timer goroutine and
@@ -49,7 +51,25 @@ func (b *batcher) push(e soul.Event) {
 		b.pending = append(b.pending, e)
 	}
 	b.mu.Unlock()
-	b.co.Trigger()
+	if paced(e) {
+		b.co.Trigger()
+	} else {
+		b.co.TriggerNow()
+	}
+}
+
+// paced reports whether e only grows what is streaming (a delta, the
+// numbers, the clock) and can wait for the next frame; anything else (the
+// stream's end, a tool call, the answer to a user's action) is shown at
+// once, with the deltas before it.
+func paced(e soul.Event) bool {
+	switch ev := e.(type) {
+	case soul.ContentPart, soul.ReasoningPart, soul.ToolOutput, soul.ToolCallPart, soul.StatusUpdate, evTick:
+		return true
+	case soul.SubagentEvent:
+		return paced(ev.Event)
+	}
+	return false
 }
 
 // merge folds next into prev when both are text deltas of the same kind

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul"
+)
+
+// deliveries records the batches a batcher hands the UI and the (bubble's
+// fake) time of each.
+type deliveries struct {
+	mu      sync.Mutex
+	start   time.Time
+	at      []time.Duration
+	batches [][]soul.Event
+}
+
+func (d *deliveries) deliver(batch []soul.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.at = append(d.at, time.Since(d.start))
+	d.batches = append(d.batches, batch)
+}
+
+func (d *deliveries) count() int {
+	synctest.Wait()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.at)
+}
+
+// TestStreamedDeltasArePacedAt20Hz: a 2,000 tokens/s stream of answer,
+// reasoning, tool output and a sub-agent's answer for two seconds is
+// applied in at most 20 UI updates (frames) a second, none lost or
+// reordered, and the last delta is applied at most FlushInterval after it
+// arrived. The bubble's clock is fake: the counts are exact under any load.
+func TestStreamedDeltasArePacedAt20Hz(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		d := &deliveries{start: time.Now()}
+		b := newBatcher(FlushInterval, d.deliver)
+		defer b.stop()
+		const tokens, perSecond = 4000, 2000
+		var want strings.Builder
+		for i := range tokens {
+			w := string(rune('a'+i%26)) + " "
+			want.WriteString(w)
+			switch i % 50 {
+			case 10:
+				b.push(soul.ReasoningPart{Text: "r"})
+			case 20:
+				b.push(soul.ToolOutput{ID: "c1", Text: "line\n"})
+			case 30:
+				b.push(soul.SubagentEvent{ParentCallID: "c2", Event: soul.ContentPart{Text: "s"}})
+			case 40:
+				b.push(soul.StatusUpdate{})
+			}
+			b.push(soul.ContentPart{Text: w})
+			time.Sleep(time.Second / perSecond)
+		}
+		last := time.Since(d.start)
+		time.Sleep(FlushInterval)
+		n := d.count()
+		if most := int(last/(time.Second/20)) + 1; n > most {
+			t.Fatalf("%d UI updates for %d deltas in %v (at most %d: 20 a second)", n, tokens, last, most)
+		}
+		var got strings.Builder
+		for _, batch := range d.batches {
+			for _, e := range batch {
+				if cp, ok := e.(soul.ContentPart); ok {
+					got.WriteString(cp.Text)
+				}
+			}
+		}
+		if got.String() != want.String() {
+			t.Fatalf("deltas lost or reordered: got %d bytes, want %d", got.Len(), want.Len())
+		}
+		if end := d.at[n-1]; end-last > FlushInterval {
+			t.Fatalf("the last delta was applied %v after it arrived (at most %v)", end-last, FlushInterval)
+		}
+	})
+}
+
+// TestStreamEndIsAppliedAtOnce: the stream's end, a tool call, an
+// operation's end or a note (the answer to a user's action) do not wait
+// for the paced frame: they are applied at the moment they arrive, with
+// the deltas waiting before them, and the deltas after them are paced
+// again.
+func TestStreamEndIsAppliedAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, end := range []soul.Event{soul.RunEnd{}, soul.ToolCall{ID: "c1", Name: "Shell"}, evOpDone{op: "compact"}, evNote{text: "copied"}} {
+		synctest.Test(t, func(t *testing.T) {
+			d := &deliveries{start: time.Now()}
+			b := newBatcher(FlushInterval, d.deliver)
+			defer b.stop()
+			b.push(soul.ContentPart{Text: "first "}) // the first frame shows at once
+			if n := d.count(); n != 1 {
+				t.Fatalf("%d updates after the first delta; want 1", n)
+			}
+			time.Sleep(5 * time.Millisecond)
+			b.push(soul.ContentPart{Text: "last"})
+			if n := d.count(); n != 1 {
+				t.Fatalf("a delta 5 ms after a frame was applied at once (%d updates): it should wait for the next frame", n)
+			}
+			time.Sleep(5 * time.Millisecond)
+			b.push(end)
+			if n := d.count(); n != 2 {
+				t.Fatalf("%T: %d updates; want it applied at once", end, n)
+			}
+			d.mu.Lock()
+			at, batch := d.at[1], d.batches[1]
+			d.mu.Unlock()
+			if at != 10*time.Millisecond || len(batch) != 2 || batch[0] != (soul.ContentPart{Text: "last"}) || batch[1] != end {
+				t.Fatalf("%T: applied at %v as %v; want at 10ms after the waiting delta", end, at, batch)
+			}
+			b.push(soul.ContentPart{Text: "more"})
+			if n := d.count(); n != 2 {
+				t.Fatalf("a delta right after %T was applied at once: deltas are paced again", end)
+			}
+			time.Sleep(FlushInterval)
+			if n := d.count(); n != 3 {
+				t.Fatalf("%d updates; the delta after %T never applied", n, end)
+			}
+		})
+	}
+}
