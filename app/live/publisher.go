@@ -157,7 +157,6 @@ func (p *Publisher) Path() string { return p.path }
 // Publish sends e to every watcher and keeps it for the replay of the step
 // in flight.
 func (p *Publisher) Publish(e soul.Event) {
-	line := encode(e)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -185,7 +184,13 @@ func (p *Publisher) Publish(e soul.Event) {
 	} else {
 		p.step.add(e)
 	}
+	// Encoded only for a watcher: with none (the usual case) a streamed
+	// token cost a JSON encoding all the same.
+	var line []byte
 	for w := range p.watchers {
+		if line == nil {
+			line = encode(e)
+		}
 		p.sendLocked(w, line)
 	}
 }
