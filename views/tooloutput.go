@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,10 @@ type ToolOutput struct {
 	width       int
 	layout      CodeLayout // wrap (default) or shift sideways
 	keys        Keymap
+
+	// lines laid out (tests: a frame's work does not grow with the
+	// output's length)
+	laidOut int
 }
 
 // NewToolOutput returns an empty tool output pane.
@@ -147,10 +152,16 @@ func (o *ToolOutput) AppendOutput(text string) {
 	o.trim()
 }
 
+// trim drops the oldest lines past maxLines. The kept ones stay where
+// they are (append moves them when the array is full, once in a while): a
+// chunk of a long command's output copied all 5,000 of them each time.
 func (o *ToolOutput) trim() {
 	if n := len(o.lines) - o.maxLines; n > 0 {
 		o.dropped += n
-		o.lines = append(o.lines[:0:0], o.lines[n:]...)
+		o.lines = o.lines[n:]
+		if cap(o.lines) > 4*o.maxLines { // SetMaxLines shrank it
+			o.lines = slices.Clone(o.lines)
+		}
 		o.top = max(0, o.top-n)
 		if o.top == 0 {
 			o.topSub = 0
@@ -199,6 +210,7 @@ func (o *ToolOutput) rows() int {
 
 // bodyRows lays body line i out for the current width.
 func (o *ToolOutput) bodyRows(i int) []Line {
+	o.laidOut++
 	st := o.base()
 	if o.info.Status == ToolFailed {
 		st = o.base().Foreground(o.theme.ToolError)
