@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
@@ -21,7 +22,8 @@ type FrameScreen struct {
 	tcell.Screen
 	w, h  int
 	back  []frameCell // the frame being drawn
-	front []frameCell // what the screen under holds
+	drawn []frameCell // the last frame as drawn (back at the last flush)
+	front []frameCell // what the screen under holds (drawn as handed over)
 	stale bool        // front is unknown: hand over every cell
 	err   error       // Init's
 }
@@ -59,6 +61,7 @@ func (f *FrameScreen) fit() {
 	}
 	f.w, f.h = w, h
 	f.back = make([]frameCell, w*h)
+	f.drawn = make([]frameCell, w*h)
 	f.front = make([]frameCell, w*h)
 	f.stale = true
 }
@@ -181,12 +184,18 @@ func (f *FrameScreen) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
 func (f *FrameScreen) flush() {
 	f.fit()
 	for y := 0; y < f.h; y++ {
+		row, drawn := f.back[y*f.w:(y+1)*f.w], f.drawn[y*f.w:(y+1)*f.w]
+		if !f.stale && slices.Equal(row, drawn) {
+			continue // most rows: drawn as the last frame drew them
+		}
+		copy(drawn, row)
 		var prev frameCell // the cell before on the row, as handed over
 		last := -1         // the last cell of the row handed over
 		for x := 0; x < f.w; x++ {
 			i := y*f.w + x
+			fr := f.front[i]
 			b := f.styled(x, i, prev.style)
-			if fr := f.front[i]; !f.stale && (b == fr || (fr.str == " " || fr.str == "") && blankIn(b, fr.style)) {
+			if !f.stale && (b == fr || (fr.str == " " || fr.str == "") && blankIn(b, fr.style)) {
 				prev = fr
 				continue
 			}
@@ -274,8 +283,11 @@ func (f *FrameScreen) put(i int, c frameCell) {
 // it: a code row's spaces between differently coloured words, its
 // padding), and a blank whose invisible colour changed is not sent again.
 func blankIn(c frameCell, style tcell.Style) bool {
-	if c.str != " " && c.str != "" || c.style == style {
-		return c.style == style && (c.str == " " || c.str == "")
+	if c.str != " " && c.str != "" {
+		return false
+	}
+	if c.style == style {
+		return true
 	}
 	if c.style == tcell.StyleDefault || style == tcell.StyleDefault {
 		return false // the default style is the screen's, whatever its colours
