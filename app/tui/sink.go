@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +19,8 @@ const FlushInterval = 50 * time.Millisecond
 // batcher collects events from any goroutine and hands them, in order and in
 // batches, to deliver (which runs on the coalescer's timer goroutine and
 // normally calls onUIThread once). Consecutive text deltas are merged so a
-// 2,000 tok/s stream costs one string append per batch, not per token.
+// 2,000 tok/s stream costs the UI one string append per batch, not per
+// token.
 type batcher struct {
 	flushMu sync.Mutex // one flush at a time, so batches reach the UI in order
 	mu      sync.Mutex
@@ -41,15 +43,7 @@ func (b *batcher) push(e soul.Event) {
 		b.mu.Unlock()
 		return
 	}
-	if n := len(b.pending); n > 0 {
-		if m, ok := merge(b.pending[n-1], e); ok {
-			b.pending[n-1] = m
-		} else {
-			b.pending = append(b.pending, e)
-		}
-	} else {
-		b.pending = append(b.pending, e)
-	}
+	b.pending = append(b.pending, e)
 	b.mu.Unlock()
 	if paced(e) {
 		b.co.Trigger()
@@ -72,28 +66,71 @@ func paced(e soul.Event) bool {
 	return false
 }
 
-// merge folds next into prev when both are text deltas of the same kind
-// (tool output of the same call), or both status updates (the newest wins).
-func merge(prev, next soul.Event) (soul.Event, bool) {
+// mergeDeltas folds each run of text deltas of the same kind (tool
+// output of the same call) into one, and each run of status updates into
+// its newest. A run's text is joined once: appending each delta to the
+// merged string as it came copied the batch's text so far per token.
+func mergeDeltas(batch []soul.Event) []soul.Event {
+	out := batch[:0]
+	var text strings.Builder
+	for i := 0; i < len(batch); {
+		e := batch[i]
+		j := i + 1
+		for j < len(batch) && sameRun(e, batch[j]) {
+			j++
+		}
+		if j-i > 1 {
+			switch cur := e.(type) {
+			case soul.ContentPart:
+				e = soul.ContentPart{Text: joinRun(&text, batch[i:j])}
+			case soul.ReasoningPart:
+				e = soul.ReasoningPart{Text: joinRun(&text, batch[i:j])}
+			case soul.ToolOutput:
+				e = soul.ToolOutput{ID: cur.ID, Text: joinRun(&text, batch[i:j])}
+			case soul.StatusUpdate:
+				e = batch[j-1]
+			}
+		}
+		out = append(out, e)
+		i = j
+	}
+	clear(batch[len(out):])
+	return out
+}
+
+// sameRun reports whether next merges into a run that starts with first.
+func sameRun(first, next soul.Event) bool {
 	switch cur := next.(type) {
 	case soul.ContentPart:
-		if p, ok := prev.(soul.ContentPart); ok {
-			return soul.ContentPart{Text: p.Text + cur.Text}, true
-		}
+		_, ok := first.(soul.ContentPart)
+		return ok
 	case soul.ReasoningPart:
-		if p, ok := prev.(soul.ReasoningPart); ok {
-			return soul.ReasoningPart{Text: p.Text + cur.Text}, true
-		}
+		_, ok := first.(soul.ReasoningPart)
+		return ok
 	case soul.ToolOutput:
-		if p, ok := prev.(soul.ToolOutput); ok && p.ID == cur.ID {
-			return soul.ToolOutput{ID: cur.ID, Text: p.Text + cur.Text}, true
-		}
+		p, ok := first.(soul.ToolOutput)
+		return ok && p.ID == cur.ID
 	case soul.StatusUpdate:
-		if _, ok := prev.(soul.StatusUpdate); ok {
-			return cur, true
+		_, ok := first.(soul.StatusUpdate)
+		return ok
+	}
+	return false
+}
+
+// joinRun is the text of a run of deltas of one kind.
+func joinRun(b *strings.Builder, run []soul.Event) string {
+	b.Reset()
+	for _, e := range run {
+		switch d := e.(type) {
+		case soul.ContentPart:
+			b.WriteString(d.Text)
+		case soul.ReasoningPart:
+			b.WriteString(d.Text)
+		case soul.ToolOutput:
+			b.WriteString(d.Text)
 		}
 	}
-	return nil, false
+	return b.String()
 }
 
 // flush runs on the coalescer's goroutine.
@@ -105,7 +142,7 @@ func (b *batcher) flush() {
 	b.pending = nil
 	b.mu.Unlock()
 	if len(batch) > 0 {
-		b.deliver(batch)
+		b.deliver(mergeDeltas(batch))
 	}
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -126,5 +127,29 @@ func TestStreamEndIsAppliedAtOnce(t *testing.T) {
 				t.Fatalf("%d updates; the delta after %T never applied", n, end)
 			}
 		})
+	}
+}
+
+// TestMergeDeltasJoinsRuns: a batch's runs of deltas of one kind (one
+// call's output) become one event each, in order; status updates keep the
+// newest; other events stay as they are.
+func TestMergeDeltasJoinsRuns(t *testing.T) {
+	t.Parallel()
+	got := mergeDeltas([]soul.Event{
+		soul.ContentPart{Text: "a"}, soul.ContentPart{Text: "b"},
+		soul.ToolOutput{ID: "c1", Text: "x"}, soul.ToolOutput{ID: "c1", Text: "y"}, soul.ToolOutput{ID: "c2", Text: "z"},
+		soul.StatusUpdate{Tokens: 1}, soul.StatusUpdate{Tokens: 2},
+		soul.ReasoningPart{Text: "r"}, soul.ReasoningPart{Text: "s"},
+		soul.RunEnd{}, soul.ContentPart{Text: "c"},
+	})
+	want := []soul.Event{
+		soul.ContentPart{Text: "ab"},
+		soul.ToolOutput{ID: "c1", Text: "xy"}, soul.ToolOutput{ID: "c2", Text: "z"},
+		soul.StatusUpdate{Tokens: 2},
+		soul.ReasoningPart{Text: "rs"},
+		soul.RunEnd{}, soul.ContentPart{Text: "c"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("merged\n%v\nwant\n%v", got, want)
 	}
 }
