@@ -20,7 +20,7 @@ type Coalescer struct {
 
 	mu        sync.Mutex
 	scheduled bool
-	now       bool // the scheduled flush is TriggerNow's (no wait)
+	due       time.Time // when the scheduled flush runs
 	stopped   bool
 	last      time.Time
 	timer     *time.Timer
@@ -36,34 +36,33 @@ func NewCoalescer(interval time.Duration, flush func()) *Coalescer {
 }
 
 // Trigger notes that something changed. It never blocks on flush.
-func (c *Coalescer) Trigger() { c.trigger(false) }
+func (c *Coalescer) Trigger() { c.TriggerWithin(c.interval) }
 
-// TriggerNow notes a change that must not wait for the interval (a
-// stream's end, the answer to a user's action): the flush runs at once,
-// taking what Trigger had left waiting with it. It never blocks on flush.
-func (c *Coalescer) TriggerNow() { c.trigger(true) }
-
-func (c *Coalescer) trigger(now bool) {
+// TriggerWithin notes a change that must not wait the whole interval (a
+// stream's end, the answer to a user's action): the flush runs at most d
+// after the last one (at once if that is past), taking what Trigger had
+// left waiting with it. It never blocks on flush.
+func (c *Coalescer) TriggerWithin(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
 		return
 	}
+	due := c.last.Add(min(d, c.interval))
+	if now := time.Now(); due.Before(now) {
+		due = now
+	}
 	if c.scheduled {
 		// A waiting flush is brought forward; one whose timer fired
 		// already is about to run and takes this change.
-		if !now || c.now || !c.timer.Stop() {
+		if !due.Before(c.due) || !c.timer.Stop() {
 			return
 		}
 		c.running.Done()
 	}
-	c.scheduled, c.now = true, now
-	delay := time.Until(c.last.Add(c.interval))
-	if delay < 0 || now {
-		delay = 0
-	}
+	c.scheduled, c.due = true, due
 	c.running.Add(1)
-	c.timer = time.AfterFunc(delay, c.fire)
+	c.timer = time.AfterFunc(time.Until(due), c.fire)
 }
 
 func (c *Coalescer) fire() {

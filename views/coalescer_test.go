@@ -116,11 +116,11 @@ func TestCoalescerStopWaitsForRunningFlush(t *testing.T) {
 	})
 }
 
-// TestCoalescerTriggerNowDoesNotWait: a change that must show at once
-// (a stream's end) flushes at the moment of TriggerNow, with the changes
-// Trigger had left waiting for the interval, and the next Trigger waits
-// its interval from that flush again.
-func TestCoalescerTriggerNowDoesNotWait(t *testing.T) {
+// TestCoalescerTriggerWithinBringsTheFlushForward: a change that must not
+// wait the whole interval (a stream's end) flushes at most d after the
+// last flush (at once when that is past), with the changes Trigger had
+// left waiting; a later Trigger does not push it back.
+func TestCoalescerTriggerWithinBringsTheFlushForward(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
@@ -149,15 +149,23 @@ func TestCoalescerTriggerNowDoesNotWait(t *testing.T) {
 			t.Fatalf("a Trigger 10 ms after a flush flushed at once: %v", got)
 		}
 		time.Sleep(10 * time.Millisecond)
-		c.TriggerNow() // at 20 ms: brings it forward
-		c.TriggerNow()
+		c.TriggerWithin(0) // at 20 ms: at once
+		c.TriggerWithin(0)
 		if got := flushes(); len(got) != 2 || got[1] != 20*time.Millisecond {
-			t.Fatalf("flushes %v; want the second at 20ms (TriggerNow)", got)
+			t.Fatalf("flushes %v; want the second at 20ms (TriggerWithin(0))", got)
 		}
-		c.Trigger() // waits for 50 ms after the last flush
+		c.Trigger() // due at 70 ms
+		time.Sleep(5 * time.Millisecond)
+		c.TriggerWithin(30 * time.Millisecond) // brought forward to 50 ms
+		c.Trigger()                            // not pushed back
+		time.Sleep(30 * time.Millisecond)
+		if got := flushes(); len(got) != 3 || got[2] != 50*time.Millisecond {
+			t.Fatalf("flushes %v; want the third at 50ms (30 ms after the last)", got)
+		}
+		c.Trigger()
 		time.Sleep(interval)
-		if got := flushes(); len(got) != 3 || got[2] != 20*time.Millisecond+interval {
-			t.Fatalf("flushes %v; want the third at 70ms", got)
+		if got := flushes(); len(got) != 4 || got[3] != 100*time.Millisecond {
+			t.Fatalf("flushes %v; want the fourth at 100ms", got)
 		}
 	})
 }

@@ -12,9 +12,14 @@ import (
 // FlushInterval is the longest a streamed delta waits for the UI: deltas
 // are collected and applied in one QueueUpdateDraw at most every
 // FlushInterval (20 redraws a second however fast the model streams; a
-// frame costs the same whatever it adds). Any other event flushes at once
-// (paced).
+// frame costs the same whatever it adds).
 const FlushInterval = 50 * time.Millisecond
+
+// PromptInterval is the longest any other event waits (the stream's end,
+// a tool call, the answer to a user's action): it is applied at once, or
+// PromptInterval after the last update when that is sooner (a burst of
+// them is drawn at most 30 times a second, as before the pacing).
+const PromptInterval = 33 * time.Millisecond
 
 // batcher collects events from any goroutine and hands them, in order and in
 // batches, to deliver (which runs on the coalescer's timer goroutine and
@@ -48,14 +53,14 @@ func (b *batcher) push(e soul.Event) {
 	if paced(e) {
 		b.co.Trigger()
 	} else {
-		b.co.TriggerNow()
+		b.co.TriggerWithin(PromptInterval)
 	}
 }
 
 // paced reports whether e only grows what is streaming (a delta, the
 // numbers, the clock) and can wait for the next frame; anything else (the
-// stream's end, a tool call, the answer to a user's action) is shown at
-// once, with the deltas before it.
+// stream's end, a tool call, the answer to a user's action) is shown
+// within PromptInterval, with the deltas before it.
 func paced(e soul.Event) bool {
 	switch ev := e.(type) {
 	case soul.ContentPart, soul.ReasoningPart, soul.ToolOutput, soul.ToolCallPart, soul.StatusUpdate, evTick:

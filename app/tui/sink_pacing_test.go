@@ -88,9 +88,10 @@ func TestStreamedDeltasArePacedAt20Hz(t *testing.T) {
 
 // TestStreamEndIsAppliedAtOnce: the stream's end, a tool call, an
 // operation's end or a note (the answer to a user's action) do not wait
-// for the paced frame: they are applied at the moment they arrive, with
-// the deltas waiting before them, and the deltas after them are paced
-// again.
+// for the paced frame: they are applied at the moment they arrive, or
+// PromptInterval after the last update when that is later (a burst is
+// drawn no more often than before the pacing), with the deltas waiting
+// before them; the deltas after them are paced again.
 func TestStreamEndIsAppliedAtOnce(t *testing.T) {
 	t.Parallel()
 	for _, end := range []soul.Event{soul.RunEnd{}, soul.ToolCall{ID: "c1", Name: "Shell"}, evOpDone{op: "compact"}, evNote{text: "copied"}} {
@@ -102,29 +103,32 @@ func TestStreamEndIsAppliedAtOnce(t *testing.T) {
 			if n := d.count(); n != 1 {
 				t.Fatalf("%d updates after the first delta; want 1", n)
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(40 * time.Millisecond)
 			b.push(soul.ContentPart{Text: "last"})
 			if n := d.count(); n != 1 {
-				t.Fatalf("a delta 5 ms after a frame was applied at once (%d updates): it should wait for the next frame", n)
+				t.Fatalf("a delta 40 ms after a frame was applied at once (%d updates): it should wait for the next frame", n)
 			}
 			time.Sleep(5 * time.Millisecond)
-			b.push(end)
+			b.push(end) // at 45 ms: past PromptInterval, at once
 			if n := d.count(); n != 2 {
 				t.Fatalf("%T: %d updates; want it applied at once", end, n)
 			}
 			d.mu.Lock()
 			at, batch := d.at[1], d.batches[1]
 			d.mu.Unlock()
-			if at != 10*time.Millisecond || len(batch) != 2 || batch[0] != (soul.ContentPart{Text: "last"}) || batch[1] != end {
-				t.Fatalf("%T: applied at %v as %v; want at 10ms after the waiting delta", end, at, batch)
+			if at != 45*time.Millisecond || len(batch) != 2 || batch[0] != (soul.ContentPart{Text: "last"}) || batch[1] != end {
+				t.Fatalf("%T: applied at %v as %v; want at 45ms after the waiting delta", end, at, batch)
 			}
 			b.push(soul.ContentPart{Text: "more"})
+			time.Sleep(10 * time.Millisecond)
+			b.push(end) // 10 ms after the last update: within PromptInterval of it
+			time.Sleep(PromptInterval - 10*time.Millisecond - time.Millisecond)
 			if n := d.count(); n != 2 {
-				t.Fatalf("a delta right after %T was applied at once: deltas are paced again", end)
+				t.Fatalf("%T right after an update was applied before PromptInterval", end)
 			}
-			time.Sleep(FlushInterval)
+			time.Sleep(time.Millisecond)
 			if n := d.count(); n != 3 {
-				t.Fatalf("%d updates; the delta after %T never applied", n, end)
+				t.Fatalf("%d updates; %T was not applied PromptInterval after the last update", n, end)
 			}
 		})
 	}
