@@ -185,3 +185,32 @@ func TestWelcomeAndStatusNameTheAgent(t *testing.T) {
 	h.submit("/status")
 	h.waitFor("agent      default (built-in)")
 }
+
+// TestAgentRowOpensAFinishedChildWithoutAWriter: Enter on a finished
+// Agent call's row in a reopened parent visits the child read-only; no
+// process writes the child, so the visit's notice must not say another
+// process is its writer (the input says nobody writes it).
+func TestAgentRowOpensAFinishedChildWithoutAWriter(t *testing.T) {
+	t.Parallel()
+	var parent string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		parent = seedAgentCall(t, h.db, h.work)
+	}, mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, parent }})
+	h.waitFor("The sub-agent counted three lines.")
+	h.c.onUIThread(func() {
+		for i := 0; i < h.c.conv.Len(); i++ {
+			if it, _ := h.c.conv.Item(i); it.Kind == views.ItemTool && it.ID == "call_agent" {
+				h.c.conv.Select(i)
+			}
+		}
+	})
+	h.waitFor("▸ Shell printf 'three lines'")
+	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.toolOut) })
+	h.key(tcell.KeyEnter)
+	txt := h.waitFor("nobody writes this session now", "Esc: back to your session")
+	if strings.Contains(txt, "other process is the writer") {
+		t.Fatalf("a finished child's visit says another process writes it:\n%s", txt)
+	}
+	h.key(tcell.KeyEscape)
+	h.waitFor("The sub-agent counted three lines.", "back to your session")
+}

@@ -156,7 +156,9 @@ func (w *watcher) onUIWatch(id string) {
 	}, func() {
 		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
-		msg := "watching " + shortID(id) + " read-only: the other process is the writer"
+		// Whether a process writes it is the writer check's to say (the
+		// status bar and the input): a finished sub-agent has no writer.
+		msg := "watching " + shortID(id) + " read-only"
 		if back != "" {
 			w.back, w.visiting = back, id
 			msg += " · Esc: back to your session"
