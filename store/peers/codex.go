@@ -214,7 +214,7 @@ func codexResponseItem(b *builder, it codexItem) {
 	case "function_call":
 		b.assistant("", "", []message.ToolCall{translateCall(it.CallID, it.Name, it.Arguments)})
 	case "custom_tool_call":
-		args, _ := json.Marshal(map[string]string{"input": it.Input})
+		args, _ := marshalArgs(map[string]string{"input": it.Input})
 		b.assistant("", "", []message.ToolCall{translateCall(it.CallID, it.Name, string(args))})
 	case "local_shell_call":
 		if it.Action == nil {
@@ -225,7 +225,7 @@ func codexResponseItem(b *builder, it codexItem) {
 		for i, a := range it.Action.Command {
 			argv[i] = a
 		}
-		args, _ := json.Marshal(map[string]any{"command": argv, "workdir": it.Action.WorkingDir})
+		args, _ := marshalArgs(map[string]any{"command": argv, "workdir": it.Action.WorkingDir})
 		id := it.CallID
 		if id == "" {
 			id = it.ID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -342,5 +343,26 @@ func TestImportCodexLocalShell(t *testing.T) {
 	}
 	if len(calls) != 1 || calls[0].Name != "Shell" || string(calls[0].Extra["source_name"]) != `"local_shell"` || calls[0].Args != `{"command":"echo from-local-shell"}` || calls[0].ID != "call_1_0" {
 		t.Errorf("calls %+v, want the local_shell_call as one Shell call", calls)
+	}
+}
+
+// TestTranslatedCallArgsAreReadable: a translated call's arguments keep
+// the command's characters as the source wrote them (`rewind show` prints
+// them): "printf hello > hello.txt && cat hello.txt", not the \u003e and
+// \u0026 of Go's HTML-safe encoding.
+func TestTranslatedCallArgsAreReadable(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	importPath(t, db, "testdata/codex-home")
+	s := sessionsByTitle(t, db)["Write a file and list the dir."]
+	var args []string
+	for _, m := range viewMessages(t, db, s.ID) {
+		for _, c := range m.ToolCalls {
+			args = append(args, c.Args)
+		}
+	}
+	want := `{"command":"printf hello > hello.txt && cat hello.txt"}`
+	if !slices.Contains(args, want) {
+		t.Fatalf("the printf call's arguments are not %s among %q", want, args)
 	}
 }

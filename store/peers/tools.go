@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -111,7 +112,7 @@ func translateCall(id, name, args string) message.ToolCall {
 	if to == "" {
 		return tc
 	}
-	b, err := json.Marshal(out)
+	b, err := marshalArgs(out)
 	if err != nil {
 		return tc
 	}
@@ -119,6 +120,19 @@ func translateCall(id, name, args string) message.ToolCall {
 	tc.Name, tc.Args = to, string(b)
 	tc.Extra = map[string]json.RawMessage{sourceNameKey: src}
 	return tc
+}
+
+// marshalArgs encodes a translated call's arguments as a model writes
+// them: without json.Marshal's HTML escaping, so a command's > and &&
+// read as such where the arguments are printed (`rewind show`).
+func marshalArgs(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // joinArgv is an argv as one shell command: codex's ["bash", "-lc", CMD]
