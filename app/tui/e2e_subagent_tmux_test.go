@@ -74,6 +74,20 @@ func TestSubagentsInTmux(t *testing.T) {
 			}
 			// The tool output pane shows the coder's conversation.
 			tt.waitFor("▸ Shell wc -l README.txt", "Both sub-agents are done")
+			// The answer shows before its step commits: switching sessions
+			// waits for the run's end (the children gone, the demo idle).
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) { // poll: another process's state signals nothing
+				out, err := exec.Command(tt.bin, "runs", "--json", "--home", home).Output()
+				var runs []struct {
+					State string `json:"state"`
+				}
+				if err == nil && json.Unmarshal(out, &runs) == nil && len(runs) == 1 && runs[0].State == "idle" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the demo's run never ended: %s", out)
+				}
+			}
 			tt.send("C-o")
 			tt.waitFor("▸ 2 ↳")
 			// → until the browser has the keys (the first may come before).
