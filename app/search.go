@@ -50,7 +50,8 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 		return err
 	}
 	defer db.Close()
-	o := store.SearchOptions{Query: q, Limit: a.Limit}
+	// One hit more than asked tells a cut table from a whole one.
+	o := store.SearchOptions{Query: q, Limit: a.Limit + 1}
 	if a.WorkDir != "" {
 		if o.WorkDir, err = filepath.Abs(a.WorkDir); err != nil {
 			return userErrorf(err, "work dir %s: %v", a.WorkDir, err)
@@ -67,6 +68,8 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 	if err != nil {
 		return fmt.Errorf("search: %w", err)
 	}
+	more := len(hits) > a.Limit
+	hits = hits[:min(len(hits), a.Limit)]
 	if a.JSON {
 		out := make([]SearchHitJSON, len(hits))
 		for i, h := range hits {
@@ -89,7 +92,13 @@ func Search(ctx context.Context, rt *Runtime, a SearchArgs) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\n", h.SessionID, h.Gen, h.Seq, localTime(h.CreatedAt),
 			oneLine(h.Role), title, snippetAround(oneLine(h.Snippet), 100))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if more {
+		_, err = fmt.Fprintf(rt.Stderr, "the newest %s shown; there are more (--limit N shows more)\n", words.Count(a.Limit, "hit"))
+	}
+	return err
 }
 
 // snippetAround clips a snippet to n runes around its first match (marked

@@ -711,8 +711,13 @@ func TestSearchCommand(t *testing.T) {
 	if out := e.mustOK("search", "hello", "--work-dir", t.TempDir()).stdout; !strings.Contains(out, "no message matches") {
 		t.Errorf("--work-dir of another dir: %q", out)
 	}
-	if text := e.mustOK("search", "hello").stdout; !strings.Contains(text, "SNIPPET") || strings.Count(text, "«hello»") != 2 {
-		t.Errorf("table:\n%s", text)
+	if r := e.mustOK("search", "hello"); !strings.Contains(r.stdout, "SNIPPET") || strings.Count(r.stdout, "«hello»") != 2 || r.stderr != "" {
+		t.Errorf("table (and no note, all hits shown):\n%s", r)
+	}
+	// A table cut at --limit says so: the TUI says "N+ hits", the table
+	// alone looked like every hit.
+	if r := e.mustOK("search", "hello", "--limit", "1"); strings.Count(r.stdout, "«hello»") != 1 || !strings.Contains(r.stderr, "the newest 1 hit shown; there are more (--limit N shows more)") {
+		t.Errorf("a table cut at --limit:\n%s", r)
 	}
 }
 
