@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -344,6 +345,10 @@ func run(client, bin, dir string, ntok, rate, cols, rows int) (*result, error) {
 		return nil, fmt.Errorf("tmux: %v: %s", err, out)
 	}
 	scriptPID, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	// script(1) outlives tmux's kill-server (it ignores the hangup) and
+	// keeps the agent's terminal open: end it, and the agent gets its
+	// hangup (deferred calls run last-in first-out: this before kill-server).
+	defer syscall.Kill(scriptPID, syscall.SIGTERM)
 
 	// Wait for the agent to start and its screen to settle.
 	deadline := time.Now().Add(30 * time.Second)
