@@ -492,15 +492,9 @@ func (d *decoder) message(m *Message) error {
 				*keep = d.data[start:d.i]
 			}
 		default:
-			name := string(k)
-			v, err := d.raw()
-			if err != nil {
+			if err := d.extra(&m.Extra, k); err != nil {
 				return err
 			}
-			if m.Extra == nil {
-				m.Extra = map[string]json.RawMessage{}
-			}
-			m.Extra[name] = v
 		}
 		if more, err = d.more('}'); err != nil {
 			return err
@@ -685,14 +679,7 @@ func (d *decoder) toolCall(c *ToolCall) (fieldErr, err error) {
 			c.Name, c.Args, c.argsJSON, c.FnExtra = "", "", nil, nil
 			fieldErr, err = d.function(c)
 		default:
-			name := string(k)
-			var v json.RawMessage
-			if v, err = d.raw(); err == nil {
-				if c.Extra == nil {
-					c.Extra = map[string]json.RawMessage{}
-				}
-				c.Extra[name] = v
-			}
+			err = d.extra(&c.Extra, k)
 		}
 		if err != nil {
 			return nil, err
@@ -702,6 +689,20 @@ func (d *decoder) toolCall(c *ToolCall) (fieldErr, err error) {
 		}
 	}
 	return fieldErr, nil
+}
+
+// extra reads the value of a field the message type does not name into
+// *m under key (the map made on first use), to be written back unchanged.
+func (d *decoder) extra(m *map[string]json.RawMessage, key []byte) error {
+	v, err := d.raw()
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]json.RawMessage{}
+	}
+	(*m)[string(key)] = v
+	return nil
 }
 
 // function reads a tool call's function object.
@@ -741,14 +742,7 @@ func (d *decoder) function(c *ToolCall) (fieldErr, err error) {
 				c.Args = string(c.argsJSON)
 			}
 		default:
-			name := string(k)
-			var v json.RawMessage
-			if v, err = d.raw(); err == nil {
-				if c.FnExtra == nil {
-					c.FnExtra = map[string]json.RawMessage{}
-				}
-				c.FnExtra[name] = v
-			}
+			err = d.extra(&c.FnExtra, k)
 		}
 		if err != nil {
 			return nil, err
