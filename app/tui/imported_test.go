@@ -39,7 +39,12 @@ func TestContinueImportedSessionFromBrowser(t *testing.T) {
 	h.openBrowser()
 	h.typeText("Write a file", false)
 	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	var imported string
+	h.c.onUIThread(func() { imported = h.c.br.list.Visible()[0].ID })
 	h.key(tcell.KeyEnter)
+	// The browser's preview shows the session's text before Enter opens it:
+	// a prompt typed before the switch ends starts a session of its own.
+	h.waitUntil("the imported session open", func() bool { return h.c.SessionID() == imported }) // cond runs on the UI goroutine
 	h.waitFor("Thanks, that is all.")
 	h.typeText("and now?", true)
 	h.waitFor("Going on from codex.")
