@@ -91,7 +91,7 @@ type Controller struct {
 	// importNoted: the sessions imported from another agent whose notice
 	// the first prompt showed (commands.go).
 	importNoted map[string]bool
-	quitArmed   time.Time
+	quitArmed   quitArm
 	quitting    bool
 	theme       themes.Theme
 	// branches caches where archived generations leave the live line

@@ -72,7 +72,7 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 		// Typed in a word: on to the input, as a key the pane does not bind.
 	}
 	if ev.Key() != tcell.KeyCtrlC {
-		c.quitArmed = time.Time{}
+		c.quitArmed = quitArm{}
 	}
 	if !overlay {
 		c.onUITypedInPane(ev)
@@ -141,27 +141,42 @@ func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
 	c.app.SetFocus(c.input)
 }
 
+// quitArm is the Ctrl-C that armed the quit: when it was typed, and the
+// status message (msgSeq) of its "press Ctrl-C again" hint.
+type quitArm struct {
+	typed time.Time
+	hint  int
+}
+
 // onUICtrlC first clears a non-empty input (as codex and Claude Code do),
 // else interrupts a run; a second Ctrl-C within quitWindow quits. The hint
-// saying so lasts exactly as long as that window.
+// saying so lasts exactly as long as that window. The window is counted
+// between the keys' own times, not when the UI took them: a long frame (a
+// watcher applying its writer's steps, a loaded machine) held the second
+// one past it, and it only armed the quit again. A Ctrl-C while the hint
+// still shows quits too: a late UI clears the hint late.
 func (c *Controller) onUICtrlC() {
 	if c.pages.top() == "" && c.input.Text() != "" {
 		c.input.Stash()
-		c.quitArmed = time.Time{}
+		c.quitArmed = quitArm{}
 		c.setMessageFor("input cleared (Up brings it back) · Ctrl-C again interrupts or quits", false, quitWindow)
 		return
 	}
-	if !c.quitArmed.IsZero() && time.Since(c.quitArmed) < quitWindow {
-		c.onUIQuit()
-		return
+	if a := c.quitArmed; !a.typed.IsZero() {
+		msg, _ := c.status.Message()
+		hintShows := a.hint == c.msgSeq && !c.msgUntil.IsZero() && msg != ""
+		if c.tg.keyAt.Sub(a.typed) < quitWindow || hintShows {
+			c.onUIQuit()
+			return
+		}
 	}
-	c.quitArmed = time.Now()
+	hint := "press Ctrl-C again to quit"
 	if c.holds(ruleRunActive) {
 		c.onUIInterrupt()
-		c.setMessageFor("interrupted · press Ctrl-C again to quit", false, quitWindow)
-		return
+		hint = "interrupted · " + hint
 	}
-	c.setMessageFor("press Ctrl-C again to quit", false, quitWindow)
+	c.setMessageFor(hint, false, quitWindow)
+	c.quitArmed = quitArm{typed: c.tg.keyAt, hint: c.msgSeq}
 }
 
 // onUIInterrupt cancels the running step (Esc).
