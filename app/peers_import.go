@@ -20,12 +20,17 @@ var agentNames = map[string]string{store.OriginCodex: "codex", store.OriginClaud
 // importPeers imports a codex or Claude Code discovery and returns its
 // summary line; the ids go to stdout as kimi-cli's import prints them.
 func importPeers(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path string, d peers.Discovery) (string, error) {
+	batch, err := importBatch(rt)
+	if err != nil {
+		return "", err
+	}
 	bar := newProgressBar(rt.Stderr)
 	start := time.Now()
 	res, err := peers.ImportAll(ctx, db, d.Sources, peers.Options{
-		WorkDir:  cfg.WorkDir,
-		Warn:     func(w string) { bar.note("warning: " + w) },
-		Progress: bar.update,
+		WorkDir:      cfg.WorkDir,
+		Warn:         func(w string) { bar.note("warning: " + w) },
+		Progress:     bar.update,
+		BatchRecords: batch,
 	})
 	bar.done()
 	first := ""

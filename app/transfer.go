@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -264,19 +265,48 @@ func importEnded(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, pat
 	return printLines(rt.Stdout, ids)
 }
 
+// ImportBatchEnv, when set to a number of records, replaces an import's
+// batch (store.DefaultImportBatch) and, in proportion, the size above which
+// a kimi-cli session is streamed in pieces (8 MiB). Tests use it to import
+// a session in many pieces without writing megabytes first.
+const ImportBatchEnv = "REWIND_IMPORT_BATCH"
+
+// streamBytesPerBatchRecord keeps the default proportion: 8 MiB of files
+// streams a session when a batch is 20,000 records.
+const streamBytesPerBatchRecord = (8 << 20) / store.DefaultImportBatch
+
+// importBatch reads ImportBatchEnv: 0 when unset (the defaults).
+func importBatch(rt *Runtime) (int, error) {
+	v := rt.getenv(ImportBatchEnv)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, userErrorf(err, "%s must be a number of records, got %q", ImportBatchEnv, v)
+	}
+	return n, nil
+}
+
 // importKimi imports a kimi-cli discovery and returns its summary line.
 func importKimi(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, path string, d kimi.Discovery, skipInvalid bool) (string, error) {
 	if len(d.Sources) > 1 {
 		warnWorkDirs(rt, d, cfg.WorkDir) // before the import, which may be long
 	}
+	batch, err := importBatch(rt)
+	if err != nil {
+		return "", err
+	}
 	bar := newProgressBar(rt.Stderr)
 	start := time.Now()
 	res, err := kimi.ImportAll(ctx, db, d, kimi.BulkOptions{
-		WorkDir:     cfg.WorkDir,
-		SkipInvalid: skipInvalid,
-		MaxLine:     cfg.AnswerSizeCap + cfg.ToolArgsSizeCap,
-		Warn:        func(w string) { bar.note("warning: " + w) },
-		Progress:    bar.update,
+		WorkDir:      cfg.WorkDir,
+		SkipInvalid:  skipInvalid,
+		MaxLine:      cfg.AnswerSizeCap + cfg.ToolArgsSizeCap,
+		Warn:         func(w string) { bar.note("warning: " + w) },
+		Progress:     bar.update,
+		BatchRecords: batch,
+		StreamBytes:  int64(batch) * streamBytesPerBatchRecord,
 	})
 	bar.done()
 	first := ""

@@ -26,6 +26,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/rewind-agent/rewind/app"
 	"github.com/rewind-agent/rewind/internal/testbin"
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 	"github.com/rewind-agent/rewind/store"
@@ -199,6 +200,29 @@ func (e *env) seed(title string) seeded {
 	_, err = db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", "done \x1b[31mred"), TokenCount: 200})
 	must(err)
 	return seeded{id: s.ID}
+}
+
+// fillPages writes a session of n answers of a page or two through the
+// store (a test of damage needs pages to damage, not runs that wrote
+// them) and closes it, which checkpoints the WAL into the file and stamps
+// it as checked, as a rewind that ran quick_check does at its exit.
+func (e *env) fillPages(n int) {
+	e.t.Helper()
+	id := e.seed("pages to damage").id
+	// Without a stamp this open runs quick_check, so its Close stamps.
+	if err := os.Remove(e.dbPath() + ".checked"); err != nil && !os.IsNotExist(err) {
+		e.t.Fatal(err)
+	}
+	db := storetest.OpenAt(e.t, e.dbPath(), store.Options{})
+	for i := range n {
+		answer := message.NewText("assistant", strings.Repeat(fmt.Sprintf("answer %d fills a page or two. ", i), 60))
+		if _, err := db.CommitStep(context.Background(), id, store.Step{Assistant: answer, TokenCount: 100}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func keysOf(m map[string]any) []string {
@@ -818,6 +842,9 @@ func TestImportPathFormsAreOneSession(t *testing.T) {
 func TestImportInterruptedSaysWhatItKept(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	// 200 sessions of 100 records in 40 batches (ImportBatchEnv), not
+	// 200,000 records in 10: the interrupt lands between batches either way.
+	e.vars[app.ImportBatchEnv] = "500"
 	share := filepath.Join(t.TempDir(), ".kimi")
 	sum := md5.Sum([]byte("/home/me/proj"))
 	line := `{"role":"user","content":"a task to import, one of many"}` + "\n"
@@ -826,7 +853,7 @@ func TestImportInterruptedSaysWhatItKept(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, "context.jsonl"), strings.Repeat(line, 1000))
+		writeFile(t, filepath.Join(dir, "context.jsonl"), strings.Repeat(line, 100))
 	}
 	writeFile(t, filepath.Join(share, "kimi.json"), `{"work_dirs":[{"path":"/home/me/proj","kaos":"local"}]}`)
 

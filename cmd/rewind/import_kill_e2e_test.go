@@ -8,20 +8,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-agent/rewind/app"
 	"github.com/rewind-agent/rewind/internal/gen"
 	"github.com/rewind-agent/rewind/store"
 )
 
 // TestKill9MidImportOfALargeSession: `rewind import` of one session too
-// large to hold whole (kimi-cli's, 100,000 records, 17.6 MB) commits it in
-// pieces, hidden; a kill -9 once pieces are committed leaves no session a
-// list or search shows and a database that passes integrity_check, and the
-// import run again finishes with the whole session.
+// large to hold whole commits it in pieces, hidden; a kill -9 once pieces
+// are committed leaves no session a list or search shows and a database
+// that passes integrity_check, and the import run again finishes with the
+// whole session. "Too large" is scaled down with the import's batch
+// (ImportBatchEnv): 10,000 records (1.8 MB) in 20 pieces of 500 take the
+// path 100,000 records (17.6 MB) take at the default batch of 20,000.
 func TestKill9MidImportOfALargeSession(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	e.vars[app.ImportBatchEnv] = "1000"
 	share := filepath.Join(t.TempDir(), "kimi")
-	want, err := gen.KimiShare(share, 1, 100000)
+	want, err := gen.KimiShare(share, 1, 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
