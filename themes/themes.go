@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
 	"go.yaml.in/yaml/v3"
 
@@ -245,7 +244,7 @@ func apply(base Theme, f file, complete bool) (Theme, error) {
 		t.Name = f.Name
 	}
 	if f.ChromaStyle != "" {
-		if _, ok := styles.Registry[strings.ToLower(f.ChromaStyle)]; !ok {
+		if chromaStyleFile(f.ChromaStyle) == "" {
 			return base, fmt.Errorf("chroma_style %q is not a chroma style", f.ChromaStyle)
 		}
 		t.ChromaStyle = strings.ToLower(f.ChromaStyle)

@@ -1,8 +1,10 @@
 package themes
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +31,7 @@ func TestBuiltinsComplete(t *testing.T) {
 			if !ok || th.Name != name {
 				t.Fatalf("Builtin(%q) = %v, %v", name, th.Name, ok)
 			}
-			if _, ok := styles.Registry[th.ChromaStyle]; !ok {
+			if _, ok := styles.Registry[th.ChromaStyle]; !ok || chromaStyleFile(th.ChromaStyle) == "" {
 				t.Fatalf("chroma style %q unknown", th.ChromaStyle)
 			}
 			for _, fld := range colourFields {
@@ -184,6 +186,48 @@ func TestParseColour(t *testing.T) {
 	for _, bad := range []string{"", "#12", "rouge", "#gggggg"} {
 		if _, err := ParseColour(bad); err == nil {
 			t.Errorf("ParseColour(%q) accepted", bad)
+		}
+	}
+}
+
+// TestChromaStylesAreChromas: the styles parsed on demand are chroma's own,
+// every one of them, entry for entry (a chroma upgrade that adds or changes
+// a style fails here until `go generate ./themes` copies its files again),
+// and an unknown name gets chroma's fallback, as styles.Get gives it.
+func TestChromaStylesAreChromas(t *testing.T) {
+	t.Parallel()
+	files, err := fs.Glob(chromaFS, "chroma/*.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(styles.Registry) {
+		t.Errorf("%d style files, chroma has %d styles: go generate ./themes", len(files), len(styles.Registry))
+	}
+	for name, want := range styles.Registry {
+		if chromaStyleFile(name) == "" {
+			t.Errorf("chroma style %q has no file: go generate ./themes", name)
+			continue
+		}
+		got := ChromaStyle(strings.ToUpper(name))
+		gotTypes, wantTypes := got.Types(), want.Types()
+		slices.Sort(gotTypes)
+		slices.Sort(wantTypes)
+		if got.Name != want.Name || !slices.Equal(gotTypes, wantTypes) {
+			t.Errorf("style %q: %v, chroma's %v", name, gotTypes, wantTypes)
+			continue
+		}
+		for _, tt := range wantTypes {
+			if got.Get(tt) != want.Get(tt) {
+				t.Errorf("style %q, %v: %v, chroma's %v", name, tt, got.Get(tt), want.Get(tt))
+			}
+		}
+	}
+	for _, name := range []string{"nope", "../themes", "chroma/monokai", ""} {
+		if chromaStyleFile(name) != "" {
+			t.Errorf("%q is a style file", name)
+		}
+		if got := ChromaStyle(name); got != ChromaStyle(styles.Fallback.Name) {
+			t.Errorf("ChromaStyle(%q) = %s, want the fallback %s", name, got.Name, styles.Fallback.Name)
 		}
 	}
 }

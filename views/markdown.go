@@ -3,11 +3,9 @@ package views
 import (
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/gdamore/tcell/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -289,17 +287,6 @@ func (r *mdRenderer) codeBlock(src, lang string, open bool, first, rest Line, wi
 	}
 }
 
-var chromaCache sync.Map // style name → *chroma.Style
-
-func chromaStyle(name string) *chroma.Style {
-	if s, ok := chromaCache.Load(name); ok {
-		return s.(*chroma.Style)
-	}
-	s := styles.Get(name)
-	chromaCache.Store(name, s)
-	return s
-}
-
 // ChromaColour converts a chroma colour to tcell (ColorDefault when unset).
 func ChromaColour(c chroma.Colour) tcell.Color {
 	if !c.IsSet() {
@@ -334,7 +321,7 @@ func HighlightCode(src, lang string, th themes.Theme, base tcell.Style) []Line {
 	if err != nil {
 		return plain()
 	}
-	style := chromaStyle(th.ChromaStyle)
+	style := themes.ChromaStyle(th.ChromaStyle)
 	out := []Line{{}}
 	for tok := it(); tok != chroma.EOF; tok = it() {
 		e := style.Get(tok.Type)
