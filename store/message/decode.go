@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // decoder reads a message in one pass over its JSON: it checks the syntax
@@ -20,6 +21,9 @@ type decoder struct {
 	data  []byte
 	i     int
 	depth int
+	// borrow: a string that needs no decoding is data's bytes, not a
+	// copy (see Message.DecodeBorrowed)
+	borrow bool
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -294,6 +298,9 @@ func (d *decoder) stringOrNot() (s string, c byte, err error) {
 	}
 	if !clean {
 		return unescape(raw), c, nil
+	}
+	if d.borrow && len(raw) > 0 {
+		return unsafe.String(&raw[0], len(raw)), c, nil
 	}
 	return intern(raw), c, nil
 }

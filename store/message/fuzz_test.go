@@ -61,7 +61,8 @@ func FuzzUnmarshalString(f *testing.F) {
 
 // FuzzDecodeAgrees: the single-pass decoder agrees with the map-based one
 // it replaced (ref_test.go, built on encoding/json) on any input: the same
-// message, tool call or part, or an error from both.
+// message (UnmarshalJSON and DecodeBorrowed), tool call or part, or an
+// error from both.
 func FuzzDecodeAgrees(f *testing.F) {
 	for _, s := range []string{
 		`{"role":"user","content":"hello"}`,
@@ -92,6 +93,9 @@ func FuzzDecodeAgrees(f *testing.F) {
 		var got, want Message
 		gerr, werr := got.UnmarshalJSON(data), refMessage(&want, data)
 		agree(t, "message", data, got, want, gerr, werr)
+		var borrowed Message
+		gerr = borrowed.DecodeBorrowed(bytes.Clone(data))
+		agree(t, "borrowed message", data, borrowed, want, gerr, werr)
 		var gc, wc ToolCall
 		gerr, werr = gc.UnmarshalJSON(data), refToolCall(&wc, data)
 		agree(t, "tool call", data, gc, wc, gerr, werr)

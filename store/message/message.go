@@ -101,6 +101,16 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return d.message(m)
 }
 
+// DecodeBorrowed is UnmarshalJSON for a reader that uses the message and
+// drops it before data changes, as `rewind show` does with each body of
+// a long view: a string stored as it reads (no escape, valid UTF-8, most
+// of a body's text) is data's own bytes, not a copy. data must not be
+// modified while m or a string taken from it is still in use.
+func (m *Message) DecodeBorrowed(data []byte) error {
+	d := decoder{data: data, borrow: true}
+	return d.message(m)
+}
+
 // unmarshalString is json.Unmarshal of a JSON value into a string by the
 // decoder: a string's text, null leaves dst as it is, anything else is an
 // error.

@@ -254,3 +254,34 @@ func TestMessageUnmarshalErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeBorrowedSharesText: DecodeBorrowed takes a string stored as
+// it reads from the body itself (no copy, no allocation), and still
+// decodes one with escapes into a string of its own.
+func TestDecodeBorrowedSharesText(t *testing.T) {
+	// not parallel: the allocation count is the process's
+	body := []byte(`{"role":"tool","content":"a.go and b.go: some text to print","tool_call_id":"call_7"}`)
+	var m Message
+	if n := testing.AllocsPerRun(20, func() {
+		if err := m.DecodeBorrowed(body); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("DecodeBorrowed allocated %.0f times, want 0", n)
+	}
+	if m.Content.Text != "a.go and b.go: some text to print" || m.ToolCallID != "call_7" {
+		t.Errorf("decoded %+v", m)
+	}
+	copy(body[bytes.Index(body, []byte("call_7")):], "CALL")
+	if m.ToolCallID != "CALL_7" {
+		t.Errorf("tool_call_id %q does not share the body's bytes", m.ToolCallID)
+	}
+	escaped := []byte(`{"role":"user","content":"line\none"}`)
+	if err := m.DecodeBorrowed(escaped); err != nil {
+		t.Fatal(err)
+	}
+	copy(escaped[bytes.Index(escaped, []byte("line")):], "LINE")
+	if m.Content.Text != "line\none" {
+		t.Errorf("escaped content %q changed with the body", m.Content.Text)
+	}
+}
