@@ -132,14 +132,7 @@ func plainLine(s string) bool {
 // other than newline and tab) so that text from models, tools or files never
 // reaches the terminal raw.
 func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if !hasControl(s) {
 		return s
 	}
 	var b strings.Builder
@@ -154,6 +147,32 @@ func sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// hasControl reports whether s holds a rune isControl matches, reading
+// bytes, not runes: C0 controls and DEL are single bytes, and the C1
+// controls U+0080–U+009F are 0xC2 followed by 0x80–0x9F (a byte that is
+// not valid UTF-8 decodes as U+FFFD, which is no control).
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c-0x20 < 0x7f-0x20 {
+			continue // printable ASCII, most of any text: one test
+		}
+		switch {
+		case c < 0x20:
+			if c != '\n' && c != '\t' {
+				return true
+			}
+		case c == 0x7f:
+			return true
+		case c == 0xc2:
+			if i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isControl(r rune) bool {

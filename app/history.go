@@ -365,12 +365,16 @@ func isCheckpointMarker(r store.Record) bool {
 	return err == nil && message.IsCheckpoint(m)
 }
 
-// transcriptPrinter writes a view as a readable conversation.
+// transcriptPrinter writes a view as a readable conversation. Each
+// record is built in one reused buffer and written at once, as
+// jsonPrinter does: its pieces cost no call through the writer and no
+// allocation.
 type transcriptPrinter struct {
 	w         errWriter
 	s         store.Session
 	n         int
 	toolNames map[string]string
+	out       []byte
 }
 
 func (p *transcriptPrinter) head(v store.View) error {
@@ -393,26 +397,31 @@ func (p *transcriptPrinter) head(v store.View) error {
 
 func (p *transcriptPrinter) record(r store.Record) error {
 	p.n++
+	b := p.out[:0]
 	switch r.Kind {
 	case store.KindCheckpoint:
-		p.w.writeString("\n── checkpoint ")
-		p.w.writeString(strconv.Itoa(r.CheckpointID))
-		p.w.writeString(" ──\n")
+		b = append(b, "\n── checkpoint "...)
+		b = strconv.AppendInt(b, int64(r.CheckpointID), 10)
+		b = append(b, " ──\n"...)
 	case store.KindUsage:
-		p.w.writeString("   · context: ")
-		p.w.writeString(strconv.Itoa(r.TokenCount))
-		p.w.writeString(" tokens\n")
+		b = append(b, "   · context: "...)
+		b = strconv.AppendInt(b, int64(r.TokenCount), 10)
+		b = append(b, " tokens\n"...)
 	case store.KindMessage:
-		m, err := r.Message()
-		if err != nil {
+		// The body is this record's own copy, dropped with it: the
+		// message may share its bytes.
+		var m message.Message
+		if err := m.DecodeBorrowed(r.Body); err != nil {
 			p.w.printf("\n[%s] (unreadable message #%d)\n", r.Role, r.Seq)
 			return p.w.err
 		}
 		if message.IsCheckpoint(m) {
 			return p.w.err // the checkpoint line above says it
 		}
-		writeMessage(&p.w, m, p.toolNames)
+		b = appendMessage(b, m, p.toolNames)
 	}
+	p.out = b
+	p.w.write(b)
 	return p.w.err
 }
 
@@ -428,64 +437,80 @@ func (p *transcriptPrinter) err() error { return p.w.err }
 // a result further than that from its call shows without the name.
 const maxToolNames = 4096
 
-func writeMessage(bw *errWriter, m message.Message, toolNames map[string]string) {
-	label := m.Role
-	if m.Role == "_system_prompt" {
-		label = "system prompt"
-	}
-	if m.Role == "tool" {
+// appendMessage appends a message as show's text mode writes it: its
+// label in brackets, its reasoning, prose and images indented, a line per
+// tool call.
+func appendMessage(b []byte, m message.Message, toolNames map[string]string) []byte {
+	b = append(b, "\n["...)
+	switch m.Role {
+	case "_system_prompt":
+		b = append(b, "system prompt"...)
+	case "tool":
 		name := m.Name
 		if name == "" {
 			name = toolNames[m.ToolCallID]
 		}
-		label = "tool " + name
+		if name != "" && plainLine(name) && plainLine(m.ToolCallID) {
+			// what oneLine of the joined label is, without joining it
+			b = append(b, "tool "...)
+			b = append(b, name...)
+			if m.ToolCallID != "" {
+				b = append(b, " ("...)
+				b = append(b, m.ToolCallID...)
+				b = append(b, ')')
+			}
+			break
+		}
+		label := "tool " + name
 		if m.ToolCallID != "" {
 			label += " (" + m.ToolCallID + ")"
 		}
+		b = append(b, oneLine(label)...)
+	default:
+		b = append(b, oneLine(m.Role)...)
 	}
-	bw.writeString("\n[")
-	bw.writeString(oneLine(label))
-	bw.writeString("]\n")
+	b = append(b, "]\n"...)
 	if r := m.Content.Reasoning(); r != "" {
-		writeIndented(bw, "(thinking) "+r)
+		b = appendIndented(b, "(thinking) "+r)
 	}
 	if text := m.Content.Prose(); text != "" {
-		writeIndented(bw, text)
+		b = appendIndented(b, text)
 	}
 	for _, im := range m.Content.Images() {
-		writeIndented(bw, im.Label())
+		b = appendIndented(b, im.Label())
 	}
 	if len(m.ToolCalls) > 0 && len(toolNames) >= maxToolNames {
 		clear(toolNames) // results follow their calls: memory stays flat
 	}
 	for _, c := range m.ToolCalls {
 		toolNames[c.ID] = c.Name
-		bw.writeString("  → ")
-		bw.writeString(oneLine(c.Name))
-		bw.writeString(" ")
-		bw.writeString(words.Clip(oneLine(c.Args), 200))
-		bw.writeString("  (")
-		bw.writeString(oneLine(c.ID))
-		bw.writeString(")\n")
+		b = append(b, "  → "...)
+		b = append(b, oneLine(c.Name)...)
+		b = append(b, ' ')
+		b = append(b, words.Clip(oneLine(c.Args), 200)...)
+		b = append(b, "  ("...)
+		b = append(b, oneLine(c.ID)...)
+		b = append(b, ")\n"...)
 	}
+	return b
 }
 
-// writeIndented writes s, control characters replaced, with each line
+// appendIndented appends s, control characters replaced, with each line
 // indented by two spaces and trailing newlines dropped, then a newline.
-func writeIndented(bw *errWriter, s string) {
+func appendIndented(b []byte, s string) []byte {
 	s = sanitize(strings.TrimRight(s, "\n"))
-	bw.writeString("  ")
+	b = append(b, "  "...)
 	for {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
 			break
 		}
-		bw.writeString(s[:i+1])
-		bw.writeString("  ")
+		b = append(b, s[:i+1]...)
+		b = append(b, "  "...)
 		s = s[i+1:]
 	}
-	bw.writeString(s)
-	bw.writeString("\n")
+	b = append(b, s...)
+	return append(b, '\n')
 }
 
 func localTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
@@ -505,12 +530,6 @@ type errWriter struct {
 func (e *errWriter) write(b []byte) {
 	if e.err == nil {
 		_, e.err = e.w.Write(b)
-	}
-}
-
-func (e *errWriter) writeString(s string) {
-	if e.err == nil {
-		_, e.err = io.WriteString(e.w, s)
 	}
 }
 
