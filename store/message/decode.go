@@ -119,6 +119,34 @@ func (d *decoder) more(closer byte) (bool, error) {
 	return false, d.fail("after an element")
 }
 
+// object reads the object at d.i, calling field with each key (decoded)
+// and d at its value, which field must read.
+func (d *decoder) object(field func(key []byte) error) error {
+	empty, err := d.open()
+	for more := !empty; err == nil && more; {
+		raw, clean, kerr := d.key()
+		if kerr != nil {
+			return kerr
+		}
+		if err = field(keyBytes(raw, clean)); err == nil {
+			more, err = d.more('}')
+		}
+	}
+	return err
+}
+
+// list reads the list at d.i, calling elem with d at each element, which
+// elem must read.
+func (d *decoder) list(elem func() error) error {
+	empty, err := d.open()
+	for more := !empty; err == nil && more; {
+		if err = elem(); err == nil {
+			more, err = d.more(']')
+		}
+	}
+	return err
+}
+
 // key reads an object's key and its colon, leaving d at the value (past
 // any whitespace). The key
 // is as the JSON has it (quotes removed); clean says it needs no decoding.
@@ -454,35 +482,20 @@ func (d *decoder) message(m *Message) error {
 		// the named fields that came empty, kept as they came
 		keepCalls, keepID, keepName []byte
 	)
-	empty, err := d.open()
-	if err != nil {
-		return err
-	}
-	for more := !empty; more; {
-		raw, clean, err := d.key()
-		if err != nil {
-			return err
-		}
+	err := d.object(func(k []byte) (err error) {
 		start := d.i
-		switch k := keyBytes(raw, clean); string(k) {
+		switch string(k) {
 		case "role":
 			var c byte
-			if m.Role, c, err = d.stringOrNot(); err != nil {
-				return err
-			}
+			m.Role, c, err = d.stringOrNot()
 			roleErr = stringField("role", c)
 		case "content":
 			sawContent = true
 			m.Content = Content{}
-			if contentErr, err = d.content(&m.Content); err != nil {
-				return err
-			}
+			contentErr, err = d.content(&m.Content)
 		case "tool_calls":
 			m.ToolCalls, keepCalls = nil, nil
-			if callsErr, err = d.toolCalls(m); err != nil {
-				return err
-			}
-			if callsErr == nil && len(m.ToolCalls) == 0 {
+			if callsErr, err = d.toolCalls(m); callsErr == nil && len(m.ToolCalls) == 0 {
 				keepCalls = d.data[start:d.i]
 			}
 		case "tool_call_id", "name":
@@ -491,21 +504,18 @@ func (d *decoder) message(m *Message) error {
 				key, dst, keep, fieldErr = "name", &m.Name, &keepName, &nameErr
 			}
 			var c byte
-			if *dst, c, err = d.stringOrNot(); err != nil {
-				return err
-			}
+			*dst, c, err = d.stringOrNot()
 			*fieldErr, *keep = stringField(key, c), nil
 			if *dst == "" {
 				*keep = d.data[start:d.i]
 			}
 		default:
-			if err := d.extra(&m.Extra, k); err != nil {
-				return err
-			}
+			err = d.extra(&m.Extra, k)
 		}
-		if more, err = d.more('}'); err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if err := d.end(); err != nil {
 		return err
@@ -560,30 +570,24 @@ func (d *decoder) content(c *Content) (fieldErr, err error) {
 		return fmt.Errorf("content: want a string, a list of parts or null, got %.40s", d.data[start:d.i]), nil
 	}
 	c.Parts = []Part{}
-	empty, err := d.open()
-	if err != nil {
-		return nil, err
-	}
-	for more := !empty; more; {
-		if d.peek() == '{' {
-			var p Part
-			start := d.i
-			if err := d.part(&p); err != nil {
-				return nil, err
-			}
-			p.Raw = append(json.RawMessage(nil), d.data[start:d.i]...)
-			c.Parts = append(c.Parts, p)
-		} else {
+	err = d.list(func() error {
+		if d.peek() != '{' {
 			if fieldErr == nil {
 				fieldErr = fmt.Errorf("content part: want an object, got %s", kind(d.peek()))
 			}
-			if err := d.skip(); err != nil {
-				return nil, err
-			}
+			return d.skip()
 		}
-		if more, err = d.more(']'); err != nil {
-			return nil, err
+		var p Part
+		start := d.i
+		if err := d.part(&p); err != nil {
+			return err
 		}
+		p.Raw = append(json.RawMessage(nil), d.data[start:d.i]...)
+		c.Parts = append(c.Parts, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return fieldErr, nil
 }
@@ -591,37 +595,21 @@ func (d *decoder) content(c *Content) (fieldErr, err error) {
 // part reads a part object's type, text and think (strings only: a part
 // of an unknown type may use those keys for anything).
 func (d *decoder) part(p *Part) error {
-	empty, err := d.open()
-	if err != nil {
-		return err
-	}
-	for more := !empty; more; {
-		raw, clean, err := d.key()
-		if err != nil {
-			return err
-		}
+	return d.object(func(k []byte) (err error) {
 		var dst *string
-		switch string(keyBytes(raw, clean)) {
+		switch string(k) {
 		case "type":
 			dst = &p.Type
 		case "text":
 			dst = &p.Text
 		case "think":
 			dst = &p.Think
+		default:
+			return d.skip()
 		}
-		if dst == nil {
-			err = d.skip()
-		} else {
-			*dst, _, err = d.stringOrNot()
-		}
-		if err != nil {
-			return err
-		}
-		if more, err = d.more('}'); err != nil {
-			return err
-		}
-	}
-	return nil
+		*dst, _, err = d.stringOrNot()
+		return err
+	})
 }
 
 // toolCalls reads a message's tool_calls into m.ToolCalls.
@@ -637,30 +625,26 @@ func (d *decoder) toolCalls(m *Message) (fieldErr, err error) {
 		}
 		return fmt.Errorf("tool_calls: want a list, got %s", kind(c)), nil
 	}
-	empty, err := d.open()
-	if err != nil {
-		return nil, err
-	}
-	for i, more := 0, !empty; more; i++ {
+	i := 0
+	err = d.list(func() (err error) {
 		var callErr error
 		if c := d.peek(); c == '{' {
 			var tc ToolCall
-			if callErr, err = d.toolCall(&tc); err != nil {
-				return nil, err
+			if callErr, err = d.toolCall(&tc); err == nil {
+				m.ToolCalls = append(m.ToolCalls, tc)
 			}
-			m.ToolCalls = append(m.ToolCalls, tc)
 		} else {
 			callErr = fmt.Errorf("tool call: want a JSON object, got %s", kind(c))
-			if err := d.skip(); err != nil {
-				return nil, err
-			}
+			err = d.skip()
 		}
 		if callErr != nil && fieldErr == nil {
 			fieldErr = fmt.Errorf("tool_calls[%d]: %w", i, callErr)
 		}
-		if more, err = d.more(']'); err != nil {
-			return nil, err
-		}
+		i++
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return fieldErr, nil
 }
@@ -668,16 +652,8 @@ func (d *decoder) toolCalls(m *Message) (fieldErr, err error) {
 // toolCall reads a tool call object (see ToolCall.UnmarshalJSON).
 func (d *decoder) toolCall(c *ToolCall) (fieldErr, err error) {
 	*c = ToolCall{}
-	empty, err := d.open()
-	if err != nil {
-		return nil, err
-	}
-	for more := !empty; more; {
-		raw, clean, err := d.key()
-		if err != nil {
-			return nil, err
-		}
-		switch k := keyBytes(raw, clean); string(k) {
+	err = d.object(func(k []byte) (err error) {
+		switch string(k) {
 		case "id":
 			c.ID, _, err = d.stringOrNot()
 		case "type":
@@ -688,12 +664,10 @@ func (d *decoder) toolCall(c *ToolCall) (fieldErr, err error) {
 		default:
 			err = d.extra(&c.Extra, k)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if more, err = d.more('}'); err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return fieldErr, nil
 }
@@ -725,16 +699,8 @@ func (d *decoder) function(c *ToolCall) (fieldErr, err error) {
 		}
 		return fmt.Errorf("function: want an object, got %s", kind(k)), nil
 	}
-	empty, err := d.open()
-	if err != nil {
-		return nil, err
-	}
-	for more := !empty; more; {
-		raw, clean, err := d.key()
-		if err != nil {
-			return nil, err
-		}
-		switch k := keyBytes(raw, clean); string(k) {
+	return nil, d.object(func(k []byte) (err error) {
+		switch string(k) {
 		case "name":
 			c.Name, _, err = d.stringOrNot()
 		case "arguments":
@@ -751,12 +717,6 @@ func (d *decoder) function(c *ToolCall) (fieldErr, err error) {
 		default:
 			err = d.extra(&c.FnExtra, k)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if more, err = d.more('}'); err != nil {
-			return nil, err
-		}
-	}
-	return nil, nil
+		return err
+	})
 }

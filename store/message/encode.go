@@ -219,12 +219,16 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 
 // appendString appends s quoted as encoding/json writes a string: HTML
 // characters, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
-func appendString(dst []byte, s string) []byte {
+func appendString(dst []byte, s string) []byte { return appendStringWith(dst, s, &htmlSafe) }
+
+// appendStringWith is appendString writing the ASCII bytes safe marks as
+// they are.
+func appendStringWith(dst []byte, s string, safe *[utf8.RuneSelf]bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
+			if safe[b] {
 				i++
 				continue
 			}
