@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/internal/gen"
 	"github.com/rewind-agent/rewind/store"
@@ -27,6 +29,7 @@ func benchImport(b *testing.B, write func(string, int, int) (int, error)) {
 	ctx := context.Background()
 	records := 0
 	var peak uint64
+	cpu0 := cpuTime()
 	for b.Loop() {
 		path := filepath.Join(b.TempDir(), "rewind.db")
 		db, err := store.Open(ctx, path)
@@ -45,8 +48,18 @@ func benchImport(b *testing.B, write func(string, int, int) (int, error)) {
 		os.Remove(path)
 	}
 	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+	// CPU of the whole process (reader, writer, SQLite, GC) per record:
+	// on a shared machine a steadier measure than the wall clock.
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(records), "cpu-µs/record")
 	b.ReportMetric(float64(peak)/(1<<20), "heapMB")
 }
 
 func BenchmarkImportCodexHome(b *testing.B)  { benchImport(b, gen.CodexHome) }
 func BenchmarkImportClaudeHome(b *testing.B) { benchImport(b, gen.ClaudeHome) }
+
+// cpuTime is the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

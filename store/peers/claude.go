@@ -1,8 +1,8 @@
 package peers
 
 import (
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -35,6 +35,9 @@ type claudeParser struct {
 	// a sidechain's), read as a session; decided: that record was read.
 	subFile, decided bool
 	summarized       bool // the title is a summary record's
+	// The line being read, and its scanner (reused: the blocks' array).
+	rec claudeRecord
+	sc  message.Scanner
 }
 
 type claudePos struct{ gen, n int }
@@ -43,62 +46,161 @@ func newClaudeParser() *claudeParser {
 	return &claudeParser{at: map[string]claudePos{}, usageOf: map[string]bool{}}
 }
 
-type claudeLine struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	UUID             string          `json:"uuid"`
-	ParentUUID       *string         `json:"parentUuid"`
-	IsSidechain      bool            `json:"isSidechain"`
-	AgentID          string          `json:"agentId"`
-	SessionID        string          `json:"sessionId"`
-	Cwd              string          `json:"cwd"`
-	Timestamp        string          `json:"timestamp"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Summary          string          `json:"summary"`
-	Message          json.RawMessage `json:"message"`
+// claudeRecord is a record of a session file with its message, read in
+// one pass (read).
+type claudeRecord struct {
+	// The fields most records repeat are part of the line (Scanner.Bytes):
+	// they are compared, or kept once a file.
+	Type, Subtype, AgentID, SessionID, Cwd []byte
+	UUID, Timestamp, Summary               string
+	ParentUUID                             *string
+	IsSidechain, IsMeta, IsCompactSummary  bool
+	HasMessage                             bool // a message object
+	Msg                                    claudeMessage
 }
 
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
-	Usage   *struct {
-		Input         int `json:"input_tokens"`
-		CacheCreation int `json:"cache_creation_input_tokens"`
-		CacheRead     int `json:"cache_read_input_tokens"`
-		Output        int `json:"output_tokens"`
-	} `json:"usage"`
-}
-
-// claudeRecord decodes a record and its message in one pass.
-type claudeRecord struct {
-	claudeLine
-	Msg *claudeMessage `json:"message"`
-}
-
-// claudeMessageOf is the record's message: decoded, or read from
-// l.Message.
-func claudeMessageOf(l claudeLine, decoded *claudeMessage) (claudeMessage, error) {
-	if decoded != nil {
-		return *decoded, nil
-	}
-	var m claudeMessage
-	err := json.Unmarshal(l.Message, &m)
-	return m, err
+	ID, Model string
+	// Text is a string content (IsText), Blocks a list's.
+	Text     string
+	IsText   bool
+	Blocks   []claudeBlock
+	HasUsage bool
+	Tokens   int // the usage's input (cache included) and output tokens
 }
 
 type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
+	Type                                []byte // part of the line
+	Text, Thinking, ID, Name, ToolUseID string
+	Input                               []byte // a tool_use's, as it came (part of the line)
+	Content                             string // a tool_result's text (claudeResultText)
+	IsError                             bool
+}
+
+// read decodes a line (a field of the wrong type reads as absent).
+func (r *claudeRecord) read(sc *message.Scanner, raw []byte) error {
+	blocks := r.Msg.Blocks[:0]
+	*r = claudeRecord{Msg: claudeMessage{Blocks: blocks}}
+	sc.Reset(raw)
+	err := sc.Object(func(k []byte) (err error) {
+		switch string(k) {
+		case "type":
+			r.Type, err = sc.Bytes()
+		case "subtype":
+			r.Subtype, err = sc.Bytes()
+		case "uuid":
+			r.UUID, err = sc.String()
+		case "parentUuid":
+			r.ParentUUID = nil
+			if sc.Kind() == '"' {
+				var u string
+				u, err = sc.String()
+				r.ParentUUID = &u
+				break
+			}
+			err = sc.Skip()
+		case "isSidechain":
+			r.IsSidechain, err = sc.Bool()
+		case "agentId":
+			r.AgentID, err = sc.Bytes()
+		case "sessionId":
+			r.SessionID, err = sc.Bytes()
+		case "cwd":
+			r.Cwd, err = sc.Bytes()
+		case "timestamp":
+			r.Timestamp, err = sc.String()
+		case "isMeta":
+			r.IsMeta, err = sc.Bool()
+		case "isCompactSummary":
+			r.IsCompactSummary, err = sc.Bool()
+		case "summary":
+			r.Summary, err = sc.String()
+		case "message":
+			r.HasMessage = sc.Kind() == '{'
+			r.Msg = claudeMessage{Blocks: r.Msg.Blocks[:0]}
+			err = r.Msg.read(sc)
+		default:
+			err = sc.Skip()
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return sc.End()
+}
+
+func (m *claudeMessage) read(sc *message.Scanner) error {
+	return sc.Object(func(k []byte) (err error) {
+		switch string(k) {
+		case "id":
+			m.ID, err = sc.String()
+		case "model":
+			m.Model, err = sc.String()
+		case "content":
+			m.Text, m.IsText, m.Blocks = "", false, m.Blocks[:0]
+			switch sc.Kind() {
+			case '[':
+				err = sc.List(func() error {
+					if sc.Kind() != '{' {
+						return sc.Skip()
+					}
+					m.Blocks = append(m.Blocks, claudeBlock{})
+					return m.Blocks[len(m.Blocks)-1].read(sc)
+				})
+			case '"':
+				m.IsText = true
+				m.Text, err = sc.String()
+			default:
+				err = sc.Skip()
+			}
+		case "usage":
+			m.HasUsage = sc.Kind() == '{'
+			var n [4]int // input, cache creation, cache read, output
+			err = sc.Object(func(k []byte) (err error) {
+				i := slices.Index(claudeUsageKeys, string(k))
+				if i < 0 {
+					return sc.Skip()
+				}
+				n[i], err = sc.Int()
+				return err
+			})
+			m.Tokens = n[0] + n[1] + n[2] + n[3]
+		default:
+			err = sc.Skip()
+		}
+		return err
+	})
+}
+
+var claudeUsageKeys = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"}
+
+func (bl *claudeBlock) read(sc *message.Scanner) error {
+	return sc.Object(func(k []byte) (err error) {
+		switch string(k) {
+		case "type":
+			bl.Type, err = sc.Bytes()
+		case "text":
+			bl.Text, err = sc.String()
+		case "thinking":
+			bl.Thinking, err = sc.String()
+		case "id":
+			bl.ID, err = sc.String()
+		case "name":
+			bl.Name, err = sc.String()
+		case "input":
+			bl.Input, err = sc.Raw()
+		case "tool_use_id":
+			bl.ToolUseID, err = sc.String()
+		case "content":
+			bl.Content, err = claudeResultText(sc)
+		case "is_error":
+			bl.IsError, err = sc.Bool()
+		default:
+			err = sc.Skip()
+		}
+		return err
+	})
 }
 
 // claudeBookkeeping are the record types that hold nothing for the
@@ -114,31 +216,27 @@ var claudeBookkeeping = map[string]bool{
 const syntheticModel = "<synthetic>"
 
 func (p *claudeParser) line(b *builder, raw []byte) error {
-	// One decode of the line and its message where it can: a record
-	// whose message is missing, null or of the wrong shape is read in two
-	// passes as before, so its error and its reading are unchanged.
-	var rec claudeRecord
-	var l claudeLine
-	var m *claudeMessage
-	if json.Unmarshal(raw, &rec) == nil && (rec.Msg != nil || rec.Type != "user" && rec.Type != "assistant") {
-		l, m = rec.claudeLine, rec.Msg
-	} else if err := json.Unmarshal(raw, &l); err != nil {
+	if err := p.rec.read(&p.sc, raw); err != nil {
 		return fmt.Errorf("not a Claude Code record: %v", err)
 	}
-	if !p.decided && (l.Type == "user" || l.Type == "assistant") {
+	return p.record(b, &p.rec)
+}
+
+func (p *claudeParser) record(b *builder, l *claudeRecord) error {
+	if !p.decided && (string(l.Type) == "user" || string(l.Type) == "assistant") {
 		p.subFile, p.decided = l.IsSidechain, true
 	}
 	if l.IsSidechain && !p.subFile {
 		// A sub-agent's record in its parent's file (older versions): its
 		// own session, linked by the parent's id.
-		return p.sidechain(b, l, raw)
+		return p.sidechain(b, l)
 	}
 	b.setTime(l.Timestamp)
 	if b.s.ID == "" {
-		b.s.ID = l.SessionID
+		b.s.ID = string(l.SessionID)
 	}
-	if b.s.WorkDir == "" && l.Cwd != "" {
-		b.s.WorkDir = l.Cwd
+	if b.s.WorkDir == "" && len(l.Cwd) > 0 {
+		b.s.WorkDir = string(l.Cwd)
 	}
 	defer func() {
 		if l.UUID != "" {
@@ -146,13 +244,17 @@ func (p *claudeParser) line(b *builder, raw []byte) error {
 			p.at[l.UUID] = claudePos{len(b.s.Gens) - 1, len(g.Records)}
 		}
 	}()
-	switch l.Type {
-	case "user":
-		return p.user(b, l, m)
-	case "assistant":
-		return p.assistant(b, l, m)
+	switch string(l.Type) {
+	case "user", "assistant":
+		if !l.HasMessage {
+			return fmt.Errorf("%s record: no message object", l.Type)
+		}
+		if string(l.Type) == "user" {
+			return p.user(b, l)
+		}
+		return p.assistant(b, l)
 	case "system":
-		if l.Subtype == "compact_boundary" {
+		if string(l.Subtype) == "compact_boundary" {
 			p.compacting = true
 		}
 	case "summary": // Claude Code's title of the conversation
@@ -160,8 +262,8 @@ func (p *claudeParser) line(b *builder, raw []byte) error {
 			b.s.Title, p.summarized = t, true
 		}
 	default:
-		if !claudeBookkeeping[l.Type] {
-			b.s.Unknown[l.Type]++
+		if !claudeBookkeeping[string(l.Type)] {
+			b.s.Unknown[string(l.Type)]++
 		}
 	}
 	return nil
@@ -171,13 +273,13 @@ func (p *claudeParser) line(b *builder, raw []byte) error {
 // A record whose parent record is a sidechain's continues it; any other
 // starts one (Claude Code 1.0 names none: its sidechains start with a
 // record without a parent, and two may interleave).
-func (p *claudeParser) sidechain(b *builder, l claudeLine, raw []byte) error {
+func (p *claudeParser) sidechain(b *builder, l *claudeRecord) error {
 	if p.side == nil {
 		p.side, p.sideB, p.sideOf = map[string]*claudeParser{}, map[string]*builder{}, map[string]string{}
 	}
 	name := ""
-	if l.AgentID != "" {
-		name = "agent-" + l.AgentID
+	if len(l.AgentID) > 0 {
+		name = "agent-" + string(l.AgentID)
 	} else if l.ParentUUID != nil {
 		name = p.sideOf[*l.ParentUUID]
 	}
@@ -196,7 +298,7 @@ func (p *claudeParser) sidechain(b *builder, l claudeLine, raw []byte) error {
 		b.s.Sidechains = append(b.s.Sidechains, s)
 	}
 	sb := p.sideB[name]
-	err := sp.line(sb, raw)
+	err := sp.record(sb, l)
 	if side := sb.s.Side; side.CallID == "" && sp.firstMsg != "" {
 		if t, ok := p.tasks[sp.firstMsg]; ok {
 			t.Name = side.Name
@@ -207,33 +309,37 @@ func (p *claudeParser) sidechain(b *builder, l claudeLine, raw []byte) error {
 }
 
 // subagentCall notes a Task or Agent call, whose prompt starts a sidechain.
-func (p *claudeParser) subagentCall(id string, input json.RawMessage) {
-	var in struct {
-		Description  string `json:"description"`
-		Prompt       string `json:"prompt"`
-		SubagentType string `json:"subagent_type"`
-	}
-	if json.Unmarshal(input, &in) != nil || in.Prompt == "" {
+func (p *claudeParser) subagentCall(id string, input []byte) {
+	var in Sidechain
+	var prompt string
+	var sc message.Scanner
+	sc.Reset(input)
+	err := sc.Object(func(k []byte) (err error) {
+		switch string(k) {
+		case "description":
+			in.Description, err = sc.String()
+		case "prompt":
+			prompt, err = sc.String()
+		case "subagent_type":
+			in.Type, err = sc.String()
+		default:
+			err = sc.Skip()
+		}
+		return err
+	})
+	if err != nil || prompt == "" {
 		return
 	}
 	if p.tasks == nil {
 		p.tasks = map[string]Sidechain{}
 	}
-	p.tasks[in.Prompt] = Sidechain{CallID: id, Type: in.SubagentType, Description: in.Description}
+	in.CallID = id
+	p.tasks[prompt] = in
 }
 
-func (p *claudeParser) user(b *builder, l claudeLine, decoded *claudeMessage) error {
-	m, err := claudeMessageOf(l, decoded)
-	if err != nil {
-		return fmt.Errorf("user record: %v", err)
-	}
-	var text string
-	var blocks []claudeBlock
-	if json.Unmarshal(m.Content, &text) != nil {
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			return fmt.Errorf("user record content: %v", err)
-		}
-	}
+func (p *claudeParser) user(b *builder, l *claudeRecord) error {
+	m := &l.Msg
+	text, blocks := m.Text, m.Blocks
 	if l.IsCompactSummary {
 		if text == "" {
 			text = claudeText(blocks)
@@ -248,12 +354,11 @@ func (p *claudeParser) user(b *builder, l claudeLine, decoded *claudeMessage) er
 	}
 	results := false
 	for _, bl := range blocks {
-		if bl.Type != "tool_result" {
+		if string(bl.Type) != "tool_result" {
 			continue
 		}
 		results = true
-		out := claudeResultText(bl.Content)
-		b.result(bl.ToolUseID, out, bl.IsError)
+		b.result(bl.ToolUseID, bl.Content, bl.IsError)
 	}
 	if results || l.IsMeta {
 		return nil
@@ -290,18 +395,11 @@ func claudeCommandOutput(text string) bool {
 	return false
 }
 
-func (p *claudeParser) assistant(b *builder, l claudeLine, decoded *claudeMessage) error {
-	m, err := claudeMessageOf(l, decoded)
-	if err != nil {
-		return fmt.Errorf("assistant record: %v", err)
-	}
-	var blocks []claudeBlock
-	if err := json.Unmarshal(m.Content, &blocks); err != nil {
-		var s string
-		if json.Unmarshal(m.Content, &s) != nil {
-			return fmt.Errorf("assistant record content: %v", err)
-		}
-		blocks = []claudeBlock{{Type: "text", Text: s}}
+func (p *claudeParser) assistant(b *builder, l *claudeRecord) error {
+	m := &l.Msg
+	blocks := m.Blocks
+	if m.IsText {
+		blocks = []claudeBlock{{Type: []byte("text"), Text: m.Text}}
 	}
 	if m.Model != "" && m.Model != syntheticModel {
 		b.s.Model = m.Model
@@ -309,7 +407,7 @@ func (p *claudeParser) assistant(b *builder, l claudeLine, decoded *claudeMessag
 	var think, text []string
 	var calls []message.ToolCall
 	for _, bl := range blocks {
-		switch bl.Type {
+		switch string(bl.Type) {
 		case "thinking":
 			think = append(think, bl.Thinking)
 		case "text":
@@ -325,14 +423,13 @@ func (p *claudeParser) assistant(b *builder, l claudeLine, decoded *claudeMessag
 			}
 		case "redacted_thinking":
 		default:
-			b.s.Unknown["assistant/"+bl.Type]++
+			b.s.Unknown["assistant/"+string(bl.Type)]++
 		}
 	}
 	b.assistant(strings.Join(think, "\n"), strings.Join(text, "\n"), calls)
-	if m.Usage != nil && m.ID != "" && !p.usageOf[m.ID] {
+	if m.HasUsage && m.ID != "" && !p.usageOf[m.ID] {
 		p.usageOf[m.ID] = true
-		u := m.Usage
-		b.usage(u.Input + u.CacheCreation + u.CacheRead + u.Output)
+		b.usage(m.Tokens)
 	}
 	return nil
 }
@@ -342,31 +439,49 @@ func (p *claudeParser) assistant(b *builder, l claudeLine, decoded *claudeMessag
 func claudeText(blocks []claudeBlock) string {
 	var texts []string
 	for _, bl := range blocks {
-		if bl.Type == "text" && !strings.HasPrefix(strings.TrimSpace(bl.Text), "<system-reminder>") {
+		if string(bl.Type) == "text" && !strings.HasPrefix(strings.TrimSpace(bl.Text), "<system-reminder>") {
 			texts = append(texts, bl.Text)
 		}
 	}
 	return strings.Join(texts, "\n")
 }
 
-// claudeResultText is a tool_result's content: a string, or text blocks.
-func claudeResultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []claudeBlock
-	if json.Unmarshal(raw, &blocks) != nil {
-		return string(raw)
+// claudeResultText reads a tool_result's content: a string, or blocks
+// whose texts are joined (another block as "[type]", a value that is not a
+// block as its JSON).
+func claudeResultText(sc *message.Scanner) (string, error) {
+	switch sc.Kind() {
+	case '"', 'n':
+		return sc.String()
+	case '[':
+	default:
+		raw, err := sc.Raw()
+		return string(raw), err
 	}
 	var texts []string
-	for _, bl := range blocks {
-		switch bl.Type {
-		case "text":
-			texts = append(texts, bl.Text)
-		default:
-			texts = append(texts, "["+bl.Type+"]")
+	err := sc.List(func() error {
+		if sc.Kind() != '{' {
+			raw, err := sc.Raw()
+			texts = append(texts, string(raw))
+			return err
 		}
-	}
-	return strings.Join(texts, "\n")
+		var typ, text string
+		err := sc.Object(func(k []byte) (err error) {
+			switch string(k) {
+			case "type":
+				typ, err = sc.String()
+			case "text":
+				text, err = sc.String()
+			default:
+				err = sc.Skip()
+			}
+			return err
+		})
+		if typ != "text" {
+			text = "[" + typ + "]"
+		}
+		texts = append(texts, text)
+		return err
+	})
+	return strings.Join(texts, "\n"), err
 }

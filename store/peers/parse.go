@@ -199,6 +199,9 @@ func (b *builder) cur() *store.ImportedGeneration {
 
 // setTime takes a line's RFC 3339 timestamp.
 func (b *builder) setTime(ts string) {
+	if ts == "" {
+		return
+	}
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return
@@ -213,7 +216,16 @@ func (b *builder) setTime(ts string) {
 }
 
 func (b *builder) add(m message.Message) {
-	body, err := m.AppendJSON(nil)
+	// The body's size is about its texts' (AppendJSON grew it several
+	// times over from nothing).
+	size := 64 + len(m.Content.Text)
+	for _, p := range m.Content.Parts {
+		size += 32 + len(p.Text) + len(p.Think)
+	}
+	for _, c := range m.ToolCalls {
+		size += 96 + len(c.Args)
+	}
+	body, err := m.AppendJSON(make([]byte, 0, size+size/8))
 	if err != nil {
 		return
 	}
