@@ -15,6 +15,7 @@ import (
 // genRow is one row of the generations table.
 type genRow struct {
 	sessionID     string
+	sessionKey    int64 // sessions.key: how context rows name the session
 	gen           int
 	parentSession string // "" = same session
 	parentGen     *int
@@ -43,14 +44,15 @@ func (g genRow) public() Generation {
 }
 
 const genColumns = `session_id, gen, coalesce(parent_session, ''), parent_gen, fork_seq, source_gen, cause, note,
-	created_at, archived_at, messages, next_checkpoint_id, tokens`
+	created_at, archived_at, messages, next_checkpoint_id, tokens,
+	(SELECT s.key FROM sessions s WHERE s.id = generations.session_id)`
 
 func scanGen(r scanner) (genRow, error) {
 	var g genRow
 	var parent, source sql.NullInt64
 	var fork, archived sql.NullInt64
 	if err := r.Scan(&g.sessionID, &g.gen, &g.parentSession, &parent, &fork, &source, &g.cause, &g.note,
-		&g.createdAt, &archived, &g.messages, &g.nextCP, &g.tokens); err != nil {
+		&g.createdAt, &archived, &g.messages, &g.nextCP, &g.tokens, &g.sessionKey); err != nil {
 		return genRow{}, err
 	}
 	if parent.Valid {
@@ -97,6 +99,7 @@ func insertGeneration(ctx context.Context, tx *sql.Tx, g genRow) error {
 // records of (session, gen) with seq < bound.
 type segment struct {
 	session string
+	key     int64 // the session's key (sessions.key)
 	gen     int
 	bound   int64
 }
@@ -119,7 +122,7 @@ func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) 
 		if i > maxChain {
 			return nil, genRow{}, genRow{}, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
 		}
-		segs = append(segs, segment{session: g.sessionID, gen: g.gen, bound: bound})
+		segs = append(segs, segment{session: g.sessionID, key: g.sessionKey, gen: g.gen, bound: bound})
 		if g.parentGen == nil {
 			break
 		}
@@ -157,13 +160,13 @@ type checkpointHit struct {
 // checkpointQuery finds a checkpoint record in one segment through the
 // partial index context_checkpoint (TestQueryPlans pins that).
 const checkpointQuery = `SELECT seq, msgs_before, tokens_before FROM context
-	WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND checkpoint_id = ? AND seq < ?
+	WHERE session_key = ? AND gen = ? AND kind = 1 AND checkpoint_id = ? AND seq < ?
 	ORDER BY seq LIMIT 1`
 
 // segmentQuery reads one segment of a view through context_segment.
 const segmentQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
 	coalesce(token_count, 0), body, created_at FROM context
-	WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq`
+	WHERE session_key = ? AND gen = ? AND seq < ? ORDER BY seq`
 
 // findCheckpoint looks checkpoint id up in a view, one index probe per
 // segment. When the id occurs more than once (an imported context.jsonl
@@ -172,7 +175,7 @@ const segmentQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkp
 func findCheckpoint(ctx context.Context, q querier, segs []segment, id int) (checkpointHit, bool, error) {
 	for _, s := range segs {
 		h := checkpointHit{seg: s}
-		err := q.QueryRowContext(ctx, checkpointQuery, s.session, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
+		err := q.QueryRowContext(ctx, checkpointQuery, s.key, s.gen, id, s.bound).Scan(&h.seq, &h.msgsBefore, &h.tokensBefore)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -237,11 +240,12 @@ func checkpointError(ctx context.Context, q querier, sessionID string, root genR
 // sessionState is the session row fields the context operations need.
 type sessionState struct {
 	id         string
+	key        int64
 	currentGen int
 	lastSeq    int64
 }
 
-const stateQuery = "SELECT current_gen, last_seq FROM sessions WHERE id = ?"
+const stateQuery = "SELECT current_gen, last_seq, key FROM sessions WHERE id = ?"
 
 func loadState(ctx context.Context, q querier, id string) (sessionState, error) {
 	full, err := resolveID(ctx, q, id)
@@ -249,7 +253,7 @@ func loadState(ctx context.Context, q querier, id string) (sessionState, error) 
 		return sessionState{}, err
 	}
 	st := sessionState{id: full}
-	err = q.QueryRowContext(ctx, stateQuery, full).Scan(&st.currentGen, &st.lastSeq)
+	err = q.QueryRowContext(ctx, stateQuery, full).Scan(&st.currentGen, &st.lastSeq, &st.key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sessionState{}, fmt.Errorf("session %s: %w", full, ErrSessionNotFound)
 	}
@@ -260,7 +264,7 @@ func loadState(ctx context.Context, q querier, id string) (sessionState, error) 
 // and makes it current. It writes exactly one generations row.
 func startGeneration(ctx context.Context, tx *sql.Tx, st sessionState, g genRow) (genRow, error) {
 	now := nowMS()
-	g.sessionID = st.id
+	g.sessionID, g.sessionKey = st.id, st.key
 	g.gen = st.currentGen + 1
 	if g.createdAt == 0 {
 		g.createdAt = now
@@ -300,7 +304,7 @@ type appender struct {
 // The append path's writes (with stateQuery, genQuery and resolveQuery,
 // prepared once per writer connection: see txStmts).
 const (
-	insertRecordQuery = `INSERT INTO context (id, session_id, seq, gen, kind, role, checkpoint_id,
+	insertRecordQuery = `INSERT INTO context (id, session_key, seq, gen, kind, role, checkpoint_id,
 		token_count, body, msgs_before, tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertFTSQuery      = `INSERT INTO context_fts (docid, text) VALUES (?, ?)`
 	updateCountersQuery = `UPDATE generations SET messages = ?, next_checkpoint_id = ?, tokens = ?
@@ -418,7 +422,14 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 		id = a.nextID
 		a.nextID++
 	}
-	res, err := a.insRec.ExecContext(a.ctx, id, a.session, r.Seq, r.Gen, string(r.Kind), role, cp, tokens, body,
+	if a.gen.sessionKey == 0 {
+		return Record{}, fmt.Errorf("record %d: the generation row has no session key", r.Seq)
+	}
+	kind, err := kindCode(r.Kind)
+	if err != nil {
+		return Record{}, fmt.Errorf("record %d: %w", r.Seq, err)
+	}
+	res, err := a.insRec.ExecContext(a.ctx, id, a.gen.sessionKey, r.Seq, r.Gen, kind, role, cp, tokens, body,
 		a.gen.messages, a.gen.tokens, r.CreatedAt.UnixMilli())
 	if err != nil {
 		return Record{}, err
@@ -665,7 +676,7 @@ func buildView(ctx context.Context, q querier, sessionID string, gen int) (View,
 }
 
 func appendSegment(ctx context.Context, q querier, out []Record, s segment) ([]Record, error) {
-	return appendRecords(ctx, q, out, s.session, segmentQuery, s.session, s.gen, s.bound)
+	return appendRecords(ctx, q, out, s.session, segmentQuery, s.key, s.gen, s.bound)
 }
 
 // appendRecords appends the records query reads (segmentQuery's columns).
@@ -689,14 +700,14 @@ func eachRecord(ctx context.Context, q querier, session string, fn func(Record) 
 	// bytes: database/sql converts an int64 into an int (or a Kind) by
 	// formatting and parsing it, and a string into a RawMessage by
 	// reflection, which cost more than the rest of reading a long view.
-	var ints [5]any
-	var kind, role string
+	var ints [6]any
+	var role string
 	var body []byte
 	for rows.Next() {
-		if err := rows.Scan(&ints[0], &ints[1], &kind, &role, &ints[2], &ints[3], &body, &ints[4]); err != nil {
+		if err := rows.Scan(&ints[0], &ints[1], &ints[5], &role, &ints[2], &ints[3], &body, &ints[4]); err != nil {
 			return err
 		}
-		var n [5]int64
+		var n [6]int64
 		for i := range n {
 			v, ok := ints[i].(int64)
 			if !ok {
@@ -704,7 +715,11 @@ func eachRecord(ctx context.Context, q querier, session string, fn func(Record) 
 			}
 			n[i] = v
 		}
-		r := Record{SessionID: session, Seq: n[0], Gen: int(n[1]), Kind: Kind(kind), Role: role,
+		kind, err := kindOfCode(n[5])
+		if err != nil {
+			return err
+		}
+		r := Record{SessionID: session, Seq: n[0], Gen: int(n[1]), Kind: kind, Role: role,
 			CheckpointID: int(n[2]), TokenCount: int(n[3]), CreatedAt: fromMS(n[4])}
 		if body != nil { // Scan made a new slice: the record may keep it
 			r.Body = json.RawMessage(body)
@@ -727,7 +742,7 @@ func (db *DB) EachRecord(ctx context.Context, sessionID string, gen int, head fu
 			return err
 		}
 		for _, s := range segs {
-			if err := eachRecord(ctx, tx, s.session, fn, afterQuery, s.session, s.gen, -1, s.bound, -1); err != nil {
+			if err := eachRecord(ctx, tx, s.session, fn, afterQuery, s.key, s.gen, -1, s.bound, -1); err != nil {
 				return err
 			}
 		}

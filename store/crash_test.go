@@ -151,7 +151,7 @@ func verifyAfterCrash(t *testing.T, path, sid string, reported map[int64]bool) {
 	if err := db.Reader().QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
 		t.Fatalf("integrity_check: %q %v", ok, err)
 	}
-	rows, err := db.Reader().Query(`SELECT seq, kind, coalesce(body, '') FROM context WHERE session_id = ? ORDER BY seq`, sid)
+	rows, err := db.Reader().Query(`SELECT seq, CASE kind WHEN 0 THEN 'message' WHEN 1 THEN 'checkpoint' ELSE 'usage' END, coalesce(body, '') FROM context WHERE session_key = (SELECT key FROM sessions WHERE id = ?) ORDER BY seq`, sid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,7 @@ var migrationSteps = map[int]struct {
 	inTx   func(context.Context, *sql.Tx) error
 }{
 	13: {before: (*DB).copySearchIndex, inTx: copySearchTail},
+	14: {before: (*DB).copyContext, inTx: copyContextTail},
 }
 
 // DB is an open rewind database: one writer connection (every write

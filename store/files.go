@@ -207,9 +207,9 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 			}
 		}
 		if len(b.Events) > 0 {
-			var seq int64
+			var seq, key int64
 			var gen int
-			err := tx.QueryRowContext(ctx, stateQuery, b.SessionID).Scan(&gen, &seq)
+			err := tx.QueryRowContext(ctx, stateQuery, b.SessionID).Scan(&gen, &seq, &key)
 			if errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("session %s: %w", b.SessionID, ErrSessionNotFound)
 			}

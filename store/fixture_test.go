@@ -177,7 +177,21 @@ func TestMigrateSchemaV12Fixture(t *testing.T) {
 	if err := db.Reader().QueryRow("PRAGMA freelist_count").Scan(&free); err != nil || free > 1024 {
 		t.Errorf("%d free pages after the migration (%v)", free, err)
 	}
-	data, err := os.ReadFile("testdata/schema-v12-hits.json")
+	checkFixtureHits(t, db, "testdata/schema-v12-hits.json")
+	// And it takes writes, found by the new index.
+	s := must[[]Session](t)(db.ListSessions(bg, ListOptions{}))[0]
+	turn(t, db, s.ID, "after the upgrade, a wombat", 9000)
+	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"})); len(hits) != 3 || hits[0].Snippet != "out after the upgrade, a «wombat»" {
+		t.Errorf("after a write: %+v", hits)
+	}
+}
+
+// checkFixtureHits runs every query of a fixture's hits file (written by
+// the release that wrote the fixture: its labels and snippets) and
+// compares the hits.
+func checkFixtureHits(t *testing.T, db *DB, name string) {
+	t.Helper()
+	data, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,9 +225,63 @@ func TestMigrateSchemaV12Fixture(t *testing.T) {
 			}
 		}
 	}
-	// And it takes writes, found by the new index.
-	s := must[[]Session](t)(db.ListSessions(bg, ListOptions{}))[0]
+}
+
+// TestMigrateSchemaV13Fixture opens a database written by the released
+// schema 13 (testdata/schema-v13.db: schema 12's fixture and a sub-agent
+// session, a session started with an agent, a 150-turn session, and a
+// large import that failed half-way, its ids retired; written through
+// that release's store by testdata/schema-v13-gen.go.txt), and checks that
+// migration 14 (records keyed by the session's integer key) keeps every
+// record and finds the same hits with the same snippets as that release
+// (testdata/schema-v13-hits.json), and that the file was compacted.
+func TestMigrateSchemaV13Fixture(t *testing.T) {
+	t.Parallel()
+	db := openFixture(t, "testdata/schema-v13.db")
+	var ddl string
+	if err := db.Reader().QueryRow("SELECT sql FROM sqlite_master WHERE name = 'context'").Scan(&ddl); err != nil ||
+		!strings.Contains(ddl, "session_key") || strings.Contains(ddl, "session_id") {
+		t.Errorf("context is %q (%v), want session_key and no session_id", ddl, err)
+	}
+	for _, gone := range []string{"context_v14", "context_copy", "reclaim_pending"} {
+		var n int
+		if err := db.Reader().QueryRow("SELECT count(*) FROM sqlite_master WHERE name = ?", gone).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s still there (%v)", gone, err)
+		}
+	}
+	var free, records, keyless int64
+	if err := db.Reader().QueryRow(`SELECT (SELECT freelist_count FROM pragma_freelist_count), (SELECT count(*) FROM context),
+		(SELECT count(*) FROM sessions WHERE key IS NULL)`).Scan(&free, &records, &keyless); err != nil || free > 1024 || records != 1246 || keyless != 0 {
+		t.Errorf("after the migration: %d free pages, %d records, %d sessions without a key (%v); want ≤ 1024, 1246, 0", free, records, keyless, err)
+	}
+	checkFixtureHits(t, db, "testdata/schema-v13-hits.json")
+	byTitle := map[string]Session{}
+	for _, s := range must[[]Session](t)(db.ListSessions(bg, ListOptions{IncludeDeleted: true, Subagents: true})) {
+		byTitle[s.Title] = s
+		checkCounters(t, db, s.ID)
+	}
+	if sub := byTitle["sub"]; sub.SubagentOf != byTitle["parser rewrite"].ID || sub.SubagentType != "coder" {
+		t.Errorf("the sub-agent session: %+v", sub)
+	}
+	if agent := must[string](t)(db.SessionAgent(bg, byTitle["with agent"].ID)); agent != "okabe" {
+		t.Errorf("agent %q", agent)
+	}
+	if v := must[View](t)(db.View(bg, byTitle["with agent"].ID)); len(v.Records) != 150*6 { // a turn: checkpoint, its marker, prompt, answer, usage, result
+		t.Errorf("the long session has %d records, want %d", len(v.Records), 150*6)
+	}
+	// A fork cut at a checkpoint still names it (read through the key).
+	for _, s := range byTitle {
+		if s.ForkOf != "" && s.ForkCheckpoint != 10 {
+			t.Errorf("fork %s: checkpoint %d, want 10", s.ID, s.ForkCheckpoint)
+		}
+	}
+	// It takes writes: a new session gets the next key.
+	s := newSession(t, db, "after", "/w")
 	turn(t, db, s.ID, "after the upgrade, a wombat", 9000)
+	var key, top int64
+	if err := db.Reader().QueryRow(`SELECT key, (SELECT max(key) FROM sessions WHERE id <> ?) FROM sessions WHERE id = ?`, s.ID, s.ID).Scan(&key, &top); err != nil || key != top+1 {
+		t.Errorf("the new session's key %d after %d (%v)", key, top, err)
+	}
 	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat"})); len(hits) != 3 || hits[0].Snippet != "out after the upgrade, a «wombat»" {
 		t.Errorf("after a write: %+v", hits)
 	}

@@ -58,7 +58,7 @@ func TestImagesAreStoredOnceByContent(t *testing.T) {
 		t.Fatalf("blobs %+v → %+v, want one more of %d bytes", before, after, len(data))
 	}
 	var rows, inline int
-	if err := db.reader.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(instr(body, ?) > 0), 0) FROM context WHERE session_id = ?`, b64[:40], s.ID).Scan(&rows, &inline); err != nil {
+	if err := db.reader.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(instr(body, ?) > 0), 0) FROM context WHERE session_key = (SELECT key FROM sessions WHERE id = ?)`, b64[:40], s.ID).Scan(&rows, &inline); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 2 || inline != 0 {

@@ -380,7 +380,7 @@ func dropSessions(ctx context.Context, tx *sql.Tx, where string, args ...any) er
 		return fmt.Errorf("drop a half-imported session: %w", err)
 	}
 	for _, q := range []string{
-		`DELETE FROM context WHERE session_id IN (` + sel + `)`,
+		`DELETE FROM context WHERE session_key IN (SELECT key FROM sessions WHERE ` + where + `)`,
 		`DELETE FROM generations WHERE session_id IN (` + sel + `)`,
 		`DELETE FROM sessions WHERE ` + where,
 	} {
@@ -417,6 +417,7 @@ func (st *importStmts) close() {
 // counters written so far.
 type sessionImport struct {
 	is      ImportedSession
+	key     int64 // the session's key, once written
 	gens    []ImportedGeneration
 	records int
 	created int64
@@ -515,6 +516,9 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			return Session{}, false, err
 		}
 		w.id = id
+		if w.key, err = sessionKey(ctx, tx, id); err != nil {
+			return Session{}, false, err
+		}
 		if err := w.ids.first(ctx, tx, w); err != nil {
 			return Session{}, false, err
 		}
@@ -532,7 +536,7 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 			if cause == "" {
 				cause = CauseImport
 			}
-			g := genRow{sessionID: w.id, gen: w.gi, cause: cause, createdAt: w.created, sourceGen: ig.SourceGen}
+			g := genRow{sessionID: w.id, sessionKey: w.key, gen: w.gi, cause: cause, createdAt: w.created, sourceGen: ig.SourceGen}
 			if w.gi == 0 {
 				g.note = originNotes[w.is.Origin]
 			}

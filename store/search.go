@@ -201,15 +201,15 @@ func (db *DB) Search(ctx context.Context, o SearchOptions) ([]SearchHit, error) 
 // up to fork_seq; the last column lists those forks (id, the generation
 // that shows the record, title, work dir, updated_at) for labelHit, read
 // for the returned rows only.
-const searchQuery = `SELECT c.id, c.session_id, s.title, s.work_dir, s.updated_at, c.seq, c.gen, coalesce(c.role, ''),
+const searchQuery = `SELECT c.id, s.id, s.title, s.work_dir, s.updated_at, c.seq, c.gen, coalesce(c.role, ''),
 	c.body, c.created_at,
 	(SELECT json_group_array(json_array(g.session_id, g.gen, fs.title, fs.work_dir, fs.updated_at))
 		FROM generations g JOIN sessions fs ON fs.id = g.session_id
-		WHERE g.parent_session = c.session_id AND g.cause = 'fork' AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)
+		WHERE g.parent_session = s.id AND g.cause = 'fork' AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)
 		AND fs.deleted_at IS NULL)
 	FROM context_fts f
 	JOIN context c ON c.id = f.docid
-	JOIN sessions s ON s.id = c.session_id
+	JOIN sessions s ON s.key = c.session_key
 	WHERE context_fts MATCH ? AND s.deleted_at IS NULL
 	AND substr(coalesce(c.role, ''), 1, 1) <> '_'`
 
@@ -251,7 +251,7 @@ func (db *DB) searchEach(ctx context.Context, o SearchOptions, plan int, fn func
 	}
 	if o.WorkDir != "" {
 		if narrow {
-			sqlText += ` AND f.docid IN (SELECT wc.id FROM sessions ws JOIN context wc ON wc.session_id = ws.id
+			sqlText += ` AND f.docid IN (SELECT wc.id FROM sessions ws JOIN context wc ON wc.session_key = ws.key
 				WHERE ws.work_dir = ?)`
 			args = append(args, o.WorkDir)
 		}
@@ -260,13 +260,13 @@ func (db *DB) searchEach(ctx context.Context, o SearchOptions, plan int, fn func
 	}
 	if o.SessionID != "" {
 		if narrow {
-			sqlText += ` AND f.docid IN (SELECT id FROM context WHERE session_id = ?
-				UNION ALL SELECT pc.id FROM generations pg JOIN context pc ON pc.session_id = pg.parent_session
-				WHERE pg.session_id = ?)`
+			sqlText += ` AND f.docid IN (SELECT id FROM context WHERE session_key = ` + sessionKeyOf + `
+				UNION ALL SELECT pc.id FROM generations pg JOIN sessions ps ON ps.id = pg.parent_session
+				JOIN context pc ON pc.session_key = ps.key WHERE pg.session_id = ?)`
 			args = append(args, o.SessionID, o.SessionID)
 		}
-		sqlText += ` AND (c.session_id = ? OR EXISTS (SELECT 1 FROM generations g WHERE g.session_id = ?
-			AND g.parent_session = c.session_id AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)))`
+		sqlText += ` AND (s.id = ? OR EXISTS (SELECT 1 FROM generations g WHERE g.session_id = ?
+			AND g.parent_session = s.id AND (g.fork_seq IS NULL OR c.seq < g.fork_seq)))`
 		args = append(args, o.SessionID, o.SessionID)
 	}
 	if !o.Since.IsZero() {

@@ -55,7 +55,7 @@ func BenchmarkSearch(b *testing.B) {
 	// The oldest session: its records are the last a newest-first walk of
 	// the index reaches.
 	var oldest string
-	if err := db.Reader().QueryRowContext(ctx, `SELECT session_id FROM context ORDER BY id LIMIT 1`).Scan(&oldest); err != nil {
+	if err := db.Reader().QueryRowContext(ctx, `SELECT s.id FROM context c JOIN sessions s ON s.key = c.session_key ORDER BY c.id LIMIT 1`).Scan(&oldest); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct{ name, query, workDir, session string }{

@@ -34,7 +34,7 @@ func TestSearchSkipsMetadataRoles(t *testing.T) {
 
 	// As an older rewind indexed it.
 	if _, err := db.writer.Exec(`INSERT INTO context_fts (docid, text)
-		SELECT id, 'You are a wombat agent.' FROM context WHERE session_id = ? AND seq = 1`, s.ID); err != nil {
+		SELECT id, 'You are a wombat agent.' FROM context WHERE session_key = (SELECT key FROM sessions WHERE id = ?) AND seq = 1`, s.ID); err != nil {
 		t.Fatal(err)
 	}
 	if hits := must[[]SearchHit](t)(db.Search(bg, SearchOptions{Query: "wombat agent"})); len(hits) != 0 {

@@ -53,94 +53,31 @@ func readRetired(ctx context.Context, q querier) (retiredRanges, error) {
 // selects (SELECT id FROM sessions WHERE …) before they are deleted.
 func retireRecords(ctx context.Context, tx *sql.Tx, sel string, args ...any) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO search_retired (lo, hi)
-		SELECT min(id), max(id) FROM context WHERE session_id IN (`+sel+`) HAVING count(*) > 0`, args...)
+		SELECT min(id), max(id) FROM context WHERE session_key IN (SELECT key FROM sessions WHERE id IN (`+sel+`)) HAVING count(*) > 0`, args...)
 	return err
 }
-
-// searchCopyBatch is how many index rows one transaction of migration 13
-// copies (tests make it small).
-var searchCopyBatch = 20000
-
-// afterSearchCopyBatch, when set by tests, runs after each committed batch.
-var afterSearchCopyBatch func(copied int64)
 
 const searchIndexV13 = `CREATE VIRTUAL TABLE IF NOT EXISTS context_fts_v13 USING fts4 (text, content="",
 	tokenize=unicode61, prefix="2,3", order=DESC)`
 
-// copySearchIndex is migration 13's first part: the old index's rows are
-// copied into the contentless context_fts_v13, oldest docid first, in
-// transactions of searchCopyBatch rows that each record how far they got
-// (search_copy), so a migration killed half-way goes on from there at the
-// next open, and other writers get the lock between two. The rest, the
-// copy of rows written meanwhile and the swap, is copySearchTail in the
-// migration's own transaction.
-func (db *DB) copySearchIndex(ctx context.Context) error {
-	var indexed int
-	err := db.reader.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM context_fts LIMIT 1)`).Scan(&indexed)
-	if err == nil && indexed == 0 {
-		return nil // nothing indexed (a new database): the migration's transaction does it all
-	}
-	for {
-		var n int
-		var done bool
-		err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-			var v int
-			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-				return err
-			}
-			if v != 12 {
-				done = true // another process finished it
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, searchIndexV13); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS search_copy (low INTEGER NOT NULL, done INTEGER NOT NULL)`); err != nil {
-				return err
-			}
-			var low, upTo sql.NullInt64
-			if err := tx.QueryRowContext(ctx, `SELECT low, done FROM search_copy`).Scan(&low, &upTo); err != nil && err != sql.ErrNoRows {
-				return err
-			}
-			if !low.Valid {
-				// Where the copy starts: rows written below it later (an
-				// older rewind importing meanwhile) are copied by the tail.
-				if err := tx.QueryRowContext(ctx, `SELECT docid FROM context_fts ORDER BY docid LIMIT 1`).Scan(&low); err != nil && err != sql.ErrNoRows {
-					return err
-				}
-				if !low.Valid {
-					done = true // nothing indexed
-					return nil
-				}
-				upTo = sql.NullInt64{Int64: low.Int64 - 1, Valid: true}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO search_copy (low, done) VALUES (?, ?)`, low.Int64, upTo.Int64); err != nil {
-					return err
-				}
-			}
-			last, copied, err := copyIndexRows(ctx, tx, `docid > ?`, upTo.Int64, searchCopyBatch)
-			if err != nil {
-				return err
-			}
-			n = copied
-			if copied < searchCopyBatch {
-				done = true
-			}
-			if copied > 0 {
-				_, err = tx.ExecContext(ctx, `UPDATE search_copy SET done = ?`, last)
-			}
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("copy the search index: %w", err)
-		}
-		if afterSearchCopyBatch != nil && n > 0 {
-			afterSearchCopyBatch(int64(n))
-		}
-		if done {
-			return nil
-		}
-	}
+// searchCopy is migration 13's first part (stepwiseCopy): the old index's
+// rows are copied into the contentless context_fts_v13, oldest docid
+// first. The rest, the copy of rows written meanwhile and the swap, is
+// copySearchTail in the migration's own transaction.
+var searchCopy = stepwiseCopy{
+	migration: 13,
+	progress:  "search_copy",
+	lowest:    `SELECT docid FROM context_fts ORDER BY docid LIMIT 1`,
+	prepare: func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, searchIndexV13)
+		return err
+	},
+	copy: func(ctx context.Context, tx *sql.Tx, after int64, limit int) (int64, int, error) {
+		return copyIndexRows(ctx, tx, `docid > ?`, after, limit)
+	},
 }
+
+func (db *DB) copySearchIndex(ctx context.Context) error { return db.copyStepwise(ctx, searchCopy) }
 
 // copySearchTail copies, in the transaction that swaps the indexes, the
 // old index's rows the batches did not: written after the last batch, or
@@ -148,16 +85,16 @@ func (db *DB) copySearchIndex(ctx context.Context) error {
 // neither table yet. When there was an index to copy, it leaves
 // reclaim_pending for Open's VACUUM.
 func copySearchTail(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, searchIndexV13); err != nil {
+	if err := searchCopy.prepare(ctx, tx); err != nil {
 		return err
 	}
-	var low, upTo sql.NullInt64
-	copied := 0
-	if err := tx.QueryRowContext(ctx, `SELECT low, done FROM search_copy`).Scan(&low, &upTo); err != nil {
-		if err != sql.ErrNoRows && !isNoSuchTable(err) {
-			return err
-		}
-		if _, copied, err = copyIndexRows(ctx, tx, `1`, nil, -1); err != nil { // never copied: all of it
+	low, upTo, started, err := copiedRange(ctx, tx, searchCopy.progress)
+	if err != nil {
+		return err
+	}
+	if !started {
+		_, copied, err := copyIndexRows(ctx, tx, `1`, nil, -1) // never copied: all of it
+		if err != nil || copied == 0 {
 			return err
 		}
 	} else {
@@ -166,19 +103,13 @@ func copySearchTail(ctx context.Context, tx *sql.Tx) error {
 		for _, r := range []struct {
 			where string
 			arg   int64
-		}{{`docid < ?`, low.Int64}, {`docid > ?`, upTo.Int64}} {
+		}{{`docid < ?`, low}, {`docid > ?`, upTo}} {
 			if _, _, err := copyIndexRows(ctx, tx, r.where, r.arg, -1); err != nil {
 				return err
 			}
 		}
-		copied = 1 // and the batches before
 	}
-	if copied == 0 {
-		return nil
-	}
-	_, err := tx.ExecContext(ctx, `CREATE TABLE reclaim_pending (why TEXT NOT NULL);
-		INSERT INTO reclaim_pending VALUES ('0013: the old search index')`)
-	return err
+	return markReclaim(ctx, tx, "0013: the old search index")
 }
 
 func isNoSuchTable(err error) bool {

@@ -51,8 +51,8 @@ func newID() string { return strings.ToLower(ulid.Make().String()) }
 const sessionBaseColumns = `s.id, s.title, s.work_dir, s.model, s.created_at, s.updated_at,
 	s.current_gen, s.deleted_at, g.messages, g.next_checkpoint_id, g.tokens,
 	g0.cause, g0.note, coalesce(g0.parent_session, ''), coalesce(ps.title, ''),
-	(SELECT pc.checkpoint_id FROM context pc WHERE pc.session_id = g0.parent_session AND pc.seq = g0.fork_seq),
-	EXISTS (SELECT 1 FROM context a WHERE a.session_id = s.id AND a.role = 'assistant')`
+	(SELECT pc.checkpoint_id FROM context pc WHERE pc.session_key = ps.key AND pc.gen = g0.parent_gen AND pc.seq = g0.fork_seq),
+	EXISTS (SELECT 1 FROM context a WHERE a.session_key = s.key AND a.role = 'assistant')`
 
 // sessionColumns is sessionBaseColumns and the sub-agent origin (0011).
 // CreateSession reads the base only: a session is created (and its

@@ -647,7 +647,7 @@ func TestSearch(t *testing.T) {
 	must[int](t)(db.Checkpoint(bg, a.ID, true))
 	// Backdate one message to test date filters.
 	old := time.Now().Add(-48 * time.Hour)
-	if _, err := db.writer.Exec("UPDATE context SET created_at = ? WHERE session_id = ? AND seq = 1", old.UnixMilli(), a.ID); err != nil {
+	if _, err := db.writer.Exec("UPDATE context SET created_at = ? WHERE session_key = (SELECT key FROM sessions WHERE id = ?) AND seq = 1", old.UnixMilli(), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -710,9 +710,9 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"checkpoint lookup", checkpointQuery, "context_checkpoint", []any{"s", 0, 1, 100}},
 		{"segment read", segmentQuery, "context_segment", []any{"s", 0, 100}},
-		{"checkpoints in a range of a segment", checkpointCountQuery, "context_checkpoint (session_id=? AND gen=?)", []any{"s", 0, 10, 100}},
-		{"records after a seq", sinceQuery, "context_segment (session_id=? AND gen=? AND seq>?)", []any{"s", 90, 0}},
-		{"records before a seq, newest first", beforeQuery, "context_segment (session_id=? AND gen=? AND seq<?)", []any{"s", 0, 100, 10}},
+		{"checkpoints in a range of a segment", checkpointCountQuery, "context_checkpoint (session_key=? AND gen=?)", []any{"s", 0, 10, 100}},
+		{"records after a seq", sinceQuery, "context_segment (session_key=? AND gen=? AND seq>?)", []any{"s", 90, 0}},
+		{"records before a seq, newest first", beforeQuery, "context_segment (session_key=? AND gen=? AND seq<?)", []any{"s", 0, 100, 10}},
 		{"list sessions", "SELECT " + sessionColumns + sessionFrom + " WHERE s.deleted_at IS NULL ORDER BY s.updated_at DESC, s.id DESC LIMIT 200", "sessions_updated", nil},
 	}
 	for _, tc := range cases {

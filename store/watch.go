@@ -92,7 +92,7 @@ func (db *DB) Writes() int64 { return db.dv.writes.Load() }
 // that belong to a generation.
 const sinceQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
 	coalesce(token_count, 0), body, created_at FROM context
-	WHERE session_id = ? AND seq > ? AND gen = ? ORDER BY seq`
+	WHERE session_key = ? AND seq > ? AND gen = ? ORDER BY seq`
 
 // ViewDelta is what a session's current view gained after a seq
 // (ViewSince).
@@ -127,7 +127,7 @@ func (db *DB) ViewSince(ctx context.Context, sessionID string, gen int, afterSeq
 		if d.Reset || st.lastSeq <= afterSeq {
 			return nil
 		}
-		d.Records, err = appendRecords(ctx, tx, nil, st.id, sinceQuery, st.id, afterSeq, gen)
+		d.Records, err = appendRecords(ctx, tx, nil, st.id, sinceQuery, st.key, afterSeq, gen)
 		return err
 	})
 	if err != nil {
@@ -170,7 +170,7 @@ func (v View) Start() ViewPos {
 // first (an index range on context_segment, read backwards).
 const beforeQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
 	coalesce(token_count, 0), body, created_at FROM context
-	WHERE session_id = ? AND gen = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
+	WHERE session_key = ? AND gen = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
 
 // ViewBefore returns a page of generation gen's view of sessionID (gen < 0:
 // the current generation): the last limit records before position before
@@ -233,14 +233,14 @@ func pageBefore(ctx context.Context, q querier, segs []segment, before ViewPos, 
 		bound = math.MaxInt64
 		if len(newest) == limit {
 			// one more record tells whether the page starts the view
-			more, err := appendRecords(ctx, q, nil, s.session, beforeQuery, s.session, s.gen, b, 1)
+			more, err := appendRecords(ctx, q, nil, s.session, beforeQuery, s.key, s.gen, b, 1)
 			if err != nil || len(more) > 0 {
 				return reversed(newest), len(more) > 0, err
 			}
 			continue
 		}
 		var err error
-		newest, err = appendRecords(ctx, q, newest, s.session, beforeQuery, s.session, s.gen, b, limit-len(newest))
+		newest, err = appendRecords(ctx, q, newest, s.session, beforeQuery, s.key, s.gen, b, limit-len(newest))
 		if err != nil {
 			return nil, false, err
 		}
@@ -266,7 +266,7 @@ func segmentOf(ctx context.Context, q querier, segs []segment, pos ViewPos) int 
 // afterQuery reads the oldest records of one segment after a seq.
 const afterQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoint_id, 0),
 	coalesce(token_count, 0), body, created_at FROM context
-	WHERE session_id = ? AND gen = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`
+	WHERE session_key = ? AND gen = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?`
 
 // ViewAfter returns the first limit records of generation gen's view of
 // sessionID (gen < 0: the current one) after position after (the zero
@@ -304,7 +304,7 @@ func pageAfter(ctx context.Context, q querier, segs []segment, after ViewPos, in
 	for ; i < len(segs) && len(out) <= limit; i++ { // one record more tells whether the page ends the view
 		s := segs[i]
 		var err error
-		if out, err = appendRecords(ctx, q, out, s.session, afterQuery, s.session, s.gen, from, s.bound, limit+1-len(out)); err != nil {
+		if out, err = appendRecords(ctx, q, out, s.session, afterQuery, s.key, s.gen, from, s.bound, limit+1-len(out)); err != nil {
 			return nil, false, err
 		}
 		from = -1
@@ -334,8 +334,8 @@ func (db *DB) ViewAround(ctx context.Context, sessionID string, gen int, at View
 		v.Records, v.Earlier, v.Later = append(head, tail...), earlier, later
 		if len(v.Records) > 0 {
 			first := v.Records[0]
-			return tx.QueryRowContext(ctx, `SELECT msgs_before FROM context WHERE session_id = ? AND seq = ?`,
-				first.SessionID, first.Seq).Scan(&v.MessagesBefore)
+			return tx.QueryRowContext(ctx, `SELECT msgs_before FROM context WHERE session_key = `+sessionKeyOf+` AND gen = ? AND seq = ?`,
+				first.SessionID, first.Gen, first.Seq).Scan(&v.MessagesBefore)
 		}
 		return nil
 	})
@@ -371,7 +371,7 @@ func (db *DB) ViewHolds(ctx context.Context, sessionID string, gen int, pos View
 // segHolds reports whether record seq belongs to segment s.
 func segHolds(ctx context.Context, q querier, s segment, seq int64) bool {
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM context WHERE session_id = ? AND gen = ? AND seq = ?`, s.session, s.gen, seq).Scan(&one)
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM context WHERE session_key = ? AND gen = ? AND seq = ?`, s.key, s.gen, seq).Scan(&one)
 	return err == nil
 }
 
@@ -387,7 +387,7 @@ func reversed(rs []Record) []Record {
 // of the index choice: context_segment would read every record of the
 // range; TestQueryPlans pins it).
 const checkpointCountQuery = `SELECT count(*) FROM context
-	WHERE session_id = ? AND gen = ? AND kind = 'checkpoint' AND +seq >= ? AND +seq < ?`
+	WHERE session_key = ? AND gen = ? AND kind = 1 AND +seq >= ? AND +seq < ?`
 
 // CheckpointsOutside counts the checkpoints of generation gen's view of
 // sessionID (gen < 0: the current one) before the record at first and
@@ -399,7 +399,7 @@ func (db *DB) CheckpointsOutside(ctx context.Context, sessionID string, gen int,
 	_, err = db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
 		count := func(s segment, from, to int64) (int, error) {
 			var n int
-			err := tx.QueryRowContext(ctx, checkpointCountQuery, s.session, s.gen, from, min(to, s.bound)).Scan(&n)
+			err := tx.QueryRowContext(ctx, checkpointCountQuery, s.key, s.gen, from, min(to, s.bound)).Scan(&n)
 			return n, err
 		}
 		fi := segmentOf(ctx, tx, segs, first)
@@ -452,11 +452,11 @@ func (db *DB) CheckpointsOutside(ctx context.Context, sessionID string, gen int,
 // probe read every record below it (over a minute on a 250,000-record
 // view; 0.2 s with the two-row IN probe).
 const turnCountQuery = `SELECT count(*) FROM context AS c
-	WHERE c.session_id = ? AND c.gen = ? AND c.kind = 'checkpoint' AND +c.seq >= ? AND +c.seq < ?
-	AND EXISTS (SELECT 1 FROM context AS n WHERE n.session_id = c.session_id AND n.gen = c.gen
-		AND n.seq = c.seq + 1 AND n.kind = 'message' AND n.role = 'user')
-	AND EXISTS (SELECT 1 FROM context AS m WHERE m.session_id = c.session_id AND m.gen = c.gen
-		AND m.seq IN (c.seq + 1, c.seq + 2) AND +m.seq < ? AND m.kind = 'message' AND m.role = 'user'
+	WHERE c.session_key = ? AND c.gen = ? AND c.kind = 1 AND +c.seq >= ? AND +c.seq < ?
+	AND EXISTS (SELECT 1 FROM context AS n WHERE n.session_key = c.session_key AND n.gen = c.gen
+		AND n.seq = c.seq + 1 AND n.kind = 0 AND n.role = 'user')
+	AND EXISTS (SELECT 1 FROM context AS m WHERE m.session_key = c.session_key AND m.gen = c.gen
+		AND m.seq IN (c.seq + 1, c.seq + 2) AND +m.seq < ? AND m.kind = 0 AND m.role = 'user'
 		AND coalesce(json_extract(m.body, '$.content'), '') NOT LIKE ?)`
 
 // TurnsBefore counts the turns (user prompts after a checkpoint) of
@@ -477,7 +477,7 @@ func (db *DB) TurnsBefore(ctx context.Context, sessionID string, gen int, first 
 				to = min(to, first.Seq)
 			}
 			var n int
-			if err := tx.QueryRowContext(ctx, turnCountQuery, segs[i].session, segs[i].gen, -1, to, segs[i].bound, message.CheckpointMarkerPrefix+"%").Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, turnCountQuery, segs[i].key, segs[i].gen, -1, to, segs[i].bound, message.CheckpointMarkerPrefix+"%").Scan(&n); err != nil {
 				return err
 			}
 			turns += n

@@ -90,7 +90,7 @@ func TestKill9MidImportOfALargeSession(t *testing.T) {
 	}
 	defer db.Close()
 	var records int
-	if err := db.Reader().QueryRow(`SELECT count(*) FROM context WHERE session_id = ?`, list[0]["id"]).Scan(&records); err != nil || records != want {
+	if err := db.Reader().QueryRow(`SELECT count(*) FROM context WHERE session_key = (SELECT key FROM sessions WHERE id = ?)`, list[0]["id"]).Scan(&records); err != nil || records != want {
 		t.Fatalf("the re-imported session has %d records, want %d (%v)", records, want, err)
 	}
 }
