@@ -49,7 +49,14 @@ type pane struct {
 	theme  themes.Theme
 	title  string
 	border bool
+	// tabbed: the workspace draws the side panes' tabs over the top
+	// border (the lone side pane of a small terminal), so nothing else
+	// shows there.
+	tabbed bool
 }
+
+// setTabbed says whether the workspace draws tabs over the top border.
+func (p *pane) setTabbed(on bool) { p.tabbed = on }
 
 func newPane(title string) pane {
 	p := pane{Box: tview.NewBox(), theme: themes.Default(), title: title, border: true}

@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
+	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/themes"
 )
 
@@ -125,9 +126,11 @@ type Timeline struct {
 	model    TimelineModel
 	rows     []tlRow
 	selected int
-	top      int
-	height   int
-	keys     Keymap
+	// top is the first line shown of the list: the earlier line (when
+	// set) and then the rows.
+	top    int
+	height int
+	keys   Keymap
 
 	onSelect   func(TimelineItem)
 	onActivate func(TimelineItem)
@@ -138,15 +141,18 @@ type Timeline struct {
 	onUndo     func()
 
 	// earlier, when set, is the line above the first row: the rows are the
-	// newest part of the view only. Moving the selection up past the first
-	// row then calls onTop (the controller loads the page before).
-	earlier string
-	onTop   func()
+	// newest part of the view only, and earlierN checkpoints come before
+	// them. Moving the selection up past the first row then calls onTop
+	// (the controller loads the page before).
+	earlier  string
+	earlierN int
+	onTop    func()
 	// later, when set, is the line below the last row: the rows end
-	// before the view does (a session opened at a search hit). Moving the
-	// selection down past the last row then calls onBottom (the controller
-	// loads the page after).
+	// before the view does (a session opened at a search hit), laterN
+	// checkpoints before its end. Moving the selection down past the last
+	// row then calls onBottom (the controller loads the page after).
 	later    string
+	laterN   int
 	onBottom func()
 
 	expanded map[int]bool // turns unfolded (by their checkpoint)
@@ -223,9 +229,30 @@ func (t *Timeline) SetOnForkAt(f func(CheckpointRow)) { t.onForkAt = f }
 func (t *Timeline) SetOnUndo(f func()) { t.onUndo = f }
 
 // SetEarlier sets the line shown above the first row when the rows cover
-// only the newest part of the view; "" removes it. A narrow pane drops
-// its " · "-separated parts from the end, never cutting a word.
-func (t *Timeline) SetEarlier(text string) { t.earlier = SanitizeLine(text) }
+// only the newest part of the view, n checkpoints after others; "" removes
+// it. It is the list's first line: it scrolls away with the rows above
+// the selection, and the border's "↑ N more" then counts the n too. A
+// narrow pane drops its " · "-separated parts from the end, never
+// cutting a word.
+func (t *Timeline) SetEarlier(text string, n int) { t.earlier, t.earlierN = SanitizeLine(text), n }
+
+// lead is the number of lines of the list above the rows: the earlier
+// line, when set.
+func (t *Timeline) lead() int {
+	if t.earlier != "" {
+		return 1
+	}
+	return 0
+}
+
+// trail is the number of lines of the list below the rows: the later
+// line, when set.
+func (t *Timeline) trail() int {
+	if t.later != "" {
+		return 1
+	}
+	return 0
+}
 
 // SetOnTop sets what runs when the selection moves up past the first row
 // while the earlier line shows.
@@ -238,9 +265,10 @@ func (t *Timeline) SetOnGoTo(f func()) { t.onGoTo = f }
 func (t *Timeline) SetOnFind(f func()) { t.onFind = f }
 
 // SetLater sets the line shown below the last row when the rows stop
-// before the end of the view; "" removes it. A narrow pane drops its
-// " · "-separated parts from the end.
-func (t *Timeline) SetLater(text string) { t.later = SanitizeLine(text) }
+// before the end of the view, n checkpoints before it; "" removes it. It
+// is the list's last line, as SetEarlier's is its first. A narrow pane
+// drops its " · "-separated parts from the end.
+func (t *Timeline) SetLater(text string, n int) { t.later, t.laterN = SanitizeLine(text), n }
 
 // SetSessionRef sets the session id (or a unique prefix of it) that the
 // selected checkpoint's detail line names in its `rewind revert` hint.
@@ -551,13 +579,6 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	base := t.base()
 	border := y - 1 // the pane's top border: the "↑ N more" marker
 	bottom := y + h // the bottom border: the "↓ N more" marker
-	if t.earlier != "" {
-		drawText(screen, x, y, w, fitParts(t.earlier, w), base.Foreground(th.Dim).Italic(true))
-		y, h = y+1, h-1
-		if h <= 0 {
-			return
-		}
-	}
 	// The selected checkpoint's detail at the bottom: one line, or two
 	// when narrow (the CLI hint on its own), while rows keep the room.
 	if d := t.detail(); d != "" && h > 4 {
@@ -570,28 +591,48 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			drawText(screen, x, y+h, w, lines[i], base.Foreground(th.Dim))
 		}
 	}
-	if t.later != "" && h > 1 {
-		h--
-		drawText(screen, x, y+h, w, fitParts(t.later, w), base.Foreground(th.Dim).Italic(true))
-	}
 	t.height = h
 	if len(t.rows) == 0 {
 		drawText(screen, x, y, w, "No checkpoints yet.", base.Foreground(th.Dim))
 		return
 	}
-	if t.selected < t.top {
-		t.top = t.selected
+	// The list is the earlier line (lead), the rows and the later line
+	// (trail), scrolled as one: the first or last row selected shows the
+	// line beyond it, and the borders count what the lines would say.
+	lead, trail := t.lead(), t.trail()
+	lines := lead + len(t.rows) + trail
+	sel := lead + t.selected
+	from, to := sel, sel // the lines that must show
+	if t.selected == 0 {
+		from = 0
 	}
-	if t.selected >= t.top+h {
-		t.top = t.selected - h + 1
+	if t.selected == len(t.rows)-1 {
+		to = lines - 1
 	}
-	t.top = max(0, min(t.top, len(t.rows)-h))
+	if to >= t.top+h {
+		t.top = to - h + 1
+	}
+	if from < t.top {
+		t.top = from
+	}
+	t.top = max(0, min(t.top, sel, lines-h))
+	first := t.top - lead // the first row shown
+	italic := base.Foreground(th.Dim).Italic(true)
+	if first < 0 {
+		drawText(screen, x, y, w, fitParts(t.earlier, w), italic)
+		y, h, first = y+1, h-1, 0
+	}
+	shown := min(h, len(t.rows)-first) // rows
+	laterShown := trail == 1 && shown < h
+	if laterShown {
+		drawText(screen, x, y+shown, w, fitParts(t.later, w), italic)
+	}
 	now := time.Now()
 	// The number column is as wide as the largest number shown, so the
 	// labels line up and a narrow pane gives them what is left.
 	numW := 3
-	for r := 0; r < h && t.top+r < len(t.rows); r++ {
-		if it := t.rows[t.top+r].item; it.Kind == TimelineCheckpoint {
+	for r := 0; r < shown; r++ {
+		if it := t.rows[first+r].item; it.Kind == TimelineCheckpoint {
 			n := it.Checkpoint.number()
 			if strings.HasPrefix(n, "#") {
 				n += " " // "#12" keeps a space before its fold mark
@@ -601,8 +642,8 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 	}
 	live := base.Foreground(th.Accent)
 	dim := base.Foreground(th.Dim)
-	for r := 0; r < h && t.top+r < len(t.rows); r++ {
-		i := t.top + r
+	for r := 0; r < shown; r++ {
+		i := first + r
 		row := t.rows[i]
 		ry := y + r
 		sel := i == t.selected
@@ -700,22 +741,36 @@ func (t *Timeline) Draw(screen tcell.Screen) {
 			dim = base.Foreground(th.Dim)
 		}
 	}
-	t.drawScrollMarkers(screen, x, border, bottom, w, h)
+	above := 0
+	if t.top > 0 {
+		above = first + max(lead, t.earlierN) // a line of messages only counts as one
+	}
+	below := len(t.rows) - first - shown
+	if trail == 1 && !laterShown {
+		below += max(1, t.laterN)
+	}
+	t.drawScrollMarkers(screen, x, border, bottom, w, above, below)
 }
 
-// drawScrollMarkers says on the pane's borders how many rows are above and
-// below the visible ones ("↑ 3 more", "↓ 5 more"); h rows show, the
-// borders are lines border and bottom.
-func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, bottom, w, h int) {
+// drawScrollMarkers says on the pane's borders how much is above and
+// below the lines shown ("↑ 3 more", "↓ 5 more"): the rows, and the
+// checkpoints not loaded once the earlier or later line that says them
+// scrolled away. The borders are lines border and bottom.
+func (t *Timeline) drawScrollMarkers(screen tcell.Screen, x, border, bottom, w, above, below int) {
 	if !t.border {
 		return
 	}
 	st := t.base().Foreground(t.theme.Accent)
-	if t.top > 0 {
-		drawText(screen, x+1, border, w-2, fmt.Sprintf(" ↑ %d more ", t.top), st)
+	if above > 0 {
+		up := " ↑ " + words.Thousands(above) + " more "
+		if t.tabbed { // the tabs hide the top border: left on the bottom one
+			border = bottom
+			up = " ↑ " + words.Thousands(above) + " "
+		}
+		drawText(screen, x+1, border, w-2, up, st)
 	}
-	if below := len(t.rows) - t.top - h; below > 0 {
-		m := fmt.Sprintf(" ↓ %d more ", below)
+	if below > 0 {
+		m := " ↓ " + words.Thousands(below) + " more "
 		drawText(screen, x+w-strWidth(m)-1, bottom, strWidth(m), m, st)
 	}
 }
@@ -748,10 +803,7 @@ func (t *Timeline) MouseHandler() func(tview.MouseAction, *tcell.EventMouse, fun
 		case tview.MouseLeftClick, tview.MouseLeftDoubleClick:
 			setFocus(t)
 			_, iy, _, _ := t.GetInnerRect()
-			if t.earlier != "" {
-				iy++ // the earlier line
-			}
-			if i := t.top + my - iy; my >= iy && i < len(t.rows) {
+			if i := t.top - t.lead() + my - iy; my >= iy && i >= 0 && i < len(t.rows) {
 				t.Select(i)
 				if a == tview.MouseLeftDoubleClick {
 					t.fire(t.onActivate)

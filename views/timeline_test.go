@@ -207,6 +207,56 @@ func TestTimelineScrollMarkersAndFollow(t *testing.T) {
 	}
 }
 
+// The earlier line (the checkpoints before the loaded rows) is the list's
+// first line, just above the first row loaded: scrolled down, it scrolls
+// away with the rows, and the border's "↑ N more" counts all that is
+// above, the rows and the checkpoints not loaded. QA saw "↑ 97 more" in
+// the border and "↑ 94 earlier checkpoints" pinned above the 98th row at
+// once: two numbers for what is above.
+func TestTimelineEarlierLineScrollsWithTheRows(t *testing.T) {
+	t.Parallel()
+	tl := NewTimeline()
+	tl.SetTheme(dark)
+	tl.SetModel(bigTimeline(50)) // 55 rows: 50 checkpoints, 5 generations
+	tl.SetEarlier("↑ 1,600 earlier checkpoints · scroll up to load, or /revert N", 1600)
+	s := draw(t, tl, 80, 12) // 10 lines inside the border: 9 rows and the selected checkpoint's detail
+	mustFind(t, s, "↑ 1,646 more")
+	if _, _, ok := find(s, "earlier checkpoints"); ok {
+		t.Errorf("the earlier line shows beside the border's count:\n%s", screenText(s))
+	}
+	send(tl, key(tcell.KeyHome, 0, 0))
+	redraw(s, tl)
+	_, y := mustFind(t, s, "↑ 1,600 earlier checkpoints")
+	if r := row(s, y+1); !strings.Contains(r, "● 0") {
+		t.Errorf("the row under the earlier line is %q, want the first row loaded:\n%s", r, screenText(s))
+	}
+	if strings.Contains(row(s, 0), "↑") {
+		t.Errorf("the border counts what is above beside the earlier line:\n%s", screenText(s))
+	}
+	// One row down the line still shows: the first row is on screen.
+	send(tl, key(tcell.KeyDown, 0, 0))
+	redraw(s, tl)
+	mustFind(t, s, "↑ 1,600 earlier checkpoints")
+
+	// The later line (a session opened at a search hit) likewise.
+	tl.SetEarlier("", 0)
+	tl.SetLater("↓ 1,900 later checkpoints · down to load them", 1900)
+	redraw(s, tl)
+	mustFind(t, s, "↓ 1,946 more")
+	if _, _, ok := find(s, "later checkpoints"); ok {
+		t.Errorf("the later line shows beside the border's count:\n%s", screenText(s))
+	}
+	send(tl, key(tcell.KeyEnd, 0, 0))
+	redraw(s, tl)
+	_, y = mustFind(t, s, "↓ 1,900 later checkpoints")
+	if r := row(s, y-1); !strings.Contains(r, "49") {
+		t.Errorf("the row above the later line is %q, want the last row loaded:\n%s", r, screenText(s))
+	}
+	if strings.Contains(row(s, 11), "↓") {
+		t.Errorf("the border counts what is below beside the later line:\n%s", screenText(s))
+	}
+}
+
 // f forks what is selected: an archived generation (SetOnFork), or the
 // conversation at a checkpoint (SetOnForkAt), a turn's or a step's.
 func TestTimelineForkKey(t *testing.T) {
@@ -244,7 +294,7 @@ func TestTimelineEarlierLineFitsAtWords(t *testing.T) {
 	tl := NewTimeline()
 	tl.SetTheme(dark)
 	tl.SetModel(sampleTimeline())
-	tl.SetEarlier("↑ 101 earlier checkpoints · scroll up to load, or /revert N")
+	tl.SetEarlier("↑ 101 earlier checkpoints · scroll up to load, or /revert N", 101)
 	s := draw(t, tl, 30, 20)
 	_, y := mustFind(t, s, "↑ 101 earlier checkpoints …")
 	if r := row(s, y); strings.Contains(r, "sc") {
@@ -309,5 +359,27 @@ func TestTimelineNumbersTurnsAndDetailsTheCheckpoint(t *testing.T) {
 		mustFind(t, s, "│   42  after step 1")
 		mustFind(t, s, "turn 11 step 2 · checkpoint 42")
 		mustFind(t, s, "rewind revert 0123abcd45 42")
+	}
+}
+
+// At 80x24 the timeline is the lone side pane, its top border the tabs
+// that name the side panes: what is above is counted on the bottom
+// border, left, beside what is below (it was drawn under the tabs).
+func TestTimelineCountsAboveUnderTheTabs(t *testing.T) {
+	t.Parallel()
+	ws := newTestWorkspace()
+	setFocus := focuser(ws)
+	ws.Timeline.SetModel(bigTimeline(50))
+	ws.FocusPane(PaneTimeline, setFocus)
+	draw(t, ws, 80, 24)
+	ws.Timeline.Select(30)
+	s := draw(t, ws, 80, 24)
+	mustFind(t, s, "▶Timeline")
+	x, y := mustFind(t, s, "↑ ")
+	if _, yd := mustFind(t, s, "↓ "); yd != y {
+		t.Errorf("the counts above (row %d) and below (row %d) are on different borders", y, yd)
+	}
+	if x < 40 || !strings.Contains(row(s, y), "╚") {
+		t.Errorf("the count above is at %d,%d, want on the timeline's bottom border:\n%s", x, y, screenText(s))
 	}
 }

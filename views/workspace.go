@@ -194,9 +194,13 @@ func (w *Workspace) Draw(screen tcell.Screen) {
 	x, y, W, H := w.GetRect()
 	fillRect(screen, x, y, W, H, tcell.StyleDefault.Background(w.theme.Background))
 	rs := w.layout()
+	tabbed := w.sideTabbed(rs)
 	for p := PaneID(0); p < paneCount; p++ {
 		r := rs[p]
 		prim := w.Pane(p)
+		if tp, ok := prim.(interface{ setTabbed(bool) }); ok {
+			tp.setTabbed(p == tabbed)
+		}
 		w.hidden[p] = r.w <= 0 || r.h <= 0
 		if w.hidden[p] {
 			prim.SetRect(0, 0, 0, 0)
@@ -211,21 +215,32 @@ func (w *Workspace) Draw(screen tcell.Screen) {
 	w.Status.Draw(screen)
 }
 
-// drawSideTabs replaces the title of a lone side pane by tabs naming all
-// three side panes, so the user sees what Tab leads to.
-func (w *Workspace) drawSideTabs(screen tcell.Screen, rs [paneCount + 1]rect) {
+// sideTabbed is the lone side pane whose title drawSideTabs replaces by
+// tabs in layout rs, or paneCount when none is.
+func (w *Workspace) sideTabbed(rs [paneCount + 1]rect) PaneID {
 	shown := 0
 	var r rect
 	var active PaneID
 	for p := PaneToolOutput; p < paneCount; p++ {
-		if !w.hidden[p] {
+		if rs[p].w > 0 && rs[p].h > 0 {
 			shown++
 			r, active = rs[p], p
 		}
 	}
 	if shown != 1 || r.w < 20 {
+		return paneCount
+	}
+	return active
+}
+
+// drawSideTabs replaces the title of a lone side pane by tabs naming all
+// three side panes, so the user sees what Tab leads to.
+func (w *Workspace) drawSideTabs(screen tcell.Screen, rs [paneCount + 1]rect) {
+	active := w.sideTabbed(rs)
+	if active == paneCount {
 		return
 	}
+	r := rs[active]
 	th := w.theme
 	focused := w.Pane(active).HasFocus()
 	border := th.Border

@@ -25,7 +25,7 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 			h.waitFor("about the zeppelin")
 			h.focus(h.c.timeline)
 			// the window holds turns 901–1099: 901 checkpoints before, 1,900 after
-			h.waitFor("↑ 901 earlier checkpoints", "↓ 1,900 later checkpoints")
+			h.waitUntil("the window's counts", func() bool { return h.c.pg.win.cpEarlier == 901 && h.c.pg.win.cpLater == 1900 })
 			selected := func() int {
 				var id int
 				h.c.onUIThread(func() {
@@ -41,21 +41,25 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 			if id := selected(); id != 1099 {
 				t.Fatalf("the last row is checkpoint %d, want 1099", id)
 			}
+			h.waitFor("↓ 1,900 later checkpoints")
 			h.key(tcell.KeyDown)
 			h.waitUntil("the page after", func() bool { return h.c.pg.win.cpLater < 1900 && !h.c.pg.win.loading })
 			if id := selected(); id != 1100 {
 				t.Errorf("after Down at the last row the selection is on %d, want 1100", id)
 			}
+			h.c.onUIThread(func() { h.c.timeline.Select(h.c.timeline.Len() - 1) })
 			h.waitFor("↓ 1,701 later checkpoints") // the page ends before the turn it cuts: turns 1100–1298
 			h.c.onUIThread(func() { h.c.timeline.Select(0) })
 			if id := selected(); id != 901 {
 				t.Fatalf("the first row is checkpoint %d, want 901", id)
 			}
+			h.waitFor("↑ 901 earlier checkpoints")
 			h.key(tcell.KeyUp)
 			h.waitUntil("the page before", func() bool { return h.c.pg.win.cpEarlier < 901 && !h.c.pg.win.loading })
 			if id := selected(); id != 900 {
 				t.Errorf("after Up at the first row the selection is on %d, want 900", id)
 			}
+			h.c.onUIThread(func() { h.c.timeline.Select(0) })
 			h.waitFor("↑ 701 earlier checkpoints")
 			var m views.TimelineModel
 			h.c.onUIThread(func() { m = h.c.timeline.Model() })

@@ -354,7 +354,7 @@ func (pg *pager) loadEarlier(fromTimeline bool) {
 			c.shiftStepStart(len(ev.items))
 			c.watch.front += len(ev.items)
 			pg.setTimelineModel(ev.timeline, fromTimeline, -1)
-			c.timeline.SetEarlier(pg.win.timelineMarker())
+			c.timeline.SetEarlier(pg.win.timelineMarker(), pg.win.cpEarlier)
 		})
 	})
 }
@@ -452,8 +452,8 @@ func (pg *pager) onUIJumpToEnd(then func()) {
 // preview).
 func (pg *pager) showWindowMarker() {
 	c := pg.c
-	c.timeline.SetEarlier(pg.win.timelineMarker())
-	c.timeline.SetLater(pg.win.timelineLaterMarker())
+	c.timeline.SetEarlier(pg.win.timelineMarker(), pg.win.cpEarlier)
+	c.timeline.SetLater(pg.win.timelineLaterMarker(), pg.win.cpLater)
 	if c.tt.previewing {
 		c.conv.SetEarlier("")
 		c.conv.SetLater("")

@@ -161,16 +161,20 @@ func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999", "↑ 3,800 earlier checkpoints · scroll up to load, or /revert N")
+	h.waitFor("prompt 3999")
 	h.focus(h.c.timeline)
-	h.key(tcell.KeyHome)                                // the first row: nothing loads yet (g asks for a checkpoint)
-	h.waitFor("● #3801", "turn 3801 · checkpoint 3800") // numbered by turn in the whole session
+	h.key(tcell.KeyHome) // the first row: nothing loads yet (g asks for a checkpoint)
+	// numbered by turn in the whole session, under the line that says
+	// what is not loaded (it scrolls with the rows)
+	h.waitFor("● #3801", "turn 3801 · checkpoint 3800", "↑ 3,800 earlier checkpoints · scroll up to load, or /revert N")
 	h.c.onUIThread(func() {
 		if h.c.pg.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
 			t.Errorf("selecting the first row loaded a page")
 		}
 	})
 	h.typeText("k", false)
+	h.waitFor("● #3800")
+	h.key(tcell.KeyHome)
 	h.waitFor("↑ 3,600 earlier checkpoints · scroll up to load, or /revert N")
 	h.c.onUIThread(func() {
 		if n := len(h.c.timeline.Model().Checkpoints); n != 400 {
