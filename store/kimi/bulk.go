@@ -43,6 +43,7 @@ type BulkResult struct {
 	Imported, Updated, Unchanged int      // sessions
 	Empty                        int      // sessions with no record (skipped)
 	Records                      int      // records written
+	Parsed                       int      // records parsed (of a grown file, its new lines only)
 	Bytes                        int64    // context file bytes of the sessions imported or updated
 	SessionIDs                   []string // rewind sessions imported or updated, in order
 }
@@ -100,6 +101,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 	}
 	take := func(ctx context.Context, p parsedSession, batch *store.ImportBatch) error {
 		src := p.src
+		res.Parsed += p.parsed
 		var size int64
 		for _, s := range p.sigs {
 			size += s.Size
@@ -113,7 +115,7 @@ func ImportAll(ctx context.Context, db *store.DB, d Discovery, o BulkOptions) (B
 		case p.seen:
 			grown := grewOnly(p.old, p.sigs)
 			cur := p.files[len(p.files)-1].Records
-			if grown {
+			if grown && !p.tail {
 				cur = cur[p.old[len(p.old)-1].Records:]
 			}
 			k.SessionID = p.prev.SessionID
@@ -193,7 +195,9 @@ func importStream(ctx context.Context, p parsedSession, k store.KimiImport, o Bu
 	if err != nil {
 		return err
 	}
-	return batch.Flush(ctx)
+	err = batch.Flush(ctx)
+	res.Parsed += st.total
+	return err
 }
 
 // parsedSession is one source read and parsed, with what the last import
@@ -210,6 +214,10 @@ type parsedSession struct {
 	// it was only hashed (sigs, Records not counted), and is parsed as it
 	// is written (sessionStream), lines its bound of records.
 	lines int
+	// tail: the current file only grew and files holds only its new
+	// records (readSeen); parsed counts the records parsed.
+	tail   bool
+	parsed int
 }
 
 func (p *parsedSession) records() int {
@@ -232,6 +240,12 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions,
 			p.err = fmt.Errorf("import %s: the record of its last import is unreadable: %w", src.Path, err)
 			return p
 		}
+		if len(p.old) > 0 {
+			if p.sigs, p.files, p.tail, p.parsed, err = readSeen(ctx, src, p.old, o); err != nil {
+				p.err = fmt.Errorf("import: %w", err)
+			}
+			return p
+		}
 	}
 	if !p.seen && filesSize(src) > streamBytes {
 		if p.sigs, p.lines, err = hashSession(ctx, src); err != nil {
@@ -242,6 +256,7 @@ func readAndParse(ctx context.Context, db *store.DB, src Source, o ParseOptions,
 	if p.sigs, p.files, err = readSession(ctx, src, p.old, o); err != nil {
 		p.err = fmt.Errorf("import: %w", err)
 	}
+	p.parsed = p.records()
 	return p
 }
 
