@@ -14,21 +14,28 @@ import (
 	"github.com/rewind-agent/rewind/store/peers"
 )
 
-// followSource is the one codex or Claude Code session file path names.
-func followSource(path string) (peers.Source, error) {
+// openFollow is the set-up ImportFollow and WatchFollow share: the one
+// codex or Claude Code session file path names, and the database to
+// follow it into (the caller closes it).
+func openFollow(ctx context.Context, rt *Runtime, path string) (peers.Source, *store.DB, Config, error) {
+	fail := func(err error) (peers.Source, *store.DB, Config, error) { return peers.Source{}, nil, Config{}, err }
 	if fi, err := os.Stat(path); err != nil {
-		return peers.Source{}, userErrorf(err, "cannot follow %s: %v", path, unwrapPathError(err))
+		return fail(userErrorf(err, "cannot follow %s: %v", path, unwrapPathError(err)))
 	} else if fi.IsDir() {
-		return peers.Source{}, userErrorf(nil, "cannot follow %s: it is a directory; --follow takes one session file (a codex rollout-*.jsonl or a Claude Code <session>.jsonl)", path)
+		return fail(userErrorf(nil, "cannot follow %s: it is a directory; --follow takes one session file (a codex rollout-*.jsonl or a Claude Code <session>.jsonl)", path))
 	}
 	d, ok, err := peers.Detect(path)
 	if err != nil {
-		return peers.Source{}, importError(err, path)
+		return fail(importError(err, path))
 	}
 	if !ok || len(d.Sources) != 1 {
-		return peers.Source{}, userErrorf(nil, "cannot follow %s: it is not a codex rollout or a Claude Code session file", path)
+		return fail(userErrorf(nil, "cannot follow %s: it is not a codex rollout or a Claude Code session file", path))
 	}
-	return d.Sources[0], nil
+	db, cfg, err := rt.openDB(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	return d.Sources[0], db, cfg, nil
 }
 
 // ImportFollow imports a codex or Claude Code session file and goes on
@@ -37,11 +44,7 @@ func followSource(path string) (peers.Source, error) {
 // once its first lines are in; the run is listed in `rewind runs` (with
 // its origin) and can be watched like rewind's own.
 func ImportFollow(ctx context.Context, rt *Runtime, path string) error {
-	src, err := followSource(path)
-	if err != nil {
-		return err
-	}
-	db, cfg, err := rt.openDB(ctx)
+	src, db, cfg, err := openFollow(ctx, rt, path)
 	if err != nil {
 		return err
 	}
@@ -132,11 +135,7 @@ func publishStatus(ctx context.Context, db *store.DB, pub *live.Publisher, id st
 // does and shows the session in the workspace's watch mode meanwhile
 // (`rewind watch --follow`); leaving the workspace stops following.
 func WatchFollow(ctx context.Context, rt *Runtime, path string) error {
-	src, err := followSource(path)
-	if err != nil {
-		return err
-	}
-	db, cfg, err := rt.openDB(ctx)
+	src, db, cfg, err := openFollow(ctx, rt, path)
 	if err != nil {
 		return err
 	}
