@@ -48,7 +48,11 @@
 // 4xx, other in-stream errors, TLS and unknown-host errors. When retries run
 // out the *Error has Temporary and Exhausted set.
 //
-// Callbacks fire live for every attempt; nothing is buffered. When an
+// Callbacks fire live for every attempt; nothing is buffered. A stream
+// that trickles in is read at most about once per StreamReadPace (10 ms):
+// the chunks a fast model sent meanwhile are decoded and handed to the
+// callbacks together, instead of the reader waking per token (pacedBody
+// in stream.go). When an
 // attempt fails and is retried, OnRetry is called before the wait: it tells
 // the caller that the output streamed so far is void (the soul resets its
 // step state and shows a StepRetry event). A stream_options or

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,4 +23,10 @@ var ParseRetryAfter = parseRetryAfter
 
 func (p *Provider) Backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return p.backoff(attempt, retryAfter)
+}
+
+// CountStreamReads makes p add each stream's reads and pauses (pacedBody)
+// to the counters.
+func CountStreamReads(p *Provider, reads, pauses *atomic.Int64) {
+	p.onStreamRead = func(r, ps int) { reads.Add(int64(r)); pauses.Add(int64(ps)) }
 }

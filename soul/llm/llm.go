@@ -175,6 +175,10 @@ type Provider struct {
 	jitter      func() float64 // in [0,1)
 	idleTimeout time.Duration
 	maxLine     int
+	readPace    time.Duration // pacedBody: 0 reads a stream as it comes
+	// onStreamRead, when set, is told how many reads of a stream's body
+	// were made and how many pauses taken before them (tests).
+	onStreamRead func(reads, pauses int)
 }
 
 var _ Client = (*Provider)(nil)
@@ -230,8 +234,13 @@ func New(cfg Config) (*Provider, error) {
 		jitter:      rand.Float64,
 		idleTimeout: DefaultStreamIdleTimeout,
 		maxLine:     MaxStreamLine,
+		readPace:    StreamReadPace,
 	}, nil
 }
+
+// StreamReadPace is the least time between two reads of a streamed
+// answer that trickles in (pacedBody).
+const StreamReadPace = 10 * time.Millisecond
 
 // Model is the configured model name.
 func (p *Provider) Model() string { return p.cfg.Model }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rewind-agent/rewind/store/message"
 
@@ -45,7 +46,14 @@ var (
 func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, body io.Reader, req Request, cb Callbacks) (Response, error) {
 	ib := newIdleBody(body, p.idleTimeout, cancel)
 	defer ib.stop()
-	br := bufio.NewReaderSize(ib, 32<<10)
+	pb := newPacedBody(ctx, ib, p.readPace)
+	defer func() {
+		pb.stop()
+		if p.onStreamRead != nil {
+			p.onStreamRead(pb.reads, pb.pauses)
+		}
+	}()
+	br := bufio.NewReaderSize(pb, 32<<10)
 	acc := p.newAccumulator()
 	dec := newChunkDecoder()
 	var (
@@ -115,6 +123,66 @@ func (p *Provider) readStream(ctx context.Context, cancel context.CancelFunc, bo
 			}
 			return acc.response(req)
 		}
+	}
+}
+
+// pacedBody reads a stream that trickles at most once per pace: a read
+// that had to wait for the network is followed by a pause until pace has
+// passed since it returned, so the chunks a fast model sends meanwhile
+// (one per token, ~2,000 a second) are read, decoded and shown together.
+// Each read that waits parks the goroutine and wakes it (and the
+// runtime's monitor) again: per token that was a third of the agent's CPU
+// while streaming. A read that did not wait (the data was there: a burst,
+// a server that buffers) is not paced, so a fast body is read at full
+// speed. The pause adds at most pace to a token's way to the screen,
+// which the UI's 20 Hz frames (50 ms) hide.
+type pacedBody struct {
+	ctx    context.Context
+	r      io.Reader
+	pace   time.Duration
+	waited bool      // the last read waited for the network
+	last   time.Time // when it returned
+	timer  *time.Timer
+
+	reads, pauses int // tests: the reads made, the pauses taken
+}
+
+// readWaited is how long a read must take to count as having waited for
+// the network: one served from a buffer or the socket's queue takes a few
+// microseconds.
+const readWaited = 200 * time.Microsecond
+
+func newPacedBody(ctx context.Context, r io.Reader, pace time.Duration) *pacedBody {
+	return &pacedBody{ctx: ctx, r: r, pace: pace}
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	if b.waited && b.pace > 0 {
+		if wait := b.pace - time.Since(b.last); wait > 0 {
+			if b.timer == nil {
+				b.timer = time.NewTimer(wait)
+			} else {
+				b.timer.Reset(wait)
+			}
+			b.pauses++
+			select {
+			case <-b.timer.C:
+			case <-b.ctx.Done():
+				return 0, b.ctx.Err()
+			}
+		}
+	}
+	b.reads++
+	start := time.Now()
+	n, err := b.r.Read(p)
+	b.last = time.Now()
+	b.waited = b.last.Sub(start) >= readWaited
+	return n, err
+}
+
+func (b *pacedBody) stop() {
+	if b.timer != nil {
+		b.timer.Stop()
 	}
 }
 

@@ -1,0 +1,73 @@
+package llm_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rewind-agent/rewind/soul/llm"
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+)
+
+// TestTricklingStreamIsReadInBatches: a stream that trickles in at 2,000
+// chunks a second is read about once per StreamReadPace, not once per
+// chunk (each read that waits for the network wakes the reader: per
+// token, that was a third of the agent's CPU while a fast model
+// streamed), and nothing is lost.
+func TestTricklingStreamIsReadInBatches(t *testing.T) {
+	t.Parallel()
+	const tokens = 600 // 0.3 s at 2,000 a second
+	srv := llmtest.NewServer(t)
+	answer := strings.Repeat("abcd", tokens)
+	srv.Enqueue(llmtest.Text(answer).WithRate(2000))
+	p, _ := newProvider(t, srv, true)
+	var reads, pauses atomic.Int64
+	llm.CountStreamReads(p, &reads, &pauses)
+	var rec recorder
+	start := time.Now()
+	resp, err := p.Chat(context.Background(), userReq("q"), rec.callbacks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if got := rec.content.String(); got != answer || resp.Message.Content.PlainText() != answer {
+		t.Fatalf("streamed %d bytes, answer %d; want %d", len(got), len(resp.Message.Content.PlainText()), len(answer))
+	}
+	// A read after each pause and one that waits for the next chunk
+	// after it: at most two per StreamReadPace (60 here when the server
+	// keeps its rate; one per chunk was 600). A starved server sends
+	// slower and the bound grows with the time it took.
+	if n, most := reads.Load(), 2*int64(took/llm.StreamReadPace)+10; n > most {
+		t.Fatalf("%d reads for %d chunks trickling in over %v (%d pauses), want at most %d: the stream is read per chunk", n, tokens, took, pauses.Load(), most)
+	}
+}
+
+// TestStreamReadAsFastAsItComes: a body whose data is there when asked
+// (a burst, a server that buffered the answer) is read without pauses.
+func TestStreamReadAsFastAsItComes(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t)
+	answer := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	reply := llmtest.Text(answer)
+	reply.ChunkSize = 1 << 12
+	srv.Enqueue(reply)
+	p, _ := newProvider(t, srv, true)
+	var reads, pauses atomic.Int64
+	llm.CountStreamReads(p, &reads, &pauses)
+	start := time.Now()
+	resp, err := p.Chat(context.Background(), userReq("q"), llm.Callbacks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content.PlainText() != answer {
+		t.Fatal("the answer differs")
+	}
+	// The server writes as fast as it can; a read that found the socket
+	// empty for a moment pauses once, then takes all that came meanwhile.
+	// Paced per read, 256 chunks would take 256 pauses (2.5 s).
+	if n := pauses.Load(); n > reads.Load()/4 {
+		t.Fatalf("%d pauses in %d reads of a burst (%v)", n, reads.Load(), time.Since(start))
+	}
+}
