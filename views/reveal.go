@@ -154,12 +154,11 @@ func hardWrap(spans []Span, width int, first, indent Line, whole tcell.Style) []
 	prefix := first
 	avail := func() int { return max(1, width-prefix.Width()) }
 	emit := func() {
-		l := append(append(Line{}, prefix...), cellsToSpans(cur)...)
-		lines = append(lines, l)
-		cur, prefix = nil, indent
+		lines = append(lines, appendCellSpans(append(Line{}, prefix...), cur, spans))
+		cur, prefix = cur[:0], indent
 	}
 	curW := 0
-	for _, sp := range spans {
+	for si, sp := range spans {
 		if sp.Style == whole {
 			if w := strWidth(sp.Text); curW+w > avail() && w <= width-indent.Width() && len(cur) > 0 {
 				emit()
@@ -184,7 +183,7 @@ func hardWrap(spans []Span, width int, first, indent Line, whole tcell.Style) []
 					emit()
 					curW = 0
 				}
-				cur = append(cur, cell{r, w, sp.Style})
+				cur = append(cur, cell{r, int32(w), int32(si)})
 				curW += w
 			}
 		}

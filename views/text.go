@@ -2,6 +2,7 @@ package views
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/mattn/go-runewidth"
@@ -141,11 +142,13 @@ func padRight(s string, w int) string {
 	return s
 }
 
-// cell is one rune with its style, used while wrapping.
+// cell is one rune of a span being wrapped. It names its span rather
+// than holding the span's style (72 bytes): wrapping a streamed answer
+// every frame allocated and compared the styles of every rune.
 type cell struct {
-	r     rune
-	w     int
-	style tcell.Style
+	r    rune
+	w    int32
+	span int32 // index in the spans wrapped
 }
 
 // wrapSpans word-wraps spans (which may contain '\n') to width columns.
@@ -156,7 +159,7 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 		width = 1
 	}
 	var lines []Line
-	var cur []cell
+	var cur []cell // reused from row to row: a row's runes become its spans' strings
 	prefix := first
 	avail := func() int {
 		a := width - prefix.Width()
@@ -168,17 +171,17 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 	emit := func(cells []cell) {
 		l := make(Line, 0, len(prefix)+2)
 		l = append(l, prefix...)
-		l = append(l, cellsToSpans(cells)...)
+		l = appendCellSpans(l, cells, spans)
 		lines = append(lines, l)
 		prefix = indent
 	}
 	curW := 0
 	lastSpace := -1
-	for _, sp := range spans {
+	for si, sp := range spans {
 		for _, r := range sp.Text {
 			if r == '\n' {
 				emit(cur)
-				cur, curW, lastSpace = cur[:0:0], 0, -1
+				cur, curW, lastSpace = cur[:0], 0, -1
 				continue
 			}
 			w := runeWidth(r)
@@ -189,28 +192,26 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 				if r == ' ' {
 					// break here; drop the space
 					emit(cur)
-					cur, curW, lastSpace = cur[:0:0], 0, -1
+					cur, curW, lastSpace = cur[:0], 0, -1
 					continue
 				}
 				if lastSpace >= 0 {
-					head := cur[:lastSpace]
-					tail := append([]cell(nil), cur[lastSpace+1:]...)
-					emit(head)
-					cur = tail
+					emit(cur[:lastSpace])
+					cur = cur[:copy(cur, cur[lastSpace+1:])]
 				} else {
 					emit(cur)
-					cur = nil
+					cur = cur[:0]
 				}
 				curW = 0
 				for _, c := range cur {
-					curW += c.w
+					curW += int(c.w)
 				}
 				lastSpace = -1
 			}
 			if r == ' ' {
 				lastSpace = len(cur)
 			}
-			cur = append(cur, cell{r, w, sp.Style})
+			cur = append(cur, cell{r, int32(w), int32(si)})
 			curW += w
 		}
 	}
@@ -220,20 +221,27 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 	return lines
 }
 
-func cellsToSpans(cells []cell) Line {
-	var out Line
+// appendCellSpans appends cells to l as spans: a run of cells of one
+// style is one span. The spans are parts of one string, the row's.
+func appendCellSpans(l Line, cells []cell, spans []Span) Line {
+	if len(cells) == 0 {
+		return l
+	}
 	var b strings.Builder
-	for i, c := range cells {
-		if i > 0 && c.style != cells[i-1].style {
-			out = append(out, Span{b.String(), cells[i-1].style})
-			b.Reset()
-		}
+	b.Grow(len(cells))
+	for _, c := range cells {
 		b.WriteRune(c.r)
 	}
-	if len(cells) > 0 {
-		out = append(out, Span{b.String(), cells[len(cells)-1].style})
+	row := b.String()
+	from, at := 0, 0
+	for i, c := range cells {
+		if i > 0 && c.span != cells[i-1].span && spans[c.span].Style != spans[cells[i-1].span].Style {
+			l = append(l, Span{row[from:at], spans[cells[i-1].span].Style})
+			from = at
+		}
+		at += utf8.RuneLen(c.r)
 	}
-	return out
+	return append(l, Span{row[from:], spans[cells[len(cells)-1].span].Style})
 }
 
 // clipLine cuts a line to width columns without wrapping, ending in "…"
