@@ -165,10 +165,12 @@ func (r *mdRenderer) block(n ast.Node, first, rest Line, width int) {
 	case *ast.FencedCodeBlock:
 		lang := string(n.Language(r.src))
 		open := n.NextSibling() == nil && n.Parent() != nil && n.Parent().Kind() == ast.KindDocument && !endsWithFence(r.src)
-		r.codeBlock(codeText(n, r.src), lang, open, first, rest, width)
+		// an open block is the last: the text ends in its last line
+		unfinished := open && len(r.src) > 0 && r.src[len(r.src)-1] != '\n'
+		r.codeBlock(codeText(n, r.src), lang, open, unfinished, first, rest, width)
 		r.blank(rest)
 	case *ast.CodeBlock:
-		r.codeBlock(codeText(n, r.src), "", false, first, rest, width)
+		r.codeBlock(codeText(n, r.src), "", false, false, first, rest, width)
 		r.blank(rest)
 	case *ast.HTMLBlock:
 		st := r.base.Foreground(r.th.Dim)
@@ -224,9 +226,16 @@ func endsWithFence(src []byte) bool {
 
 // hlCache keeps highlighted code so that a reply being streamed does not
 // run chroma over its finished code blocks on every frame. The block that
-// is still open (being streamed) is highlighted line by line, each line
-// cached, and once closed as a whole.
-type hlCache struct{ m map[string][]Line }
+// is still open (being streamed) is highlighted line by line, each
+// finished line once and cached, its unfinished last line drawn plain;
+// once closed, the block is highlighted whole, once. (Chroma costs about
+// 4 µs a byte: lexing the growing last line on every frame was a tenth of
+// the agent's CPU while a fast model streamed code.)
+type hlCache struct {
+	m map[string][]Line
+
+	lexed int // bytes given to chroma (tests)
+}
 
 const hlCacheMax = 2048
 
@@ -238,6 +247,7 @@ func (c *hlCache) highlight(src, lang string, th themes.Theme, base tcell.Style)
 	if v, ok := c.m[k]; ok {
 		return v
 	}
+	c.lexed += len(src)
 	v := HighlightCode(src, lang, th, base)
 	if c.m == nil || len(c.m) >= hlCacheMax {
 		c.m = make(map[string][]Line)
@@ -247,17 +257,23 @@ func (c *hlCache) highlight(src, lang string, th themes.Theme, base tcell.Style)
 }
 
 // codeBlock renders a code block; an open block (still streaming) is
-// highlighted per line so finished lines are not lexed again.
-func (r *mdRenderer) codeBlock(src, lang string, open bool, first, rest Line, width int) {
+// highlighted per finished line so that they are not lexed again, and
+// its unfinished last line (unfinished) is drawn plain until its newline
+// comes.
+func (r *mdRenderer) codeBlock(src, lang string, open, unfinished bool, first, rest Line, width int) {
 	bg := r.base.Background(r.th.CodeBg)
 	var rows []Line
 	switch {
 	case open && r.hl != nil:
-		for _, l := range strings.Split(src, "\n") {
-			hl := r.hl.highlight(l, lang, r.th, bg)
-			row := Line{}
-			if len(hl) > 0 {
-				row = hl[0]
+		lines := strings.Split(src, "\n")
+		for i, l := range lines {
+			row := Line{{l, bg.Foreground(r.th.Code)}}
+			if i < len(lines)-1 || !unfinished {
+				if hl := r.hl.highlight(l, lang, r.th, bg); len(hl) > 0 {
+					row = hl[0]
+				} else {
+					row = Line{}
+				}
 			}
 			rows = append(rows, row)
 		}

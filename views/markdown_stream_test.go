@@ -242,3 +242,43 @@ func newTestConversation(t *testing.T, w, h int) (*Conversation, tcell.Simulatio
 	c := NewConversation()
 	return c, draw(t, c, w, h)
 }
+
+// TestStreamedCodeIsLexedOnce: a Go block streamed token by token, a frame
+// after each token, gives chroma each finished line once while the block
+// is open (its unfinished last line is drawn plain) and the block once
+// when it closes; the frames after that lex nothing. (Lexing the growing
+// last line every frame gave chroma ~5 times the block's bytes here.)
+func TestStreamedCodeIsLexedOnce(t *testing.T) {
+	t.Parallel()
+	c, s := newTestConversation(t, 100, 30)
+	c.Append(Item{Kind: ItemUser, Text: "go"})
+	var code strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&code, "func f%d(x int) int { return x * %d }\n", i, i)
+	}
+	stream := func(text string) {
+		for _, tok := range strings.SplitAfter(text, " ") {
+			c.AppendDelta(tok)
+			c.Draw(s)
+		}
+	}
+	stream("Here it is:\n\n```go\n")
+	stream(code.String())
+	open := c.hl.lexed
+	if open > code.Len() {
+		t.Fatalf("chroma lexed %d bytes while the %d-byte block streamed: the unfinished line was lexed per frame", open, code.Len())
+	}
+	stream("```\n\nAnd a paragraph after the block, word by word, to the end.")
+	whole := c.hl.lexed - open
+	if whole > code.Len() {
+		t.Fatalf("chroma lexed %d bytes once the %d-byte block closed: it was lexed more than once", whole, code.Len())
+	}
+	// the rows are those of the finished answer, the block highlighted whole
+	want := NewConversation()
+	want.SetRect(0, 0, 100, 30)
+	want.SetItems([]Item{{Kind: ItemUser, Text: "go"}, {Kind: ItemAssistant, Text: c.items[1].Text}})
+	want.Draw(s)
+	if got, exp := c.lines(1), want.lines(1); !sameLines(got, exp) {
+		t.Fatalf("the streamed answer is laid out unlike the finished one:\n%s", linesDiff(got, exp))
+	}
+}
