@@ -293,14 +293,28 @@ func (r *mdRenderer) codeBlock(src, lang string, open, unfinished bool, first, r
 			parts = wrapCode(row, avail)
 		}
 		for _, p := range parts {
-			l := append(append(append(Line{}, first...), Span{" ", bg}), p...)
+			l := make(Line, 0, len(first)+len(p)+2)
+			l = append(append(append(l, first...), Span{" ", bg}), p...)
 			if pad := width - l.Width(); pad > 0 {
-				l = append(l, Span{strings.Repeat(" ", pad), bg})
+				l = append(l, Span{blanks(pad), bg})
 			}
 			r.out = append(r.out, l)
 			first = rest
 		}
 	}
+}
+
+// blankRun holds the padding of code rows: a row's padding is a slice of
+// it, not a string of its own (a streamed block's rows are laid out again
+// on every frame).
+var blankRun = strings.Repeat(" ", 512)
+
+// blanks is n spaces.
+func blanks(n int) string {
+	if n <= len(blankRun) {
+		return blankRun[:n]
+	}
+	return strings.Repeat(" ", n)
 }
 
 // ChromaColour converts a chroma colour to tcell (ColorDefault when unset).
