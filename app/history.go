@@ -483,7 +483,10 @@ func appendMessage(b []byte, m message.Message, toolNames map[string]string) []b
 		clear(toolNames) // results follow their calls: memory stays flat
 	}
 	for _, c := range m.ToolCalls {
-		toolNames[c.ID] = c.Name
+		// a copy of the two in one string: the message may borrow its
+		// body, which the map would keep alive
+		idName := c.ID + c.Name
+		toolNames[idName[:len(c.ID)]] = idName[len(c.ID):]
 		b = append(b, "  → "...)
 		b = append(b, oneLine(c.Name)...)
 		b = append(b, ' ')
