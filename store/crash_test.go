@@ -102,19 +102,29 @@ func TestCrashKill9(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var lines []string
-		done := make(chan struct{})
+		done, writing := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
 			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
+			for first := true; sc.Scan(); {
 				mu.Lock()
 				lines = append(lines, sc.Text())
 				mu.Unlock()
+				if first {
+					close(writing)
+					first = false
+				}
 			}
 		}()
-		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond) // the point: kill -9 at a random moment of the writes
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
+		select {
+		case <-writing:
+			// The point: kill -9 at a random moment of the writes, which
+			// have begun (a kill while the child still started proved nothing).
+			time.Sleep(time.Duration(rand.IntN(60)) * time.Millisecond)
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		case <-done: // the child ended before writing: its ERR line says why
 		}
 		<-done
 		cmd.Wait()

@@ -28,6 +28,10 @@ func TestSnippetIsFTS4s(t *testing.T) {
 	seps := []string{" ", " ", " ", ", ", ". ", "\n", " -- ", "(", ") ", ": ", "/", "\t", "!? "}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var texts []string
+	tx, err := raw.Begin() // one commit, not 400 synced ones
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 400 {
 		n := 1 + rng.IntN(60)
 		if i%10 == 0 {
@@ -47,9 +51,12 @@ func TestSnippetIsFTS4s(t *testing.T) {
 			b.WriteString(".\n")
 		}
 		texts = append(texts, b.String())
-		if _, err := raw.Exec(`INSERT INTO f (docid, text) VALUES (?, ?)`, i+1, b.String()); err != nil {
+		if _, err := tx.Exec(`INSERT INTO f (docid, text) VALUES (?, ?)`, i+1, b.String()); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	queries := []string{"build", "the", "fix error", "refactor test deadlock", "re*", "ret*", "bu*", "café", "creme",
 		"über", `"fix error"`, `"the build"`, "zeppelin OR quokka", "build OR the", "naive cafe", "quo*", "日本語",

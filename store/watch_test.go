@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -44,12 +45,17 @@ func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
 }
 
 // TestDataVersionIgnoresOwnHeartbeats: the lease heartbeats this DB
-// writes (every 2 s while a session is open for writing) do not move
-// DataVersion, or an idle writer would re-read its lists after every one;
-// Writes counts the write transactions and not the heartbeats.
+// writes (every 2 s while a session is open for writing; every 20 ms
+// here) do not move DataVersion, or an idle writer would re-read its lists
+// after every one; Writes counts the write transactions and not the
+// heartbeats.
 func TestDataVersionIgnoresOwnHeartbeats(t *testing.T) {
 	t.Parallel()
-	db := openTest(t)
+	db, err := OpenWith(bg, filepath.Join(t.TempDir(), "rewind.db"), Options{LeaseHeartbeat: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
 	s := newSession(t, db, "leased", "/w")
 	lease, err := db.AcquireLease(bg, s.ID)
 	if err != nil {
