@@ -23,9 +23,9 @@ func withCheckpointing(t *testing.T, commits int64, delay time.Duration) {
 func waitRuns(t *testing.T, db *DB, n int64, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
-	for db.ckpt.runs.Load() < n {
+	for db.ckpt.lastRun().n < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d background checkpoints after %v, want %d", db.ckpt.runs.Load(), within, n)
+			t.Fatalf("%d background checkpoints after %v, want %d", db.ckpt.lastRun().n, within, n)
 		}
 		time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 	}
@@ -68,17 +68,17 @@ func TestBackgroundCheckpointAfterCommits(t *testing.T) {
 	db := openTest(t)
 	s := newSession(t, db, "ckpt", "/w")
 	before := db.ckpt.pending.Load() // Open's migrations, CreateSession
-	if before >= 16 || db.ckpt.runs.Load() != 0 {
-		t.Fatalf("%d commits pending, %d checkpoints before appending", before, db.ckpt.runs.Load())
+	if before >= 16 || db.ckpt.lastRun().n != 0 {
+		t.Fatalf("%d commits pending, %d checkpoints before appending", before, db.ckpt.lastRun().n)
 	}
 	for i := 0; i < 20; i++ {
 		must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "checkpointed zebra")))
 	}
 	waitRuns(t, db, 1, 10*time.Second)
-	if db.ckpt.lastCopied.Load() == 0 {
+	if db.ckpt.lastRun().copied == 0 {
 		t.Fatal("the background checkpoint copied no WAL frame into the database file")
 	}
-	if !db.ckpt.lastComplete.Load() {
+	if !db.ckpt.lastRun().complete {
 		// A reader still needed older frames: the database file alone is
 		// only consistent after a complete checkpoint, which is retried
 		// after the delay (an hour here). What was copied is checked above.
@@ -108,22 +108,23 @@ func TestBackgroundCheckpointWhenIdle(t *testing.T) {
 	db := openTest(t)
 	s := newSession(t, db, "idle", "/w")
 	waitRuns(t, db, 1, 10*time.Second)
-	runs := db.ckpt.runs.Load()
+	runs := db.ckpt.lastRun().n
 	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "hello")))
 	waitRuns(t, db, runs+1, 10*time.Second)
 	// A partial copy (a reader still held frames) is retried after the
 	// delay, so a loaded machine may need a second run; what must not happen
 	// is checkpointing on and on once the commit is copied.
 	deadline := time.Now().Add(10 * time.Second)
-	for !db.ckpt.lastComplete.Load() {
+	last := db.ckpt.lastRun()
+	for ; !last.complete; last = db.ckpt.lastRun() {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle commit was never checkpointed completely")
 		}
 		time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
 	}
-	settled := db.ckpt.runs.Load()
+	settled := last.n
 	time.Sleep(100 * time.Millisecond) // ample for a spurious run at the 20 ms delay
-	if got := db.ckpt.runs.Load(); got != settled {
+	if got := db.ckpt.lastRun().n; got != settled {
 		t.Fatalf("%d more checkpoints after the idle commit was copied", got-settled)
 	}
 	// Search sees the append at once (same transaction as the record).

@@ -107,14 +107,28 @@ type checkpointer struct {
 	wake    chan struct{}
 	stop    context.CancelFunc
 	done    sync.WaitGroup
-	runs    atomic.Int64 // checkpoints run, for tests
-	// The last checkpoint's outcome, for tests: WAL frames copied into the
-	// database file, and whether that was all of them.
-	lastCopied   atomic.Int64
-	lastComplete atomic.Bool
+	// last is the last checkpoint's outcome, for tests: one value, so a
+	// count is never read beside another run's outcome.
+	last atomic.Pointer[checkpointRun]
 	// checkpointed runs after each complete checkpoint (the DB re-stamps
 	// its integrity cache: the file changed, but only through SQLite).
 	checkpointed func()
+}
+
+// checkpointRun is the outcome of the nth checkpoint: WAL frames copied
+// into the database file, and whether that was all of them.
+type checkpointRun struct {
+	n        int64
+	copied   int64
+	complete bool
+}
+
+// lastRun is the last checkpoint's outcome (n 0: none ran yet).
+func (c *checkpointer) lastRun() checkpointRun {
+	if r := c.last.Load(); r != nil {
+		return *r
+	}
+	return checkpointRun{}
 }
 
 func newCheckpointer() *checkpointer {
@@ -163,11 +177,7 @@ func (c *checkpointer) start(reader *sql.DB) {
 			// or a partial copy is tried again after the delay.
 			var busy, walFrames, copied int64
 			err := reader.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &walFrames, &copied)
-			// The outcome is stored before the run is counted: who sees the
-			// count sees this run's outcome, never the one before it.
-			c.lastCopied.Store(copied)
-			c.lastComplete.Store(err == nil && busy == 0 && copied >= walFrames)
-			c.runs.Add(1)
+			c.last.Store(&checkpointRun{n: c.lastRun().n + 1, copied: copied, complete: err == nil && busy == 0 && copied >= walFrames})
 			if err == nil && c.checkpointed != nil && busy == 0 && copied >= walFrames {
 				c.checkpointed()
 			}
