@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/kimi"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 var updateShow = flag.Bool("update-show", false, "rewrite testdata/show from the current Show")
@@ -30,10 +31,7 @@ func TestShowGolden(t *testing.T) {
 	if err := os.Chmod(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(home, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	imported, err := kimi.ImportPath(ctx, db, filepath.Join("..", "store", "kimi", "testdata", "session"), "/home/me/hello")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // subagentRig is a parent Soul with sub-agents over a real store, the
@@ -43,11 +44,7 @@ func newSubagentRig(t *testing.T, maxRunning int, mod func(*soul.Config)) *subag
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storetest.OpenAt(t, filepath.Join(dir, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work, Model: "test-model"})
 	if err != nil {
 		t.Fatal(err)
@@ -402,11 +399,7 @@ func BenchmarkSubagentStart(b *testing.B) {
 	if err := os.Mkdir(work, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	db, err := store.Open(ctx, filepath.Join(dir, "rewind.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: work, Model: "m"})
 	if err != nil {
 		b.Fatal(err)

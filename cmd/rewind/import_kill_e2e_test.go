@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-agent/rewind/app"
 	"github.com/rewind-agent/rewind/internal/gen"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestKill9MidImportOfALargeSession: `rewind import` of one session too
@@ -65,10 +66,7 @@ func TestKill9MidImportOfALargeSession(t *testing.T) {
 	if hits := decode[[]map[string]any](t, e.mustOK("search", "goroutine", "--json").stdout); len(hits) != 0 {
 		t.Fatalf("search after the kill: %d hits, want none", len(hits))
 	}
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	var ok string
 	var hidden int
 	if err := db.Reader().QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
@@ -84,11 +82,7 @@ func TestKill9MidImportOfALargeSession(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("sessions after the re-import: %v", list)
 	}
-	db, err = store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = storetest.OpenAt(t, e.dbPath(), store.Options{})
 	var records int
 	if err := db.Reader().QueryRow(`SELECT count(*) FROM context WHERE session_key = (SELECT key FROM sessions WHERE id = ?)`, list[0]["id"]).Scan(&records); err != nil || records != want {
 		t.Fatalf("the re-imported session has %d records, want %d (%v)", records, want, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/message"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // TestSubagentSessionInTheCLI: a sub-agent session is listed by `rewind
@@ -22,10 +23,7 @@ func TestSubagentSessionInTheCLI(t *testing.T) {
 	e := newEnv(t)
 	parent := e.seed("parent run")
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	child, err := db.CreateSession(ctx, store.NewSession{Title: "count the failing tests", WorkDir: e.workDir, Model: "test-model",
 		Subagent: store.SubagentOrigin{Of: parent.id, CallID: "call_agent", Type: "coder"}})
 	if err != nil {
@@ -225,10 +223,7 @@ func TestSubagentSessionKeepsItsType(t *testing.T) {
 
 	// A child from before children recorded their agent: its parent's.
 	ctx := context.Background()
-	db, err := store.Open(ctx, e.dbPath())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, e.dbPath(), store.Options{})
 	old, err := db.CreateSession(ctx, store.NewSession{Title: "old scout", WorkDir: e.workDir, Model: "test-model",
 		Subagent: store.SubagentOrigin{Of: parentID, CallID: "call_old", Type: "scout"}})
 	db.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/gen"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // dump is every session of db as text: title, work dir, generations and
@@ -62,15 +63,7 @@ func TestImportStreamsLargeSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func() *store.DB {
-		db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	whole, streamed := open(), open()
+	whole, streamed := storetest.Open(t), storetest.Open(t)
 	wres, err := ImportAll(ctx, whole, d, BulkOptions{WorkDir: "/w"})
 	if err != nil {
 		t.Fatal(err)
