@@ -107,16 +107,28 @@ func TestBackgroundCheckpointWhenIdle(t *testing.T) {
 	withCheckpointing(t, 1<<40, 20*time.Millisecond)
 	db := openTest(t)
 	s := newSession(t, db, "idle", "/w")
-	waitRuns(t, db, 1, 10*time.Second)
-	runs := db.ckpt.lastRun().n
+	// Idle first: the last run complete and none for 5 delays, so no retry
+	// is armed and no wake of a commit made during a run is queued (either
+	// runs once more after a complete copy, rightly: that commit may have
+	// landed after the copy, and it failed this test under load).
+	last, since, deadline := db.ckpt.lastRun(), time.Now(), time.Now().Add(10*time.Second)
+	for !last.complete || time.Since(since) < 100*time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatal("the session's commits were never checkpointed completely")
+		}
+		time.Sleep(5 * time.Millisecond) // poll: the background goroutine's counters signal nothing
+		if r := db.ckpt.lastRun(); r.n != last.n {
+			last, since = r, time.Now()
+		}
+	}
+	runs := last.n
 	must[Record](t)(db.AppendMessage(bg, s.ID, message.NewText("user", "hello")))
 	waitRuns(t, db, runs+1, 10*time.Second)
 	// A partial copy (a reader still held frames) is retried after the
 	// delay, so a loaded machine may need a second run; what must not happen
 	// is checkpointing on and on once the commit is copied.
-	deadline := time.Now().Add(10 * time.Second)
-	last := db.ckpt.lastRun()
-	for ; !last.complete; last = db.ckpt.lastRun() {
+	deadline = time.Now().Add(10 * time.Second)
+	for last = db.ckpt.lastRun(); !last.complete; last = db.ckpt.lastRun() {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle commit was never checkpointed completely")
 		}
