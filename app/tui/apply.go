@@ -27,7 +27,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		if !ev.Compaction {
 			c.discardStep()
 		}
-		c.setMessage(retryText(ev), true)
+		c.msg.setMessage(retryText(ev), true)
 	case soul.StepInterrupted:
 		if ev.KeptGeneration > 0 || ev.KeptFile != "" {
 			c.keepInterruptedStep()
@@ -44,10 +44,9 @@ func (c *Controller) onUIApply(e soul.Event) {
 		}
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
 			Text: fmt.Sprintf("%s (%s tokens)…", what, views.FormatTokens(ev.Tokens))})
-		c.setMessage("compacting…", false)
-		c.compactSeq = c.msgSeq
+		c.msg.setAbout(topicCompaction, "compacting…", false, messageTTL)
 	case soul.CompactionEnd:
-		c.clearMessageOf(c.compactSeq) // a watcher has no op end to clear it
+		c.msg.clearAbout(topicCompaction) // a watcher has no op end to clear it
 		// The reload that follows (posted by onWorkerSink) shows the banner.
 		c.statusM.Tokens = ev.Tokens
 		c.statusM.Generation = ev.NewGen
@@ -95,7 +94,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.tp.onUIBacktrack(ev)
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
-		c.setMessage(flat(ev.Message), true)
+		c.msg.setMessage(flat(ev.Message), true)
 	case soul.PromptImages:
 		c.onUIPromptImages(ev)
 	case soul.LoopWarning:
@@ -115,12 +114,9 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case evFunc:
 		ev.f()
 	case evNote:
-		c.setMessage(ev.text, ev.isErr)
+		c.msg.setMessage(ev.text, ev.isErr)
 	case evTick:
-		if !c.msgUntil.IsZero() && time.Now().After(c.msgUntil) {
-			c.status.ClearMessage()
-			c.msgUntil = time.Time{}
-		}
+		c.msg.onTick()
 		c.refreshStatus()
 	}
 }
@@ -193,7 +189,7 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 				done++
 			}
 		}
-		c.setMessage(fmt.Sprintf("todos: %d/%d done", done, len(ev.Todos)), false)
+		c.msg.setMessage(fmt.Sprintf("todos: %d/%d done", done, len(ev.Todos)), false)
 	}
 	c.statusM.RunningTool = ""
 	c.refreshStatus()
@@ -233,7 +229,7 @@ func (c *Controller) onUIReload(ev evReload) {
 			c.conv.Mark(*ev.mark)
 			// short, the essentials first: a crowded status bar (80
 			// columns, watching) drops the last parts
-			c.setMessage("hit ┃ · End: the newest · scroll: around it", false)
+			c.msg.setMessage("hit ┃ · End: the newest · scroll: around it", false)
 		}
 	}
 	if ev.banner != nil {
@@ -278,17 +274,17 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 	c.input.SetDisabled("")
 	switch {
 	case ev.err == nil:
-		if !c.quitting && !c.msgKeep {
-			c.status.ClearMessage()
+		if !c.quitting {
+			c.msg.clearUnlessNews()
 		}
 	case errors.Is(ev.err, soul.ErrNotSaved):
 		c.onUIPromptNotSaved(unsent, ev.err)
 	case errors.Is(ev.err, context.Canceled) || errors.Is(ev.err, context.DeadlineExceeded):
-		c.setMessage(ev.op+" interrupted", false)
+		c.msg.setMessage(ev.op+" interrupted", false)
 	case errors.Is(ev.err, soul.ErrRejected):
-		c.setMessage("tool call rejected: the run stopped, tell the model what to do instead", false)
+		c.msg.setMessage("tool call rejected: the run stopped, tell the model what to do instead", false)
 	case errors.Is(ev.err, soul.ErrMaxSteps):
-		c.setMessage("max steps reached: send a message to continue", true)
+		c.msg.setMessage("max steps reached: send a message to continue", true)
 	case errors.Is(ev.err, store.ErrLeaseLost):
 		// Another process took the session over while this one was paused:
 		// nothing was written; stop writing at once, not at the next heartbeat.
@@ -296,7 +292,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 			c.onUILeaseLost(o)
 		}
 	default:
-		c.setMessage(ev.op+" failed: "+flat(ev.err.Error()), true)
+		c.msg.setMessage(ev.op+" failed: "+flat(ev.err.Error()), true)
 	}
 	c.refreshStatus()
 	c.tt.onUIRunDone()
@@ -316,11 +312,10 @@ func (c *Controller) onUIApplyFrozen(e soul.Event) {
 			c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
 		}
 	case soul.CompactionBegin:
-		c.setMessage("compacting…", false)
-		c.compactSeq = c.msgSeq
+		c.msg.setAbout(topicCompaction, "compacting…", false, messageTTL)
 	case soul.CompactionEnd:
-		c.clearMessageOf(c.compactSeq)
+		c.msg.clearAbout(topicCompaction)
 	case soul.Error:
-		c.setMessage(flat(ev.Message), true)
+		c.msg.setMessage(flat(ev.Message), true)
 	}
 }

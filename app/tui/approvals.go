@@ -106,7 +106,6 @@ type approvalsDeps struct {
 
 type approvalsHost interface {
 	workDir() string
-	setNews(text string)
 	info(text string)
 }
 

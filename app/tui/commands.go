@@ -112,7 +112,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 	// is lost.
 	if r := c.firstHolding([]rule{ruleReadOnly, ruleRunActive}); r != 0 {
 		c.input.SetText(text)
-		c.setMessage(c.refusal("", r)+" (your text stays in the input)", true)
+		c.msg.setMessage(c.refusal("", r)+" (your text stays in the input)", true)
 		return
 	}
 	if c.pg.win.later > 0 {
@@ -155,9 +155,7 @@ func (c *Controller) runPromptShown(text, shown string) {
 		}
 		return o.soul.Run(ctx, text)
 	})
-	if c.dbBusy {
-		c.onUIDatabaseBusy(true, false) // the prompt waits too: say how to stop it
-	}
+	c.dbBusy.onUIPromptSent() // the prompt waits too: say how to stop it
 }
 
 // unsentPrompt is a prompt shown as sent whose run has not ended: at is
@@ -193,7 +191,7 @@ func (c *Controller) onUIPromptNotSaved(p *unsentPrompt, err error) {
 	if !errors.Is(err, context.Canceled) {
 		why = oneLine(err.Error(), 100)
 	}
-	c.setMessage("not sent: "+why+"; your prompt is back in the input", true)
+	c.msg.setMessage("not sent: "+why+"; your prompt is back in the input", true)
 }
 
 // onUICommand dispatches a slash command.
@@ -206,7 +204,7 @@ func (c *Controller) onUICommand(text string) {
 	}
 	cmd, ok := c.commands.get(name)
 	if !ok {
-		c.setMessage(fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent to the model)", oneLine(name, 30)), true)
+		c.msg.setMessage(fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent to the model)", oneLine(name, 30)), true)
 		return
 	}
 	if c.refuse(cmd.Name, cmd.DisabledWhen...) {
@@ -233,7 +231,7 @@ func (c *Controller) startOp(op string, f func(ctx context.Context) error) {
 func (c *Controller) needSoul(what string) (*openSession, bool) {
 	o := c.cur()
 	if o == nil || o.soul == nil {
-		c.setMessage("nothing to "+what+" yet: the session is empty", false)
+		c.msg.setMessage("nothing to "+what+" yet: the session is empty", false)
 		return nil, false
 	}
 	return o, true
@@ -281,14 +279,14 @@ func (c *Controller) cmdClear(string) {
 
 func (c *Controller) cmdTheme(arg string) {
 	if arg == "" {
-		c.setMessage("themes: "+strings.Join(themes.Names(c.themeDir()), ", ")+" — /theme NAME", false)
+		c.msg.setMessage("themes: "+strings.Join(themes.Names(c.themeDir()), ", ")+" — /theme NAME", false)
 		return
 	}
 	th, err := themes.Load(arg, c.themeDir())
 	c.applyTheme(th)
 	if err != nil {
-		c.setMessage(err.Error(), true)
+		c.msg.setMessage(err.Error(), true)
 		return
 	}
-	c.setMessage("theme "+th.Name, false)
+	c.msg.setMessage("theme "+th.Name, false)
 }

@@ -69,21 +69,14 @@ type Controller struct {
 	watchPID  int       // (UI) pid holding the lease when the workspace opened
 
 	// Run state (UI).
-	busy      string // "" idle, else the running operation ("run", "compact"…)
-	runCancel context.CancelFunc
-	runStart  time.Time
-	stepStart int // first conversation item of the current step attempt
-	statusM   views.Status
-	msgUntil  time.Time
-	msgSeq    int      // bumped by every message; a timer clears only its own
-	notices   []notice // the last maxNotices status messages, whole (/status)
-	msgKeep   bool     // the message is news, not progress: a run's end leaves it
-	dbBusy    bool     // a write waits for another process's write lock
-	dbBusySeq int      // msgSeq of the "database busy" message (onUIDatabaseBusy)
-	// msgSeq of "compacting…" and of a session's opening warning (file
-	// rewinds off): each goes with what it is about (clearMessageOf).
-	compactSeq, openNoteSeq int
-	confirmSeq              int // the confirm dialog shown last (its arming)
+	busy       string // "" idle, else the running operation ("run", "compact"…)
+	runCancel  context.CancelFunc
+	runStart   time.Time
+	stepStart  int // first conversation item of the current step attempt
+	statusM    views.Status
+	msg        *messageLine  // the status bar's message and the notices (messages.go)
+	dbBusy     *dbBusyNotice // writes wait for another process's lock (db_busy.go)
+	confirmSeq int           // the confirm dialog shown last (its arming)
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt
@@ -185,13 +178,13 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	th, err := themes.Load(o.Theme, c.themeDir())
 	c.applyTheme(th)
 	if err != nil {
-		c.setMessage(err.Error(), true)
+		c.msg.setMessage(err.Error(), true)
 	}
 	if o.Notice != "" {
-		c.setMessage(o.Notice, false)
+		c.msg.setMessage(o.Notice, false)
 	}
 	if err := o.DB.Damaged(); err != nil { // every write will say it again
-		c.setMessage(err.Error(), true)
+		c.msg.setMessage(err.Error(), true)
 	}
 	c.statusM = views.Status{Model: o.Model, Demo: o.Demo, MaxContext: o.Soul.MaxContextSize, Thinking: string(c.opts.Soul.Thinking)}
 	if c.statusM.MaxContext == 0 {
@@ -284,7 +277,7 @@ func (c *Controller) onUIQuit() {
 		c.runCancel()
 	}
 	c.ap.onUIRejectPending()
-	c.setMessage("quitting…", false)
+	c.msg.setMessage("quitting…", false)
 	go func() {
 		c.shutdownWorkers()
 		c.posts.close()
@@ -503,9 +496,6 @@ func (c *Controller) onWorkerDeliver(batch []soul.Event) {
 	})
 }
 
-// setMessage shows a transient status-bar message for messageTTL (UI).
-func (c *Controller) setMessage(text string, isErr bool) { c.setMessageFor(text, isErr, messageTTL) }
-
 // uiRunning reports whether the UI loop takes updates (any goroutine).
 func (c *Controller) uiRunning() bool { return c.ui.running.Load() }
 
@@ -536,7 +526,7 @@ func (c *Controller) refreshStatus() {
 	} else if !c.watch.started.IsZero() {
 		s.Elapsed = time.Since(c.watch.started) // a watched writer's run
 	}
-	c.ticking.Store(s.Elapsed > 0 || !c.msgUntil.IsZero())
+	c.ticking.Store(s.Elapsed > 0 || c.msg.timed())
 	if o := c.cur(); o != nil && s.SessionTitle == "" {
 		s.SessionTitle = o.sess.Title
 	}

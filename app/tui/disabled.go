@@ -113,6 +113,6 @@ func (c *Controller) refuse(what string, rules ...rule) bool {
 	if r == 0 {
 		return false
 	}
-	c.setMessage(c.refusal(what, r), true)
+	c.msg.setMessage(c.refusal(what, r), true)
 	return true
 }

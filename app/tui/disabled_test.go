@@ -114,7 +114,7 @@ func TestDisabledReasonsReadOnly(t *testing.T) {
 	// The notices, not the status bar: a watch status that changes may
 	// put its own message over it on a loaded machine.
 	h.waitUntil("the refusal", func() bool {
-		for _, n := range h.c.notices {
+		for _, n := range h.c.msg.notices {
 			if n.isErr && n.text == "/yolo is not available: read-only: no process writes it now · /continue writes it here" {
 				return true
 			}

@@ -28,4 +28,5 @@ func (c *Controller) initFeatures() {
 	c.initNotify()
 	c.initThinking()
 	c.initPlan()
+	c.dbBusy = &dbBusyNotice{c: c.common()}
 }

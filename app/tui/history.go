@@ -37,7 +37,7 @@ func (c *Controller) initInputHistory() {
 	c.input.SetOnSend(h.onUISend)
 	prompts, err := c.db.InputHistory(c.ctx, c.opts.WorkDir, inputHistoryLoad)
 	if err != nil {
-		c.setMessage("input history unavailable: "+err.Error(), true)
+		c.msg.setMessage("input history unavailable: "+err.Error(), true)
 		return
 	}
 	c.input.SetHistory(prompts)

@@ -24,17 +24,18 @@ import (
 // the core's services and the shared handles. Controller.common builds it.
 type featureCommon struct {
 	core
+	*messageLine
 	ctx   context.Context // cancelled when the workspace shuts down
 	db    *store.DB
 	app   *tview.Application
 	pages *pageStack // the overlays above the workspace
 }
 
-// core is the services every feature may call: status messages,
-// the goroutines, the status line, the disabled rules and the open
-// session (nil before a new session's first prompt).
+// core is the services every feature may call besides the status
+// messages (messageLine, messages.go): the goroutines, the status line,
+// the disabled rules and the open session (nil before a new session's
+// first prompt).
 type core interface {
-	notices
 	threads
 	statusLine
 	rules
@@ -43,12 +44,7 @@ type core interface {
 
 // common is what every feature gets (wiring).
 func (c *Controller) common() featureCommon {
-	return featureCommon{core: c, ctx: c.ctx, db: c.db, app: c.app, pages: c.pages}
-}
-
-// notices shows status messages (messages.go).
-type notices interface {
-	setMessage(text string, isErr bool)
+	return featureCommon{core: c, messageLine: c.msg, ctx: c.ctx, db: c.db, app: c.app, pages: c.pages}
 }
 
 // threads moves work between the UI goroutine and workers (thread.go):

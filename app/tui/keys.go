@@ -159,12 +159,12 @@ func (c *Controller) onUICtrlC() {
 	if c.pages.top() == "" && c.input.Text() != "" {
 		c.input.Stash()
 		c.quitArmed = quitArm{}
-		c.setMessageFor("input cleared (Up brings it back) · Ctrl-C again interrupts or quits", false, quitWindow)
+		c.msg.setMessageFor("input cleared (Up brings it back) · Ctrl-C again interrupts or quits", false, quitWindow)
 		return
 	}
 	if a := c.quitArmed; !a.typed.IsZero() {
 		msg, _ := c.status.Message()
-		hintShows := a.hint == c.msgSeq && !c.msgUntil.IsZero() && msg != ""
+		hintShows := a.hint == c.msg.seq && c.msg.timed() && msg != ""
 		if c.tg.keyAt.Sub(a.typed) < quitWindow || hintShows {
 			c.onUIQuit()
 			return
@@ -175,8 +175,8 @@ func (c *Controller) onUICtrlC() {
 		c.onUIInterrupt()
 		hint = "interrupted · " + hint
 	}
-	c.setMessageFor(hint, false, quitWindow)
-	c.quitArmed = quitArm{typed: c.tg.keyAt, hint: c.msgSeq}
+	c.msg.setMessageFor(hint, false, quitWindow)
+	c.quitArmed = quitArm{typed: c.tg.keyAt, hint: c.msg.seq}
 }
 
 // onUIInterrupt cancels the running step (Esc).
@@ -186,7 +186,7 @@ func (c *Controller) onUIInterrupt() {
 	}
 	c.runCancel()
 	c.ap.onUIRejectPending()
-	c.setMessage("interrupting…", false)
+	c.msg.setMessage("interrupting…", false)
 }
 
 // cycleFocus moves the focus along the panes (Tab / Shift-Tab); a side

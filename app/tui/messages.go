@@ -7,12 +7,45 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
+// messageLine is the status bar's transient message and the notices
+// /status lists: every feature gets it (featureCommon) and the Controller
+// holds it (Controller.msg). UI goroutine only.
+type messageLine struct {
+	bar   *views.StatusBar
+	later func(f func()) // onUIThreadAsync: a message's timer clears it on the UI goroutine
+	until time.Time      // when the message shown expires (zero: none is timed)
+	seq   int            // bumped by every message; a timer clears only its own
+	keep  bool           // the message is news, not progress: a run's end leaves it
+	// about is the seq of the message shown for each topic: each goes
+	// with what it is about (clearAbout).
+	about   [topics]int
+	notices []notice // the last maxNotices messages, whole (/status)
+}
+
+// msgTopic is something that ends, whose message goes when it ends if it
+// is still the one shown.
+type msgTopic int
+
+const (
+	topicCompaction  msgTopic = iota // "compacting…" (a watcher has no op end to clear it)
+	topicOpenWarning                 // a session's opening warning (file rewinds off)
+	topicDBBusy                      // "database busy" (db_busy.go)
+	topics
+)
+
+func newMessageLine(bar *views.StatusBar, later func(f func())) *messageLine {
+	return &messageLine{bar: bar, later: later}
+}
+
+// setMessage shows a transient status-bar message for messageTTL (UI).
+func (m *messageLine) setMessage(text string, isErr bool) { m.setMessageFor(text, isErr, messageTTL) }
+
 // setNews is setMessage for news a run's end must not wipe (an answer
 // from a watcher): it stays its whole messageTTL, whereas progress
 // ("compacting…", a retry) is cleared when the run ends well (UI).
-func (c *Controller) setNews(text string) {
-	c.setMessage(text, false)
-	c.msgKeep = true
+func (m *messageLine) setNews(text string) {
+	m.setMessage(text, false)
+	m.keep = true
 }
 
 // notice is a status-bar message as it was set, kept for /status: the bar
@@ -27,60 +60,94 @@ type notice struct {
 const maxNotices = 8
 
 // addNotice keeps a notice for /status (a repeat of the last one once).
-func (c *Controller) addNotice(text string, isErr bool) {
-	if n := len(c.notices); n > 0 && c.notices[n-1].text == text {
+func (m *messageLine) addNotice(text string, isErr bool) {
+	if n := len(m.notices); n > 0 && m.notices[n-1].text == text {
 		return
 	}
-	c.notices = append(c.notices, notice{at: time.Now(), text: text, isErr: isErr})
-	if len(c.notices) > maxNotices {
-		c.notices = c.notices[1:]
+	m.notices = append(m.notices, notice{at: time.Now(), text: text, isErr: isErr})
+	if len(m.notices) > maxNotices {
+		m.notices = m.notices[1:]
 	}
 }
 
 // setInfoUnlessError shows an info message unless an error is showing,
 // which it would hide; either way /status lists it (UI).
-func (c *Controller) setInfoUnlessError(text string) {
-	if msg, isErr := c.status.Message(); isErr && msg != "" {
-		c.addNotice(text, false)
+func (m *messageLine) setInfoUnlessError(text string) {
+	if msg, isErr := m.bar.Message(); isErr && msg != "" {
+		m.addNotice(text, false)
 		return
 	}
-	c.setMessage(text, false)
+	m.setMessage(text, false)
 }
 
 // setMessageFor shows a transient status-bar message for exactly ttl: a
 // timer clears it then, unless a newer message replaced it (UI). The
 // message is also kept, whole, among the notices /status lists.
-func (c *Controller) setMessageFor(text string, isErr bool, ttl time.Duration) {
-	c.addNotice(text, isErr)
-	c.status.SetMessage(text, isErr)
-	c.msgKeep = false
-	c.msgUntil = time.Now().Add(ttl)
-	c.msgSeq++
-	seq := c.msgSeq
+func (m *messageLine) setMessageFor(text string, isErr bool, ttl time.Duration) {
+	m.addNotice(text, isErr)
+	m.bar.SetMessage(text, isErr)
+	m.keep = false
+	m.until = time.Now().Add(ttl)
+	m.seq++
+	seq := m.seq
 	time.AfterFunc(ttl, func() {
-		c.onUIThreadAsync(func() {
-			if c.msgSeq == seq {
-				c.status.ClearMessage()
-				c.msgUntil = time.Time{}
+		m.later(func() {
+			if m.seq == seq {
+				m.clear()
 			}
 		})
 	})
 }
 
-// clearMessageOf clears the status bar's message if it is still the one
-// set as seq: progress that is over, a warning about a session left.
-func (c *Controller) clearMessageOf(seq int) {
-	if seq != 0 && c.msgSeq == seq {
-		c.status.ClearMessage()
-		c.msgUntil = time.Time{}
+// setAbout is setMessageFor for a message about t (clearAbout).
+func (m *messageLine) setAbout(t msgTopic, text string, isErr bool, ttl time.Duration) {
+	m.setMessageFor(text, isErr, ttl)
+	m.about[t] = m.seq
+}
+
+// showsAbout reports whether the message shown is t's.
+func (m *messageLine) showsAbout(t msgTopic) bool { return m.about[t] != 0 && m.seq == m.about[t] }
+
+// clearAbout clears the status bar's message if it is still t's:
+// progress that is over, a warning about a session left.
+func (m *messageLine) clearAbout(t msgTopic) {
+	if m.showsAbout(t) {
+		m.clear()
 	}
 }
+
+// clear clears the message shown.
+func (m *messageLine) clear() {
+	m.bar.ClearMessage()
+	m.until = time.Time{}
+}
+
+// clearUnlessNews clears the message a run's end leaves only when it is
+// news (setNews).
+func (m *messageLine) clearUnlessNews() {
+	if !m.keep {
+		m.bar.ClearMessage()
+	}
+}
+
+// timed reports whether a message waits for its expiry (the clock ticks).
+func (m *messageLine) timed() bool { return !m.until.IsZero() }
+
+// fresh reports whether the message shown has not expired yet.
+func (m *messageLine) fresh() bool { return time.Now().Before(m.until) }
+
+// onTick clears an expired message whose timer has not run yet.
+func (m *messageLine) onTick() {
+	if m.timed() && !m.fresh() {
+		m.clear()
+	}
+}
+
+// noticeLog is a copy of the last notices, oldest first (/status) (UI).
+func (m *messageLine) noticeLog() []notice { return slices.Clone(m.notices) }
 
 // info shows text as an info banner at the end of the conversation (UI).
 func (c *Controller) info(text string) {
 	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
 	c.conv.ScrollToEnd()
 }
-
-// noticeLog is a copy of the last notices, oldest first (/status) (UI).
-func (c *Controller) noticeLog() []notice { return slices.Clone(c.notices) }

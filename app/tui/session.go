@@ -34,7 +34,7 @@ func (c *Controller) openInitial(ctx context.Context) error {
 		}
 		if len(list) == 0 {
 			c.showWelcome()
-			c.setMessage("no earlier session in this directory: starting a new one", false)
+			c.msg.setMessage("no earlier session in this directory: starting a new one", false)
 			return nil
 		}
 		id = list[0].ID
@@ -227,11 +227,9 @@ func (c *Controller) onUIInstall(a attachment) {
 	} else {
 		c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	}
-	c.clearMessageOf(c.openNoteSeq) // the warning of the session left
-	c.openNoteSeq = 0
+	c.msg.clearAbout(topicOpenWarning) // the warning of the session left
 	if a.note != "" {
-		c.setMessage(a.note, true)
-		c.openNoteSeq = c.msgSeq
+		c.msg.setAbout(topicOpenWarning, a.note, true, messageTTL)
 	}
 	if a.o.missingDir != "" {
 		o := a.o
@@ -261,7 +259,7 @@ func (c *Controller) onUILeaseLost(o *openSession) {
 		_ = o.lease.Release(context.WithoutCancel(c.ctx))
 	})
 	c.input.SetPlaceholder("read-only: another process writes this session · /help, /theme, /exit")
-	c.setMessage("another process took this session over: read-only until it exits (or fork the session from the list)", true)
+	c.msg.setMessage("another process took this session over: read-only until it exits (or fork the session from the list)", true)
 	c.refreshStatus()
 }
 
@@ -277,7 +275,7 @@ func (c *Controller) onUIRetake(o *openSession) {
 		return sess, nil, err
 	}, func() {
 		if !c.readOnly {
-			c.setMessage("the other writer is gone: this workspace writes the session again", false)
+			c.msg.setMessage("the other writer is gone: this workspace writes the session again", false)
 		}
 	})
 }
@@ -323,42 +321,12 @@ func (w *leaseWatch) checkBusy(c *Controller) bool {
 	switch {
 	case busy != w.busy:
 		w.told = time.Now()
-		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(busy, false) })
+		c.onUIThreadAsync(func() { c.dbBusy.onUIChanged(busy, false) })
 	case busy && time.Since(w.told) >= writerPoll:
 		w.told = time.Now()
-		c.onUIThreadAsync(func() { c.onUIDatabaseBusy(true, true) })
+		c.onUIThreadAsync(func() { c.dbBusy.onUIChanged(true, true) })
 	}
 	return busy
-}
-
-// dbBusyTTL bounds how long the "database busy" status stays without news;
-// checkBusy clears it as soon as the lock is free.
-const dbBusyTTL = time.Hour
-
-// onUIDatabaseBusy shows that a write waits for another process's write
-// lock (a long import, a sqlite3 shell), and clears it when it is over.
-// again: the wait goes on; the status is shown again only if another
-// message replaced it and has expired.
-func (c *Controller) onUIDatabaseBusy(busy, again bool) {
-	if again && (c.msgSeq == c.dbBusySeq || time.Now().Before(c.msgUntil)) {
-		return
-	}
-	c.dbBusy = busy
-	if !busy {
-		if c.msgSeq == c.dbBusySeq {
-			c.status.ClearMessage()
-			c.msgUntil = time.Time{}
-			c.refreshStatus()
-		}
-		return
-	}
-	text := "database busy (another process is writing): waiting…"
-	if c.holds(ruleRunActive) {
-		text += " · Esc stops waiting"
-	}
-	c.setMessageFor(text, false, dbBusyTTL)
-	c.dbBusySeq = c.msgSeq
-	c.refreshStatus()
 }
 
 // joinNotes joins status-bar notes, skipping empty ones.
@@ -448,7 +416,7 @@ func (c *Controller) showWelcome() {
 // one, created with the first prompt (/new).
 func (c *Controller) onUINewSession() {
 	if c.cur() == nil {
-		c.setMessage("this is already a new session: type a prompt to start it", false)
+		c.msg.setMessage("this is already a new session: type a prompt to start it", false)
 		return
 	}
 	c.releaseLater(c.open.Swap(nil))
@@ -458,7 +426,7 @@ func (c *Controller) onUINewSession() {
 	c.onUIReload(evReload{})
 	c.toolOut.Clear()
 	c.br.onUIRefresh()
-	c.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
+	c.msg.setMessage("new session in "+c.opts.WorkDir+": it starts with your first prompt", false)
 }
 
 // onUIFork forks a session's current generation into a new session and
@@ -579,7 +547,7 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load fu
 		c.onUIThreadAsync(func() {
 			c.busy = ""
 			if err != nil {
-				c.setMessage(what+": "+err.Error(), true)
+				c.msg.setMessage(what+": "+err.Error(), true)
 				c.refreshStatus()
 				return
 			}

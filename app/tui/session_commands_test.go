@@ -178,7 +178,7 @@ func TestStatusTitleAndWrappedRowsAt80(t *testing.T) {
 	h.waitFor("hello back")
 	h.waitUntil("the run to end", h.idle)
 	long := "a notice long enough to wrap at eighty columns, twice over: the status bar cuts it, /status shows it whole"
-	h.c.onUIThread(func() { h.c.setMessage(long, false) })
+	h.c.onUIThread(func() { h.c.msg.setMessage(long, false) })
 	h.submit("/status")
 	h.waitFor("Status", "session")
 	rows := h.rows()

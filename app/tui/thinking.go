@@ -36,7 +36,7 @@ func (c *Controller) initThinking() {
 		e, note := c.opts.CheckThinking(c.opts.Model, c.opts.Soul.Thinking)
 		c.opts.Soul.Thinking = e
 		if note != "" {
-			c.setMessage(note, true)
+			c.msg.setMessage(note, true)
 		}
 	}
 }

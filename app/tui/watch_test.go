@@ -355,7 +355,7 @@ func TestWatchIdleWriterAfterCompactShowsNoCompaction(t *testing.T) {
 	h.waitFor("three")
 	var notices []string
 	h.c.onUIThread(func() {
-		for _, n := range h.c.notices {
+		for _, n := range h.c.msg.notices {
 			notices = append(notices, n.text)
 		}
 	})

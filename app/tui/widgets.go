@@ -18,6 +18,7 @@ func (c *Controller) buildWidgets() {
 	c.sessions = c.ws.Sessions
 	c.input = c.ws.Input
 	c.status = c.ws.Status
+	c.msg = newMessageLine(c.status, c.onUIThreadAsync)
 	c.tp = newToolPane(c.toolOut)
 	c.help = views.NewHelpOverlay()
 	c.confirm = views.NewConfirmDialog()

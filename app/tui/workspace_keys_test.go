@@ -45,7 +45,7 @@ func TestCtrlCHintLastsTheQuitWindow(t *testing.T) {
 	h.waitFor("press Ctrl-C again to quit")
 	shown := time.Now()
 	var until time.Time
-	h.c.onUIThread(func() { until = h.c.msgUntil })
+	h.c.onUIThread(func() { until = h.c.msg.until })
 	if until.Before(pressed.Add(quitWindow)) || until.After(shown.Add(quitWindow)) {
 		t.Fatalf("the hint is set to last %v–%v, the quit window is %v", until.Sub(shown), until.Sub(pressed), quitWindow)
 	}
