@@ -90,7 +90,6 @@ type browserHost interface {
 	SessionID() string
 	workDir() string
 	demoElsewhere(sess store.Session) bool
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	onUIFork(id string)
 }
 

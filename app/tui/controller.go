@@ -51,7 +51,7 @@ type Controller struct {
 	input    *views.Input
 	status   *views.StatusBar
 	help     *views.HelpOverlay
-	confirm  *views.ConfirmDialog
+	confirm  *confirmer // the choice dialog (widgets.go)
 	prompt   *views.PromptDialog
 	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack
@@ -69,14 +69,13 @@ type Controller struct {
 	watchPID  int       // (UI) pid holding the lease when the workspace opened
 
 	// Run state (UI).
-	busy       string // "" idle, else the running operation ("run", "compact"…)
-	runCancel  context.CancelFunc
-	runStart   time.Time
-	stepStart  int // first conversation item of the current step attempt
-	statusM    views.Status
-	msg        *messageLine  // the status bar's message and the notices (messages.go)
-	dbBusy     *dbBusyNotice // writes wait for another process's lock (db_busy.go)
-	confirmSeq int           // the confirm dialog shown last (its arming)
+	busy      string // "" idle, else the running operation ("run", "compact"…)
+	runCancel context.CancelFunc
+	runStart  time.Time
+	stepStart int // first conversation item of the current step attempt
+	statusM   views.Status
+	msg       *messageLine  // the status bar's message and the notices (messages.go)
+	dbBusy    *dbBusyNotice // writes wait for another process's lock (db_busy.go)
 	// unsent is the prompt of the run in flight until the run ends: given
 	// back to the input when it was not saved (onUIPromptNotSaved).
 	unsent    *unsentPrompt

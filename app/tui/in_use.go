@@ -26,8 +26,6 @@ type inUseDeps struct {
 }
 
 type inUseHost interface {
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
-	confirmShown() int
 	onUIFork(id string)
 	onUIOpenSession(id string)
 	onUINewSession()

@@ -33,7 +33,6 @@ type missingDirDeps struct {
 
 type missingDirHost interface {
 	isQuitting() bool
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
 }
 

@@ -46,7 +46,6 @@ type sessionCommandsDeps struct {
 type sessionCommandsHost interface {
 	workDir() string
 	agentLabel() string
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	onUINewSession()
 	onUIFork(id string)
 	runPrompt(text string)

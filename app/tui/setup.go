@@ -30,7 +30,6 @@ type setupDeps struct {
 }
 
 type setupHost interface {
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	onUIQuit()
 }
 

@@ -93,7 +93,6 @@ type timeTravelHost interface {
 	isQuitting() bool
 	convItems(n int) []views.Item
 	markStepStart()
-	showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int))
 	startOp(op string, f func(ctx context.Context) error)
 	onUIReload(ev evReload)
 	onWorkerReload(banner *views.Item)

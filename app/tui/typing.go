@@ -80,6 +80,7 @@ type typingDeps struct {
 func (c *Controller) initTyping() {
 	deps := typingDeps{featureCommon: c.common(), input: c.input, conv: c.conv, toolOut: c.toolOut}
 	c.tg = &typingGuard{c: deps, now: time.Now, when: (*tcell.EventKey).When}
+	c.confirm.tg = c.tg
 }
 
 // printable reports whether ev is a plain character (no Ctrl/Alt/Meta).

@@ -21,10 +21,10 @@ func (c *Controller) buildWidgets() {
 	c.msg = newMessageLine(c.status, c.onUIThreadAsync)
 	c.tp = newToolPane(c.toolOut)
 	c.help = views.NewHelpOverlay()
-	c.confirm = views.NewConfirmDialog()
 	c.prompt = views.NewPromptDialog()
 
 	c.pages = newPageStack(c.app, c.ws)
+	c.confirm = &confirmer{dialog: views.NewConfirmDialog(), pages: c.pages, later: c.onUIThreadAsync}
 
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
@@ -37,7 +37,7 @@ func (c *Controller) buildWidgets() {
 
 // themedWidgets are every widget a theme change is broadcast to.
 func (c *Controller) themedWidgets() []views.Themed {
-	ws := []views.Themed{c.ws, c.ap.modal, c.help, c.confirm, c.prompt}
+	ws := []views.Themed{c.ws, c.ap.modal, c.help, c.confirm.dialog, c.prompt}
 	if c.mcp != nil {
 		ws = append(ws, c.mcp.panel, c.mcp.trustDialog)
 	}
@@ -59,29 +59,40 @@ func (c *Controller) applyTheme(t themes.Theme) {
 	c.pages.root.SetBackgroundColor(t.Background)
 }
 
+// confirmer is the choice dialog every feature may show (featureCommon):
+// it opens on the page stack, and the typing guard drops the keys typed
+// in the instant before it showed (typing.go). UI goroutine only.
+type confirmer struct {
+	dialog *views.ConfirmDialog
+	pages  *pageStack
+	later  func(f func()) // onUIThreadAsync
+	tg     *typingGuard   // set by initTyping
+	seq    int            // numbers the dialog shown last (its arming)
+}
+
 // confirmShown numbers the confirm dialog shown last: a question that
 // remembers it knows whether it is still the one on screen (UI).
-func (c *Controller) confirmShown() int { return c.confirmSeq }
+func (d *confirmer) confirmShown() int { return d.seq }
 
 // showConfirm shows a choice dialog on the page stack (UI).
-func (c *Controller) showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int)) {
+func (d *confirmer) showConfirm(title, message string, choices []views.Choice, selected int, onChoose func(int)) {
 	choose := func(i int) {
-		c.pages.pop("confirm")
+		d.pages.pop("confirm")
 		if onChoose != nil {
 			onChoose(i)
 		}
 	}
-	c.confirm.Show(title, message, choices, selected, choose)
-	c.pages.push(Page{Name: "confirm", Primitive: c.confirm})
-	c.tg.onUIConfirmShown(func() { choose(-1) })
+	d.dialog.Show(title, message, choices, selected, choose)
+	d.pages.push(Page{Name: "confirm", Primitive: d.dialog})
+	d.tg.onUIConfirmShown(func() { choose(-1) })
 	// The typing guard drops keys for confirmGrace: say so until then.
-	c.confirmSeq++
-	seq := c.confirmSeq
-	c.confirm.SetArmed(false)
+	d.seq++
+	seq := d.seq
+	d.dialog.SetArmed(false)
 	time.AfterFunc(confirmGrace, func() {
-		c.onUIThreadAsync(func() {
-			if c.confirmSeq == seq {
-				c.confirm.SetArmed(true)
+		d.later(func() {
+			if d.seq == seq {
+				d.dialog.SetArmed(true)
 			}
 		})
 	})
