@@ -117,6 +117,7 @@ func (c *Controller) initApprovals() {
 		a.yolo.set(c.opts.WorkDir, true)
 	}
 	c.ap = a
+	c.theme.addThemed(a.modal)
 	c.commands.add(Command{Name: "/yolo", Description: "toggle approving every tool call without asking", DisabledWhen: []rule{ruleReadOnly}, Run: a.cmdYolo})
 	c.commands.add(Command{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: a.cmdApprovals})
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -86,7 +85,6 @@ type browserDeps struct {
 }
 
 type browserHost interface {
-	currentTheme() themes.Theme
 	SessionID() string
 	workDir() string
 	demoElsewhere(sess store.Session) bool

@@ -11,7 +11,6 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/peers"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -79,7 +78,7 @@ func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
 		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdCompact},
 		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdClear},
-		{Name: "/theme", Args: "NAME", Description: "switch the colour theme (dark, light, high-contrast or a user theme)", Run: c.cmdTheme},
+		c.theme.command(),
 		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
 		{Name: "/exit", Description: "quit rewind (a running step is cancelled first)", Run: func(string) { c.onUIQuit() }},
 	} {
@@ -275,18 +274,4 @@ func (c *Controller) cmdClear(string) {
 		func(g store.Generation, prev int) string {
 			return fmt.Sprintf("Context cleared: generation %d starts empty · generation %d is archived (/restore %d brings it back)", g.Gen, prev, prev)
 		})
-}
-
-func (c *Controller) cmdTheme(arg string) {
-	if arg == "" {
-		c.msg.setMessage("themes: "+strings.Join(themes.Names(c.themeDir()), ", ")+" — /theme NAME", false)
-		return
-	}
-	th, err := themes.Load(arg, c.themeDir())
-	c.applyTheme(th)
-	if err != nil {
-		c.msg.setMessage(err.Error(), true)
-		return
-	}
-	c.msg.setMessage("theme "+th.Name, false)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -85,7 +83,7 @@ type Controller struct {
 	importNoted map[string]bool
 	quitArmed   quitArm
 	quitting    bool
-	theme       themes.Theme
+	theme       *themer // the colour theme and /theme (theme.go)
 	// branches caches where archived generations leave the live line
 	// (any goroutine: reloads run on workers).
 	branches branchCache
@@ -98,7 +96,6 @@ type Controller struct {
 	tt    *timeTravel
 	br    *browser
 	watch *watcher
-	mcp   *mcpController
 	tp    *toolPane
 	cb    *clipboard
 	runs  *runsView
@@ -174,9 +171,7 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 	c.initFeatures()
 	c.input.SetCommands(c.commands.slashCommands(c.disabledBy))
 
-	th, err := themes.Load(o.Theme, c.themeDir())
-	c.applyTheme(th)
-	if err != nil {
+	if _, err := c.theme.load(o.Theme); err != nil {
 		c.msg.setMessage(err.Error(), true)
 	}
 	if o.Notice != "" {
@@ -197,13 +192,6 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func (c *Controller) themeDir() string {
-	if c.opts.Home == "" {
-		return ""
-	}
-	return filepath.Join(c.opts.Home, "themes")
 }
 
 // Run starts the terminal UI and blocks until quit. It may be called once.

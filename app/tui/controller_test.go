@@ -333,7 +333,7 @@ func TestThemeSwitchChangesColours(t *testing.T) {
 		m, isErr := h.c.status.Message()
 		return isErr && strings.Contains(m, "malformed")
 	})
-	h.waitUntil("default theme", func() bool { return h.c.theme.Name == "dark" })
+	h.waitUntil("default theme", func() bool { return h.c.theme.current.Name == "dark" })
 }
 
 func TestCtrlCTwiceQuits(t *testing.T) {

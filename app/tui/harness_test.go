@@ -383,7 +383,7 @@ func (h *harness) idle() bool { return h.c.busy == "" }
 // theme is the controller's current theme, read on the UI goroutine.
 func (h *harness) theme() themes.Theme {
 	var th themes.Theme
-	h.c.onUIThread(func() { th = h.c.theme })
+	h.c.onUIThread(func() { th = h.c.theme.current })
 	return th
 }
 

@@ -26,6 +26,7 @@ type featureCommon struct {
 	core
 	*messageLine
 	*confirmer
+	themeReader
 	ctx   context.Context // cancelled when the workspace shuts down
 	db    *store.DB
 	app   *tview.Application
@@ -45,7 +46,7 @@ type core interface {
 
 // common is what every feature gets (wiring).
 func (c *Controller) common() featureCommon {
-	return featureCommon{core: c, messageLine: c.msg, confirmer: c.confirm, ctx: c.ctx, db: c.db, app: c.app, pages: c.pages}
+	return featureCommon{core: c, messageLine: c.msg, confirmer: c.confirm, themeReader: c.theme, ctx: c.ctx, db: c.db, app: c.app, pages: c.pages}
 }
 
 // threads moves work between the UI goroutine and workers (thread.go):

@@ -45,7 +45,7 @@ type mcpDeps struct {
 func (c *Controller) initMCP() {
 	mc := &mcpController{c: mcpDeps{featureCommon: c.common(), tg: c.tg}, servers: c.opts.MCP, problems: c.opts.MCPProblems, panel: views.NewMCPPanel(), reported: map[string]string{},
 		trust: c.opts.MCPTrust, trustDialog: views.NewTrustDialog()}
-	c.mcp = mc
+	c.theme.addThemed(mc.panel, mc.trustDialog)
 	mc.panel.SetOnClose(func() { c.pages.pop(mcpPage) })
 	mc.panel.SetOnRestart(mc.onUIRestart)
 	c.AddCommand(Command{Name: "/mcp", Args: "[trust]", Description: "MCP servers: their state and tools (r restarts the selected one); /mcp trust reviews the project's file", Run: func(arg string) {

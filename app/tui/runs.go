@@ -10,7 +10,6 @@ import (
 	"github.com/rivo/tview"
 
 	"github.com/rewind-agent/rewind/app/live"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -48,7 +47,6 @@ type runsDeps struct {
 }
 
 type runsHost interface {
-	currentTheme() themes.Theme
 	SessionID() string
 }
 
@@ -57,6 +55,7 @@ func (c *Controller) initRuns() {
 	r := &runsView{list: views.NewRunList(), c: runsDeps{featureCommon: c.common(), runsHost: c, home: c.opts.Home,
 		watch: c.watch, polls: &c.polls, pollStats: &c.pollStats}}
 	c.runs = r
+	c.theme.addThemed(r.list)
 	r.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(r.list, 0, 1, true).AddItem(c.status, 1, 0, false)
 	r.list.SetOnWatch(r.onUIWatch)
 	r.list.SetOnClose(func() { c.pages.pop(runsPage) })

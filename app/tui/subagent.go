@@ -8,7 +8,6 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -44,7 +43,6 @@ type subagentsDeps struct {
 
 type subagentsHost interface {
 	SessionID() string
-	currentTheme() themes.Theme
 }
 
 // initSubagents wires the tool output pane's Enter and the conversation's

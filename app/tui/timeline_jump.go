@@ -8,7 +8,6 @@ import (
 
 	"github.com/rewind-agent/rewind/internal/words"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -47,7 +46,6 @@ type jumpDeps struct {
 }
 
 type jumpHost interface {
-	currentTheme() themes.Theme
 	onWorkerReloadAt(banner *views.Item, at hitAt)
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/soul/filecp"
 	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -89,7 +88,6 @@ type liveCatcher interface {
 }
 
 type timeTravelHost interface {
-	currentTheme() themes.Theme
 	isQuitting() bool
 	convItems(n int) []views.Item
 	markStepStart()

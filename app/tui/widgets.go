@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -25,6 +24,8 @@ func (c *Controller) buildWidgets() {
 
 	c.pages = newPageStack(c.app, c.ws)
 	c.confirm = &confirmer{dialog: views.NewConfirmDialog(), pages: c.pages, later: c.onUIThreadAsync}
+	c.theme = newThemer(c.opts.Home, c.pages, c.msg)
+	c.theme.addThemed(c.ws, c.help, c.confirm.dialog, c.prompt)
 
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
@@ -33,30 +34,6 @@ func (c *Controller) buildWidgets() {
 		}
 	})
 	c.help.SetOnClose(func() { c.pages.pop("help") })
-}
-
-// themedWidgets are every widget a theme change is broadcast to.
-func (c *Controller) themedWidgets() []views.Themed {
-	ws := []views.Themed{c.ws, c.ap.modal, c.help, c.confirm.dialog, c.prompt}
-	if c.mcp != nil {
-		ws = append(ws, c.mcp.panel, c.mcp.trustDialog)
-	}
-	if c.runs != nil {
-		ws = append(ws, c.runs.list)
-	}
-	return ws
-}
-
-// applyTheme broadcasts t to every widget (UI).
-// currentTheme is the theme the widgets are drawn in (UI).
-func (c *Controller) currentTheme() themes.Theme { return c.theme }
-
-func (c *Controller) applyTheme(t themes.Theme) {
-	c.theme = t
-	for _, w := range c.themedWidgets() {
-		w.SetTheme(t)
-	}
-	c.pages.root.SetBackgroundColor(t.Background)
 }
 
 // confirmer is the choice dialog every feature may show (featureCommon):
