@@ -118,6 +118,7 @@ func (c *Controller) initApprovals() {
 	}
 	c.ap = a
 	c.theme.addThemed(a.modal)
+	c.help.addPane("Approval", a.modal)
 	c.commands.add(Command{Name: "/yolo", Description: "toggle approving every tool call without asking", DisabledWhen: []rule{ruleReadOnly}, Run: a.cmdYolo})
 	c.commands.add(Command{Name: "/approvals", Args: "[revoke N|all]", Description: "list what was approved for this session, or revoke it", Run: a.cmdApprovals})
 }

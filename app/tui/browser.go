@@ -110,7 +110,7 @@ func (c *Controller) initBrowser() {
 		l.SetSearchFunc(newSearchRunner(c, l).request)
 		l.SetOnScope(b.onUIToggleScope)
 		l.SetOnUndoDelete(b.onUIUndoDelete)
-		l.SetOnHelp(c.showHelp)
+		l.SetOnHelp(c.help.onUIShow)
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)

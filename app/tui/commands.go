@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
-	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/peers"
 	"github.com/rewind-agent/rewind/views"
 )
@@ -76,10 +75,8 @@ func (c *Controller) AddCommand(cmd Command) {
 // add /revert (timetravel.go), /sessions and /undelete (browser.go).
 func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
-		{Name: "/compact", Description: "summarise the context into a new generation (the original is archived)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdCompact},
-		{Name: "/clear", Description: "start an empty context (the current one is archived, /restore brings it back)", DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: c.cmdClear},
 		c.theme.command(),
-		{Name: "/help", Description: "show keys and slash commands", Run: func(string) { c.showHelp() }},
+		c.help.command(),
 		{Name: "/exit", Description: "quit rewind (a running step is cancelled first)", Run: func(string) { c.onUIQuit() }},
 	} {
 		c.commands.add(cmd)
@@ -224,54 +221,4 @@ func (c *Controller) startOp(op string, f func(ctx context.Context) error) {
 		err := f(ctx)
 		c.post(evOpDone{op: op, err: err})
 	})
-}
-
-// needSoul returns the writable open session or says why there is none.
-func (c *Controller) needSoul(what string) (*openSession, bool) {
-	o := c.cur()
-	if o == nil || o.soul == nil {
-		c.msg.setMessage("nothing to "+what+" yet: the session is empty", false)
-		return nil, false
-	}
-	return o, true
-}
-
-func (c *Controller) cmdCompact(string) {
-	o, ok := c.needSoul("compact")
-	if !ok {
-		return
-	}
-	before := c.statusM.Generation
-	c.startOp("compaction", func(ctx context.Context) error {
-		err := o.soul.Compact(ctx)
-		if err == nil && o.soul.Status().Generation == before {
-			c.post(evNote{text: "nothing to compact yet: the context holds only the last messages, which compaction keeps"})
-		}
-		return err
-	})
-}
-
-// genOp runs a generation-changing soul operation and reloads the view
-// with a banner saying what happened.
-func (c *Controller) genOp(op string, f func(ctx context.Context, s *soul.Soul) (store.Generation, error), banner func(g store.Generation, prev int) string) {
-	o, ok := c.needSoul(op)
-	if !ok {
-		return
-	}
-	prev := c.statusM.Generation
-	c.startOp(op, func(ctx context.Context) error {
-		g, err := f(ctx, o.soul)
-		if err != nil {
-			return err
-		}
-		c.onWorkerReload(&views.Item{Kind: views.ItemBanner, Banner: views.BannerBacktrack, Text: banner(g, prev)})
-		return nil
-	})
-}
-
-func (c *Controller) cmdClear(string) {
-	c.genOp("clear", func(ctx context.Context, s *soul.Soul) (store.Generation, error) { return s.Clear(ctx) },
-		func(g store.Generation, prev int) string {
-			return fmt.Sprintf("Context cleared: generation %d starts empty · generation %d is archived (/restore %d brings it back)", g.Gen, prev, prev)
-		})
 }

@@ -48,8 +48,8 @@ type Controller struct {
 	sessions *views.SessionList
 	input    *views.Input
 	status   *views.StatusBar
-	help     *views.HelpOverlay
-	confirm  *confirmer // the choice dialog (widgets.go)
+	help     *helpScreen // the help overlay (help.go)
+	confirm  *confirmer  // the choice dialog (widgets.go)
 	prompt   *views.PromptDialog
 	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack

@@ -70,7 +70,7 @@ func TestDisabledReasonsWhileRunning(t *testing.T) {
 	h.waitFor("Slash commands")
 	h.waitDimmed("/clear")
 	h.waitUntil("Esc Esc's reason", func() bool {
-		for _, b := range h.c.visibleGlobalBindings() {
+		for _, b := range h.c.help.visibleGlobalBindings() {
 			if strings.HasPrefix(b.Description, "Esc Esc") {
 				return b.DisabledReason != nil && b.DisabledReason() == "a run is active"
 			}

@@ -23,10 +23,12 @@ func (c *Controller) initFeatures() {
 	c.keys = append(c.keys, c.suspend.binding())
 	c.initMCP()
 	c.initSessionCommands()
+	c.initContextCommands()
 	c.initWatcher()
 	c.initRuns()
 	c.initNotify()
 	c.initThinking()
 	c.initPlan()
 	c.dbBusy = &dbBusyNotice{c: c.common()}
+	c.help.c = helpDeps{featureCommon: c.common(), keys: &c.keys, commands: c.commands, disabled: c.disabledBy, input: c.input, sessions: c.sessions, browser: c.br.list}
 }

@@ -83,7 +83,7 @@ var controllerCore = map[string]string{
 // raises them. A new feature is a type of its own with a deps struct
 // (host.go), wired by an init method.
 const (
-	maxControllerMethods = 118
+	maxControllerMethods = 112
 	maxControllerFields  = 59
 )
 

@@ -31,22 +31,10 @@ func (c *Controller) globalBindings() []globalBinding {
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyTab)}, Description: "next pane", Handler: func() { c.cycleFocus(1) }, Visible: true},
 			When: func() bool { return !(c.app.GetFocus() == c.input && c.input.WantsTab()) }},
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyBacktab)}, Description: "previous pane", Handler: func() { c.cycleFocus(-1) }, Visible: true}},
-		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('?'), views.K(tcell.KeyF1)}, Description: "help: keys and slash commands", Handler: c.showHelp, Visible: true},
-			When: func() bool { return !c.isTyping() }},
+		c.help.binding(),
 		{KeyBinding: views.KeyBinding{Keys: []views.Key{views.R('i')}, Description: "back to the input", Handler: func() { c.app.SetFocus(c.input) }, Visible: true},
 			When: func() bool { f := c.app.GetFocus(); return f != c.input && f != c.sessions }},
 	}
-}
-
-// visibleGlobalBindings are the global keys for help.
-func (c *Controller) visibleGlobalBindings() []views.KeyBinding {
-	out := make([]views.KeyBinding, 0, len(c.keys))
-	for _, b := range c.keys {
-		kb := b.KeyBinding
-		kb.DisabledReason = c.disabledBy(b.DisabledWhen)
-		out = append(out, kb)
-	}
-	return out
 }
 
 // onUIKey is the application's input capture: global bindings first, then

@@ -56,6 +56,7 @@ func (c *Controller) initRuns() {
 		watch: c.watch, polls: &c.polls, pollStats: &c.pollStats}}
 	c.runs = r
 	c.theme.addThemed(r.list)
+	c.help.addPane("Live runs (Ctrl-L)", r.list)
 	r.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(r.list, 0, 1, true).AddItem(c.status, 1, 0, false)
 	r.list.SetOnWatch(r.onUIWatch)
 	r.list.SetOnClose(func() { c.pages.pop(runsPage) })

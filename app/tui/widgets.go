@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strings"
 	"time"
 
 	"github.com/rewind-agent/rewind/views"
@@ -19,13 +18,13 @@ func (c *Controller) buildWidgets() {
 	c.status = c.ws.Status
 	c.msg = newMessageLine(c.status, c.onUIThreadAsync)
 	c.tp = newToolPane(c.toolOut)
-	c.help = views.NewHelpOverlay()
+	c.help = &helpScreen{overlay: views.NewHelpOverlay()}
 	c.prompt = views.NewPromptDialog()
 
 	c.pages = newPageStack(c.app, c.ws)
 	c.confirm = &confirmer{dialog: views.NewConfirmDialog(), pages: c.pages, later: c.onUIThreadAsync}
 	c.theme = newThemer(c.opts.Home, c.pages, c.msg)
-	c.theme.addThemed(c.ws, c.help, c.confirm.dialog, c.prompt)
+	c.theme.addThemed(c.ws, c.help.overlay, c.confirm.dialog, c.prompt)
 
 	c.conv.SetOnSelect(func(_ int, it views.Item) {
 		if it.Kind == views.ItemTool && it.ID != "" {
@@ -33,7 +32,10 @@ func (c *Controller) buildWidgets() {
 			c.sa.onUIReplay(it)
 		}
 	})
-	c.help.SetOnClose(func() { c.pages.pop("help") })
+	c.help.overlay.SetOnClose(func() { c.pages.pop("help") })
+	for _, p := range []helpPane{{"Input", c.input}, {"Conversation", c.conv}, {"Tool output", c.toolOut}, {"Timeline", c.timeline}, {"Sessions", c.sessions}} {
+		c.help.addPane(p.title, p.keys)
+	}
 }
 
 // confirmer is the choice dialog every feature may show (featureCommon):
@@ -73,42 +75,6 @@ func (d *confirmer) showConfirm(title, message string, choices []views.Choice, s
 			}
 		})
 	})
-}
-
-// showHelp opens the help overlay, generated from the registries (UI).
-// Over the session browser its keys come first.
-func (c *Controller) showHelp() {
-	var sections []views.HelpSection
-	if c.pages.top() == browserPage {
-		sections = append(sections, views.HelpSection{Title: "Session browser (Ctrl-O)", Bindings: c.br.list.Bindings()})
-	}
-	sections = append(sections, views.HelpSection{Title: "Workspace", Bindings: c.visibleGlobalBindings()})
-	for _, s := range []struct {
-		title string
-		b     views.Bound
-	}{
-		{"Input", c.input}, {"Conversation", c.conv}, {"Tool output", c.toolOut},
-		{"Timeline", c.timeline}, {"Sessions", c.sessions}, {"Approval", c.ap.modal},
-		{"Live runs (Ctrl-L)", c.runs.list},
-	} {
-		if s.b == c.sessions && c.pages.top() == browserPage {
-			continue // the browser's keys, listed first
-		}
-		sections = append(sections, views.HelpSection{Title: s.title, Bindings: s.b.Bindings()})
-	}
-	c.help.SetContent(sections, c.commands.slashCommands(c.disabledBy))
-	c.pages.push(Page{Name: "help", Primitive: c.help})
-}
-
-// isTyping reports whether keys go to a text field right now (UI).
-func (c *Controller) isTyping() bool {
-	switch c.app.GetFocus() {
-	case c.input:
-		return strings.TrimSpace(c.input.Text()) != ""
-	case c.sessions:
-		return true
-	}
-	return false
 }
 
 // convItems copies the conversation's first n items (UI).
