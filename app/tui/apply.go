@@ -20,19 +20,18 @@ func (c *Controller) onUIApply(e soul.Event) {
 	}
 	switch ev := e.(type) {
 	case soul.StepBegin:
-		c.stepStart = c.conv.Len()
+		c.step.markStepStart()
 		c.statusM.Step = ev.N
 		c.refreshStatus()
 	case soul.StepRetry:
-		if !ev.Compaction {
-			c.discardStep()
+		if !ev.Compaction && c.step.discard() {
+			c.statusM.RunningTool = ""
 		}
 		c.msg.setMessage(retryText(ev), true)
 	case soul.StepInterrupted:
-		if ev.KeptGeneration > 0 || ev.KeptFile != "" {
-			c.keepInterruptedStep()
-		} else {
-			c.discardStep()
+		kept := ev.KeptGeneration > 0 || ev.KeptFile != ""
+		if kept && c.step.keepInterrupted() || !kept && c.step.discard() {
+			c.statusM.RunningTool = ""
 		}
 		if !ev.ModelFailed { // the soul.Error that follows says why
 			c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInterrupt, Text: interruptText(ev, c.SessionID())})
@@ -96,7 +95,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})
 		c.msg.setMessage(flat(ev.Message), true)
 	case soul.PromptImages:
-		c.onUIPromptImages(ev)
+		c.prompts.onUIImages(ev)
 	case soul.LoopWarning:
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo,
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
@@ -121,18 +120,34 @@ func (c *Controller) onUIApply(e soul.Event) {
 	}
 }
 
-// discardStep removes the items the current step attempt streamed (a retry
-// streams the answer again; an interrupted step is not kept).
-// keepInterruptedStep leaves what an interrupted step streamed on screen,
+// stepItems marks where the current step attempt's items start in the
+// conversation: a retry streams the answer again, an interrupted step is
+// kept dimmed or discarded (UI goroutine only). The features that replace
+// or extend the conversation move the mark (pager, watcher, time travel).
+type stepItems struct {
+	conv  *views.Conversation
+	start int // first conversation item of the current step attempt
+}
+
+// markStepStart makes the conversation's end the start of the next step's
+// items (UI).
+func (s *stepItems) markStepStart() { s.start = s.conv.Len() }
+
+// shiftStepStart moves the start of the step's items by n items put in
+// front of them (an earlier page) (UI).
+func (s *stepItems) shiftStepStart(n int) { s.start += n }
+
+// keepInterrupted leaves what an interrupted step streamed on screen,
 // dimmed and marked interrupted (the soul kept it in an archived
-// generation); unfinished tool calls go.
-func (c *Controller) keepInterruptedStep() {
-	if c.stepStart >= c.conv.Len() || c.stepStart < 0 {
-		return
+// generation); unfinished tool calls go. It reports whether the step had
+// items.
+func (s *stepItems) keepInterrupted() bool {
+	if s.start >= s.conv.Len() || s.start < 0 {
+		return false
 	}
-	items := c.convItems(c.conv.Len())
-	kept := items[:c.stepStart]
-	for _, it := range items[c.stepStart:] {
+	items := convItems(s.conv, s.conv.Len())
+	kept := items[:s.start]
+	for _, it := range items[s.start:] {
 		switch it.Kind {
 		case views.ItemAssistant:
 			it.Interrupted = true
@@ -141,25 +156,19 @@ func (c *Controller) keepInterruptedStep() {
 			kept = append(kept, it)
 		}
 	}
-	c.conv.SetItems(kept)
-	c.statusM.RunningTool = ""
+	s.conv.SetItems(kept)
+	return true
 }
 
-func (c *Controller) discardStep() {
-	if c.stepStart >= c.conv.Len() || c.stepStart < 0 {
-		return
+// discard removes the items the current step attempt streamed (a retry
+// streams the answer again; an interrupted step is not kept). It reports
+// whether the step had items.
+func (s *stepItems) discard() bool {
+	if s.start >= s.conv.Len() || s.start < 0 {
+		return false
 	}
-	c.conv.SetItems(c.convItems(c.stepStart))
-	c.statusM.RunningTool = ""
-}
-
-// onUIPromptImages shows the images the prompt being run attached under
-// it.
-func (c *Controller) onUIPromptImages(ev soul.PromptImages) {
-	if c.unsent == nil || c.unsent.id == "" {
-		return
-	}
-	c.conv.UpdateItem(c.unsent.id, func(it *views.Item) { it.Images = imageLabels(ev.Images) })
+	s.conv.SetItems(convItems(s.conv, s.start))
+	return true
 }
 
 func (c *Controller) onUIToolResult(ev soul.ToolResult) {
@@ -221,7 +230,7 @@ func (c *Controller) onUIReload(ev evReload) {
 	if !ev.keepConv {
 		c.conv.SetItems(ev.items)
 		c.tp.onUIViewReplaced(viewReplaced{session: ev.session, items: ev.items})
-		c.stepStart = c.conv.Len()
+		c.step.markStepStart()
 		if len(ev.items) == 0 {
 			c.showWelcome()
 		}
@@ -236,11 +245,11 @@ func (c *Controller) onUIReload(ev evReload) {
 		// The D-Mail the view ends with says less than the backtrack banner.
 		if n := c.conv.Len(); ev.banner.Banner == views.BannerBacktrack && n > 0 {
 			if last, _ := c.conv.Item(n - 1); last.Kind == views.ItemBanner && last.Banner == views.BannerBacktrack {
-				c.conv.SetItems(c.convItems(n - 1))
+				c.conv.SetItems(convItems(c.conv, n-1))
 			}
 		}
 		c.conv.Append(*ev.banner)
-		c.stepStart = c.conv.Len()
+		c.step.markStepStart()
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
 	if hitCP != nil {
@@ -264,8 +273,7 @@ func (c *Controller) onUIShowHeader(tl views.TimelineModel, title string, gen in
 
 // onUIOpDone ends a run or an operation.
 func (c *Controller) onUIOpDone(ev evOpDone) {
-	unsent := c.unsent
-	c.unsent = nil
+	unsent := c.prompts.takeUnsent()
 	c.busy = ""
 	c.runCancel = nil
 	c.runStart = time.Time{}
@@ -278,7 +286,7 @@ func (c *Controller) onUIOpDone(ev evOpDone) {
 			c.msg.clearUnlessNews()
 		}
 	case errors.Is(ev.err, soul.ErrNotSaved):
-		c.onUIPromptNotSaved(unsent, ev.err)
+		c.prompts.onUINotSaved(unsent, ev.err)
 	case errors.Is(ev.err, context.Canceled) || errors.Is(ev.err, context.DeadlineExceeded):
 		c.msg.setMessage(ev.op+" interrupted", false)
 	case errors.Is(ev.err, soul.ErrRejected):

@@ -106,7 +106,6 @@ type approvalsDeps struct {
 
 type approvalsHost interface {
 	workDir() string
-	info(text string)
 }
 
 // initApprovals builds the modal and registers /yolo and /approvals (New).
@@ -392,7 +391,7 @@ func (a *approvals) cmdApprovals(arg string) {
 		for i, s := range list {
 			fmt.Fprintf(&b, "\n%d. %s", i+1, s)
 		}
-		c.info(b.String())
+		infoBanner(c.conv, b.String())
 	case "revoke", "clear":
 		what = strings.TrimSpace(what)
 		if verb == "clear" || what == "all" {

@@ -65,7 +65,7 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 		c.app.SetAfterDrawFunc(func(tcell.Screen) { draws.Add(1); drawNS.Add(int64(time.Since(drawStart))) })
 	})
 	c.app.QueueUpdateDraw(func() { screen.SetSize(200, 60) })
-	c.onUIThread(func() { c.stepStart = c.conv.Len() })
+	c.onUIThread(c.step.markStepStart)
 
 	words := []string{"The ", "quick ", "brown ", "fox ", "`jumps` ", "over ", "the ", "**lazy** ", "dog", ".\n\n"}
 	total := int(float64(tokPerSec) * d.Seconds())

@@ -2,14 +2,11 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/rewind-agent/rewind/soul"
-	"github.com/rewind-agent/rewind/store/peers"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -94,100 +91,7 @@ func (c *Controller) onUISubmit(text, shown string) {
 		c.onUICommand(text)
 		return
 	}
-	c.runPromptShown(text, shown)
-}
-
-// runPrompt sends text to the model: a run of the open session, or of a new
-// one created on the way (UI).
-func (c *Controller) runPrompt(text string) { c.runPromptShown(text, text) }
-
-// runPromptShown is runPrompt with the text as the conversation shows it
-// (long pastes folded).
-func (c *Controller) runPromptShown(text, shown string) {
-	// A prompt that cannot be sent goes back into the input: nothing typed
-	// is lost.
-	if r := c.firstHolding([]rule{ruleReadOnly, ruleRunActive}); r != 0 {
-		c.input.SetText(text)
-		c.msg.setMessage(c.refusal("", r)+" (your text stays in the input)", true)
-		return
-	}
-	if c.pg.win.later > 0 {
-		// Opened at a search hit: the prompt follows the newest message,
-		// so the conversation jumps there first.
-		c.pg.onUIJumpToEnd(func() {
-			if c.pg.win.later > 0 { // the end could not be read (the status bar says why)
-				c.input.SetText(text)
-				return
-			}
-			c.runPromptShown(text, shown)
-		})
-		return
-	}
-	o, cfg := c.cur(), c.opts.Soul
-	if o != nil && !c.importNoted[o.sess.ID] {
-		// The first prompt of a session imported from another agent says
-		// once that rewind goes on with its own model and tools.
-		if note := peers.ContinueNotice(o.sess.Origin); note != "" {
-			if c.importNoted == nil {
-				c.importNoted = map[string]bool{}
-			}
-			c.importNoted[o.sess.ID] = true
-			c.info(note)
-		}
-	}
-	c.promptSeq++
-	c.unsent = &unsentPrompt{text: text, at: c.conv.Len(), id: fmt.Sprintf("prompt-%d", c.promptSeq)}
-	item := promptItem(text, shown)
-	item.ID = c.unsent.id // PromptImages adds the images it attached
-	c.conv.Append(item)
-	c.conv.ScrollToEnd()
-	c.stepStart = c.conv.Len()
-	c.startOp("run", func(ctx context.Context) error {
-		if o == nil { // the first prompt of a new session creates it
-			var err error
-			if o, err = c.onWorkerCreateSession(ctx, cfg); err != nil {
-				return fmt.Errorf("%w: %w", soul.ErrNotSaved, err)
-			}
-		}
-		return o.soul.Run(ctx, text)
-	})
-	c.dbBusy.onUIPromptSent() // the prompt waits too: say how to stop it
-}
-
-// unsentPrompt is a prompt shown as sent whose run has not ended: at is
-// its item in the conversation.
-type unsentPrompt struct {
-	text string
-	at   int
-	id   string // its item's ID
-}
-
-// onUIPromptNotSaved gives back a prompt the run could not save (the
-// database stayed busy until Esc, or refused the write): the conversation
-// no longer shows it as sent, and its text is back in the input.
-func (c *Controller) onUIPromptNotSaved(p *unsentPrompt, err error) {
-	if p == nil {
-		return
-	}
-	// The prompt is the last user item with its text (older pages loaded
-	// meanwhile moved it from p.at).
-	for i := c.conv.Len() - 1; i >= min(p.at, c.conv.Len()-1) && i >= 0; i-- {
-		if it, _ := c.conv.Item(i); it.Kind == views.ItemUser && (it.Text == p.text || it.Full == p.text) {
-			c.conv.SetItems(c.convItems(i))
-			c.stepStart = c.conv.Len()
-			break
-		}
-	}
-	if cur := c.input.Text(); cur != "" {
-		c.input.SetText(p.text + "\n" + cur)
-	} else {
-		c.input.SetText(p.text)
-	}
-	why := "the database stayed busy (another process is writing)"
-	if !errors.Is(err, context.Canceled) {
-		why = oneLine(err.Error(), 100)
-	}
-	c.msg.setMessage("not sent: "+why+"; your prompt is back in the input", true)
+	c.prompts.runPromptShown(text, shown)
 }
 
 // onUICommand dispatches a slash command.

@@ -70,20 +70,14 @@ type Controller struct {
 	busy      string // "" idle, else the running operation ("run", "compact"…)
 	runCancel context.CancelFunc
 	runStart  time.Time
-	stepStart int // first conversation item of the current step attempt
+	step      *stepItems // where the step attempt's items start (apply.go)
 	statusM   views.Status
 	msg       *messageLine  // the status bar's message and the notices (messages.go)
 	dbBusy    *dbBusyNotice // writes wait for another process's lock (db_busy.go)
-	// unsent is the prompt of the run in flight until the run ends: given
-	// back to the input when it was not saved (onUIPromptNotSaved).
-	unsent    *unsentPrompt
-	promptSeq int // numbers the prompt items' IDs
-	// importNoted: the sessions imported from another agent whose notice
-	// the first prompt showed (commands.go).
-	importNoted map[string]bool
-	quitArmed   quitArm
-	quitting    bool
-	theme       *themer // the colour theme and /theme (theme.go)
+	prompts   *prompter     // the prompt in flight (prompt.go)
+	quitArmed quitArm
+	quitting  bool
+	theme     *themer // the colour theme and /theme (theme.go)
 	// branches caches where archived generations leave the live line
 	// (any goroutine: reloads run on workers).
 	branches branchCache
@@ -492,14 +486,6 @@ func (c *Controller) leaseHolderPID() int { return c.watchPID }
 
 // isQuitting reports whether the workspace is shutting down (UI).
 func (c *Controller) isQuitting() bool { return c.quitting }
-
-// markStepStart makes the conversation's end the start of the next step's
-// items (UI).
-func (c *Controller) markStepStart() { c.stepStart = c.conv.Len() }
-
-// shiftStepStart moves the start of the step's items by n items put in
-// front of them (an earlier page) (UI).
-func (c *Controller) shiftStepStart(n int) { c.stepStart += n }
 
 // statusModel is the status bar's model, for the features that set a part
 // of it (UI).

@@ -8,6 +8,8 @@ package tui
 func (c *Controller) initFeatures() {
 	c.br, c.watch, c.tt = new(browser), new(watcher), new(timeTravel)
 	c.initPager()
+	c.dbBusy = &dbBusyNotice{c: c.common()}
+	c.prompts = &prompter{c: prompterDeps{featureCommon: c.common(), prompterHost: c, stepItems: c.step, soul: &c.opts.Soul, input: c.input, conv: c.conv, pg: c.pg, dbBusy: c.dbBusy}}
 	c.initSubagents()
 	c.initApprovals()
 	c.initTyping()
@@ -29,6 +31,5 @@ func (c *Controller) initFeatures() {
 	c.initNotify()
 	c.initThinking()
 	c.initPlan()
-	c.dbBusy = &dbBusyNotice{c: c.common()}
 	c.help.c = helpDeps{featureCommon: c.common(), keys: &c.keys, commands: c.commands, disabled: c.disabledBy, input: c.input, sessions: c.sessions, browser: c.br.list}
 }

@@ -232,7 +232,7 @@ func TestWatcherReadsOnlyTheNewRecords(t *testing.T) {
 	var items []views.Item
 	h.c.onUIThread(func() {
 		shown = h.c.timeline.Model().Checkpoints
-		items = h.c.convItems(h.c.conv.Len())
+		items = convItems(h.c.conv, h.c.conv.Len())
 	})
 	if want := timelineModel(v, nil).Checkpoints; !reflect.DeepEqual(shown, want) {
 		t.Errorf("timeline rows\n%+v\nwant\n%+v", shown, want)

@@ -69,5 +69,7 @@ type statusLine interface {
 // (disabled.go).
 type rules interface {
 	holds(r rule) bool
+	firstHolding(rules []rule) rule
+	refusal(what string, r rule) string
 	refuse(what string, rules ...rule) bool
 }

@@ -130,7 +130,7 @@ func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
 }
 
 // quitArm is the Ctrl-C that armed the quit: when it was typed, and the
-// status message (msgSeq) of its "press Ctrl-C again" hint.
+// status message (messageLine.seq) of its "press Ctrl-C again" hint.
 type quitArm struct {
 	typed time.Time
 	hint  int

@@ -145,9 +145,3 @@ func (m *messageLine) onTick() {
 
 // noticeLog is a copy of the last notices, oldest first (/status) (UI).
 func (m *messageLine) noticeLog() []notice { return slices.Clone(m.notices) }
-
-// info shows text as an info banner at the end of the conversation (UI).
-func (c *Controller) info(text string) {
-	c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerInfo, Text: text})
-	c.conv.ScrollToEnd()
-}

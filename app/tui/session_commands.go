@@ -36,11 +36,12 @@ type sessionCommands struct {
 type sessionCommandsDeps struct {
 	featureCommon
 	sessionCommandsHost
-	opts   *Options
-	conv   *views.Conversation
-	lists  sessionLists
-	plan   *atomic.Bool              // plan mode (plan.go)
-	yoloIn func(workDir string) bool // YOLO set for a work dir before its session exists (approvals.go)
+	opts    *Options
+	conv    *views.Conversation
+	lists   sessionLists
+	plan    *atomic.Bool              // plan mode (plan.go)
+	yoloIn  func(workDir string) bool // YOLO set for a work dir before its session exists (approvals.go)
+	prompts *prompter                 // /init's prompt
 }
 
 type sessionCommandsHost interface {
@@ -48,12 +49,11 @@ type sessionCommandsHost interface {
 	agentLabel() string
 	onUINewSession()
 	onUIFork(id string)
-	runPrompt(text string)
 }
 
 func (c *Controller) initSessionCommands() {
 	sc := &sessionCommands{c: sessionCommandsDeps{featureCommon: c.common(), sessionCommandsHost: c, opts: &c.opts, conv: c.conv,
-		lists: c.br, plan: &c.plan, yoloIn: c.ap.yolo.in}}
+		lists: c.br, plan: &c.plan, yoloIn: c.ap.yolo.in, prompts: c.prompts}}
 	for _, cmd := range []Command{
 		{Name: "/status", Description: "model, work dir, context use, approvals, AGENTS.md files, MCP servers and the last notices in full", Run: sc.cmdStatus},
 		{Name: "/new", Description: "start a new session in the work dir (this one stays in the list)", DisabledWhen: []rule{ruleRunActive}, Run: sc.cmdNew},
@@ -385,5 +385,5 @@ func (sc *sessionCommands) cmdModel(arg string) {
 
 func (sc *sessionCommands) cmdInit(string) {
 	c := sc.c
-	c.runPrompt(soul.InitPrompt())
+	c.prompts.runPrompt(soul.InitPrompt())
 }

@@ -71,6 +71,7 @@ type timeTravel struct {
 type timeTravelDeps struct {
 	featureCommon
 	timeTravelHost
+	*stepItems                 // where the step attempt's items start (apply.go)
 	workDir     string         // Options.WorkDir
 	fileOptions filecp.Options // Options.FileOptions
 	input       *views.Input
@@ -89,8 +90,6 @@ type liveCatcher interface {
 
 type timeTravelHost interface {
 	isQuitting() bool
-	convItems(n int) []views.Item
-	markStepStart()
 	startOp(op string, f func(ctx context.Context) error)
 	onUIReload(ev evReload)
 	onWorkerReload(banner *views.Item)
@@ -100,7 +99,7 @@ type timeTravelHost interface {
 // initTimeTravel wires the timeline, the Esc Esc picker and the commands
 // (New).
 func (c *Controller) initTimeTravel() {
-	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
+	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, stepItems: c.step, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
 		input: c.input, conv: c.conv, timeline: c.timeline, tg: c.tg,
 		pg: c.pg, lists: c.br, watched: c.watch}
 	t := c.tt // allocated by initFeatures: the pager, built before it, names it
@@ -330,7 +329,7 @@ func previewBanner(cp, later int) string {
 func (t *timeTravel) onUIShowPreview(items []views.Item, banner string) {
 	c := t.c
 	if !t.previewing {
-		t.live = c.convItems(c.conv.Len())
+		t.live = convItems(c.conv, c.conv.Len())
 		t.previewing = true
 		t.heldValid, t.heldItems, t.heldBanners = false, nil, nil
 	}

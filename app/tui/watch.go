@@ -82,25 +82,25 @@ type watcher struct {
 type watchDeps struct {
 	featureCommon
 	watchHost
-	home      string // Options.Home: the live channel's sockets
-	startDir  string // Options.WorkDir
-	setup     bool   // no model is configured (Options.Setup)
-	input     *views.Input
-	conv      *views.Conversation
-	timeline  *views.Timeline
-	pollStats *pollStats
-	pg        *pager
-	inUse     *inUseQuestion
-	ap        *approvals
-	tt        *timeTravel
-	br        *browser
+	*stepItems        // where the step attempt's items start (apply.go)
+	home       string // Options.Home: the live channel's sockets
+	startDir   string // Options.WorkDir
+	setup      bool   // no model is configured (Options.Setup)
+	input      *views.Input
+	conv       *views.Conversation
+	timeline   *views.Timeline
+	pollStats  *pollStats
+	pg         *pager
+	inUse      *inUseQuestion
+	ap         *approvals
+	tt         *timeTravel
+	br         *browser
 }
 
 type watchHost interface {
 	demoElsewhere(sess store.Session) bool
 	uiRunning() bool
 	leaseHolderPID() int
-	markStepStart()
 	readView(ctx context.Context, id string) (store.View, error)
 	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
 	onUIReload(ev evReload)
@@ -115,7 +115,7 @@ type watchHost interface {
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
-	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, stepItems: c.step, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
 		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.

@@ -26,7 +26,7 @@ func TestWatchedDMailShowsItsBanner(t *testing.T) {
 	w.done <- err // the cleanup waits for it too
 	h.waitUntil("the writer's run to end on the watcher", func() bool { return !h.c.watch.inRun.Load() })
 	var banners []string
-	for _, it := range h.c.convItems(h.c.conv.Len()) {
+	for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
 		if it.Kind == views.ItemBanner && it.Banner == views.BannerBacktrack {
 			banners = append(banners, it.Text)
 		}

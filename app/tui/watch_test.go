@@ -128,7 +128,7 @@ func TestWatchShowsStreamingTextBeforeCommit(t *testing.T) {
 	w.stop()
 	h.waitFor(fmt.Sprintf("the writer (pid %d) left this session: showing what it committed", os.Getpid()))
 	h.waitUntil("the streamed text gone or marked interrupted", func() bool {
-		for _, it := range h.c.convItems(h.c.conv.Len()) {
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
 			if strings.Contains(it.Text, "w030") && !it.Interrupted {
 				return false
 			}
@@ -267,13 +267,13 @@ func TestWatchPreviewStaysFrozenWhileTheWriterStreams(t *testing.T) {
 	})
 	h.waitUntil("a live event during the preview", func() bool { return h.c.tt.missedLive })
 	h.waitUntil("the preview unchanged", func() bool {
-		items := h.c.convItems(h.c.conv.Len())
+		items := convItems(h.c.conv, h.c.conv.Len())
 		return len(items) == 1 && items[0].Text == archived
 	})
 	h.c.onUIThread(h.c.tt.onUIEndPreview)
 	h.waitFor("an earlier prompt")
 	h.waitUntil("the writer's answer streaming in the live view", func() bool {
-		for _, it := range h.c.convItems(h.c.conv.Len()) {
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
 			if it.Text == archived {
 				return false
 			}

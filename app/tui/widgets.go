@@ -16,6 +16,7 @@ func (c *Controller) buildWidgets() {
 	c.sessions = c.ws.Sessions
 	c.input = c.ws.Input
 	c.status = c.ws.Status
+	c.step = &stepItems{conv: c.conv}
 	c.msg = newMessageLine(c.status, c.onUIThreadAsync)
 	c.tp = newToolPane(c.toolOut)
 	c.help = &helpScreen{overlay: views.NewHelpOverlay()}
@@ -78,10 +79,10 @@ func (d *confirmer) showConfirm(title, message string, choices []views.Choice, s
 }
 
 // convItems copies the conversation's first n items (UI).
-func (c *Controller) convItems(n int) []views.Item {
+func convItems(conv *views.Conversation, n int) []views.Item {
 	items := make([]views.Item, 0, n)
 	for i := 0; i < n; i++ {
-		it, _ := c.conv.Item(i)
+		it, _ := conv.Item(i)
 		items = append(items, it)
 	}
 	return items

@@ -260,23 +260,22 @@ type pager struct {
 type pagerDeps struct {
 	featureCommon
 	pagerHost
-	conv     *views.Conversation
-	timeline *views.Timeline
-	tt       *timeTravel
-	watch    *watcher
+	*stepItems // where the step attempt's items start (apply.go)
+	conv       *views.Conversation
+	timeline   *views.Timeline
+	tt         *timeTravel
+	watch      *watcher
 }
 
 type pagerHost interface {
 	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
 	onWorkerReload(banner *views.Item)
-	shiftStepStart(n int)
-	markStepStart()
 }
 
 // initPager wires the conversation's and the timeline's ends to the pager
 // (New).
 func (c *Controller) initPager() {
-	pg := &pager{c: pagerDeps{featureCommon: c.common(), pagerHost: c, conv: c.conv, timeline: c.timeline, tt: c.tt, watch: c.watch}}
+	pg := &pager{c: pagerDeps{featureCommon: c.common(), pagerHost: c, stepItems: c.step, conv: c.conv, timeline: c.timeline, tt: c.tt, watch: c.watch}}
 	c.pg = pg
 	c.conv.SetOnTop(pg.onUILoadEarlier)
 	c.conv.SetOnBottom(pg.onUILoadLater)
