@@ -77,10 +77,8 @@ type Controller struct {
 	prompts   *prompter     // the prompt in flight (prompt.go)
 	quitArmed quitArm
 	quitting  bool
-	theme     *themer // the colour theme and /theme (theme.go)
-	// branches caches where archived generations leave the live line
-	// (any goroutine: reloads run on workers).
-	branches branchCache
+	theme     *themer     // the colour theme and /theme (theme.go)
+	reader    *viewReader // reads the open session's view (view_reader.go)
 
 	// Feature state (UI): approvals.go, timetravel.go, browser.go,
 	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, runs.go,
@@ -294,7 +292,12 @@ func (c *Controller) onWorkerSink(e soul.Event) {
 		c.onWorkerReload(&banner)
 	case soul.StepInterrupted:
 		if ev.KeptGeneration > 0 { // new generations: the timeline shows them
-			if r, err := c.loadReload(context.WithoutCancel(c.ctx), true); err == nil {
+			r := evReload{keepConv: true}
+			var err error
+			if o := c.cur(); o != nil {
+				r, err = c.reader.loadSessionView(context.WithoutCancel(c.ctx), o.sess.ID, true)
+			}
+			if err == nil {
 				c.post(r)
 			}
 		}
@@ -309,7 +312,7 @@ func (c *Controller) onWorkerReload(banner *views.Item) {
 		c.post(evReload{banner: banner})
 		return
 	}
-	ev, v, err := c.readWhole(context.WithoutCancel(c.ctx), o.sess.ID, false)
+	ev, v, err := c.reader.readWhole(context.WithoutCancel(c.ctx), o.sess.ID, false)
 	if err != nil {
 		c.post(evNote{text: "cannot reload the session: " + err.Error(), isErr: true})
 		return
@@ -349,13 +352,13 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 			return
 		}
 	}
-	c.pollStats.viewReads.Add(1)
+	c.reader.stats.viewReads.Add(1)
 	v, err := c.db.ViewAround(ctx, id, -1, at.pos, hitRecords, hitRecords)
 	var ev evReload
 	if err == nil {
 		var i int
 		v, i = alignAround(v, at.pos)
-		if ev, err = c.reloadOf(ctx, id, v, false); err == nil && i >= 0 {
+		if ev, err = c.reader.reloadOf(ctx, id, v, false); err == nil && i >= 0 {
 			if mark := hitItem(v.Records, i, ev.items); mark >= 0 {
 				ev.mark = &mark
 			}
@@ -379,81 +382,6 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 	}
 	ev.banner = banner
 	c.watch.onWorkerAdopt(o, v, ev, true)
-}
-
-// loadReload reads the current view and generations of the open session.
-func (c *Controller) loadReload(ctx context.Context, keepConv bool) (evReload, error) {
-	o := c.cur()
-	if o == nil {
-		return evReload{keepConv: keepConv}, nil
-	}
-	return c.loadSessionView(ctx, o.sess.ID, keepConv)
-}
-
-// loadSessionView reads the tail of a session's current view (window.go)
-// and its generations.
-func (c *Controller) loadSessionView(ctx context.Context, id string, keepConv bool) (evReload, error) {
-	ev, _, err := c.readWhole(ctx, id, keepConv)
-	return ev, err
-}
-
-// readWhole is loadSessionView that also returns the view it read.
-func (c *Controller) readWhole(ctx context.Context, id string, keepConv bool) (evReload, store.View, error) {
-	v, err := c.readView(ctx, id)
-	if err != nil {
-		return evReload{}, store.View{}, err
-	}
-	ev, err := c.reloadOf(ctx, id, v, keepConv)
-	return ev, v, err
-}
-
-// readView reads the tail of a session's current view (counted in
-// pollStats).
-func (c *Controller) readView(ctx context.Context, id string) (store.View, error) {
-	c.pollStats.viewReads.Add(1)
-	v, err := c.db.ViewBefore(ctx, id, -1, store.ViewPos{}, tailRecords)
-	return alignPage(v), err
-}
-
-// reloadOf is loadSessionView for a view already read: the whole view, or
-// its newest part (v.Earlier).
-func (c *Controller) reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error) {
-	db := c.db
-	gens, err := db.Generations(ctx, id)
-	if err != nil {
-		return evReload{}, err
-	}
-	rewinds, err := db.Rewinds(ctx, id)
-	if err != nil {
-		return evReload{}, err
-	}
-	tl := c.branches.withBranches(ctx, db, v, labelUndos(timelineModel(v, gens), rewinds))
-	tl = foldSame(ctx, db, id, v.Generation.Messages, tl)
-	ev := evReload{keepConv: keepConv, timeline: tl, gen: v.Generation.Gen, session: id, cursor: v.Cursor()}
-	if v.Later { // a search hit's window: the current position is after it
-		ev.timeline.Position = views.NoPosition
-	}
-	if v.Earlier { // a window of a long view: its turns are numbered in the whole view
-		before, err := turnsBefore.count(ctx, db, v)
-		if err != nil {
-			before = -1 // unknown: the rows show their checkpoints, never a wrong turn
-		}
-		numberTurns(ev.timeline.Checkpoints, before)
-	}
-	if !keepConv {
-		notes := notesFor(ctx, db, v, gens)
-		notes.pending = c.watch != nil && c.watch.importing.Load()
-		ev.items = viewItemsWith(v, notes)
-		w := windowOf(v)
-		if err := w.countCheckpoints(ctx, db); err != nil {
-			return evReload{}, err
-		}
-		ev.win = &w
-	}
-	if s, err := db.GetSession(ctx, id); err == nil {
-		ev.title = s.Title
-	}
-	return ev, nil
 }
 
 // onWorkerDeliver runs on the batcher's goroutine: one UI update per batch.

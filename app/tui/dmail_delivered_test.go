@@ -32,7 +32,7 @@ func TestDeliveredDMailSaysSo(t *testing.T) {
 		t.Fatalf("generations %+v %v", gens, err)
 	}
 	row := timelineModel(store.View{SessionID: id, Generation: gens[1]}, gens)
-	row = h.c.branches.withBranches(h.ctx, h.db, store.View{SessionID: id, Generation: gens[1]}, row)
+	row = h.c.reader.branches.withBranches(h.ctx, h.db, store.View{SessionID: id, Generation: gens[1]}, row)
 	items, _, err := h.c.tt.onWorkerLoadPreview(id, views.TimelineItem{Kind: views.TimelineGeneration, Generation: row.Generations[0]}, window{})
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func BenchmarkFollowChange(b *testing.B) {
 					b.StartTimer()
 					if mode == "delta" {
 						c.watch.onWorkerCatchUp(o, catchUp{conv: true}, -1)
-					} else if ev, err := c.loadSessionView(c.ctx, o.sess.ID, false); err != nil {
+					} else if ev, err := c.reader.loadSessionView(c.ctx, o.sess.ID, false); err != nil {
 						b.Fatal(err)
 					} else {
 						c.post(ev)

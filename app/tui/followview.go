@@ -147,12 +147,12 @@ func (w *watcher) onWorkerCatchUp(o *openSession, cu catchUp, step int) bool {
 // from there (f locked).
 func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp, withConv bool, step int) bool {
 	c := w.c
-	v, err := c.readView(c.ctx, o.sess.ID)
+	v, err := c.reader.readView(c.ctx, o.sess.ID)
 	if err != nil {
 		c.post(evNote{text: "cannot read the session: " + err.Error(), isErr: true})
 		return false
 	}
-	ev, err := c.reloadOf(c.ctx, o.sess.ID, v, !withConv)
+	ev, err := c.reader.reloadOf(c.ctx, o.sess.ID, v, !withConv)
 	if err != nil {
 		c.post(evNote{text: "cannot read the session: " + err.Error(), isErr: true})
 		return false

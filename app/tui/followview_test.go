@@ -18,7 +18,7 @@ func TestReloadOfALeftSessionIsDropped(t *testing.T) {
 	h.waitFor("the source's answer")
 	h.waitUntil("the run to end", h.idle)
 	source := h.sessionID()
-	stale, err := h.c.loadSessionView(h.ctx, source, false)
+	stale, err := h.c.reader.loadSessionView(h.ctx, source, false)
 	if err != nil {
 		t.Fatal(err)
 	}

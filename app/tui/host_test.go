@@ -83,7 +83,7 @@ var controllerCore = map[string]string{
 // raises them. A new feature is a type of its own with a deps struct
 // (host.go), wired by an init method.
 const (
-	maxControllerMethods = 102
+	maxControllerMethods = 97
 	maxControllerFields  = 57
 )
 

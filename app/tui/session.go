@@ -59,7 +59,7 @@ func (c *Controller) openInitial(ctx context.Context) error {
 		return err
 	}
 	c.onUIInstall(a)
-	ev, v, err := c.readWhole(ctx, sess.ID, false)
+	ev, v, err := c.reader.readWhole(ctx, sess.ID, false)
 	if err != nil {
 		return err
 	}

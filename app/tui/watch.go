@@ -82,10 +82,11 @@ type watcher struct {
 type watchDeps struct {
 	featureCommon
 	watchHost
-	*stepItems        // where the step attempt's items start (apply.go)
-	home       string // Options.Home: the live channel's sockets
-	startDir   string // Options.WorkDir
-	setup      bool   // no model is configured (Options.Setup)
+	*stepItems             // where the step attempt's items start (apply.go)
+	reader     *viewReader // reads the open session's view
+	home       string      // Options.Home: the live channel's sockets
+	startDir   string      // Options.WorkDir
+	setup      bool        // no model is configured (Options.Setup)
 	input      *views.Input
 	conv       *views.Conversation
 	timeline   *views.Timeline
@@ -101,8 +102,6 @@ type watchHost interface {
 	demoElsewhere(sess store.Session) bool
 	uiRunning() bool
 	leaseHolderPID() int
-	readView(ctx context.Context, id string) (store.View, error)
-	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
 	onUIReload(ev evReload)
 	onUIShowHeader(tl views.TimelineModel, title string, gen int)
 	onUIOpenSession(id string)
@@ -115,7 +114,7 @@ type watchHost interface {
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
-	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, stepItems: c.step, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, stepItems: c.step, reader: c.reader, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
 		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.

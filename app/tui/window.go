@@ -260,7 +260,8 @@ type pager struct {
 type pagerDeps struct {
 	featureCommon
 	pagerHost
-	*stepItems // where the step attempt's items start (apply.go)
+	*stepItems             // where the step attempt's items start (apply.go)
+	reader     *viewReader // reads the open session's view
 	conv       *views.Conversation
 	timeline   *views.Timeline
 	tt         *timeTravel
@@ -268,14 +269,13 @@ type pagerDeps struct {
 }
 
 type pagerHost interface {
-	reloadOf(ctx context.Context, id string, v store.View, keepConv bool) (evReload, error)
 	onWorkerReload(banner *views.Item)
 }
 
 // initPager wires the conversation's and the timeline's ends to the pager
 // (New).
 func (c *Controller) initPager() {
-	pg := &pager{c: pagerDeps{featureCommon: c.common(), pagerHost: c, stepItems: c.step, conv: c.conv, timeline: c.timeline, tt: c.tt, watch: c.watch}}
+	pg := &pager{c: pagerDeps{featureCommon: c.common(), pagerHost: c, stepItems: c.step, reader: c.reader, conv: c.conv, timeline: c.timeline, tt: c.tt, watch: c.watch}}
 	c.pg = pg
 	c.conv.SetOnTop(pg.onUILoadEarlier)
 	c.conv.SetOnBottom(pg.onUILoadLater)
@@ -329,7 +329,7 @@ func (pg *pager) loadEarlier(fromTimeline bool) {
 			nw := w.withEarlier(page)
 			loaded := page
 			loaded.Records, loaded.Later = nw.records, nw.later > 0
-			ev, err = c.reloadOf(ctx, w.session, loaded, true)
+			ev, err = c.reader.reloadOf(ctx, w.session, loaded, true)
 			ev.items = pageItems(ctx, c.db, w.session, page)
 			ev.win = &nw
 			c.watch.onWorkerPrepend(w.session, w.gen, w.start, page.Records)
@@ -398,7 +398,7 @@ func (pg *pager) loadLater(fromTimeline bool) {
 			loaded := page
 			loaded.Records, loaded.Earlier = nw.records, nw.earlier > 0
 			// at the end, the items of everything loaded: the followed view's
-			ev, err = c.reloadOf(ctx, w.session, loaded, nw.later > 0)
+			ev, err = c.reader.reloadOf(ctx, w.session, loaded, nw.later > 0)
 			if err == nil && nw.later == 0 && o != nil && o.sess.ID == w.session {
 				c.watch.onWorkerAdopt(o, loaded, ev, false)
 			}
