@@ -75,10 +75,11 @@ type browser struct {
 type browserDeps struct {
 	featureCommon
 	browserHost
-	prompt    *views.PromptDialog
-	conv      *views.Conversation
-	pollStats *pollStats
-	startDir  string // Options.WorkDir
+	demoElsewhere func(sess store.Session) bool // Options.demoElsewhere
+	prompt        *views.PromptDialog
+	conv          *views.Conversation
+	pollStats     *pollStats
+	startDir      string // Options.WorkDir
 	// export is Options.Export: the one export of the CLI and /export (nil
 	// where there is none).
 	export func(ctx context.Context, sessionID, path string) (int, error)
@@ -87,13 +88,12 @@ type browserDeps struct {
 type browserHost interface {
 	SessionID() string
 	workDir() string
-	demoElsewhere(sess store.Session) bool
 	onUIFork(id string)
 }
 
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
-	deps := browserDeps{featureCommon: c.common(), browserHost: c, prompt: c.prompt, conv: c.conv,
+	deps := browserDeps{featureCommon: c.common(), browserHost: c, demoElsewhere: c.opts.demoElsewhere, prompt: c.prompt, conv: c.conv,
 		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export}
 	b := c.br // allocated by initFeatures: features built before it name it
 	*b = browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}

@@ -61,10 +61,10 @@ type Controller struct {
 
 	// The open session: swapped atomically on the UI goroutine (workers and
 	// pollers read it); nil until a new session's first prompt.
-	open      atomic.Pointer[openSession]
-	unclaimed unclaimed // leased on a worker, not installed yet (session.go)
-	readOnly  bool      // (UI) no writes: watching, or the lease is held elsewhere
-	watchPID  int       // (UI) pid holding the lease when the workspace opened
+	open     atomic.Pointer[openSession]
+	attach   *attacher // the database side of opening a session (attach.go)
+	readOnly bool      // (UI) no writes: watching, or the lease is held elsewhere
+	watchPID int       // (UI) pid holding the lease when the workspace opened
 
 	// Run state (UI).
 	busy      string // "" idle, else the running operation ("run", "compact"…)

@@ -13,6 +13,7 @@ func (c *Controller) initFeatures() {
 	c.prompts = &prompter{c: prompterDeps{featureCommon: c.common(), prompterHost: c, stepItems: c.step, soul: &c.opts.Soul, input: c.input, conv: c.conv, pg: c.pg, dbBusy: c.dbBusy}}
 	c.initSubagents()
 	c.initApprovals()
+	c.attach = &attacher{opts: &c.opts, db: c.db, yoloIn: c.ap.yolo.in, plan: &c.plan, sink: c.onWorkerSink, later: c.onUIThreadAsync, remoteAnswered: c.ap.onUIRemoteAnswered}
 	c.initTyping()
 	c.initTimeTravel()
 	c.initTimelineJump()

@@ -83,7 +83,7 @@ var controllerCore = map[string]string{
 // raises them. A new feature is a type of its own with a deps struct
 // (host.go), wired by an init method.
 const (
-	maxControllerMethods = 97
+	maxControllerMethods = 91
 	maxControllerFields  = 57
 )
 

@@ -14,7 +14,7 @@ import (
 
 // onWorkerPublish starts publishing sess (worker). Failing to publish only
 // costs live watching: the note says so, the session still opens.
-func (c *Controller) onWorkerPublish(sess store.Session, workDir string) (*live.Publisher, string) {
+func (c *attacher) onWorkerPublish(sess store.Session, workDir string) (*live.Publisher, string) {
 	if c.opts.Home == "" {
 		return nil, ""
 	}
@@ -26,7 +26,7 @@ func (c *Controller) onWorkerPublish(sess store.Session, workDir string) (*live.
 			if f := c.opts.ApprovalAnswered; f != nil {
 				f(req.ToolCallID, a.PID)
 			}
-			c.onUIThreadAsync(func() { c.ap.onUIRemoteAnswered(req, a) })
+			c.later(func() { c.remoteAnswered(req, a) })
 		},
 	})
 	if err != nil {
@@ -37,13 +37,13 @@ func (c *Controller) onWorkerPublish(sess store.Session, workDir string) (*live.
 
 // publishingSink is the soul's sink for an open session: every event goes
 // to the watchers first, then to this workspace.
-func (c *Controller) publishingSink(pub *live.Publisher) soul.Sink {
+func (c *attacher) publishingSink(pub *live.Publisher) soul.Sink {
 	if pub == nil {
-		return c.onWorkerSink
+		return c.sink
 	}
 	return func(e soul.Event) {
 		pub.Publish(e)
-		c.onWorkerSink(e)
+		c.sink(e)
 	}
 }
 

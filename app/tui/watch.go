@@ -82,24 +82,24 @@ type watcher struct {
 type watchDeps struct {
 	featureCommon
 	watchHost
-	*stepItems             // where the step attempt's items start (apply.go)
-	reader     *viewReader // reads the open session's view
-	home       string      // Options.Home: the live channel's sockets
-	startDir   string      // Options.WorkDir
-	setup      bool        // no model is configured (Options.Setup)
-	input      *views.Input
-	conv       *views.Conversation
-	timeline   *views.Timeline
-	pollStats  *pollStats
-	pg         *pager
-	inUse      *inUseQuestion
-	ap         *approvals
-	tt         *timeTravel
-	br         *browser
+	demoElsewhere func(sess store.Session) bool // Options.demoElsewhere
+	*stepItems                                  // where the step attempt's items start (apply.go)
+	reader        *viewReader                   // reads the open session's view
+	home          string                        // Options.Home: the live channel's sockets
+	startDir      string                        // Options.WorkDir
+	setup         bool                          // no model is configured (Options.Setup)
+	input         *views.Input
+	conv          *views.Conversation
+	timeline      *views.Timeline
+	pollStats     *pollStats
+	pg            *pager
+	inUse         *inUseQuestion
+	ap            *approvals
+	tt            *timeTravel
+	br            *browser
 }
 
 type watchHost interface {
-	demoElsewhere(sess store.Session) bool
 	uiRunning() bool
 	leaseHolderPID() int
 	onUIReload(ev evReload)
@@ -114,7 +114,7 @@ type watchHost interface {
 // and run (follow.go) and its live channel (New).
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
-	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, stepItems: c.step, reader: c.reader, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
+	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, demoElsewhere: c.opts.demoElsewhere, stepItems: c.step, reader: c.reader, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
 		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
