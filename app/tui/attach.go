@@ -39,7 +39,6 @@ type attacher struct {
 type attachment struct {
 	o        *openSession
 	readOnly bool
-	watchPID int    // pid holding the lease elsewhere (offer watch or fork)
 	note     string // a status-bar warning (file checkpoints off)
 }
 
@@ -73,7 +72,7 @@ func (c *attacher) onWorkerAttach(ctx context.Context, cfg soul.Config, sess sto
 		switch {
 		case errors.Is(err, store.ErrLeaseHeld):
 			pid, _, _ := c.db.LiveLease(ctx, sess.ID)
-			a.watchPID = max(pid, 1)
+			a.o.watchPID = max(pid, 1)
 			readOnly = true
 		case err != nil:
 			return attachment{}, fmt.Errorf("lease session %s: %w", sess.ID, err)

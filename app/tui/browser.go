@@ -83,18 +83,21 @@ type browserDeps struct {
 	// export is Options.Export: the one export of the CLI and /export (nil
 	// where there is none).
 	export func(ctx context.Context, sessionID, path string) (int, error)
+	// previews is time travel: a hit opened ends its preview first.
+	previews interface{ onUIEndPreview() }
 }
 
 type browserHost interface {
 	SessionID() string
 	workDir() string
 	onUIFork(id string)
+	onUIOpenSessionAt(id string, at *hitAt)
 }
 
 // initBrowser wires the session list pane and the browser (New).
 func (c *Controller) initBrowser() {
 	deps := browserDeps{featureCommon: c.common(), browserHost: c, demoElsewhere: c.opts.demoElsewhere, prompt: c.prompt, conv: c.conv,
-		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export}
+		pollStats: &c.pollStats, startDir: c.opts.WorkDir, export: c.opts.Export, previews: c.tt}
 	b := c.br // allocated by initFeatures: features built before it name it
 	*b = browser{c: deps, pane: c.sessions, list: views.NewSessionList(), paneLimit: sessionLimit}
 	// Most wanted first: a narrow title loses parts from the end, and
@@ -114,7 +117,7 @@ func (c *Controller) initBrowser() {
 	}
 	b.applyScope()
 	b.pane.SetOnResume(c.onUIOpenSession)
-	b.pane.SetOnOpenHit(c.onUIOpenHit)
+	b.pane.SetOnOpenHit(b.onUIOpenHit)
 	b.pane.SetOnFilter(b.onUIPaneFilter)
 	bl := b.list
 	b.page = tview.NewFlex().SetDirection(tview.FlexRow).AddItem(bl, 0, 1, true).AddItem(c.status, 1, 0, false)
@@ -124,7 +127,7 @@ func (c *Controller) initBrowser() {
 	})
 	bl.SetOnOpenHit(func(k views.PreviewKey) {
 		c.pages.pop(browserPage)
-		c.onUIOpenHit(k)
+		b.onUIOpenHit(k)
 	})
 	bl.SetOnClose(func() { c.pages.pop(browserPage) })
 	c.keys = append(c.keys,
@@ -645,4 +648,14 @@ func (b *browser) onUIExport(r views.SessionRow) {
 		})
 	})
 	c.pages.push(Page{Name: "prompt", Primitive: c.prompt})
+}
+
+// onUIOpenHit opens the session of a full-text search hit at the hit
+// (Enter on a hit): the conversation shows the records around
+// it with the hit marked, or, when the hit is in an archived generation,
+// the current conversation with that generation's preview over it
+// (docs/DECISIONS.md).
+func (b *browser) onUIOpenHit(k views.PreviewKey) {
+	b.c.previews.onUIEndPreview()
+	b.c.onUIOpenSessionAt(k.SessionID, &hitAt{gen: k.Gen, pos: store.ViewPos{SessionID: k.RecordSession, Seq: k.Seq}})
 }

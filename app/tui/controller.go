@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,17 +28,14 @@ const quitWindow = 2 * time.Second
 // event pipeline and the registries. Fields marked (UI) are touched only on
 // the UI goroutine; the rest say how they are guarded.
 type Controller struct {
-	opts  Options
-	plan  atomic.Bool // plan mode, the workspace's (plan.go)
-	db    *store.DB
-	app   *tview.Application
-	ui    uiState
-	posts *poster // the one goroutine that queues UI updates and stops the app
+	opts Options
+	plan atomic.Bool // plan mode, the workspace's (plan.go)
+	db   *store.DB
+	app  *tview.Application
+	ui   uiState // the UI goroutine, the event pipeline and the workers (thread.go)
 
-	ctx     context.Context // cancelled when the controller shuts down
-	cancel  context.CancelFunc
-	workers sync.WaitGroup // onWorker goroutines
-	events  *batcher
+	ctx    context.Context // cancelled when the controller shuts down
+	cancel context.CancelFunc
 
 	// Widgets (UI).
 	conv     *views.Conversation
@@ -64,7 +60,6 @@ type Controller struct {
 	open     atomic.Pointer[openSession]
 	attach   *attacher // the database side of opening a session (attach.go)
 	readOnly bool      // (UI) no writes: watching, or the lease is held elsewhere
-	watchPID int       // (UI) pid holding the lease when the workspace opened
 
 	// Run state (UI).
 	busy      string // "" idle, else the running operation ("run", "compact"…)
@@ -118,6 +113,10 @@ type openSession struct {
 	// missingDir is its work dir when that is not on this machine: it is
 	// open read-only (missing_dir.go).
 	missingDir string
+	// watchPID is the pid that held its lease elsewhere when it was
+	// opened (0: this workspace holds it, or none did): the "Session in
+	// use" question offers to watch or fork.
+	watchPID int
 }
 
 // cur is the open session or nil (any goroutine).
@@ -152,9 +151,9 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		polls:    defaultPolls,
 	}
 	c.ui.started, c.ui.stopped = make(chan struct{}), make(chan struct{})
-	c.posts = newPoster()
+	c.ui.posts = newPoster()
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	c.events = newBatcher(FlushInterval, c.onWorkerDeliver)
+	c.ui.events = newBatcher(FlushInterval, c.onWorkerDeliver)
 	c.buildWidgets()
 	c.notes = &notifier{mode: o.Notify}
 	c.commands = newCommandRegistry()
@@ -223,7 +222,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err == nil {
 		// The loop ran, so only the poster stopped it. (When the screen
 		// failed to start, the poster stays blocked in its first update.)
-		<-c.posts.exited
+		<-c.ui.posts.exited
 	}
 	close(c.ui.stopped)
 	c.shutdownWorkers()
@@ -239,8 +238,8 @@ func (c *Controller) onUIStarted() {
 	c.refreshStatus()
 	c.br.onUIOpened(true)
 	c.setup.onUIShow()
-	if o := c.cur(); c.watchPID != 0 && o != nil {
-		c.inUse.onUIOffer(o.sess.ID, c.watchPID, false, "")
+	if o := c.cur(); o != nil && o.watchPID != 0 {
+		c.inUse.onUIOffer(o.sess.ID, o.watchPID, false, "")
 	}
 }
 
@@ -259,7 +258,7 @@ func (c *Controller) onUIQuit() {
 	c.msg.setMessage("quitting…", false)
 	go func() {
 		c.shutdownWorkers()
-		c.posts.close()
+		c.ui.posts.close()
 	}()
 }
 
@@ -271,18 +270,18 @@ func (c *Controller) shutdownWorkers() {
 	c.ui.closing = true
 	c.ui.workMu.Unlock()
 	c.cancel()
-	c.workers.Wait()
-	c.events.stop()
+	c.ui.workers.Wait()
+	c.ui.events.stop()
 	c.releaseLease()
 }
 
 // post queues a synthetic event on the ordered pipeline (any goroutine).
-func (c *Controller) post(e soul.Event) { c.events.push(e) }
+func (c *Controller) post(e soul.Event) { c.ui.events.push(e) }
 
 // onWorkerSink is the soul.Sink: it runs on the soul's goroutine. Events that
 // change the generation also load the new view here, off the UI thread.
 func (c *Controller) onWorkerSink(e soul.Event) {
-	c.events.push(e)
+	c.ui.events.push(e)
 	switch ev := e.(type) {
 	case soul.Backtrack:
 		banner := backtrackBanner(ev)
@@ -410,7 +409,12 @@ func (c *Controller) uiRunning() bool { return c.ui.running.Load() }
 
 // leaseHolderPID is the pid that held the open session's lease when it
 // was opened (0: this workspace holds it, or none did) (UI).
-func (c *Controller) leaseHolderPID() int { return c.watchPID }
+func (c *Controller) leaseHolderPID() int {
+	if o := c.cur(); o != nil {
+		return o.watchPID
+	}
+	return 0
+}
 
 // isQuitting reports whether the workspace is shutting down (UI).
 func (c *Controller) isQuitting() bool { return c.quitting }

@@ -49,7 +49,7 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil // typed before the question appeared
 	}
 	if b, ok := c.globalBinding(ev, overlay); ok {
-		pane := c.typingPane()
+		pane := c.tg.typingPane()
 		if overlay || pane == nil || !printable(ev) {
 			b.Handler()
 			return nil
@@ -63,7 +63,7 @@ func (c *Controller) onUIKey(ev *tcell.EventKey) *tcell.EventKey {
 		c.quitArmed = quitArm{}
 	}
 	if !overlay {
-		c.onUITypedInPane(ev)
+		c.tg.onUITypedInPane(ev)
 	}
 	if c.app.GetFocus() == c.input {
 		c.tg.onUIKeyTyped(ev)
@@ -84,49 +84,6 @@ func (c *Controller) globalBinding(ev *tcell.EventKey, overlay bool) (globalBind
 		}
 	}
 	return globalBinding{}, false
-}
-
-// typingPane is the focused pane whose typed keys go to the input (the
-// conversation, the tool output or the timeline: panes without a text
-// field), or nil.
-func (c *Controller) typingPane() views.Bound {
-	switch f := c.app.GetFocus(); f {
-	case c.conv:
-		return c.conv
-	case c.toolOut:
-		return c.toolOut
-	case c.timeline:
-		return c.timeline
-	}
-	return nil
-}
-
-// onUITypedInPane sends typing to the input: in the conversation, the tool
-// output or the timeline (panes without a text field), a printable key
-// the pane does not bind ("/", letters, digits) moves the focus to the
-// input, which then takes the key, as in Claude Code and crush, where
-// typing always lands in the prompt. "/restore 1" typed there used to be
-// swallowed. The Sessions pane keeps what is typed: its filter line is
-// explicit (docs/DECISIONS.md). A pane's own letter keys are followed by
-// the typing guard (typing.go): typed in a word, they go to the input too.
-func (c *Controller) onUITypedInPane(ev *tcell.EventKey) {
-	if !printable(ev) {
-		return
-	}
-	pane := c.typingPane()
-	if pane == nil {
-		return
-	}
-	for _, b := range pane.Bindings() {
-		for _, k := range b.Keys {
-			if k.Matches(ev) {
-				c.tg.onUIPaneKey(pane, ev, true)
-				return
-			}
-		}
-	}
-	c.tg.onUIPaneKey(pane, ev, false)
-	c.app.SetFocus(c.input)
 }
 
 // quitArm is the Ctrl-C that armed the quit: when it was typed, and the

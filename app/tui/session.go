@@ -119,7 +119,6 @@ func (c *Controller) onUIInstall(a attachment) {
 	c.attach.unclaimed.claim(a.o)
 	c.releaseLater(c.open.Swap(a.o))
 	sess := a.o.sess
-	c.watchPID = a.watchPID
 	c.readOnly = a.readOnly
 	c.statusM.SessionTitle = sess.Title
 	c.statusM.Generation = sess.CurrentGen
@@ -319,7 +318,7 @@ func (c *Controller) onUINewSession() {
 		return
 	}
 	c.releaseLater(c.open.Swap(nil))
-	c.readOnly, c.watchPID = false, 0
+	c.readOnly = false
 	c.statusM.SessionTitle, c.statusM.Generation, c.statusM.Tokens, c.statusM.ContextPercent, c.statusM.Step = "", 0, 0, 0, 0
 	c.input.SetPlaceholder("Ask anything · / for commands · Alt-Enter for a newline")
 	c.onUIReload(evReload{})
@@ -367,16 +366,6 @@ func (c *Controller) onUIForkInto(id string, gen, cp int, banner func(fork strin
 // Enter).
 func (c *Controller) onUIOpenSession(id string) { c.onUIOpenSessionAt(id, nil) }
 
-// onUIOpenHit opens the session of a full-text search hit at the hit
-// (session list Enter on a hit): the conversation shows the records around
-// it with the hit marked, or, when the hit is in an archived generation,
-// the current conversation with that generation's preview over it
-// (docs/DECISIONS.md).
-func (c *Controller) onUIOpenHit(k views.PreviewKey) {
-	c.tt.onUIEndPreview()
-	c.onUIOpenSessionAt(k.SessionID, &hitAt{gen: k.Gen, pos: store.ViewPos{SessionID: k.RecordSession, Seq: k.Seq}})
-}
-
 // hitAt is a search hit's record, where a session opens.
 type hitAt struct {
 	gen int // the generation the hit names
@@ -416,8 +405,8 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 	}, func() {
 		c.pages.focusWorkspace(focus)
 		c.br.onUIOpened(false)
-		if c.watchPID != 0 {
-			c.inUse.onUIOffer(id, c.watchPID, true, back)
+		if o := c.cur(); o != nil && o.watchPID != 0 {
+			c.inUse.onUIOffer(id, o.watchPID, true, back)
 		}
 	})
 }
@@ -454,18 +443,13 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load fu
 			if at != nil {
 				c.onWorker(func() { c.onWorkerReloadAt(banner, *at) })
 			} else {
-				c.onUIReloadSession(banner)
+				c.onWorker(func() { c.onWorkerReload(banner) })
 			}
 			if then != nil {
 				then()
 			}
 		})
 	})
-}
-
-// onUIReloadSession reloads the open session's view on a worker.
-func (c *Controller) onUIReloadSession(banner *views.Item) {
-	c.onWorker(func() { c.onWorkerReload(banner) })
 }
 
 func shortID(id string) string {

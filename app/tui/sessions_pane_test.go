@@ -26,7 +26,7 @@ func TestSessionsPaneShowsExistingSessionsAtStart(t *testing.T) {
 		beforeRun: func(h *harness) {
 			h.c.br.onWorkerListPane()
 			deadline := time.Now().Add(5 * time.Second)
-			for pendingEvents(h.c.events) > 0 && time.Now().Before(deadline) {
+			for pendingEvents(h.c.ui.events) > 0 && time.Now().Before(deadline) {
 				time.Sleep(5 * time.Millisecond) // poll: before Run there is no draw to wait on
 			}
 		},

@@ -5,11 +5,17 @@ import (
 	"sync/atomic"
 )
 
-// uiState tells workers whether the UI loop can still take updates.
+// uiState is the goroutines' machinery: whether the UI loop can still
+// take updates, the one goroutine that queues them (posts), the ordered
+// event pipeline (events, sink.go) and the workers shutdown waits for.
 type uiState struct {
 	running atomic.Bool
 	started chan struct{} // closed when the loop ran its first update (running is set)
 	stopped chan struct{} // closed when the application has stopped
+
+	posts   *poster  // the one goroutine that queues UI updates and stops the app
+	events  *batcher // the event pipeline: soul events and posted functions, in order
+	workers sync.WaitGroup
 
 	workMu  sync.Mutex
 	closing bool // shutdown began: no new workers (WaitGroup.Add must not race Wait)
@@ -69,13 +75,13 @@ func (p *poster) close() {
 // update (it marks the UI running). Each wake drains the queue into one
 // QueueUpdateDraw.
 func (c *Controller) runPoster(started func()) {
-	defer close(c.posts.exited)
+	defer close(c.ui.posts.exited)
 	c.app.QueueUpdateDraw(started)
-	for range c.posts.wake {
-		c.posts.mu.Lock()
-		batch, closing := c.posts.queue, c.posts.closing
-		c.posts.queue = nil
-		c.posts.mu.Unlock()
+	for range c.ui.posts.wake {
+		c.ui.posts.mu.Lock()
+		batch, closing := c.ui.posts.queue, c.ui.posts.closing
+		c.ui.posts.queue = nil
+		c.ui.posts.mu.Unlock()
 		if len(batch) > 0 {
 			c.app.QueueUpdateDraw(func() {
 				for _, u := range batch {
@@ -103,7 +109,7 @@ func (c *Controller) onUIThread(f func()) bool {
 	if !c.ui.running.Load() {
 		return false
 	}
-	done, ok := c.posts.enqueue(f)
+	done, ok := c.ui.posts.enqueue(f)
 	if !ok {
 		return false
 	}
@@ -123,10 +129,10 @@ func (c *Controller) onWorker(f func()) {
 		c.ui.workMu.Unlock()
 		return
 	}
-	c.workers.Add(1)
+	c.ui.workers.Add(1)
 	c.ui.workMu.Unlock()
 	go func() {
-		defer c.workers.Done()
+		defer c.ui.workers.Done()
 		f()
 	}()
 }

@@ -79,16 +79,16 @@ func TestEventsPostedBeforeTheLoopStartsAreApplied(t *testing.T) {
 		// (of New's own events) is under way: that one holds flushMu, and
 		// the event then follows it.
 		for {
-			h.c.events.mu.Lock()
-			n := len(h.c.events.pending)
-			h.c.events.mu.Unlock()
+			h.c.ui.events.mu.Lock()
+			n := len(h.c.ui.events.pending)
+			h.c.ui.events.mu.Unlock()
 			if n == 0 {
 				break
 			}
-			if !h.c.events.flushMu.TryLock() {
+			if !h.c.ui.events.flushMu.TryLock() {
 				break
 			}
-			h.c.events.flushMu.Unlock()
+			h.c.ui.events.flushMu.Unlock()
 			if time.Now().After(deadline) {
 				t.Fatal("the batcher never flushed")
 			}

@@ -72,13 +72,14 @@ type typingGuard struct {
 // panes whose wrap toggles it takes back, and notices.
 type typingDeps struct {
 	featureCommon
-	input   *views.Input
-	conv    *views.Conversation
-	toolOut *views.ToolOutput
+	input    *views.Input
+	conv     *views.Conversation
+	toolOut  *views.ToolOutput
+	timeline *views.Timeline
 }
 
 func (c *Controller) initTyping() {
-	deps := typingDeps{featureCommon: c.common(), input: c.input, conv: c.conv, toolOut: c.toolOut}
+	deps := typingDeps{featureCommon: c.common(), input: c.input, conv: c.conv, toolOut: c.toolOut, timeline: c.timeline}
 	c.tg = &typingGuard{c: deps, now: time.Now, when: (*tcell.EventKey).When}
 	c.confirm.tg = c.tg
 }
@@ -203,4 +204,49 @@ func (g *typingGuard) onUIKeyTyped(ev *tcell.EventKey) {
 	if printable(ev) {
 		g.lastKey = g.when(ev)
 	}
+}
+
+// typingPane is the focused pane whose typed keys go to the input (the
+// conversation, the tool output or the timeline: panes without a text
+// field), or nil.
+func (g *typingGuard) typingPane() views.Bound {
+	c := g.c
+	switch f := c.app.GetFocus(); f {
+	case c.conv:
+		return c.conv
+	case c.toolOut:
+		return c.toolOut
+	case c.timeline:
+		return c.timeline
+	}
+	return nil
+}
+
+// onUITypedInPane sends typing to the input: in the conversation, the tool
+// output or the timeline (panes without a text field), a printable key
+// the pane does not bind ("/", letters, digits) moves the focus to the
+// input, which then takes the key, as in Claude Code and crush, where
+// typing always lands in the prompt. "/restore 1" typed there used to be
+// swallowed. The Sessions pane keeps what is typed: its filter line is
+// explicit (docs/DECISIONS.md). A pane's own letter keys are followed by
+// the typing guard: typed in a word, they go to the input too.
+func (g *typingGuard) onUITypedInPane(ev *tcell.EventKey) {
+	c := g.c
+	if !printable(ev) {
+		return
+	}
+	pane := g.typingPane()
+	if pane == nil {
+		return
+	}
+	for _, b := range pane.Bindings() {
+		for _, k := range b.Keys {
+			if k.Matches(ev) {
+				g.onUIPaneKey(pane, ev, true)
+				return
+			}
+		}
+	}
+	g.onUIPaneKey(pane, ev, false)
+	c.app.SetFocus(c.input)
 }
