@@ -274,9 +274,9 @@ func (c *Controller) onUIShowHeader(tl views.TimelineModel, title string, gen in
 // onUIOpDone ends a run or an operation.
 func (c *Controller) onUIOpDone(ev evOpDone) {
 	unsent := c.prompts.takeUnsent()
-	c.busy = ""
-	c.runCancel = nil
-	c.runStart = time.Time{}
+	c.run.op = ""
+	c.run.cancel = nil
+	c.run.start = time.Time{}
 	c.statusM.RunningTool = ""
 	c.ap.onUIRejectPending()
 	c.input.SetDisabled("")

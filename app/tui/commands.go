@@ -113,11 +113,19 @@ func (c *Controller) onUICommand(text string) {
 	cmd.Run(arg)
 }
 
+// runningOp is the operation in flight (UI): a run, a compaction, a
+// session switch. ruleRunActive holds while there is one.
+type runningOp struct {
+	op     string             // "" idle, else the running operation ("run", "compaction"…)
+	cancel context.CancelFunc // Esc stops it; nil when nothing can (a session switch)
+	start  time.Time          // when it started: the status bar's elapsed time
+}
+
 // startOp runs f on a worker with a cancellable context (Esc cancels it) and
 // posts evOpDone when it returns (UI).
 func (c *Controller) startOp(op string, f func(ctx context.Context) error) {
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.busy, c.runCancel, c.runStart = op, cancel, time.Now()
+	c.run.op, c.run.cancel, c.run.start = op, cancel, time.Now()
 	c.statusM.Step = 0
 	c.refreshStatus()
 	c.onWorker(func() {

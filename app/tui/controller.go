@@ -62,9 +62,7 @@ type Controller struct {
 	readOnly bool      // (UI) no writes: watching, or the lease is held elsewhere
 
 	// Run state (UI).
-	busy      string // "" idle, else the running operation ("run", "compact"…)
-	runCancel context.CancelFunc
-	runStart  time.Time
+	run       runningOp  // the operation in flight (commands.go)
 	step      *stepItems // where the step attempt's items start (apply.go)
 	statusM   views.Status
 	msg       *messageLine  // the status bar's message and the notices (messages.go)
@@ -251,8 +249,8 @@ func (c *Controller) onUIQuit() {
 		return
 	}
 	c.quitting = true
-	if c.runCancel != nil {
-		c.runCancel()
+	if c.run.cancel != nil {
+		c.run.cancel()
 	}
 	c.ap.onUIRejectPending()
 	c.msg.setMessage("quitting…", false)
@@ -426,8 +424,8 @@ func (c *Controller) statusModel() *views.Status { return &c.statusM }
 // refreshStatus pushes the status model to the bar (UI).
 func (c *Controller) refreshStatus() {
 	s := c.statusM
-	if c.holds(ruleRunActive) && !c.runStart.IsZero() {
-		s.Elapsed = time.Since(c.runStart)
+	if c.holds(ruleRunActive) && !c.run.start.IsZero() {
+		s.Elapsed = time.Since(c.run.start)
 	} else if !c.watch.started.IsZero() {
 		s.Elapsed = time.Since(c.watch.started) // a watched writer's run
 	}

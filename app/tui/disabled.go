@@ -12,7 +12,7 @@ type rule int
 
 const (
 	// ruleRunActive holds while a run, a compaction or a session switch is in
-	// flight (Controller.busy).
+	// flight (Controller.run).
 	ruleRunActive rule = iota + 1
 	// ruleReadOnly holds when this workspace does not write its
 	// session: watching, the lease is held elsewhere, or the setup screen.
@@ -26,7 +26,7 @@ const (
 func (c *Controller) holds(r rule) bool {
 	switch r {
 	case ruleRunActive:
-		return c.busy != ""
+		return c.run.op != ""
 	case ruleReadOnly:
 		return c.readOnly
 	case ruleNoModel:
@@ -58,10 +58,10 @@ func (c *Controller) onSetupScreen() bool { return c.readOnly && c.opts.Setup !=
 func (c *Controller) disabledReason(rules []rule) string {
 	switch c.firstHolding(rules) {
 	case ruleRunActive:
-		if c.busy == "run" {
+		if c.run.op == "run" {
 			return "a run is active"
 		}
-		return c.busy + " in progress"
+		return c.run.op + " in progress"
 	case ruleReadOnly:
 		if c.onSetupScreen() {
 			return "no model"
@@ -89,7 +89,7 @@ func (c *Controller) refusal(what string, r rule) string {
 	switch r {
 	case ruleRunActive:
 		why = c.disabledReason([]rule{r}) + ": wait for it"
-		if c.runCancel != nil {
+		if c.run.cancel != nil {
 			why += " or press Esc to stop it"
 		}
 	case ruleReadOnly:

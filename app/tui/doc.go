@@ -20,11 +20,16 @@
 // onUIAsk for a request, onUIRejectPending when a run ends, is interrupted
 // or the workspace quits, swallows for the grace, and the remote answers of
 // both sides of the live channel. timeTravel (c.tt), browser (c.br),
-// watcher (c.watch), mcpController (c.mcp), runsView (c.runs), toolPane
-// (c.tp: onUICall, onUIOutput, onUIResult, onUIViewReplaced) and clipboard
-// (c.cb). The Controller itself keeps what they share: the widgets and the
-// page stack, the registries, the open session and its lease, the run
-// state and status model, the event pipeline, messages and notifications.
+// watcher (c.watch), runsView (c.runs), toolPane (c.tp: onUICall,
+// onUIOutput, onUIResult, onUIViewReplaced), clipboard (c.cb), the
+// prompter (c.prompts: the prompt in flight) and help (c.help); the MCP
+// servers, /compact and /clear, the session commands, /thinking and /plan
+// need no pointer: they register their commands and keys when wired. The
+// Controller itself keeps what they share: the widgets and the page
+// stack, the registries, the open session and its lease, the run state
+// and status model, the event pipeline. Every feature also gets the
+// status messages (messageLine), the confirm dialog (confirmer) and the
+// theme (themer) through its featureCommon.
 // A feature never holds the Controller: it gets a deps struct of the views
 // it uses and a small interface of the Controller methods it calls
 // (host.go), as lazygit's controllers get a ControllerCommon. Why an
@@ -37,7 +42,7 @@
 // views → view models), commands.go (slash-command registry), keys.go
 // (global key bindings), typing.go (a pane's letter keys typed in a word
 // go to the input; confirm dialogs' grace), pages.go (overlay stack), widgets.go
-// (views.Workspace, overlays, theme broadcast), session.go
+// (views.Workspace, overlays, the confirm dialog), session.go
 // (open/create/lease/fork), poll.go (session list, previews, search and
 // version polling), features.go (wires the feature files), approvals.go
 // (the approvals feature controller: the modal and its queue, the grace,
@@ -52,7 +57,11 @@
 // view: Ctrl-L, /runs), notify.go (bell / OSC notifications), toolpane.go
 // (the tool output pane: live output, kept outputs, follows view replacements), history.go (input history from the store, folded pastes),
 // copy.go (OSC 52 copying, /copy, /mouse), welcome.go (the empty
-// conversation), messages.go (status messages that last a given time).
+// conversation), messages.go (status messages that last a given time),
+// theme.go (the theme, /theme), help.go (the help overlay), prompt.go
+// (sending a prompt), context_commands.go (/compact, /clear), attach.go
+// (the database side of opening a session), view_reader.go (reading a
+// session's view), db_busy.go (the "database busy" notice).
 //
 // The package does not import package app; app builds Options and calls Run.
 package tui

@@ -377,8 +377,8 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 }
 
 // idle reports whether no run or operation is active (pass it to waitUntil:
-// c.busy is UI state).
-func (h *harness) idle() bool { return h.c.busy == "" }
+// c.run.op is UI state).
+func (h *harness) idle() bool { return h.c.run.op == "" }
 
 // theme is the controller's current theme, read on the UI goroutine.
 func (h *harness) theme() themes.Theme {

@@ -126,10 +126,10 @@ func (c *Controller) onUICtrlC() {
 
 // onUIInterrupt cancels the running step (Esc).
 func (c *Controller) onUIInterrupt() {
-	if c.runCancel == nil {
+	if c.run.cancel == nil {
 		return
 	}
-	c.runCancel()
+	c.run.cancel()
 	c.ap.onUIRejectPending()
 	c.msg.setMessage("interrupting…", false)
 }

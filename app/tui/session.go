@@ -159,8 +159,8 @@ func (c *Controller) onUILeaseLost(o *openSession) {
 	if c.cur() != o || c.readOnly {
 		return
 	}
-	if c.runCancel != nil {
-		c.runCancel()
+	if c.run.cancel != nil {
+		c.run.cancel()
 	}
 	c.readOnly = true
 	c.onWorker(func() {
@@ -423,7 +423,7 @@ func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (sto
 // (watching: no lease is taken), and at a search hit (at) instead of its
 // tail.
 func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
-	c.busy = what
+	c.run.op = what
 	c.refreshStatus()
 	cfg := c.opts.Soul
 	c.onWorker(func() {
@@ -433,7 +433,7 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load fu
 			a, err = c.attach.onWorkerAttach(c.ctx, cfg, sess, readOnly)
 		}
 		c.onUIThreadAsync(func() {
-			c.busy = ""
+			c.run.op = ""
 			if err != nil {
 				c.msg.setMessage(what+": "+err.Error(), true)
 				c.refreshStatus()
