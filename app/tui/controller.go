@@ -44,60 +44,60 @@ type Controller struct {
 	sessions *views.SessionList
 	input    *views.Input
 	status   *views.StatusBar
-	help     *helpScreen // the help overlay (help.go)
-	confirm  *confirmer  // the choice dialog (widgets.go)
 	prompt   *views.PromptDialog
 	ws       *views.Workspace // the layout: panes, input, status bar
 	pages    *pageStack
 
+	// What every feature gets besides the core (featureCommon, host.go):
+	// the status messages, the confirm dialog and the theme (UI).
+	msg     *messageLine // messages.go
+	confirm *confirmer   // widgets.go
+	theme   *themer      // theme.go
+
 	// Registries (UI; built once in New, extended by feature files).
 	commands *commandRegistry
 	keys     []globalBinding
-	suspend  *suspender
 
 	// The open session: swapped atomically on the UI goroutine (workers and
 	// pollers read it); nil until a new session's first prompt.
 	open     atomic.Pointer[openSession]
-	attach   *attacher // the database side of opening a session (attach.go)
-	readOnly bool      // (UI) no writes: watching, or the lease is held elsewhere
+	attach   *attacher   // the database side of opening a session (attach.go)
+	reader   *viewReader // reads the open session's view (view_reader.go)
+	readOnly bool        // (UI) no writes: watching, or the lease is held elsewhere
 
 	// Run state (UI).
 	run       runningOp  // the operation in flight (commands.go)
 	step      *stepItems // where the step attempt's items start (apply.go)
 	statusM   views.Status
-	msg       *messageLine  // the status bar's message and the notices (messages.go)
-	dbBusy    *dbBusyNotice // writes wait for another process's lock (db_busy.go)
-	prompts   *prompter     // the prompt in flight (prompt.go)
 	quitArmed quitArm
 	quitting  bool
-	theme     *themer     // the colour theme and /theme (theme.go)
-	reader    *viewReader // reads the open session's view (view_reader.go)
 
-	// Feature state (UI): approvals.go, timetravel.go, browser.go,
-	// watch.go (with follow.go), mcp.go, toolpane.go, copy.go, runs.go,
-	// notify.go, missing_dir.go.
-	ap    *approvals
-	tg    *typingGuard
-	tt    *timeTravel
-	br    *browser
-	watch *watcher
-	tp    *toolPane
-	cb    *clipboard
-	runs  *runsView
-	notes *notifier // notifications written after the next draw (notify.go)
-	md    *missingDir
-	pg    *pager // the window over the open session's view (window.go)
-	setup *setupScreen
-	inUse *inUseQuestion // the "Session in use" question (in_use.go)
+	// The features the core calls (UI), wired in features.go; cb, runs
+	// and suspend only the tests reach.
+	help    *helpScreen    // help.go
+	prompts *prompter      // the prompt in flight (prompt.go)
+	dbBusy  *dbBusyNotice  // writes wait for another process's lock (db_busy.go)
+	ap      *approvals     // approvals.go
+	tg      *typingGuard   // typing.go
+	tt      *timeTravel    // timetravel.go
+	br      *browser       // browser.go
+	watch   *watcher       // watch.go, follow.go, followview.go
+	tp      *toolPane      // toolpane.go
+	notes   *notifier      // notifications written after the next draw (notify.go)
+	md      *missingDir    // missing_dir.go
+	pg      *pager         // the window over the open session's view (window.go)
+	setup   *setupScreen   // setup.go
+	inUse   *inUseQuestion // the "Session in use" question (in_use.go)
+	sa      *subagents     // the run's sub-agents (subagent.go)
+	cb      *clipboard     // copy.go
+	runs    *runsView      // runs.go
+	suspend *suspender     // suspend.go
 
 	// Polling (poll.go): periods, whether the clock ticks (a run is being
 	// timed; set by refreshStatus), and how often the list was polled/read.
 	polls     pollPeriods
 	ticking   atomic.Bool
 	pollStats pollStats
-
-	// Sub-agents of the run (UI): subagent.go.
-	sa *subagents
 }
 
 // openSession is one session opened in the workspace.
