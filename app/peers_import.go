@@ -31,6 +31,7 @@ func importPeers(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, pat
 		Warn:         func(w string) { bar.note("warning: " + w) },
 		Progress:     bar.update,
 		BatchRecords: batch,
+		StreamBytes:  int64(batch) * streamBytesPerBatchRecord,
 	})
 	bar.done()
 	first := ""

@@ -267,7 +267,8 @@ func importEnded(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, pat
 
 // ImportBatchEnv, when set to a number of records, replaces an import's
 // batch (store.DefaultImportBatch) and, in proportion, the size above which
-// a kimi-cli session is streamed in pieces (8 MiB). Tests use it to import
+// a kimi-cli session or a codex or Claude Code file is streamed in pieces
+// (8 MiB). Tests use it to import
 // a session in many pieces without writing megabytes first.
 const ImportBatchEnv = "REWIND_IMPORT_BATCH"
 

@@ -65,6 +65,10 @@ type ImportPiece struct {
 	Records []Record
 	Decoded []*message.Message
 	Gens    []ImportedGeneration
+	// Session, when set, is the session's title, work dir and model as
+	// the whole source gave them (a title or model that comes late):
+	// written with the last piece.
+	Session *NewSession
 }
 
 // The agents sessions are imported from (Session.Origin).
@@ -478,6 +482,9 @@ func (w *sessionImport) pull(ctx context.Context) error {
 			return err
 		}
 		w.streamDone = done
+		if p.Session != nil {
+			w.is.Session.Title, w.is.Session.WorkDir, w.is.Session.Model = p.Session.Title, p.Session.WorkDir, p.Session.Model
+		}
 		for i := range w.gens[:w.gi] {
 			w.gens[i].Records, w.gens[i].Decoded = nil, nil
 		}
@@ -609,6 +616,12 @@ func (w *sessionImport) write(ctx context.Context, tx *sql.Tx, st *importStmts, 
 		updated_at = max(updated_at, ?) WHERE id = ?`,
 		len(w.gens)-1, w.lastSeq, w.latest, w.id); err != nil {
 		return Session{}, false, err
+	}
+	if ns := w.is.Session; w.is.Stream != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, work_dir = ?, model = ? WHERE id = ?`,
+			ns.Title, ns.WorkDir, ns.Model, w.id); err != nil {
+			return Session{}, false, err
+		}
 	}
 	if err := recordKimiImport(ctx, tx, w.is.Kimi, w.id); err != nil {
 		return Session{}, false, err

@@ -23,10 +23,31 @@ import (
 // path 100,000 records (17.6 MB) take at the default batch of 20,000.
 func TestKill9MidImportOfALargeSession(t *testing.T) {
 	t.Parallel()
+	testKill9MidImport(t, func(dir string) (int, error) { return gen.KimiShare(dir, 1, 10000) })
+}
+
+// TestKill9MidImportOfALargeRollout: the same for a codex rollout (12,000
+// records, 3.4 MB) and a Claude Code session file (13,500 records, 3.5 MB),
+// streamed as kimi-cli's sessions are.
+func TestKill9MidImportOfALargeRollout(t *testing.T) {
+	t.Parallel()
+	t.Run("codex", func(t *testing.T) {
+		t.Parallel()
+		testKill9MidImport(t, func(dir string) (int, error) { return gen.CodexHome(dir, 1, 1500) })
+	})
+	t.Run("claude", func(t *testing.T) {
+		t.Parallel()
+		testKill9MidImport(t, func(dir string) (int, error) { return gen.ClaudeHome(dir, 1, 1500) })
+	})
+}
+
+// testKill9MidImport kills an import of the one session write makes (it
+// returns its records) once pieces of it are committed.
+func testKill9MidImport(t *testing.T, write func(dir string) (int, error)) {
 	e := newEnv(t)
 	e.vars[app.ImportBatchEnv] = "1000"
-	share := filepath.Join(t.TempDir(), "kimi")
-	want, err := gen.KimiShare(share, 1, 10000)
+	share := filepath.Join(t.TempDir(), "home")
+	want, err := write(share)
 	if err != nil {
 		t.Fatal(err)
 	}

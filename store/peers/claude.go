@@ -240,8 +240,8 @@ func (p *claudeParser) record(b *builder, l *claudeRecord) error {
 	}
 	defer func() {
 		if l.UUID != "" {
-			g := b.cur()
-			p.at[l.UUID] = claudePos{len(b.s.Gens) - 1, len(g.Records)}
+			b.cur()
+			p.at[l.UUID] = claudePos{len(b.s.Gens) - 1, b.count(len(b.s.Gens) - 1)}
 		}
 	}()
 	switch string(l.Type) {
@@ -371,7 +371,7 @@ func (p *claudeParser) user(b *builder, l *claudeRecord) error {
 	}
 	if l.ParentUUID != nil {
 		if at, ok := p.at[*l.ParentUUID]; ok {
-			if cur := len(b.s.Gens) - 1; at.gen != cur || at.n != len(b.s.Gens[cur].Records) {
+			if cur := len(b.s.Gens) - 1; at.gen != cur || at.n != b.count(cur) {
 				b.branch(at.gen, at.n)
 			}
 		}

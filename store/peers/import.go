@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
@@ -23,6 +24,9 @@ type Options struct {
 	// BatchRecords is how many records go in one store.ImportSessions call
 	// (0: 20,000), as kimi's ImportAll.
 	BatchRecords int
+	// StreamBytes: a new session file of more bytes is parsed as it is
+	// written, half a batch at a time, hidden until whole (0: 8 MiB).
+	StreamBytes int64
 }
 
 // Result says what ImportAll did.
@@ -69,17 +73,38 @@ func stateOf(s *Session, data []byte) importState {
 // adding only its new lines' records (store.GrowImport), a file rewritten
 // otherwise becoming a new generation of its session.
 func ImportAll(ctx context.Context, db *store.DB, srcs []Source, o Options) (Result, error) {
+	if o.BatchRecords <= 0 {
+		o.BatchRecords = store.DefaultImportBatch
+	}
+	if o.StreamBytes <= 0 {
+		o.StreamBytes = defaultStreamBytes
+	}
 	var res Result
 	var total, done int64
 	for _, s := range srcs {
 		total += s.Size
 	}
 	read := func(ctx context.Context, i int) (parsedFile, int, error) {
-		p := readAndParse(ctx, db, srcs[i], o)
+		p := readAndParse(ctx, db, srcs[i], o, true)
 		return p, p.records(), p.err
 	}
 	take := func(ctx context.Context, p parsedFile, batch *store.ImportBatch) error {
 		src := p.src
+		if p.hashed != nil {
+			err := p.importStream(ctx, db, o, batch, &res)
+			if !errors.Is(err, errBranchGone) {
+				done += src.Size
+				if err == nil && o.Progress != nil {
+					o.Progress(done, total)
+				}
+				return err
+			}
+			// Read whole: the session goes back to records written.
+			p = readAndParse(ctx, db, src, o, false)
+			if p.err != nil {
+				return p.err
+			}
+		}
 		if src.Parent != "" {
 			// A sub-agent's session names its parent's: the parents
 			// (listed first) are written before.
@@ -132,6 +157,9 @@ type parsedFile struct {
 	size     int // bytes read
 	state    importState
 	err      error
+	// hashed, when set, says the new file is too large to parse whole:
+	// it was only hashed, and is parsed as it is written (fileStream).
+	hashed *fileHash
 }
 
 func (p *parsedFile) records() int {
@@ -142,12 +170,21 @@ func (p *parsedFile) records() int {
 }
 
 // readAndParse reads a source and parses it, unless its import record
-// says it is unchanged (then it is only read and hashed).
-func readAndParse(ctx context.Context, db *store.DB, src Source, o Options) parsedFile {
+// says it is unchanged (then it is only read and hashed), or it is new and
+// larger than o.StreamBytes and may be streamed (then it is hashed).
+func readAndParse(ctx context.Context, db *store.DB, src Source, o Options, stream bool) parsedFile {
 	p := parsedFile{src: src}
 	var err error
 	if p.prev, p.seen, err = db.LookupKimiImport(ctx, src.Key); err != nil {
 		p.err = err
+		return p
+	}
+	if stream && !p.seen && src.Size > o.StreamBytes {
+		fh, err := hashFile(ctx, src.Path)
+		if err != nil {
+			p.err = fmt.Errorf("import %s: %w", src.Path, err)
+		}
+		p.hashed = &fh
 		return p
 	}
 	data, err := readRegular(ctx, src.Path)
@@ -227,14 +264,8 @@ func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Re
 		return store.ImportedSession{}, 0, nil
 	}
 	is := newSession(s, src, o.WorkDir, &k)
-	if src.Parent != "" {
-		// A Claude Code sub-agent: a sub-agent session of its parent's,
-		// when the parent is imported (else a session of its own).
-		if p, ok, err := db.LookupKimiImport(ctx, src.Parent); err != nil {
-			return store.ImportedSession{}, 0, err
-		} else if ok {
-			is.Session.Subagent = store.SubagentOrigin{Of: p.SessionID, CallID: src.ToolUseID, Type: src.AgentType}
-		}
+	if err := subagentOf(ctx, db, src, &is); err != nil {
+		return store.ImportedSession{}, 0, err
 	}
 	if len(p.sides) > 0 {
 		if err := importNow(ctx, db, is, n, int64(p.size), res); err != nil {
@@ -243,6 +274,108 @@ func (p *parsedFile) write(ctx context.Context, db *store.DB, o Options, res *Re
 		return store.ImportedSession{}, 0, p.writeSides(ctx, db, o, res)
 	}
 	return is, n, nil
+}
+
+// subagentOf makes a Claude Code sub-agent's file a sub-agent session of
+// its parent's, when the parent is imported (else it is a session of its
+// own).
+func subagentOf(ctx context.Context, db *store.DB, src Source, is *store.ImportedSession) error {
+	if src.Parent == "" {
+		return nil
+	}
+	p, ok, err := db.LookupKimiImport(ctx, src.Parent)
+	if ok {
+		is.Session.Subagent = store.SubagentOrigin{Of: p.SessionID, CallID: src.ToolUseID, Type: src.AgentType}
+	}
+	return err
+}
+
+// importStream imports a new file too large to parse whole, parsing it as
+// it is written, alone (the batch before it is written first), then the
+// sub-agent runs written into it. A session that goes back to records
+// already written is errBranchGone: nothing of it is left, and the caller
+// reads it whole.
+func (p *parsedFile) importStream(ctx context.Context, db *store.DB, o Options, batch *store.ImportBatch, res *Result) error {
+	if err := batch.Flush(ctx); err != nil {
+		return err
+	}
+	src := p.src
+	st, err := newFileStream(ctx, src, *p.hashed, o.BatchRecords/2, o.Warn)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	first, done, err := st.Next(ctx)
+	if err != nil {
+		return err
+	}
+	s := st.p.b.s
+	k := store.KimiImport{KimiSession: src.Key, Source: src.Path}
+	st.k = &k
+	is := newSession(s, src, o.WorkDir, &k)
+	is.Generations = first.Gens
+	if err := subagentOf(ctx, db, src, &is); err != nil {
+		return err
+	}
+	if !done {
+		is.Stream, is.Bound = &finalSession{st, src, o.WorkDir}, p.hashed.bound
+	} else {
+		stJSON, _ := json.Marshal(st.state())
+		k.Files, k.Records = string(stJSON), st.total
+	}
+	var written store.Session
+	if st.total > 0 || !done {
+		err = batch.Add(ctx, is, p.hashed.bound, func(s store.Session) { written = s })
+		if err == nil {
+			err = batch.Flush(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	s = st.p.b.s
+	res.Unknown += unknownLines(s)
+	res.Invalid += s.Invalid
+	if s.Torn {
+		res.Torn++
+	}
+	switch {
+	case st.total == 0:
+		res.Empty++
+		return nil
+	case written.ID == "":
+		res.Unchanged++ // another import took it first
+		return nil
+	}
+	res.Imported++
+	res.Records += st.total
+	res.Bytes += src.Size
+	res.SessionIDs = append(res.SessionIDs, written.ID)
+	if len(s.Sidechains) == 0 {
+		return nil
+	}
+	p.s, p.state = s, st.state()
+	if err := p.sideFiles(ctx, db, nil); err != nil {
+		return err
+	}
+	return p.writeSides(ctx, db, o, res)
+}
+
+// finalSession is a file's stream whose last piece gives the session's
+// title, work dir and model as the whole file has them.
+type finalSession struct {
+	*fileStream
+	src     Source
+	workDir string
+}
+
+func (f *finalSession) Next(ctx context.Context) (store.ImportPiece, bool, error) {
+	piece, done, err := f.fileStream.Next(ctx)
+	if done && err == nil {
+		ns := newSession(f.p.b.s, f.src, f.workDir, nil).Session
+		piece.Session = &ns
+	}
+	return piece, done, err
 }
 
 // grow writes what a file gained since its last import (old): with grown

@@ -188,6 +188,64 @@ type builder struct {
 	s      *Session
 	at     time.Time // the current line's time
 	nextCP int
+	// A streamed session's records are handed over a piece at a time
+	// (take): given is how many generations the pieces started, gone how
+	// many records of each were handed over and dropped. gone is nil
+	// until a piece is taken.
+	given int
+	gone  []int
+	// lost: the source went back to a point whose records were handed
+	// over already (branch): the stream cannot go on.
+	lost bool
+}
+
+// count is how many records generation gi has, those handed over
+// included.
+func (b *builder) count(gi int) int {
+	n := len(b.s.Gens[gi].Records)
+	if gi < len(b.gone) {
+		n += b.gone[gi]
+	}
+	return n
+}
+
+// held is how many records the builder holds.
+func (b *builder) held() int { return b.s.Records() }
+
+// take hands over the records added since the last take: those of the
+// generation the last piece ended in, then the generations begun since.
+// Unless all, the last record is kept back (usage compares a token count
+// with it), so a piece may be empty.
+func (b *builder) take(all bool) store.ImportPiece {
+	var p store.ImportPiece
+	gens := b.s.Gens
+	for len(b.gone) < len(gens) {
+		b.gone = append(b.gone, 0)
+	}
+	keep := 0
+	if !all && len(gens) > 0 && len(gens[len(gens)-1].Records) > 0 {
+		keep = 1
+	}
+	for gi := max(b.given-1, 0); gi < len(gens); gi++ {
+		g := &gens[gi]
+		n := len(g.Records)
+		if gi == len(gens)-1 {
+			n -= keep
+		}
+		part := store.ImportedGeneration{Records: g.Records[:n], Decoded: g.Decoded[:n], Cause: g.Cause, SourceGen: g.SourceGen}
+		if gi < b.given {
+			p.Records, p.Decoded = part.Records, part.Decoded
+		} else {
+			p.Gens = append(p.Gens, part)
+		}
+		b.gone[gi] += n
+		// The records handed over go with the piece; the rest move to
+		// arrays of their own, so the old ones can be freed.
+		g.Records = append([]store.Record(nil), g.Records[n:]...)
+		g.Decoded = append([]*message.Message(nil), g.Decoded[n:]...)
+	}
+	b.given = len(gens)
+	return p
 }
 
 func (b *builder) cur() *store.ImportedGeneration {
@@ -304,6 +362,10 @@ func (b *builder) compact(summary string) {
 // branch starts a generation holding the first n records of generation
 // gen: the source went back to an earlier point and went on from there.
 func (b *builder) branch(gen, n int) {
+	if gen < len(b.gone) && b.gone[gen] > 0 && n > 0 {
+		b.lost = true // its records were handed over
+		return
+	}
 	from := b.s.Gens[gen]
 	g := store.ImportedGeneration{Cause: store.CauseImport,
 		Records: append([]store.Record(nil), from.Records[:n]...), Decoded: append([]*message.Message(nil), from.Decoded[:n]...)}
