@@ -12,6 +12,7 @@ import (
 	"github.com/rewind-agent/rewind/soul"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/peers"
+	"time"
 )
 
 // openFollow is the set-up ImportFollow and WatchFollow share: the one
@@ -64,7 +65,7 @@ func ImportFollow(ctx context.Context, rt *Runtime, path string) error {
 // followInto runs peers.Follow for src with the session's lease held and
 // its run published on the live channel; started is told the session's id.
 func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src peers.Source, started func(string)) (int, error) {
-	var added atomic.Int64
+	var added, steps atomic.Int64
 	var lease *store.Lease
 	var pub *live.Publisher
 	var sessionID string
@@ -84,21 +85,23 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 			if l, err := db.AcquireLease(ctx, id); err == nil {
 				lease = l
 			}
-			h := live.Hello{SessionID: id, Origin: src.Origin}
+			// The run's elapsed time is how long it has been followed.
+			h := live.Hello{SessionID: id, Origin: src.Origin, Run: live.Run{Started: time.Now()}}
 			if s, err := db.GetSession(ctx, id); err == nil {
 				h.Title, h.WorkDir, h.Model = s.Title, s.WorkDir, s.Model
 			}
 			if p, err := live.Listen(live.Options{Home: cfg.Home, Hello: h}); err == nil {
 				pub = p
-				publishStatus(ctx, db, pub, id)
+				publishStatus(ctx, db, pub, id, int(steps.Load()))
 			}
 			sessionID = id
 			started(id)
 		},
-		Grew: func(n int) {
-			added.Add(int64(n))
+		Grew: func(n int) { added.Add(int64(n)) },
+		Steps: func(n int) {
+			steps.Store(int64(n))
 			if pub != nil {
-				publishStatus(ctx, db, pub, sessionID)
+				publishStatus(ctx, db, pub, sessionID, n)
 			}
 		},
 	})
@@ -121,14 +124,15 @@ func followInto(ctx context.Context, rt *Runtime, db *store.DB, cfg Config, src 
 // publishStatus tells the run's watchers and `rewind runs` the session's
 // numbers as the soul's StatusUpdate does for rewind's own runs: the token
 // count of its last usage record (codex's token_count, Claude Code's usage
-// once per message.id), its model and generation. No context share: the
-// other agent's model's window is not known here.
-func publishStatus(ctx context.Context, db *store.DB, pub *live.Publisher, id string) {
+// once per message.id), its model and generation, and step, the answers of
+// the turn under way. No context share: the other agent's model's window
+// is not known here.
+func publishStatus(ctx context.Context, db *store.DB, pub *live.Publisher, id string, step int) {
 	s, err := db.GetSession(ctx, id)
 	if err != nil {
 		return // the next append tells it
 	}
-	pub.Publish(soul.StatusUpdate{Model: s.Model, Tokens: s.Tokens, Generation: s.CurrentGen})
+	pub.Publish(soul.StatusUpdate{Model: s.Model, Step: step, Tokens: s.Tokens, Generation: s.CurrentGen})
 }
 
 // WatchFollow follows a codex or Claude Code session file as ImportFollow

@@ -232,6 +232,17 @@ func TestImportFollow(t *testing.T) {
 	if run, session := tokensOf(); run == 0 || run != session {
 		t.Errorf("runs says %v tokens, sessions %v: want the session's count", run, session)
 	}
+	// Its step (the answers of the turn under way) and the time it has
+	// been followed are shown, not "-".
+	runs := decode[[]map[string]any](t, e.mustOK("runs", "--json").stdout)
+	if runs[0]["step"].(float64) < 1 || runs[0]["elapsed_seconds"].(float64) <= 0 || runs[0]["started_at"] == nil {
+		t.Errorf("runs while following: step %v, elapsed %v s, started %v", runs[0]["step"], runs[0]["elapsed_seconds"], runs[0]["started_at"])
+	}
+	table := strings.Split(e.mustOK("runs").stdout, "\n")
+	// ID, PID, "⇣ codex followed", STEP, ELAPSED, ...
+	if row := strings.Fields(table[1]); len(row) < 8 || row[5] == "-" || row[6] == "-" {
+		t.Errorf("rewind runs: %q, want its step and elapsed time", table)
+	}
 	// The test holds the file open while it appends: its writer runs.
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -25,6 +25,11 @@ type FollowOptions struct {
 	// imported; Grew after each append written, with its record count.
 	Started func(sessionID string)
 	Grew    func(records int)
+	// Steps is told, once the file's lines so far are imported and after
+	// each append, how many answers the turn under way has (its usage
+	// records since its prompt: one a model call), as rewind counts a
+	// run's steps.
+	Steps func(n int)
 	// Idle is how long the file must not grow, its writer gone, before
 	// Follow ends (0: 2 s). WriterAlive says whether the agent writing the
 	// file still runs (nil: writerAlive).
@@ -145,8 +150,25 @@ func (f *follower) start(ctx context.Context) error {
 			f.o.Started(prev.SessionID)
 		}
 	}
-	_, err = f.readMore(ctx)
+	if _, err = f.readMore(ctx); err == nil {
+		f.steps()
+	}
 	return err
+}
+
+// steps tells FollowOptions.Steps the steps of the turn under way.
+func (f *follower) steps() {
+	s := f.parser.b.s
+	if f.o.Steps == nil || len(s.Gens) == 0 {
+		return
+	}
+	recs, n := s.Gens[len(s.Gens)-1].Records, 0
+	for i := len(recs) - 1; i >= 0 && recs[i].Kind != store.KindCheckpoint; i-- {
+		if recs[i].Kind == store.KindUsage {
+			n++
+		}
+	}
+	f.o.Steps(n)
 }
 
 // readMore reads what the file gained, parses it and writes its records;
@@ -205,6 +227,7 @@ func (f *follower) write(ctx context.Context) error {
 			if f.o.Started != nil {
 				f.o.Started(k.SessionID)
 			}
+			f.steps()
 		}
 		return f.writeSides(ctx, st)
 	}
@@ -220,6 +243,7 @@ func (f *follower) write(ctx context.Context) error {
 	if n > 0 && f.o.Grew != nil {
 		f.o.Grew(n)
 	}
+	f.steps()
 	return f.writeSides(ctx, st)
 }
 
