@@ -253,10 +253,13 @@ func TestImportFollow(t *testing.T) {
 	}
 	var before float64
 	waitFor(t, "the appended token counts in rewind runs", 20*time.Second, func() bool {
+		// One run of the binary a poll until the lines are in, three after.
+		if list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(list) != 1 || list[0]["messages"] != 20.0 {
+			return false
+		}
 		run, session := tokensOf()
 		before = session
-		return run == session && session > 0 && len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)) == 1 &&
-			decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)[0]["messages"] == 20.0
+		return run == session && session > 0
 	})
 	t.Logf("tokens after the appends: %v", before)
 	f.Close()
