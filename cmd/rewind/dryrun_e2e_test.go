@@ -4,6 +4,8 @@ package main
 // real command would do and change nothing, conversation included.
 
 import (
+	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
+	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/storetest"
 )
 
 // snapshot is everything a dry run must leave alone: the generations, the
@@ -24,12 +28,20 @@ type snapshot struct {
 
 func (e *env) snapshot(id string) snapshot {
 	e.t.Helper()
-	s := snapshot{
-		generations: e.mustOK("generations", id, "--json").stdout,
-		view:        e.mustOK("show", id, "--json").stdout,
-		files:       map[string]string{},
+	// Read through the store, not two more runs of the binary per look.
+	db := storetest.OpenAt(e.t, e.dbPath(), store.Options{})
+	defer db.Close() // before the next run of the binary
+	ctx := context.Background()
+	gens, err := db.Generations(ctx, id)
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	err := filepath.WalkDir(e.workDir, func(p string, d fs.DirEntry, err error) error {
+	view, err := db.View(ctx, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s := snapshot{generations: string(mustJSON(e.t, gens)), view: string(mustJSON(e.t, view)), files: map[string]string{}}
+	err = filepath.WalkDir(e.workDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -41,6 +53,15 @@ func (e *env) snapshot(id string) snapshot {
 		e.t.Fatal(err)
 	}
 	return s
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func (e *env) expectUnchanged(before snapshot, id, what string) {
