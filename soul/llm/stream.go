@@ -23,16 +23,18 @@ import (
 // type plus "reasoning" (OpenRouter's name for reasoning_content); "error"
 // catches an error object sent in place of a chunk.
 type chunk struct {
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			openai.ChatCompletionStreamChoiceDelta
-			Reasoning string `json:"reasoning"`
-		} `json:"delta"`
-		FinishReason openai.FinishReason `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *openai.Usage   `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Choices []chunkChoice   `json:"choices"`
+	Usage   *openai.Usage   `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type chunkChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		openai.ChatCompletionStreamChoiceDelta
+		Reasoning string `json:"reasoning"`
+	} `json:"delta"`
+	FinishReason openai.FinishReason `json:"finish_reason"`
 }
 
 var (
@@ -204,6 +206,14 @@ func newChunkDecoder() *chunkDecoder {
 // decode replaces *c with payload, which must be exactly one JSON value.
 // It accepts and rejects what json.Unmarshal does, with the same errors.
 func (d *chunkDecoder) decode(payload []byte, c *chunk) error {
+	if decodeFast(payload, c) {
+		return nil
+	}
+	return d.decodeJSON(payload, c)
+}
+
+// decodeJSON is decode with encoding/json.
+func (d *chunkDecoder) decodeJSON(payload []byte, c *chunk) error {
 	choices := c.Choices[:cap(c.Choices)]
 	clear(choices) // the decoder does not zero the slice elements it reuses
 	*c = chunk{Choices: choices[:0]}
