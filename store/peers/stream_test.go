@@ -79,6 +79,20 @@ func TestImportStreamsLargeFiles(t *testing.T) {
 	}
 	f.WriteString(`{"timestamp":"2026-11-27T06:00:00.000Z","type":"turn_context","payload":{"cwd":"/x","model":"gpt-late"}}` + "\n")
 	f.Close()
+	// A torn last line (codex killed mid-write) and a whole one without its
+	// newline.
+	claudes, err := filepath.Glob(filepath.Join(generated, "claude", "projects", "*", "*.jsonl"))
+	if err != nil || len(claudes) != 3 {
+		t.Fatalf("Claude Code files %v %v", claudes, err)
+	}
+	for i, tail := range []string{`{"type":"user","message":{"role":"us`, `{"type":"user","uuid":"u-last","message":{"role":"user","content":"the last word"}}`} {
+		f, err := os.OpenFile(claudes[i], os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(tail)
+		f.Close()
+	}
 	homes := []string{filepath.Join(generated, "codex"), filepath.Join(generated, "claude")}
 	for _, h := range []string{"codex-home", "codex-local-shell-home", "claude-home", "claude-1.0-home", "claude-branch-home"} {
 		homes = append(homes, filepath.Join("testdata", h))
