@@ -549,18 +549,22 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 
 func TestTimeTravelMatchesModel(t *testing.T) {
 	t.Parallel()
-	sequences, length := 1200, 8
+	sequences, length := 2000, 8
 	if testing.Short() || raceEnabled {
 		sequences = 200
 	}
 	ctx := context.Background()
+	// Each batch runs its sequences one after another, each on a session
+	// of its own in the batch's database and in a work dir of its own; the
+	// batches run in parallel.
 	const batches = 8
 	for b := 0; b < batches; b++ {
 		t.Run(fmt.Sprint(b), func(t *testing.T) {
 			t.Parallel()
 			db := storetest.Open(t)
+			root := t.TempDir()
 			for i := b; i < sequences; i += batches {
-				dir := filepath.Join(t.TempDir(), "work")
+				dir := filepath.Join(root, fmt.Sprint(i))
 				if err := os.Mkdir(dir, 0o755); err != nil {
 					t.Fatal(err)
 				}
