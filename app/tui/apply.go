@@ -43,7 +43,7 @@ func (c *Controller) onUIApply(e soul.Event) {
 		}
 		c.conv.Append(views.Item{Kind: views.ItemBanner, Banner: views.BannerCompact,
 			Text: fmt.Sprintf("%s (%s tokens)…", what, views.FormatTokens(ev.Tokens))})
-		c.msg.setAbout(topicCompaction, "compacting…", false, messageTTL)
+		c.msg.setAbout(topicCompaction, "compacting…", false, c.msg.ttl)
 	case soul.CompactionEnd:
 		c.msg.clearAbout(topicCompaction) // a watcher has no op end to clear it
 		// The reload that follows (posted by onWorkerSink) shows the banner.
@@ -320,7 +320,7 @@ func (c *Controller) onUIApplyFrozen(e soul.Event) {
 			c.tp.onUIOutput(soul.ToolOutput{ID: ev.ParentCallID, Text: text})
 		}
 	case soul.CompactionBegin:
-		c.msg.setAbout(topicCompaction, "compacting…", false, messageTTL)
+		c.msg.setAbout(topicCompaction, "compacting…", false, c.msg.ttl)
 	case soul.CompactionEnd:
 		c.msg.clearAbout(topicCompaction)
 	case soul.Error:

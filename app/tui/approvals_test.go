@@ -28,7 +28,7 @@ func (h *harness) queued() int { return len(h.c.ap.queue) }
 // onUI returns f's result, evaluated on the UI goroutine.
 func (h *harness) onUI(f func() bool) bool {
 	var ok bool
-	h.c.onUIThread(func() { ok = f() })
+	h.read(func() { ok = f() })
 	return ok
 }
 

@@ -148,6 +148,9 @@ func New(ctx context.Context, o Options) (*Controller, error) {
 		readOnly: o.ReadOnly,
 		polls:    defaultPolls,
 	}
+	if o.polls != nil {
+		c.polls = *o.polls
+	}
 	c.ui.started, c.ui.stopped = make(chan struct{}), make(chan struct{})
 	c.ui.posts = newPoster()
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))

@@ -84,7 +84,7 @@ func (w *watcher) onWorkerFollowWriter() {
 			c.onUIThreadAsync(w.onUIStopWatching)
 			shown = false
 		}
-		wait := writerPoll
+		wait := c.polls.writer
 		if !known {
 			wait = versionPoll
 		}

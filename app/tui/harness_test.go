@@ -161,7 +161,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		o.before(h)
 	}
 	h.screen = tcell.NewSimulationScreen("UTF-8")
-	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir}
+	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir, polls: &testPolls}
 	if o.mutate != nil {
 		o.mutate(&opts)
 	}
@@ -197,6 +197,18 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	t.Cleanup(h.stop)
 	return h
 }
+
+// testPolls are the harness's poll periods: a watcher checks the writer
+// ten times as often as by default (a test that waits for a writer to come
+// or go waits for a check), and a status message stays 2 s, not 6 (a test
+// that waits for what it covers waits for it to go; 2 s is still far
+// longer than a wait takes to see a frame).
+var testPolls = func() pollPeriods {
+	p := defaultPolls
+	p.writer = writerPoll / 10
+	p.message = 2 * time.Second
+	return p
+}()
 
 // waitLimit bounds every wait for the screen or the controller. Waits end
 // at the frame that shows what they wait for, so a passing test never waits
@@ -259,10 +271,15 @@ func (h *harness) stop() {
 	}
 }
 
-// rows returns the screen as text lines, read on the UI goroutine.
+// read runs f on the UI goroutine without a draw of its own: f only reads
+// (the UI state, the screen). It reports whether f ran.
+func (h *harness) read(f func()) bool { return h.c.ui.posts.run(&h.c.ui, f, true) }
+
+// rows returns the screen as text lines, read on the UI goroutine (the
+// last frame shown: reading draws nothing).
 func (h *harness) rows() []string {
 	var out []string
-	ok := h.c.onUIThread(func() {
+	ok := h.read(func() {
 		cells, w, hh := h.screen.GetContents()
 		out = make([]string, hh)
 		for y := 0; y < hh; y++ {
@@ -289,7 +306,7 @@ func (h *harness) text() string { return strings.Join(h.rows(), "\n") }
 // cell returns the simulated cell at x, y.
 func (h *harness) cell(x, y int) tcell.SimCell {
 	var c tcell.SimCell
-	h.c.onUIThread(func() {
+	h.read(func() {
 		cells, w, _ := h.screen.GetContents()
 		c = cells[y*w+x]
 	})
@@ -340,9 +357,8 @@ func (h *harness) waitScreen(ok func(string) bool) (string, bool) {
 }
 
 // waitUntil waits until cond holds. cond runs on the UI goroutine (through
-// onUIThread, whose update is followed by a draw of its own); it runs
-// again after the next frame something else drew, or after idlePoll for a
-// condition on something outside the UI.
+// onUIThreadRead: a check draws nothing); it runs again after the next
+// frame, or after idlePoll for a condition on something outside the UI.
 func (h *harness) waitUntil(what string, cond func() bool) {
 	h.t.Helper()
 	deadline := time.NewTimer(waitLimit)
@@ -352,23 +368,17 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 	for {
 		var ok bool
 		var seen uint64
-		h.c.onUIThread(func() {
+		h.read(func() {
 			ok = cond()
 			_, seen, _ = h.lastFrame()
 		})
 		if ok {
 			return
 		}
-		// The next frame is the one the check's update draws.
-		for changed := false; !changed; {
-			_, n, next := h.lastFrame()
-			if n > seen+1 {
-				break
-			}
+		if _, n, next := h.lastFrame(); n == seen {
 			select {
 			case <-next:
 			case <-poll.C:
-				changed = true
 			case <-deadline.C:
 				h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.text())
 			}
@@ -383,7 +393,7 @@ func (h *harness) idle() bool { return h.c.run.op == "" }
 // theme is the controller's current theme, read on the UI goroutine.
 func (h *harness) theme() themes.Theme {
 	var th themes.Theme
-	h.c.onUIThread(func() { th = h.c.theme.current })
+	h.read(func() { th = h.c.theme.current })
 	return th
 }
 
@@ -459,6 +469,6 @@ func (h *harness) submit(s string) {
 
 func (h *harness) sessionID() string {
 	var id string
-	h.c.onUIThread(func() { id = h.c.SessionID() })
+	h.read(func() { id = h.c.SessionID() })
 	return id
 }

@@ -21,10 +21,7 @@ func TestIdleWorkspaceReadsNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{
 		before: func(h *harness) { browserSessions(t, h.db, h.work) },
-		beforeRun: func(h *harness) {
-			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
-				tick: 5 * time.Millisecond, listRefresh: time.Hour}
-		},
+		mutate: func(o *Options) { o.polls = idlePolls() },
 	})
 	h.waitFor("zebra notes")
 	stats := &h.c.pollStats
@@ -59,10 +56,7 @@ func TestIdleWorkspaceIgnoresHeartbeats(t *testing.T) {
 	var ids []string
 	h := newHarness(t, hopts{
 		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
-		beforeRun: func(h *harness) {
-			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
-				tick: 5 * time.Millisecond, listRefresh: time.Hour}
-		},
+		mutate: func(o *Options) { o.polls = idlePolls() },
 	})
 	h.waitFor("zebra notes")
 	stats := &h.c.pollStats
@@ -112,11 +106,7 @@ func TestIdleWriterDoesNotRedraw(t *testing.T) {
 			}
 			id = s.ID
 		},
-		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, id },
-		beforeRun: func(h *harness) {
-			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
-				tick: 5 * time.Millisecond, listRefresh: time.Hour, runs: time.Second}
-		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.polls = ModeResume, id, idlePolls() },
 	})
 	h.waitFor("resting session")
 	stats := &h.c.pollStats
@@ -167,11 +157,7 @@ func TestIdleWatcherDoesNotRedraw(t *testing.T) {
 			}
 			id = s.ID
 		},
-		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, id, nil },
-		beforeRun: func(h *harness) {
-			h.c.polls = pollPeriods{version: 5 * time.Millisecond, sessions: 5 * time.Millisecond,
-				tick: 5 * time.Millisecond, listRefresh: time.Hour, runs: time.Second}
-		},
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client, o.polls = ModeWatch, id, nil, idlePolls() },
 	})
 	h.waitFor("watched at rest")
 	stats := &h.c.pollStats
@@ -232,4 +218,13 @@ func TestIdleWatcherDoesNotRedraw(t *testing.T) {
 	if n := draws.Load() - before; n != 0 {
 		t.Fatalf("an idle watcher redrew %d times in %d writer checks", n, stats.writerChecks.Load()-checks)
 	}
+}
+
+// idlePolls are the harness's poll periods with the session list, the open
+// session's version and the clock polled every 5 ms: an idle test sees
+// many polls in a short time.
+func idlePolls() *pollPeriods {
+	p := testPolls
+	p.version, p.sessions, p.tick, p.listRefresh = 5*time.Millisecond, 5*time.Millisecond, 5*time.Millisecond, time.Hour
+	return &p
 }

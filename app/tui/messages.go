@@ -13,6 +13,7 @@ import (
 type messageLine struct {
 	bar   *views.StatusBar
 	later func(f func()) // onUIThreadAsync: a message's timer clears it on the UI goroutine
+	ttl   time.Duration  // how long a message stays (messageTTL; tests shorten it)
 	until time.Time      // when the message shown expires (zero: none is timed)
 	seq   int            // bumped by every message; a timer clears only its own
 	keep  bool           // the message is news, not progress: a run's end leaves it
@@ -33,12 +34,12 @@ const (
 	topics
 )
 
-func newMessageLine(bar *views.StatusBar, later func(f func())) *messageLine {
-	return &messageLine{bar: bar, later: later}
+func newMessageLine(bar *views.StatusBar, later func(f func()), ttl time.Duration) *messageLine {
+	return &messageLine{bar: bar, later: later, ttl: ttl}
 }
 
 // setMessage shows a transient status-bar message for messageTTL (UI).
-func (m *messageLine) setMessage(text string, isErr bool) { m.setMessageFor(text, isErr, messageTTL) }
+func (m *messageLine) setMessage(text string, isErr bool) { m.setMessageFor(text, isErr, m.ttl) }
 
 // setNews is setMessage for news a run's end must not wipe (an answer
 // from a watcher): it stays its whole messageTTL, whereas progress

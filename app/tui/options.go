@@ -116,6 +116,9 @@ type Options struct {
 
 	// Screen replaces the terminal (tests: tcell.NewSimulationScreen).
 	Screen tcell.Screen
+	// polls replaces the poll periods from the start (tests shorten the
+	// writer check, whose loop starts in New).
+	polls *pollPeriods
 }
 
 // Run opens the workspace and blocks until the user quits or ctx is

@@ -25,12 +25,15 @@ const (
 )
 
 // pollPeriods are the poll loop's periods (and the open runs view's,
-// runs.go); tests shorten them.
+// runs.go, and the writer check's, follow.go), and how long a status
+// message stays; tests shorten them.
 type pollPeriods struct {
 	version, sessions, tick, listRefresh, runs time.Duration
+	writer                                     time.Duration // writerPoll
+	message                                    time.Duration // messageTTL
 }
 
-var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll}
+var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll, writerPoll, messageTTL}
 
 // pollStats counts the session-list polls and the reads they made, the
 // runs-view pollers running, and the reads of the open session: whole

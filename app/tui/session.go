@@ -138,7 +138,7 @@ func (c *Controller) onUIInstall(a attachment) {
 	}
 	c.msg.clearAbout(topicOpenWarning) // the warning of the session left
 	if a.note != "" {
-		c.msg.setAbout(topicOpenWarning, a.note, true, messageTTL)
+		c.msg.setAbout(topicOpenWarning, a.note, true, c.msg.ttl)
 	}
 	if a.o.missingDir != "" {
 		o := a.o
@@ -211,7 +211,7 @@ func (w *leaseWatch) check(c *Controller, o *openSession) {
 		}
 		return
 	}
-	if time.Since(w.checked) < writerPoll {
+	if time.Since(w.checked) < c.polls.writer {
 		return
 	}
 	w.checked = time.Now()
@@ -231,7 +231,7 @@ func (w *leaseWatch) checkBusy(c *Controller) bool {
 	case busy != w.busy:
 		w.told = time.Now()
 		c.onUIThreadAsync(func() { c.dbBusy.onUIChanged(busy, false) })
-	case busy && time.Since(w.told) >= writerPoll:
+	case busy && time.Since(w.told) >= c.polls.writer:
 		w.told = time.Now()
 		c.onUIThreadAsync(func() { c.dbBusy.onUIChanged(true, true) })
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -25,6 +26,7 @@ type uiState struct {
 type uiUpdate struct {
 	f    func()
 	done chan struct{} // closed once f ran (or was skipped because the UI stopped)
+	read bool          // f only reads: it needs no draw
 }
 
 // poster is the one goroutine that calls Application.QueueUpdateDraw.
@@ -51,13 +53,13 @@ func (p *poster) signal() {
 }
 
 // enqueue adds f unless shutdown began.
-func (p *poster) enqueue(f func()) (chan struct{}, bool) {
+func (p *poster) enqueue(f func(), read bool) (chan struct{}, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closing {
 		return nil, false
 	}
-	u := uiUpdate{f: f, done: make(chan struct{})}
+	u := uiUpdate{f: f, done: make(chan struct{}), read: read}
 	p.queue = append(p.queue, u)
 	p.signal()
 	return u.done, true
@@ -73,7 +75,7 @@ func (p *poster) close() {
 
 // runPoster is the poster goroutine. started runs inside the loop's first
 // update (it marks the UI running). Each wake drains the queue into one
-// QueueUpdateDraw.
+// QueueUpdateDraw, or one QueueUpdate when every update in it only reads.
 func (c *Controller) runPoster(started func()) {
 	defer close(c.ui.posts.exited)
 	c.app.QueueUpdateDraw(started)
@@ -83,14 +85,19 @@ func (c *Controller) runPoster(started func()) {
 		c.ui.posts.queue = nil
 		c.ui.posts.mu.Unlock()
 		if len(batch) > 0 {
-			c.app.QueueUpdateDraw(func() {
+			run := func() {
 				for _, u := range batch {
 					if c.ui.running.Load() {
 						u.f()
 					}
 					close(u.done)
 				}
-			})
+			}
+			if slices.ContainsFunc(batch, func(u uiUpdate) bool { return !u.read }) {
+				c.app.QueueUpdateDraw(run)
+			} else {
+				c.app.QueueUpdate(run)
+			}
 		}
 		if closing {
 			c.ui.running.Store(false)
@@ -105,18 +112,23 @@ func (c *Controller) runPoster(started func()) {
 // running f when the application is not running or is shutting down. It must
 // not be called from the UI goroutine (handlers, onUI… functions): that
 // deadlocks.
-func (c *Controller) onUIThread(f func()) bool {
-	if !c.ui.running.Load() {
+func (c *Controller) onUIThread(f func()) bool { return c.ui.posts.run(&c.ui, f, false) }
+
+// run queues f and waits until it ran on the UI goroutine. read says f
+// changes nothing shown, so it needs no draw of its own (a test's check of
+// the UI state would otherwise draw a frame each time it looks).
+func (p *poster) run(ui *uiState, f func(), read bool) bool {
+	if !ui.running.Load() {
 		return false
 	}
-	done, ok := c.ui.posts.enqueue(f)
+	done, ok := p.enqueue(f, read)
 	if !ok {
 		return false
 	}
 	select {
 	case <-done:
 		return true
-	case <-c.ui.stopped:
+	case <-ui.stopped:
 		return false
 	}
 }

@@ -92,6 +92,7 @@ type watchDeps struct {
 	conv          *views.Conversation
 	timeline      *views.Timeline
 	pollStats     *pollStats
+	polls         *pollPeriods
 	pg            *pager
 	inUse         *inUseQuestion
 	ap            *approvals
@@ -115,7 +116,7 @@ type watchHost interface {
 func (c *Controller) initWatcher() {
 	w := c.watch // allocated by initFeatures: features built before it name it
 	*w = watcher{c: watchDeps{featureCommon: c.common(), watchHost: c, demoElsewhere: c.opts.demoElsewhere, stepItems: c.step, reader: c.reader, home: c.opts.Home, startDir: c.opts.WorkDir, setup: c.opts.Setup != "",
-		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
+		input: c.input, conv: c.conv, timeline: c.timeline, pollStats: &c.pollStats, polls: &c.polls, pg: c.pg, inUse: c.inUse, ap: c.ap, tt: c.tt, br: c.br}}
 	// Ahead of the other Esc bindings (Esc Esc's rewind picker): a visit's
 	// Esc is the way back.
 	c.keys = append([]globalBinding{{KeyBinding: views.KeyBinding{Keys: []views.Key{views.K(tcell.KeyEsc)},

@@ -17,7 +17,7 @@ func (c *Controller) buildWidgets() {
 	c.input = c.ws.Input
 	c.status = c.ws.Status
 	c.step = &stepItems{conv: c.conv}
-	c.msg = newMessageLine(c.status, c.onUIThreadAsync)
+	c.msg = newMessageLine(c.status, c.onUIThreadAsync, c.polls.message)
 	c.tp = newToolPane(c.toolOut)
 	c.help = &helpScreen{overlay: views.NewHelpOverlay()}
 	c.prompt = views.NewPromptDialog()
