@@ -37,11 +37,7 @@ func TestWatchFollowInTmux(t *testing.T) {
 			}
 			defer f.Close()
 			tt := startTmux(t, nil, "")
-			if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(size[0]), "-y", fmt.Sprint(size[1]),
-				tt.bin+" watch --follow "+path+" --home "+home+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
-				t.Fatalf("tmux new-session: %v\n%s", err, out)
-			}
-			t.Cleanup(func() { tt.tmux("kill-server") })
+			tt.startSized(size[0], size[1], "watch --follow "+path+" --home "+home)
 			// Calls saved before their output are running, not cut off.
 			start := time.Now()
 			tt.waitFor("Write a file and list", "… Shell cat missing.txt", "WATCH · live", "rewind imports this ⇣ codex run")

@@ -13,22 +13,50 @@ import (
 // TestInterruptInTmuxKeepsPartial: in the real binary, Esc while the model
 // streams keeps the partial answer: the screen shows it marked interrupted,
 // and `rewind show --generation` of the generation the banner names prints
-// it.
+// it. And /thinking and Alt-T (the terminal's ESC t) switch the effort in
+// the status bar, and the model's requests carry it (it was
+// TestThinkingToggleInTmux, a tmux session of its own).
 func TestInterruptInTmuxKeepsPartial(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.Hang(3).WithRate(100))
+	srv.Enqueue(llmtest.Hang(3).WithRate(100), llmtest.Text("second answer"))
 	home := filepath.Join(t.TempDir(), "home")
 	tt := startTmux(t, []string{"OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + srv.URL(), "REWIND_MODEL=test-model"},
 		"--home "+home+" --work-dir "+t.TempDir())
 	tt.waitFor("Ask anything")
+	tt.send("-l", "/thinking medium")
+	tt.send("Enter")
+	tt.waitFor("think medium")
 	tt.send("-l", "start something long")
 	tt.send("Enter")
 	tt.waitFor("an answe")
 	tt.send("Escape")
 	tt.waitFor("⏸ interrupted", "kept in archived generation 1")
+	tt.send("M-t")
+	tt.waitFor("thinking off")
+	tt.send("-l", "two")
+	tt.send("Enter")
+	tt.waitFor("second answer")
 	tt.send("C-c")
 	tt.send("C-c")
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	var efforts []string
+	for _, r := range reqs {
+		var b struct {
+			ReasoningEffort string `json:"reasoning_effort"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		efforts = append(efforts, b.ReasoningEffort)
+	}
+	if efforts[0] != "medium" || efforts[1] != "" {
+		t.Fatalf("reasoning_effort per request = %q, want [medium \"\"]", efforts)
+	}
 
 	out, err := exec.Command(tt.bin, "sessions", "--json", "--home", home).Output()
 	if err != nil {

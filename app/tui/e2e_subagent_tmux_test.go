@@ -23,11 +23,7 @@ func TestSubagentsInTmux(t *testing.T) {
 			t.Parallel()
 			home := filepath.Join(t.TempDir(), "home")
 			tt := startTmux(t, nil, "")
-			if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(size[0]), "-y", fmt.Sprint(size[1]),
-				tt.bin+" demo --home "+home+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
-				t.Fatalf("tmux new-session: %v\n%s", err, out)
-			}
-			t.Cleanup(func() { tt.tmux("kill-server") })
+			tt.startSized(size[0], size[1], "demo --home "+home)
 			tt.waitFor("Welcome to the rewind demo", "DEMO")
 			tt.send("-l", "run the sub-agents")
 			tt.send("Enter")
@@ -76,7 +72,8 @@ func TestSubagentsInTmux(t *testing.T) {
 			tt.waitFor("▸ Shell wc -l README.txt", "Both sub-agents are done")
 			// The answer shows before its step commits: switching sessions
 			// waits for the run's end (the children gone, the demo idle).
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) { // poll: another process's state signals nothing
+			for deadline := time.Now().Add(20 * time.Second); ; {
+				n := tt.written() // the run's end is drawn: ask again after rewind wrote
 				out, err := exec.Command(tt.bin, "runs", "--json", "--home", home).Output()
 				var runs []struct {
 					State string `json:"state"`
@@ -87,6 +84,7 @@ func TestSubagentsInTmux(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the demo's run never ended: %s", out)
 				}
+				tt.waitWritten(n)
 			}
 			tt.send("C-o")
 			tt.waitFor("▸ 2 ↳")
@@ -97,10 +95,8 @@ func TestSubagentsInTmux(t *testing.T) {
 				t.Helper()
 				for deadline := time.Now().Add(20 * time.Second); ; {
 					tt.send(key)
-					for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
-						if previewsAChild(tt.capture()) {
-							return
-						}
+					if _, ok := tt.waitScreen(time.Second, previewsAChild); ok {
+						return
 					}
 					if time.Now().After(deadline) {
 						t.Fatalf("no child after %s:\n%s", key, tt.capture())
@@ -134,15 +130,15 @@ func (tt *tmuxTerm) pressUntil(key string, subs ...string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		tt.send(key)
-		for until := time.Now().Add(time.Second); time.Now().Before(until); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
-			screen := tt.capture()
-			ok := true
+		if _, ok := tt.waitScreen(time.Second, func(screen string) bool {
 			for _, s := range subs {
-				ok = ok && strings.Contains(screen, s)
+				if !strings.Contains(screen, s) {
+					return false
+				}
 			}
-			if ok {
-				return
-			}
+			return true
+		}); ok {
+			return
 		}
 		if time.Now().After(deadline) {
 			tt.t.Fatalf("the terminal never showed %q after %s; screen:\n%s", subs, key, tt.capture())
@@ -162,22 +158,17 @@ func TestPlanModeInTmux(t *testing.T) {
 			t.Parallel()
 			home := filepath.Join(t.TempDir(), "home")
 			tt := startTmux(t, nil, "")
-			if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(size[0]), "-y", fmt.Sprint(size[1]),
-				tt.bin+" demo --home "+home+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
-				t.Fatalf("tmux new-session: %v\n%s", err, out)
-			}
-			t.Cleanup(func() { tt.tmux("kill-server") })
+			tt.startSized(size[0], size[1], "demo --home "+home)
 			tt.waitFor("Welcome to the rewind demo", "DEMO")
-			statusBar := func() string {
-				lines := strings.Split(strings.TrimRight(tt.capture(), "\n"), "\n")
-				return lines[len(lines)-1]
+			// planOff: the status bar (the last line) shows no PLAN.
+			planOff := func(screen string) bool {
+				lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+				return !strings.Contains(lines[len(lines)-1], " PLAN ")
 			}
 			tt.pressUntil("BTab", " PLAN ")
 			tt.send("BTab")
-			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
-				if time.Now().After(deadline) {
-					t.Fatalf("Shift-Tab did not leave plan mode:\n%s", tt.capture())
-				}
+			if screen, ok := tt.waitScreen(10*time.Second, planOff); !ok {
+				t.Fatalf("Shift-Tab did not leave plan mode:\n%s", screen)
 			}
 			tt.send("-l", "/plan")
 			tt.send("Enter")
@@ -187,10 +178,8 @@ func TestPlanModeInTmux(t *testing.T) {
 			tt.waitFor("Approve the plan", "Greet by name")
 			// y, once the dialog takes answers (its grace period).
 			tt.pressUntil("y", "Plan approved")
-			for deadline := time.Now().Add(10 * time.Second); strings.Contains(statusBar(), " PLAN "); time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
-				if time.Now().After(deadline) {
-					t.Fatalf("approving the plan did not leave plan mode:\n%s", tt.capture())
-				}
+			if screen, ok := tt.waitScreen(10*time.Second, planOff); !ok {
+				t.Fatalf("approving the plan did not leave plan mode:\n%s", screen)
 			}
 			tt.send("C-c")
 			tt.send("C-c")

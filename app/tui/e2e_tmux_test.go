@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ type tmuxTerm struct {
 	dir  string
 	sock string
 	env  []string
+	out  string // the copy of rewind's output (startSized)
 }
 
 // startTmux builds rewind and runs `rewind args…` in a 120x50 tmux
@@ -58,14 +60,66 @@ func rewindBinary() (string, error) {
 	return binPath, binErr
 }
 
-// start runs `rewind args…` in the tmux session.
-func (tt *tmuxTerm) start(args string) {
+// start runs `rewind args…` in the tmux session, 120x50.
+func (tt *tmuxTerm) start(args string) { tt.startSized(120, 50, args) }
+
+// startSized runs `rewind args…` in a w x h tmux session, and copies what
+// rewind writes to the terminal to a file (tmux pipe-pane) whose growth
+// tells a wait when to read the screen again.
+func (tt *tmuxTerm) startSized(w, h int, args string) {
 	tt.t.Helper()
-	if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", "120", "-y", "50",
+	if out, err := tt.tmux("new-session", "-d", "-s", "demo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
 		tt.bin+" "+args+" 2>"+filepath.Join(tt.dir, "stderr.txt")); err != nil {
 		tt.t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	tt.t.Cleanup(func() { tt.tmux("kill-server") })
+	tt.out = filepath.Join(tt.dir, "output")
+	if out, err := tt.tmux("pipe-pane", "-t", "demo", "cat >> "+tt.out); err != nil {
+		tt.t.Fatalf("tmux pipe-pane: %v\n%s", err, out)
+	}
+}
+
+// written is how many bytes rewind has written to the terminal since
+// startSized (-1 before any).
+func (tt *tmuxTerm) written() int64 {
+	fi, err := os.Stat(tt.out)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
+// waitWritten waits until rewind wrote to the terminal since written
+// returned n, or at most outputQuiet: what tmux shows changes only when
+// rewind writes. tmux signals nothing, so the file's size is polled
+// (a stat, not a tmux client: capture-pane every 50 ms cost each test
+// several seconds of CPU).
+func (tt *tmuxTerm) waitWritten(n int64) {
+	for until := time.Now().Add(outputQuiet); time.Now().Before(until) && tt.written() == n; {
+		time.Sleep(5 * time.Millisecond) // poll: tmux's copy of the output signals nothing
+	}
+}
+
+// outputQuiet bounds waitWritten: a screen that changes without output
+// (a window resized, a pane that closed) is read again after it.
+const outputQuiet = 500 * time.Millisecond
+
+// waitScreen reads the screen until ok holds for it, each time after
+// rewind wrote to the terminal, for at most limit; it returns the last
+// screen and whether ok held.
+func (tt *tmuxTerm) waitScreen(limit time.Duration, ok func(screen string) bool) (string, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		n := tt.written()
+		screen := tt.capture()
+		if ok(screen) {
+			return screen, true
+		}
+		if time.Now().After(deadline) {
+			return screen, false
+		}
+		tt.waitWritten(n)
+	}
 }
 
 func (tt *tmuxTerm) tmux(args ...string) (string, error) {
@@ -80,41 +134,46 @@ func (tt *tmuxTerm) capture() string {
 	return out
 }
 
-// waitFor polls the screen until it shows every sub.
+// waitFor waits until the screen shows every sub.
 func (tt *tmuxTerm) waitFor(subs ...string) string {
 	tt.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var screen string
-	for time.Now().Before(deadline) {
-		screen = tt.capture()
-		ok := true
+	screen, ok := tt.waitScreen(20*time.Second, func(screen string) bool {
 		for _, s := range subs {
 			if !strings.Contains(screen, s) {
-				ok = false
-				break
+				return false
 			}
 		}
-		if ok {
-			return screen
-		}
-		time.Sleep(50 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
+		return true
+	})
+	if ok {
+		return screen
 	}
 	errOut, _ := os.ReadFile(filepath.Join(tt.dir, "stderr.txt"))
 	tt.t.Fatalf("the terminal never showed %q; screen:\n%s\nstderr: %s", subs, screen, errOut)
 	return ""
 }
 
+// waitGone waits until the screen no longer shows sub.
+func (tt *tmuxTerm) waitGone(sub string) {
+	tt.t.Helper()
+	if screen, ok := tt.waitScreen(20*time.Second, func(screen string) bool { return !strings.Contains(screen, sub) }); !ok {
+		tt.t.Fatalf("the terminal still shows %q; screen:\n%s", sub, screen)
+	}
+}
+
 // waitUntilExited waits until the program in the tmux session has exited
-// (the session closes with it).
+// (the session closes with it; leaving the terminal, it writes).
 func (tt *tmuxTerm) waitUntilExited() {
 	tt.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		n := tt.written()
 		if _, err := tt.tmux("has-session", "-t", "demo"); err != nil {
 			return
 		}
 		if time.Now().After(deadline) {
 			tt.t.Fatalf("rewind is still running; screen:\n%s", tt.capture())
 		}
+		tt.waitWritten(n)
 	}
 }
 
@@ -133,7 +192,7 @@ func TestDemoInTmux(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	tt := startTmux(t, nil, "demo --home "+home)
-	tmux, capture, waitFor, send, bin := tt.tmux, tt.capture, tt.waitFor, tt.send, tt.bin
+	capture, waitFor, send, bin := tt.capture, tt.waitFor, tt.send, tt.bin
 
 	waitFor("Welcome to the rewind demo", "DEMO", "rewind-demo", "Conversation", "Timeline", "Sessions")
 	send("-l", "write a file")
@@ -154,28 +213,16 @@ func TestDemoInTmux(t *testing.T) {
 	waitFor("Help", "interrupt the running step")
 	// The slash commands may be a page further down.
 	for i := 0; i < 5 && !strings.Contains(capture(), "/compact"); i++ {
+		n := tt.written()
 		send("NPage")
-		time.Sleep(100 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
+		tt.waitWritten(n)
 	}
 	waitFor("Slash commands", "/compact")
 	send("Escape")
-	for deadline := time.Now().Add(waitLimit); strings.Contains(capture(), "Slash commands"); time.Sleep(20 * time.Millisecond) { // poll: another process's screen, read through tmux, signals nothing
-		if time.Now().After(deadline) {
-			t.Fatalf("Escape did not close the help; screen:\n%s", capture())
-		}
-	}
+	tt.waitGone("Slash commands")
 	send("-l", "/exit")
 	send("Enter")
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if _, err := tmux("has-session", "-t", "demo"); err != nil {
-			break // the program exited and tmux closed its window
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rewind did not exit after /exit; screen:\n%s", capture())
-		}
-		time.Sleep(50 * time.Millisecond) // poll: another process's screen, read through tmux, signals nothing
-	}
+	tt.waitUntilExited()
 
 	// The demo wrote into its own work dir and its own labelled session.
 	if _, err := os.Stat(filepath.Join(home, "demo-workdir", "hello.go")); err != nil {
