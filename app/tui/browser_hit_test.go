@@ -308,13 +308,7 @@ func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
 // the call marked and unfolded, so the output that matched is on screen.
 func TestSearchHitInAToolResult(t *testing.T) {
 	t.Parallel()
-	recs := longRecords(3000)
-	b, err := json.Marshal(message.Message{Role: "tool", ToolCallID: "call_1000", Content: message.TextContent("output 1000: the zeppelin landed")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs[5*1000+3].Body = b
-	h, _ := hitHarness(t, 120, 40, recs)
+	h, _ := fixtureHitHarness(t, 120, 40, toolHit3000)
 	h.waitFor("the zeppelin landed", "hit ┃ · End: the newest")
 	h.assertMarked("▾ ✓ Shell echo 1000") // unfolded (the tool pane shows it too, without ▾)
 }

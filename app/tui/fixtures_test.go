@@ -2,10 +2,12 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 	"github.com/rewind-agent/rewind/store/storetest"
 )
 
@@ -55,6 +57,28 @@ var (
 	zeppelin3000 = newSessionFixture("long haul", func() [][]store.Record { return [][]store.Record{zeppelinRecords(3000, 1000)} })
 	// stepped3000 is steppedRecords(3000, 2500).
 	stepped3000 = newSessionFixture("long haul", func() [][]store.Record { return [][]store.Record{steppedRecords(3000, 2500)} })
+	// quiet4000 is long4000 with usage of 100 tokens: no compaction before
+	// a new prompt's run.
+	quiet4000 = newSessionFixture("long", func() [][]store.Record {
+		recs := longRecords(4000)
+		for i := range recs {
+			if recs[i].Kind == store.KindUsage {
+				recs[i].TokenCount = 100
+			}
+		}
+		return [][]store.Record{recs}
+	})
+	// toolHit3000 is longRecords(3000) with the output of turn 1000's tool
+	// call the one record a search for zeppelin finds.
+	toolHit3000 = newSessionFixture("long haul", func() [][]store.Record {
+		recs := longRecords(3000)
+		b, err := json.Marshal(message.Message{Role: "tool", ToolCallID: "call_1000", Content: message.TextContent("output 1000: the zeppelin landed")})
+		if err != nil {
+			panic(err)
+		}
+		recs[5*1000+3].Body = b
+		return [][]store.Record{recs}
+	})
 )
 
 // fixtureHarness starts a harness from f's database, the session's work

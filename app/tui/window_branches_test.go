@@ -94,20 +94,7 @@ func TestLongSessionBranchBeforeTheLoadedPart(t *testing.T) {
 // (the poll used to rebuild the timeline from the tail it first read).
 func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 	t.Parallel()
-	h := resumeHarness(t, func(h *harness) string {
-		recs := longRecords(4000)
-		for i := range recs {
-			if recs[i].Kind == store.KindUsage {
-				recs[i].TokenCount = 100 // no compaction before the new prompt
-			}
-		}
-		s, err := h.db.ImportSession(context.Background(), store.NewSession{Title: "long", WorkDir: h.work},
-			[]store.ImportedGeneration{{Records: recs}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.ID
-	})
+	h, _ := fixtureHarness(t, quiet4000, hopts{w: 180, h: 44}, true)
 	h.srv.Enqueue(llmtest.Text("the new answer"))
 	h.waitFor("prompt 3999")
 	h.focus(h.c.conv)
