@@ -143,27 +143,27 @@ func TestCoalescerTriggerWithinBringsTheFlushForward(t *testing.T) {
 		if got := flushes(); len(got) != 1 || got[0] != 0 {
 			t.Fatalf("flushes %v; want one at 0", got)
 		}
-		time.Sleep(10 * time.Millisecond)
-		c.Trigger() // waits for 50 ms
+		time.Sleep(10 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
+		c.Trigger()                       // waits for 50 ms
 		if got := flushes(); len(got) != 1 {
 			t.Fatalf("a Trigger 10 ms after a flush flushed at once: %v", got)
 		}
-		time.Sleep(10 * time.Millisecond)
-		c.TriggerWithin(0) // at 20 ms: at once
+		time.Sleep(10 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
+		c.TriggerWithin(0)                // at 20 ms: at once
 		c.TriggerWithin(0)
 		if got := flushes(); len(got) != 2 || got[1] != 20*time.Millisecond {
 			t.Fatalf("flushes %v; want the second at 20ms (TriggerWithin(0))", got)
 		}
-		c.Trigger() // due at 70 ms
-		time.Sleep(5 * time.Millisecond)
+		c.Trigger()                            // due at 70 ms
+		time.Sleep(5 * time.Millisecond)       // fake clock (synctest): moves time, waits on nothing
 		c.TriggerWithin(30 * time.Millisecond) // brought forward to 50 ms
 		c.Trigger()                            // not pushed back
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond)      // fake clock (synctest): moves time, waits on nothing
 		if got := flushes(); len(got) != 3 || got[2] != 50*time.Millisecond {
 			t.Fatalf("flushes %v; want the third at 50ms (30 ms after the last)", got)
 		}
 		c.Trigger()
-		time.Sleep(interval)
+		time.Sleep(interval) // fake clock (synctest): moves time, waits on nothing
 		if got := flushes(); len(got) != 4 || got[3] != 100*time.Millisecond {
 			t.Fatalf("flushes %v; want the fourth at 100ms", got)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -107,16 +108,16 @@ func chunks(rng *rand.Rand, s string, most int) []string {
 }
 
 // streamed renders text through m, as the conversation does.
-var testHL hlCache
-
-func streamed(m *mdStream, text string, width int) []Line {
+// streamed and whole take the highlighter cache of the caller's
+// goroutine: an hlCache is not safe for concurrent use.
+func streamed(m *mdStream, text string, width int, hl *hlCache) []Line {
 	th := themes.Default()
-	kept, open := m.render(text, width, th, tcell.StyleDefault, &testHL, CodeLayout{})
+	kept, open := m.render(text, width, th, tcell.StyleDefault, hl, CodeLayout{})
 	return trimMarkdown(append(append([]Line(nil), kept...), open...))
 }
 
-func whole(text string, width int) []Line {
-	return renderMarkdown(expandTabs(text), width, themes.Default(), tcell.StyleDefault, &testHL, CodeLayout{})
+func whole(text string, width int, hl *hlCache) []Line {
+	return renderMarkdown(expandTabs(text), width, themes.Default(), tcell.StyleDefault, hl, CodeLayout{})
 }
 
 func linesDiff(a, b []Line) string {
@@ -134,30 +135,40 @@ func linesDiff(a, b []Line) string {
 // the answer rendered block by block (finished blocks kept) are the lines
 // of the text so far rendered whole, styles included.
 func TestStreamedAnswerRendersAsTheWholeAnswer(t *testing.T) {
-	rng := rand.New(rand.NewSource(24)) // not parallel: testHL is not safe for concurrent use
+	t.Parallel()
+	rng := rand.New(rand.NewSource(24))
 	docs := append([]string(nil), streamDocs...)
 	for i := 0; i < 40; i++ {
 		docs = append(docs, randomDoc(rng, 3+rng.Intn(8)))
 	}
-	keptSome := 0
-	for di, doc := range docs {
-		for _, width := range []int{12, 70} {
-			var m mdStream
-			text := ""
-			for _, d := range chunks(rng, doc, 16) {
-				text += d
-				got, want := streamed(&m, text, width), whole(text, width)
-				if !sameLines(got, want) {
-					t.Fatalf("doc %d at width %d, after %d bytes:\n%s\n\n%s", di, width, len(text), text, linesDiff(got, want))
+	// The documents run in parallel, each split at random points of its
+	// own (seeded by its index) and with a highlighter cache of its own.
+	var keptSome atomic.Int64
+	t.Run("docs", func(t *testing.T) {
+		for di, doc := range docs {
+			t.Run(fmt.Sprint(di), func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewSource(int64(1000 + di)))
+				var hl hlCache
+				for _, width := range []int{12, 70} {
+					var m mdStream
+					text := ""
+					for _, d := range chunks(rng, doc, 16) {
+						text += d
+						got, want := streamed(&m, text, width, &hl), whole(text, width, &hl)
+						if !sameLines(got, want) {
+							t.Fatalf("doc %d at width %d, after %d bytes:\n%s\n\n%s", di, width, len(text), text, linesDiff(got, want))
+						}
+					}
+					if m.done > 0 {
+						keptSome.Add(1)
+					}
 				}
-			}
-			if m.done > 0 {
-				keptSome++
-			}
+			})
 		}
-	}
-	if keptSome < len(docs) {
-		t.Fatalf("only %d of %d streams kept any block", keptSome, 2*len(docs))
+	})
+	if n := int(keptSome.Load()); n < len(docs) {
+		t.Fatalf("only %d of %d streams kept any block", n, 2*len(docs))
 	}
 }
 

@@ -250,6 +250,7 @@ func TestWatchSessionNobodyWrites(t *testing.T) {
 	t.Parallel()
 	var id string
 	h := newHarness(t, hopts{
+		messageTTL: shortMessages, // the writer's label shows once the refusal's message is gone
 		before: func(h *harness) {
 			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "saved only", WorkDir: h.work})
 			if err != nil {

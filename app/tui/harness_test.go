@@ -51,6 +51,18 @@ type drawSignal struct {
 	frame string        // the text of the last frame drawn
 	count uint64        // frames drawn
 	next  chan struct{} // closed at the next draw
+	// waits are the screen waits in progress: each frame is checked
+	// against them as it is drawn, so a wait sees a frame however soon
+	// the next one replaces it (a status message that lives 6 s, under
+	// a loaded race run).
+	waits map[*screenWait]struct{}
+}
+
+// screenWait is a wait for a frame whose text ok accepts; the frame is
+// sent on found.
+type screenWait struct {
+	ok    func(string) bool
+	found chan string // buffered(1)
 }
 
 // idlePoll is how often waitUntil checks its condition without a draw: a
@@ -69,6 +81,12 @@ func (h *harness) onUIDrawn(s tcell.Screen) {
 	d.count++
 	close(d.next)
 	d.next = make(chan struct{})
+	for w := range d.waits {
+		if w.ok(txt) {
+			w.found <- txt
+			delete(d.waits, w)
+		}
+	}
 }
 
 // lastFrame is the text of the last frame drawn, the number of frames drawn
@@ -122,6 +140,9 @@ type hopts struct {
 	// beforeRun runs after New, before Run (h.c is set, the UI not running).
 	beforeRun func(h *harness)
 	store     store.Options // how the store is opened (short busy timeouts)
+	// messageTTL, when set, replaces how long a status message stays
+	// (shortMessages).
+	messageTTL time.Duration
 	// fixture, when set, is the database the harness starts from (a copy):
 	// a long session built once per test binary, whose work dir becomes
 	// the harness's (h.fixtureID).
@@ -161,7 +182,11 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 		o.before(h)
 	}
 	h.screen = tcell.NewSimulationScreen("UTF-8")
-	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir, polls: &testPolls}
+	polls := testPolls
+	if o.messageTTL > 0 {
+		polls.message = o.messageTTL
+	}
+	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir, polls: &polls}
 	if o.mutate != nil {
 		o.mutate(&opts)
 	}
@@ -200,15 +225,17 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 
 // testPolls are the harness's poll periods: a watcher checks the writer
 // ten times as often as by default (a test that waits for a writer to come
-// or go waits for a check), and a status message stays 2 s, not 6 (a test
-// that waits for what it covers waits for it to go; 2 s is still far
-// longer than a wait takes to see a frame).
+// or go waits for a check).
 var testPolls = func() pollPeriods {
 	p := defaultPolls
 	p.writer = writerPoll / 10
-	p.message = 2 * time.Second
 	return p
 }()
+
+// shortMessages is hopts.messageTTL for a test that waits for what a
+// status message covers (the status bar's parts): 1 s, not 6. Waits see
+// every frame (waitScreen), so a message that lives 1 s is still seen.
+const shortMessages = time.Second
 
 // waitLimit bounds every wait for the screen or the controller. Waits end
 // at the frame that shows what they wait for, so a passing test never waits
@@ -338,22 +365,39 @@ func (h *harness) waitGone(sub string) {
 	}
 }
 
-// waitScreen checks each frame drawn until ok holds for its text, reporting
-// the last text and whether it did within waitLimit. The screen changes only
-// in a draw, so it never reads the screen itself (which would draw).
+// waitScreen checks the last frame and then each frame as it is drawn
+// until ok holds for its text, reporting that text, or the last one and
+// false after waitLimit. The screen changes only in a draw, so it never
+// reads the screen itself.
 func (h *harness) waitScreen(ok func(string) bool) (string, bool) {
+	d := &h.drawn
+	w := &screenWait{ok: ok, found: make(chan string, 1)}
+	d.mu.Lock()
+	if txt := d.frame; ok(txt) {
+		d.mu.Unlock()
+		return txt, true
+	}
+	if d.waits == nil {
+		d.waits = map[*screenWait]struct{}{}
+	}
+	d.waits[w] = struct{}{}
+	d.mu.Unlock()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
-	txt, _, next := h.lastFrame()
-	for !ok(txt) {
+	select {
+	case txt := <-w.found:
+		return txt, true
+	case <-deadline.C:
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		delete(d.waits, w)
 		select {
-		case <-next:
-			txt, _, next = h.lastFrame()
-		case <-deadline.C:
-			return txt, false
+		case txt := <-w.found: // found as the deadline passed
+			return txt, true
+		default:
+			return d.frame, false
 		}
 	}
-	return txt, true
 }
 
 // waitUntil waits until cond holds. cond runs on the UI goroutine (through

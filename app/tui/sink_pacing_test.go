@@ -61,10 +61,10 @@ func TestStreamedDeltasArePacedAt20Hz(t *testing.T) {
 				b.push(soul.StatusUpdate{})
 			}
 			b.push(soul.ContentPart{Text: w})
-			time.Sleep(time.Second / perSecond)
+			time.Sleep(time.Second / perSecond) // fake clock (synctest): moves time, waits on nothing
 		}
 		last := time.Since(d.start)
-		time.Sleep(FlushInterval)
+		time.Sleep(FlushInterval) // fake clock (synctest): moves time, waits on nothing
 		n := d.count()
 		if most := int(last/(time.Second/20)) + 1; n > most {
 			t.Fatalf("%d UI updates for %d deltas in %v (at most %d: 20 a second)", n, tokens, last, most)
@@ -103,13 +103,13 @@ func TestStreamEndIsAppliedAtOnce(t *testing.T) {
 			if n := d.count(); n != 1 {
 				t.Fatalf("%d updates after the first delta; want 1", n)
 			}
-			time.Sleep(40 * time.Millisecond)
+			time.Sleep(40 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
 			b.push(soul.ContentPart{Text: "last"})
 			if n := d.count(); n != 1 {
 				t.Fatalf("a delta 40 ms after a frame was applied at once (%d updates): it should wait for the next frame", n)
 			}
-			time.Sleep(5 * time.Millisecond)
-			b.push(end) // at 45 ms: past PromptInterval, at once
+			time.Sleep(5 * time.Millisecond) // fake clock (synctest): moves time, waits on nothing
+			b.push(end)                      // at 45 ms: past PromptInterval, at once
 			if n := d.count(); n != 2 {
 				t.Fatalf("%T: %d updates; want it applied at once", end, n)
 			}
@@ -120,13 +120,13 @@ func TestStreamEndIsAppliedAtOnce(t *testing.T) {
 				t.Fatalf("%T: applied at %v as %v; want at 45ms after the waiting delta", end, at, batch)
 			}
 			b.push(soul.ContentPart{Text: "more"})
-			time.Sleep(10 * time.Millisecond)
-			b.push(end) // 10 ms after the last update: within PromptInterval of it
-			time.Sleep(PromptInterval - 10*time.Millisecond - time.Millisecond)
+			time.Sleep(10 * time.Millisecond)                                   // fake clock (synctest): moves time, waits on nothing
+			b.push(end)                                                         // 10 ms after the last update: within PromptInterval of it
+			time.Sleep(PromptInterval - 10*time.Millisecond - time.Millisecond) // fake clock (synctest): moves time, waits on nothing
 			if n := d.count(); n != 2 {
 				t.Fatalf("%T right after an update was applied before PromptInterval", end)
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // fake clock (synctest): moves time, waits on nothing
 			if n := d.count(); n != 3 {
 				t.Fatalf("%d updates; %T was not applied PromptInterval after the last update", n, end)
 			}

@@ -31,7 +31,8 @@ func (h *harness) reasoningEffort(i int) string {
 // effort and the next request carries it.
 func TestThinkingTogglesStatusAndRequest(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hopts{w: 80, h: 24}, llmtest.Text("plain"), llmtest.Text("thought"), llmtest.Text("again"))
+	// The effort shows in the status bar once /thinking's message is gone.
+	h := newHarness(t, hopts{w: 80, h: 24, messageTTL: shortMessages}, llmtest.Text("plain"), llmtest.Text("thought"), llmtest.Text("again"))
 	h.typeText("one", true)
 	h.waitFor("plain")
 	if strings.Contains(h.rows()[h.h-1], "think") {

@@ -81,6 +81,7 @@ func watchHarness(t *testing.T, allowRemote bool, replies ...llmtest.Reply) (*ha
 	var w *liveWriter
 	var id string
 	h := newHarness(t, hopts{
+		messageTTL: shortMessages, // "WATCH · live" shows once the watch's notice is gone
 		before: func(h *harness) {
 			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "watched live", WorkDir: h.work})
 			if err != nil {
@@ -220,6 +221,7 @@ func TestWatchIdleWriterShowsNoRunClock(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	var id string
 	h := newHarness(t, hopts{
+		messageTTL: shortMessages, // the clock stops once no message is timed either
 		before: func(h *harness) {
 			s, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "ends mid-turn", WorkDir: h.work})
 			if err != nil {
