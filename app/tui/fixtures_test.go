@@ -57,10 +57,10 @@ var (
 	zeppelin3000 = newSessionFixture("long haul", func() [][]store.Record { return [][]store.Record{zeppelinRecords(3000, 1000)} })
 	// stepped3000 is steppedRecords(3000, 2500).
 	stepped3000 = newSessionFixture("long haul", func() [][]store.Record { return [][]store.Record{steppedRecords(3000, 2500)} })
-	// quiet4000 is long4000 with usage of 100 tokens: no compaction before
-	// a new prompt's run.
-	quiet4000 = newSessionFixture("long", func() [][]store.Record {
-		recs := longRecords(4000)
+	// quiet1000 is longRecords(1000) with usage of 100 tokens: no
+	// compaction before a new prompt's run.
+	quiet1000 = newSessionFixture("long", func() [][]store.Record {
+		recs := longRecords(1000)
 		for i := range recs {
 			if recs[i].Kind == store.KindUsage {
 				recs[i].TokenCount = 100
