@@ -61,15 +61,16 @@ func (r *commandRegistry) slashCommands(disabledBy func([]rule) func() string) [
 	return out
 }
 
-// AddCommand registers a slash command (feature files call it from New's
-// registerCommands or later, on the UI goroutine) and refreshes completion.
+// AddCommand registers a slash command (a feature registers its own when
+// it is wired, or later, on the UI goroutine) and refreshes completion.
 func (c *Controller) AddCommand(cmd Command) {
 	c.commands.add(cmd)
 	c.input.SetCommands(c.commands.slashCommands(c.disabledBy))
 }
 
-// registerCommands installs the built-in slash commands; the feature files
-// add /revert (timetravel.go), /sessions and /undelete (browser.go).
+// registerCommands installs the commands of the core (/exit) and of the
+// features built with the widgets (/theme, /help); every other feature
+// registers its own when it is wired (features.go).
 func (c *Controller) registerCommands() {
 	for _, cmd := range []Command{
 		c.theme.command(),
