@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,9 +66,13 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
-	rt.announceUpgrade(ctx, cfg.DBPath())
+	upgrading := rt.announceUpgrade(ctx, cfg.DBPath())
 	db, err := store.Open(ctx, cfg.DBPath())
 	if err != nil {
+		if upgrading && errors.Is(err, context.Canceled) {
+			// Migrations copy in resumable steps: the next open goes on.
+			return nil, cfg, userErrorf(err, "the upgrade of %s was interrupted (the database is intact): run the command again to finish it", cfg.DBPath())
+		}
 		return nil, cfg, openError(err, cfg.DBPath())
 	}
 	// After the open: a home given as an empty directory is rewind's once
@@ -156,13 +161,18 @@ func recoveryNotice(rs []store.Recovered) string {
 
 // announceUpgrade says, before Open migrates a database written by an
 // earlier rewind, that it does so: on a big history it takes tens of
-// seconds, and the workspace would otherwise show a blank terminal.
-func (rt *Runtime) announceUpgrade(ctx context.Context, path string) {
+// seconds, and the workspace would otherwise show a blank terminal. It
+// reports whether an upgrade is due.
+func (rt *Runtime) announceUpgrade(ctx context.Context, path string) bool {
 	from, to, err := store.PendingUpgrade(ctx, path)
-	if err != nil || from == 0 || from >= to || rt.Stderr == nil {
-		return
+	if err != nil || from == 0 || from >= to {
+		return false
+	}
+	if rt.Stderr == nil {
+		return true
 	}
 	fmt.Fprintf(rt.Stderr, "rewind: upgrading %s from schema %d to %d (once; a large history takes up to a minute)…\n", path, from, to)
+	return true
 }
 
 // sessionHandle is a session opened by a headless subcommand: the database
