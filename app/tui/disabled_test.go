@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -139,4 +140,47 @@ func TestNoModelRefusal(t *testing.T) {
 	h.waitFor("/compact is not available: " + setupRefusal)
 	h.typeText("hello", true)
 	h.waitFor(setupRefusal + " (your text stays in the input)")
+}
+
+// TestReadOnlyPreviewOffersWhatWorks: the timeline's previews of a
+// session watched read-only, or opened without a model, offer no revert
+// (Enter is refused there) and no restore (r is); fork, diff and Esc work
+// there and stay.
+func TestReadOnlyPreviewOffersWhatWorks(t *testing.T) {
+	t.Parallel()
+	for _, noModel := range []bool{false, true} {
+		t.Run(fmt.Sprint("no model ", noModel), func(t *testing.T) {
+			t.Parallel()
+			var id string
+			h := newHarness(t, hopts{
+				w: 180, h: 44,
+				before: func(h *harness) { id = branchedSession(t, h.db, h.work) },
+				mutate: func(o *Options) {
+					o.Mode, o.SessionID = ModeWatch, id
+					if noModel {
+						o.Client, o.ReadOnly, o.Setup = nil, true, "Connect a model first."
+					}
+				},
+			})
+			if noModel {
+				h.waitFor("Connect a model")
+				h.key(tcell.KeyEsc) // the setup screen's choice: the session browser
+				h.waitUntil("the browser to open", func() bool { return h.c.pages.top() == browserPage })
+				h.key(tcell.KeyEsc)
+				h.waitUntil("the browser to close", func() bool { return h.c.pages.top() == "" })
+			}
+			h.waitFor("second task, take two ← here")
+			h.focus(h.c.timeline)
+			txt := h.waitFor("PREVIEW · before checkpoint 1 · 2 later messages not shown")
+			if strings.Contains(txt, "Enter revert") {
+				t.Errorf("the preview of a read-only session offers a revert:\n%s", txt)
+			}
+			h.waitFor("f fork · Esc back")
+			h.c.onUIThread(func() { h.c.timeline.SelectGeneration(0) })
+			txt = h.waitFor("ARCHIVED generation 0", "d diff", "f fork · Esc back")
+			if strings.Contains(txt, "r restore") {
+				t.Errorf("the preview of a read-only session's generation offers a restore:\n%s", txt)
+			}
+		})
+	}
 }

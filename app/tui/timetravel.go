@@ -134,11 +134,41 @@ func (c *Controller) initTimeTravel() {
 		DisabledWhen: []rule{ruleRunActive},
 	})
 	c.AddCommand(Command{Name: "/revert", Args: "N", Description: "go back to before checkpoint N (asks first; later messages are archived, not deleted; files optional)",
-		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: t.cmdRevert})
+		DisabledWhen: rewindRules, Run: t.cmdRevert})
 	c.AddCommand(Command{Name: "/restore", Args: "G", Description: "make archived generation G current again (asks first; files optional)",
-		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: t.cmdRestore})
+		DisabledWhen: rewindRules, Run: t.cmdRestore})
 	c.AddCommand(Command{Name: "/undo", Description: "undo the last revert, restore or D-Mail: conversation and files come back",
-		DisabledWhen: []rule{ruleRunActive, ruleReadOnly}, Run: func(string) { t.onUIRequestUndo() }})
+		DisabledWhen: rewindRules, Run: func(string) { t.onUIRequestUndo() }})
+}
+
+// canRewind reports whether none of rewindRules holds now.
+func (t *timeTravel) canRewind() bool {
+	for _, r := range rewindRules {
+		if t.c.holds(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// rewindRules disable the rewinds of the open session: revert, restore,
+// undo (and the previews' Enter and r).
+var rewindRules = []rule{ruleRunActive, ruleReadOnly}
+
+// previewKeys is the key hint of a preview of a row of kind: a revert or
+// a restore only where the session can be rewound now (a session watched
+// or opened without a model offered "Enter revert", which was refused).
+func (t *timeTravel) previewKeys(kind views.TimelineKind) string {
+	rewinds := t.canRewind()
+	switch {
+	case kind == views.TimelineGeneration && rewinds:
+		return "d diff · r restore · f fork · Esc back"
+	case kind == views.TimelineGeneration:
+		return "d diff · f fork · Esc back"
+	case rewinds:
+		return "Enter revert · f fork · Esc back"
+	}
+	return "f fork · Esc back"
 }
 
 // onUIEsc: Esc leaves a preview; Esc Esc in the input opens the picker.
@@ -183,7 +213,11 @@ func (t *timeTravel) onUIRewindPicker() {
 	if it, ok := c.timeline.SelectedItem(); ok {
 		t.onUITimelineSelect(it) // SelectCheckpoint does not fire when already selected
 	}
-	c.setMessage("↑/↓ pick a turn · → steps · Enter reverts · f forks · Esc cancels", false) // the preview banner shows the conversation
+	hint := "↑/↓ pick a turn · → steps · Enter reverts · f forks · Esc cancels" // the preview banner shows the conversation
+	if !t.canRewind() {
+		hint = "↑/↓ pick a turn · → steps · f forks · Esc cancels (read-only: no revert here)"
+	}
+	c.setMessage(hint, false)
 }
 
 // onUITimelineSelect previews the selected checkpoint or generation.
@@ -210,7 +244,7 @@ func (t *timeTravel) onUITimelineSelect(it views.TimelineItem) {
 				c.setMessage("preview: "+err.Error(), true)
 				return
 			}
-			t.onUIShowPreview(items, banner)
+			t.onUIShowPreview(items, banner+" · "+t.previewKeys(it.Kind))
 		})
 	})
 }
@@ -272,7 +306,7 @@ func generationPreview(g views.GenerationRow, items []views.Item) string {
 	if g.ArchivedBy == string(store.CauseBacktrack) {
 		markDMailDelivered(items, g.ArchivedIn)
 	}
-	return what + fmt.Sprintf(" · %d msgs · read-only · d diff · r restore · f fork · Esc back", g.Messages)
+	return what + fmt.Sprintf(" · %d msgs · read-only", g.Messages) // and previewKeys
 }
 
 // onWorkerArchivedHit shows archived generation at.gen of session id
@@ -310,6 +344,7 @@ func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
 		if n := w.earlier + w.later; n > 0 {
 			banner = fmt.Sprintf("%s · at the search hit: %s other %s not shown", banner, words.Thousands(n), words.Plural(n, "message", "messages"))
 		}
+		banner += " · " + t.previewKeys(views.TimelineGeneration)
 		c.pages.focusWorkspace(c.conv)
 		c.timeline.SelectGeneration(at.gen)
 		t.onUIShowPreview(items, banner)
@@ -319,9 +354,9 @@ func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
 }
 
 // previewBanner is the banner of the preview before checkpoint cp, with
-// later messages after it.
+// later messages after it (previewKeys follows it).
 func previewBanner(cp, later int) string {
-	return fmt.Sprintf("PREVIEW · before checkpoint %d · %s later %s not shown · Enter revert · f fork · Esc back", cp, words.Thousands(later), words.Plural(later, "message", "messages"))
+	return fmt.Sprintf("PREVIEW · before checkpoint %d · %s later %s not shown", cp, words.Thousands(later), words.Plural(later, "message", "messages"))
 }
 
 // onUIShowPreview puts a preview in the conversation pane, saving the live
