@@ -3,7 +3,10 @@ package tui
 import (
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/views"
 )
 
 // TestSearchHitHintAt80Columns: at 80 columns the status bar's hint after
@@ -34,4 +37,36 @@ func TestTimelineMarkerSaysOneCheckpoint(t *testing.T) {
 	if got, want := w.timelineMarker(), "↑ earlier messages · scroll up to load them"; got != want {
 		t.Errorf("no checkpoint before the window: %q, want %q", got, want)
 	}
+}
+
+// TestKeyHintsAt80Columns: at 80 columns the status bar keeps the key of
+// a long notice (plan mode's Shift-Tab), and a visited child session says
+// how to go back (they were cut to "the…" and "watching…").
+func TestKeyHintsAt80Columns(t *testing.T) {
+	t.Parallel()
+	t.Run("plan mode", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, hopts{w: 80, h: 24})
+		h.key(tcell.KeyBacktab)
+		h.waitFor("plan mode on", "Shift-Tab or /plan to leave")
+	})
+	t.Run("a child's visit", func(t *testing.T) {
+		t.Parallel()
+		var parent string
+		h := newHarness(t, hopts{w: 80, h: 24, before: func(h *harness) {
+			parent = seedAgentCall(t, h.db, h.work)
+		}, mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, parent }})
+		h.waitFor("The sub-agent counted")
+		h.c.onUIThread(func() {
+			for i := 0; i < h.c.conv.Len(); i++ {
+				if it, _ := h.c.conv.Item(i); it.Kind == views.ItemTool && it.ID == "call_agent" {
+					h.c.conv.Select(i)
+				}
+			}
+			h.c.app.SetFocus(h.c.toolOut)
+		})
+		h.waitFor("▸ Shell printf")
+		h.key(tcell.KeyEnter)
+		h.waitFor("Esc: back · watching")
+	})
 }

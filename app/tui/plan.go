@@ -52,7 +52,7 @@ func (pm *planMode) onUIToggle() {
 		c.onWorker(func() { s.SetPlanMode(on) }) // its StatusUpdate comes back through the sink
 	}
 	if on {
-		c.setMessage("plan mode on: only read-only tools run; the model shows its plan for your approval (Shift-Tab or /plan again to leave)", false)
+		c.setMessage("plan mode on · Shift-Tab or /plan to leave · only read-only tools run; the model shows its plan for your approval", false)
 	} else {
 		c.setMessage("plan mode off: every tool runs again", false)
 	}

@@ -161,7 +161,7 @@ func (w *watcher) onUIWatch(id string) {
 		msg := "watching " + shortID(id) + " read-only"
 		if back != "" {
 			w.back, w.visiting = back, id
-			msg += " · Esc: back to your session"
+			msg = "Esc: back · " + msg // first: a narrow bar keeps it (the input says to what)
 		}
 		c.setMessage(msg, false)
 	})
@@ -398,7 +398,7 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 	w.label = fmt.Sprintf("WATCH · live · pid %d", h.PID)
 	msg := fmt.Sprintf("watching live: the writer is pid %d (%s)", h.PID, h.Run.Label())
 	if w.back != "" && w.visiting == o.sess.ID {
-		msg += " · Esc: back to your session"
+		msg = "Esc: back · " + msg // first: a narrow bar keeps it (the input says to what)
 	}
 	c.setMessage(msg, false)
 	c.refreshStatus()
