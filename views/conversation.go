@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -693,16 +694,37 @@ func answerLine(j int, l Line, base tcell.Style, th themes.Theme) Line {
 // bannerTextLines lays out a banner's text: a Hang indents the wrapped
 // rows of each of its lines under their values.
 func bannerTextLines(it Item, w int, st tcell.Style, icon string) []Line {
-	if it.Hang <= 0 {
+	lines := strings.Split(it.Text, "\n")
+	if it.Hang <= 0 && !slices.ContainsFunc(lines, func(l string) bool { return listMarkerWidth(l) > 0 }) {
 		return wrapSpans([]Span{{it.Text, st}}, w, Line{{icon + " ", st}}, Line{{"  ", st}})
 	}
 	var out []Line
 	first := Line{{icon + " ", st}}
-	for _, l := range strings.Split(it.Text, "\n") {
-		out = append(out, wrapSpans([]Span{{l, st}}, w, first, Line{{"  " + strings.Repeat(" ", min(it.Hang, w/2)), st}})...)
+	for _, l := range lines {
+		hang := it.Hang
+		if hang <= 0 { // a list item's rows hang under its text (the demo's welcome)
+			hang = listMarkerWidth(l)
+		}
+		out = append(out, wrapSpans([]Span{{l, st}}, w, first, Line{{"  " + strings.Repeat(" ", min(hang, w/2)), st}})...)
 		first = Line{{"  ", st}}
 	}
 	return out
+}
+
+// listMarkerWidth is the width of the list marker l starts with ("1. ",
+// "- "), or 0.
+func listMarkerWidth(l string) int {
+	if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "• ") {
+		return 2
+	}
+	i := 0
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i > 0 && i <= 3 && strings.HasPrefix(l[i:], ". ") {
+		return i + 2
+	}
+	return 0
 }
 
 // sectionLines lays out a banner's sections: the label dim and indented

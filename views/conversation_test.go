@@ -439,3 +439,20 @@ func TestConversationLaterMarkerAndMark(t *testing.T) {
 		t.Errorf("marked %d after SetItems", c.Marked())
 	}
 }
+
+// A banner's list items hang under their text when they wrap (the demo's
+// welcome: "1. show me some code — a markdown answer…" wrapped to the
+// marker's column).
+func TestBannerListItemsHang(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	c.SetTheme(dark)
+	c.SetItems([]Item{{Kind: ItemBanner, Banner: BannerInfo, Text: "Try, in order:\n1. show me some code — a markdown answer with a highlighted code block\n2. write a file"}})
+	s := draw(t, c, 40, 12)
+	_, y := mustFind(t, s, "1. show me some code")
+	x1, _ := mustFind(t, s, "show me")
+	x2, y2 := mustFind(t, s, "answer with")
+	if y2 != y+1 || x2 != x1 {
+		t.Errorf("the item's second row starts at %d,%d, want %d,%d (under its text):\n%s", x2, y2, x1, y+1, screenText(s))
+	}
+}
