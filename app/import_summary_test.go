@@ -12,7 +12,9 @@ import (
 )
 
 // A re-run that finds nothing new says so plainly (it said "imported 0
-// sessions … 0 updated, 1000 unchanged").
+// sessions … 0 updated, 1000 unchanged"), and its size is what was read: a
+// session that grew by 4 records is hashed whole ("4 records, 0.9 MB" read
+// as if 0.9 MB were new).
 func TestImportSummary(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -21,10 +23,10 @@ func TestImportSummary(t *testing.T) {
 	}{
 		{kimi.BulkResult{Unchanged: 1000, Empty: 20}, "nothing new: 1,000 sessions already imported, 20 sessions skipped (empty)"},
 		{kimi.BulkResult{Unchanged: 1}, "nothing new: 1 session already imported"},
-		{kimi.BulkResult{Imported: 2, Records: 2000, Bytes: 1_500_000}, "imported 2 sessions (2,000 records, 1.5 MB) in 1s, 2,000 records/s"},
-		{kimi.BulkResult{Updated: 1, Records: 1, Bytes: 900, Unchanged: 979}, "updated 1 session that grew (1 record, 0.0 MB) in 1s, 1 records/s; 979 sessions already imported"},
+		{kimi.BulkResult{Imported: 2, Records: 2000, Bytes: 1_500_000}, "imported 2 sessions (2,000 records, 1.5 MB read) in 1s, 2,000 records/s"},
+		{kimi.BulkResult{Updated: 1, Records: 1, Bytes: 900, Unchanged: 979}, "updated 1 session that grew (1 record, 0.0 MB read) in 1s, 1 records/s; 979 sessions already imported"},
 		{kimi.BulkResult{Imported: 1, Updated: 3, Unchanged: 996, Records: 50, Bytes: 1000},
-			"imported 1 session, updated 3 sessions that grew (50 records, 0.0 MB) in 1s, 50 records/s; 996 sessions already imported"},
+			"imported 1 session, updated 3 sessions that grew (50 records, 0.0 MB read) in 1s, 50 records/s; 996 sessions already imported"},
 	} {
 		if got := importSummary(c.res, time.Second, "kimi-cli"); got != c.want {
 			t.Errorf("importSummary(%+v)\n got %q\nwant %q", c.res, got, c.want)

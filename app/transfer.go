@@ -402,7 +402,7 @@ func importSummary(res kimi.BulkResult, elapsed time.Duration, agent string) str
 		done = append(done, "updated "+sessions(res.Updated)+" that grew")
 	}
 	rate := float64(res.Records) / max(elapsed.Seconds(), 1e-3)
-	line := fmt.Sprintf("%s (%s %s, %.1f MB) in %s, %s records/s", strings.Join(done, ", "), words.Thousands(res.Records), words.Plural(res.Records, "record", "records"),
+	line := fmt.Sprintf("%s (%s %s, %.1f MB read) in %s, %s records/s", strings.Join(done, ", "), words.Thousands(res.Records), words.Plural(res.Records, "record", "records"),
 		float64(res.Bytes)/1e6, elapsed.Round(time.Millisecond), words.Thousands(int(rate)))
 	if len(rest) > 0 {
 		line += "; " + strings.Join(rest, ", ")

@@ -52,7 +52,7 @@ func RunTUI(ctx context.Context, opts TUIOptions) error {
 			return err
 		}
 	}
-	if err := checkTerminal(rt); err != nil {
+	if err := checkTerminal(rt, opts.Mode); err != nil {
 		return err
 	}
 	cfg, err := rt.Config()
@@ -211,13 +211,18 @@ func setupText(cfg Config) string {
 }
 
 // checkTerminal refuses to start the workspace where it cannot be drawn or
-// read: before the screen library fails with its own terse error.
-func checkTerminal(rt *Runtime) error {
+// read: before the screen library fails with its own terse error. The way
+// out it names is the headless command that does what the mode does.
+func checkTerminal(rt *Runtime, mode TUIMode) error {
+	headless := "use `rewind -p PROMPT` for headless runs"
+	if mode == TUIWatch {
+		headless = "use `rewind show ID` to print a session, `rewind runs` to list the live ones"
+	}
 	if !isTerminal(rt.Stdin) || !isTerminal(rt.Stdout) {
-		return userErrorf(nil, "the workspace needs a terminal (stdin/stdout is not a TTY); use `rewind -p PROMPT` for headless runs")
+		return userErrorf(nil, "the workspace needs a terminal (stdin/stdout is not a TTY); %s", headless)
 	}
 	if rt.getenv("TERM") == "" {
-		return userErrorf(nil, "the workspace needs to know the terminal type, and TERM is not set: set it (e.g. TERM=xterm-256color), or use `rewind -p PROMPT` for headless runs")
+		return userErrorf(nil, "the workspace needs to know the terminal type, and TERM is not set: set it (e.g. TERM=xterm-256color), or %s", headless)
 	}
 	return nil
 }
