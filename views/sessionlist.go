@@ -826,13 +826,19 @@ func (l *SessionList) drawSessions(screen tcell.Screen, x, y, w, h int) {
 			if s.SubagentArchived {
 				tags = " archived"
 			}
-		case s.Subagents > 0 && l.unfolded[s.ID]:
-			tags = fmt.Sprintf(" ▾ %d ↳", s.Subagents)
-		case s.Subagents > 0:
-			tags = fmt.Sprintf(" ▸ %d ↳", s.Subagents)
-		case listMark.List != nil:
-			if t := listMark.List(s, now); t != "" {
-				tags = " " + t
+		default:
+			if listMark.List != nil {
+				if t := listMark.List(s, now); t != "" {
+					tags = " " + t
+				}
+			}
+			// beside its own mark ("⇣ claude ▸ 1 ↳"): the children's fold
+			// took the place of where the session came from
+			switch {
+			case s.Subagents > 0 && l.unfolded[s.ID]:
+				tags += fmt.Sprintf(" ▾ %d ↳", s.Subagents)
+			case s.Subagents > 0:
+				tags += fmt.Sprintf(" ▸ %d ↳", s.Subagents)
 			}
 		}
 		tw := titleW - 1

@@ -104,3 +104,18 @@ func TestSessionListEmptyThisDirElidesALongPath(t *testing.T) {
 	send(l, runes("/")...)
 	mustFind(t, draw(t, l, 30, 20), "…/proj")
 }
+
+// A parent imported from another agent keeps its mark beside its
+// children's fold: "▸ 1 ↳" took the place of "⇣ claude".
+func TestImportedParentShowsBothMarks(t *testing.T) {
+	t.Parallel()
+	l := NewSessionList()
+	l.SetTheme(dark)
+	l.SetScope("all", "")
+	l.SetSessions([]SessionRow{{ID: "p", Title: "from claude", WorkDir: "/w", Updated: time.Now(), Imported: true, Origin: "claude", Subagents: 1}})
+	s := draw(t, l, 100, 10)
+	_, y := mustFind(t, s, "from claude")
+	if r := row(s, y); !strings.Contains(r, "⇣ claude ▸ 1 ↳") {
+		t.Errorf("row %q: want both marks, \"⇣ claude ▸ 1 ↳\"", r)
+	}
+}
