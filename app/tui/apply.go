@@ -113,7 +113,11 @@ func (c *Controller) onUIApply(e soul.Event) {
 	case evFunc:
 		ev.f()
 	case evNote:
-		c.msg.setMessage(ev.text, ev.isErr)
+		if ev.news {
+			c.msg.setNews(ev.text)
+		} else {
+			c.msg.setMessage(ev.text, ev.isErr)
+		}
 	case evTick:
 		c.msg.onTick()
 		c.refreshStatus()

@@ -56,7 +56,7 @@ func (cc *contextCommands) cmdCompact(string) {
 	c.startOp("compaction", func(ctx context.Context) error {
 		err := o.soul.Compact(ctx)
 		if err == nil && o.soul.Status().Generation == before {
-			c.post(evNote{text: "nothing to compact yet: the context holds only the last messages, which compaction keeps"})
+			c.post(evNote{text: "nothing to compact yet: the context holds only the last messages, which compaction keeps", news: true})
 		}
 		return err
 	})

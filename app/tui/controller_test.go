@@ -192,6 +192,20 @@ func TestCompactShowsBannerAndNewGeneration(t *testing.T) {
 	}
 }
 
+// TestCompactOfAShortContextSaysSo: the "nothing to compact yet" note is
+// news, not progress: the compaction's end used to clear it in the same
+// frame it was set, so /compact on a short session showed nothing at all.
+func TestCompactOfAShortContextSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{}, llmtest.Text("first answer"))
+	h.submit("one")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	h.submit("/compact")
+	h.waitUntil("compaction to end", func() bool { return h.c.run.op == "" && len(h.c.msg.noticeLog()) > 0 })
+	h.waitFor("nothing to compact yet")
+}
+
 func TestUnknownSlashCommandSendsNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{}, llmtest.Text("should never be asked"))

@@ -191,6 +191,7 @@ type evOpDone struct {
 type evNote struct {
 	text  string
 	isErr bool
+	news  bool // outlives the end of the operation that posted it (setNews)
 }
 
 // evTick drives the elapsed clock and message timeouts.
