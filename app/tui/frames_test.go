@@ -38,7 +38,8 @@ func TestStreamedWordSendsOnlyItsCells(t *testing.T) {
 	t.Parallel()
 	var cc *cellCounter
 	h := newHarness(t, hopts{w: 160, h: 48, mutate: func(o *Options) {
-		cc = &cellCounter{SimulationScreen: o.Screen.(tcell.SimulationScreen)}
+		// Under the harness's lazyScreen: the counter shows each frame.
+		cc = &cellCounter{SimulationScreen: o.Screen.(*lazyScreen).SimulationScreen}
 		o.Screen = cc
 	}})
 	h.waitFor("Input")

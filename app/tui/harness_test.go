@@ -123,6 +123,26 @@ func frameText(s tcell.Screen) string {
 	return b.String()
 }
 
+// lazyScreen is a simulation screen that copies a frame into the
+// simulated terminal's cells (its Show) only when a test reads them: the
+// copy visits every cell of the screen, and most frames are never read
+// that way (waits read the frame as it is drawn, frameText). Its methods
+// run on the UI goroutine (Show in a draw, GetContents in h.read).
+type lazyScreen struct {
+	tcell.SimulationScreen
+	unshown bool // a frame was drawn since the cells were last copied
+}
+
+func (s *lazyScreen) Show() { s.unshown = true }
+
+func (s *lazyScreen) GetContents() ([]tcell.SimCell, int, int) {
+	if s.unshown {
+		s.SimulationScreen.Show()
+		s.unshown = false
+	}
+	return s.SimulationScreen.GetContents()
+}
+
 // fakeClock stands still until the test advances it, so a test steps past
 // a grace period instead of sleeping through it, however loaded the machine.
 type fakeClock struct{ offset atomic.Int64 }
@@ -181,7 +201,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if o.before != nil {
 		o.before(h)
 	}
-	h.screen = tcell.NewSimulationScreen("UTF-8")
+	h.screen = &lazyScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
 	polls := testPolls
 	if o.messageTTL > 0 {
 		polls.message = o.messageTTL
