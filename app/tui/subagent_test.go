@@ -207,7 +207,7 @@ func TestAgentRowOpensAFinishedChildWithoutAWriter(t *testing.T) {
 	h.waitFor("▸ Shell printf 'three lines'")
 	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.toolOut) })
 	h.key(tcell.KeyEnter)
-	txt := h.waitFor("nobody writes this session now", "Esc: back to your session")
+	txt := h.waitFor("nobody writes this session now", "Esc: back · watching")
 	if strings.Contains(txt, "other process is the writer") {
 		t.Fatalf("a finished child's visit says another process writes it:\n%s", txt)
 	}
