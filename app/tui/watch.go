@@ -276,7 +276,9 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	c := w.c
 	defer conn.Close()
 	h := conn.Hello
-	w.inRun.Store(!h.Run.Started.IsZero())
+	// A followed import has a start (its elapsed clock) but streams
+	// nothing: its records are what polls show, so it is never mid-run.
+	w.inRun.Store(!h.Run.Started.IsZero() && h.Origin == "")
 	w.standalone = h.Run.Standalone
 	w.importing.Store(h.Origin != "")
 	w.connected.Store(true)
