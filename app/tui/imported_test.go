@@ -61,6 +61,9 @@ func TestContinueImportedSessionFromBrowser(t *testing.T) {
 	if n := notices(); n != 1 {
 		t.Errorf("%d notices that the session came from codex, want 1", n)
 	}
+	// The answer is on screen before its run ends; Enter while it runs keeps
+	// the prompt in the input (a loaded machine met it).
+	h.waitUntil("the run to end", h.idle)
 	h.typeText("and then?", true)
 	h.waitFor("Still going.")
 	if n := notices(); n != 1 {
