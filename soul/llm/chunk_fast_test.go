@@ -15,6 +15,10 @@ var usualChunks = []string{
 	`{"choices":[{"index":0,"delta":{"reasoning":"日本語 ✓","content":null},"finish_reason":"stop"}]}`,
 	`{ "choices" : [ { "delta" : { "content" : "a\\b\/c\r" } , "index" : 0 } ] , "created" : -1.5e+3 , "x" : true }`,
 	`{"choices":[]}`,
+	// escapes, bytes that are not UTF-8 and nested values under unknown
+	// keys decode as encoding/json decodes them
+	`{"choices":[{"index":0,"delta":{"content":"caf\u00e9 \ud83d\ude00 \ud800"},"logprobs":{"content":[{"token":"x","logprob":-0.1}]}}],"\u0078":[1]}`,
+	"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"bad \xff\"}}]}",
 }
 
 func TestUsualChunksTakeTheFastPath(t *testing.T) {
@@ -47,6 +51,10 @@ func FuzzDecodeFastAgrees(f *testing.F) {
 		`{"error":null,"choices":[]}`,
 		`{"a":nul}`,
 		"{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}",
+		`{"choices":[{"index":0,"delta":{"conten\u0074":"x","\u0043ontent":"y"}}]}`,
+		`{"choices":[{"index":-0,"finish_reason":1}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a","content":null}}]}`,
+		`{"choices":[null],"usage":{"total_tokens":1}}`,
 	} {
 		f.Add([]byte(p))
 	}
