@@ -43,31 +43,3 @@ func TestTricklingStreamIsReadInBatches(t *testing.T) {
 		t.Fatalf("%d reads for %d chunks trickling in over %v (%d pauses), want at most %d: the stream is read per chunk", n, tokens, took, pauses.Load(), most)
 	}
 }
-
-// TestStreamReadAsFastAsItComes: a body whose data is there when asked
-// (a burst, a server that buffered the answer) is read without pauses.
-func TestStreamReadAsFastAsItComes(t *testing.T) {
-	t.Parallel()
-	srv := llmtest.NewServer(t)
-	answer := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
-	reply := llmtest.Text(answer)
-	reply.ChunkSize = 1 << 12
-	srv.Enqueue(reply)
-	p, _ := newProvider(t, srv, true)
-	var reads, pauses atomic.Int64
-	llm.CountStreamReads(p, &reads, &pauses)
-	start := time.Now()
-	resp, err := p.Chat(context.Background(), userReq("q"), llm.Callbacks{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Message.Content.PlainText() != answer {
-		t.Fatal("the answer differs")
-	}
-	// The server writes as fast as it can; a read that found the socket
-	// empty for a moment pauses once, then takes all that came meanwhile.
-	// Paced per read, 256 chunks would take 256 pauses (2.5 s).
-	if n := pauses.Load(); n > reads.Load()/4 {
-		t.Fatalf("%d pauses in %d reads of a burst (%v)", n, reads.Load(), time.Since(start))
-	}
-}
