@@ -51,7 +51,12 @@ func (c *Controller) onUIApply(e soul.Event) {
 		c.statusM.Generation = ev.NewGen
 		c.refreshStatus()
 	case soul.StatusUpdate:
-		c.statusM.Step = ev.Step
+		// Between runs (a /compact, a backtrack, a model switch) the soul
+		// still counts the last run's steps: no step is shown then.
+		c.statusM.Step = 0
+		if c.run.op == "run" || c.watch.inRun.Load() {
+			c.statusM.Step = ev.Step
+		}
 		c.statusM.Tokens = ev.Tokens
 		c.statusM.MaxContext = ev.MaxContext
 		c.statusM.ContextPercent = ev.ContextPercent
@@ -101,6 +106,8 @@ func (c *Controller) onUIApply(e soul.Event) {
 			Text: fmt.Sprintf("Loop warning: the model ran nearly the same command %d times: %s", ev.Count, oneLine(ev.Command, 100))})
 	case soul.RunEnd:
 		c.statusM.RunningTool = ""
+		// No run, no step: as before the first run.
+		c.statusM.Step = 0
 		c.conv.Settle() // the answer's end fills the pane again
 		c.notes.onUIRunEnded(ev)
 		c.refreshStatus()

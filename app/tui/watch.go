@@ -391,7 +391,10 @@ func (w *watcher) onUILiveConnected(o *openSession, conn *live.Conn, h live.Hell
 	}
 	st := c.statusModel()
 	if h.Run.MaxContext > 0 || h.Run.Tokens > 0 { // a followed codex or Claude Code run has no context size
-		st.Step, st.Tokens = h.Run.Step, h.Run.Tokens
+		st.Step, st.Tokens = 0, h.Run.Tokens
+		if !h.Run.Started.IsZero() { // an idle writer keeps its last run's count
+			st.Step = h.Run.Step
+		}
 		st.MaxContext, st.ContextPercent = h.Run.MaxContext, h.Run.ContextPercent
 	}
 	if h.Model != "" {
