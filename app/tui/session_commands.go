@@ -97,18 +97,25 @@ func (sc *sessionCommands) cmdStatus(string) {
 		if c.opts.MCP != nil {
 			servers = c.opts.MCP.Status()
 		}
-		title := ""
+		title, parent := "", ""
 		if o != nil {
 			// Read afresh: the first prompt titles a new session after it
 			// was opened; the lists show this title.
-			if sess, err := c.db.GetSession(context.WithoutCancel(c.ctx), o.sess.ID); err == nil {
+			ctx := context.WithoutCancel(c.ctx)
+			if sess, err := c.db.GetSession(ctx, o.sess.ID); err == nil {
 				title = sess.ListTitle()
 			} else {
 				title = o.sess.ListTitle()
 			}
+			if of := o.sess.SubagentOf; of != "" { // a sub-agent's run: whose Agent call started it
+				parent = of
+				if p, err := c.db.GetSession(ctx, of); err == nil {
+					parent += " · " + oneLine(p.ListTitle(), 80)
+				}
+			}
 		}
 		text := statusText(statusInfo{
-			title: title,
+			title: title, parent: parent,
 			model: st.Model, agent: c.agentLabel(), plan: c.plan.Load(), workDir: workDir, session: o, tokens: st.Tokens, maxContext: st.MaxContext,
 			yolo: yolo, readOnly: c.holds(ruleReadOnly), thinking: c.opts.Soul.Thinking, webSearch: c.opts.WebSearch, approved: approved, files: files, loadErr: loadErr, mcp: servers,
 			configFile: configFile, notices: notices,
@@ -125,6 +132,7 @@ const statusLabelWidth = 10
 
 type statusInfo struct {
 	model, workDir, title string
+	parent                string // a sub-agent's session: its parent's id · title
 	agent                 string
 	plan                  bool
 	session               *openSession
@@ -160,6 +168,9 @@ func statusText(s statusInfo) string {
 		row("session", s.session.sess.ID+" · "+oneLine(s.title, 80))
 	} else {
 		row("session", "new (it starts with your first prompt)")
+	}
+	if s.parent != "" {
+		row("parent", s.parent)
 	}
 	pct := 0.0
 	if s.maxContext > 0 {

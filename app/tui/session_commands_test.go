@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/soul/tools"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // TestStatusShowsModelContextAndAgentsMD: /status names the model, the work
@@ -304,4 +305,27 @@ func TestModelPicker(t *testing.T) {
 	h.waitUntil("the model switched", func() bool { return h.c.statusM.Model == "lab/other-model" })
 	h.submit("hello")
 	h.waitFor("answer from the picked model")
+}
+
+// TestStatusOfChildNamesItsParent: /status of a sub-agent's session names
+// the session whose Agent call started it, by id and title.
+func TestStatusOfChildNamesItsParent(t *testing.T) {
+	t.Parallel()
+	var parentID, childID string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		parent, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the parent task", WorkDir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parentID = parent.ID
+		child, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the child task", WorkDir: h.work,
+			Subagent: store.SubagentOrigin{Of: parent.ID, CallID: "c1", Type: "coder"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.db.AppendMessage(h.ctx, child.ID, message.NewText("user", "look around"))
+		childID = child.ID
+	}, mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, childID }})
+	h.submit("/status")
+	h.waitFor("Status", "parent     "+parentID+" · the parent task")
 }
