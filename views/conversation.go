@@ -144,6 +144,7 @@ type Conversation struct {
 	rowItems    []int
 
 	onSelect func(index int, it Item)
+	onOpen   func(it Item) bool // Enter's first taker (SetOnOpen)
 	// earlier is the marker above the first item when the items are the
 	// tail of a longer conversation ("↑ 1,204 earlier messages…");
 	// reaching the top calls onTop, which loads them.
@@ -185,7 +186,8 @@ func NewConversation() *Conversation {
 		bind("page up", func() { c.Scroll(-c.page()) }, K(tcell.KeyPgUp), K(tcell.KeyCtrlB)),
 		bind("first item", func() { c.Select(0) }, R('g'), K(tcell.KeyHome)),
 		bind("last item, follow output (from a search hit: the newest messages)", c.end, R('G'), K(tcell.KeyEnd)),
-		bind("fold / unfold reasoning, a tool call or a long paste", func() { c.Toggle(c.selected) }, K(tcell.KeyEnter), R(' ')),
+		bind("fold / unfold reasoning, a tool call or a long paste; an Agent call: open its sub-agent's session", c.enter, K(tcell.KeyEnter)),
+		bind("fold / unfold the selected item (an Agent call's arguments too)", func() { c.Toggle(c.selected) }, R(' ')),
 		bind("code blocks: wrap / scroll sideways with ←/→", c.ToggleCodeWrap, R('w')),
 		{Keys: []Key{K(tcell.KeyLeft)}, Description: "scroll code left", Handler: func() { c.ShiftCode(-codeShiftStep) }},
 		{Keys: []Key{K(tcell.KeyRight)}, Description: "scroll code right", Handler: func() { c.ShiftCode(codeShiftStep) }},
@@ -224,6 +226,20 @@ func (c *Conversation) Bindings() []KeyBinding { return c.keys }
 // SetOnSelect sets a callback for selection changes (e.g. to show the
 // selected tool call's output).
 func (c *Conversation) SetOnSelect(f func(index int, it Item)) { c.onSelect = f }
+
+// SetOnOpen sets what Enter does first with the selected item: when f
+// takes it (true) the item is not folded (the workspace opens an Agent
+// call's sub-agent session, as Enter in the tool output pane does).
+func (c *Conversation) SetOnOpen(f func(it Item) bool) { c.onOpen = f }
+
+// enter opens the selected item when the workspace takes it, else folds
+// or unfolds it.
+func (c *Conversation) enter() {
+	if it, ok := c.Item(c.selected); ok && c.onOpen != nil && c.onOpen(it) {
+		return
+	}
+	c.Toggle(c.selected)
+}
 
 func sanitizeItem(it Item) Item {
 	it.Text = sanitizeKeepTabs(it.Text)

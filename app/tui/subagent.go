@@ -51,6 +51,13 @@ func (c *Controller) initSubagents() {
 	s := &subagents{c: subagentsDeps{featureCommon: c.common(), subagentsHost: c, conv: c.conv, tp: c.tp, watch: c.watch}}
 	c.sa = s
 	c.toolOut.SetOnOpen(s.onUIOpen)
+	c.conv.SetOnOpen(func(it views.Item) bool { // Enter on an Agent row there too
+		if it.Kind != views.ItemTool || !isAgentTool(it.ToolName) {
+			return false
+		}
+		s.onUIOpen(views.ToolCallInfo{ID: it.ID, Name: it.ToolName})
+		return true
+	})
 }
 
 // subagentLive is what the workspace knows of one running child.

@@ -214,3 +214,29 @@ func TestAgentRowOpensAFinishedChildWithoutAWriter(t *testing.T) {
 	h.key(tcell.KeyEscape)
 	h.waitFor("The sub-agent counted three lines.", "back to your session")
 }
+
+// TestConversationEnterOnAgentRowOpensTheChild: Enter on the Agent call's
+// row in the conversation opens the child's session as Enter in the tool
+// output pane does (it only folded the call's arguments); another tool
+// row still folds.
+func TestConversationEnterOnAgentRowOpensTheChild(t *testing.T) {
+	t.Parallel()
+	var parent string
+	h := newHarness(t, hopts{w: 160, h: 48, before: func(h *harness) {
+		parent = seedAgentCall(t, h.db, h.work)
+	}, mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, parent }})
+	h.waitFor("The sub-agent counted three lines.")
+	h.c.onUIThread(func() {
+		for i := 0; i < h.c.conv.Len(); i++ {
+			if it, _ := h.c.conv.Item(i); it.Kind == views.ItemTool && it.ID == "call_agent" {
+				h.c.conv.Select(i)
+			}
+		}
+		h.c.app.SetFocus(h.c.conv)
+	})
+	h.waitFor("▸ Shell printf 'three lines'")
+	h.key(tcell.KeyEnter)
+	h.waitFor("nobody writes this session now", "Esc: back · watching")
+	h.key(tcell.KeyEscape)
+	h.waitFor("The sub-agent counted three lines.", "back to your session")
+}
