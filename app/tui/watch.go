@@ -455,9 +455,10 @@ func (w *watcher) onUILiveGone(o *openSession, h live.Hello, left bool, tokens i
 	if h.Origin != "" {
 		w.label = writerGoneLabel
 		c.setMessage("stopped following the "+views.ImportMark(h.Origin)+" run: its file stopped growing and its writer is gone; showing what was imported", true)
-		c.refreshStatus()
-		return
+	} else {
+		c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", h.PID, what), true)
 	}
-	c.setMessage(fmt.Sprintf("the writer (pid %d) %s: showing what it committed, from the database", h.PID, what), true)
-	c.refreshStatus()
+	// The input says so too: the writer check posts only changes, and one
+	// that saw the lease free while the channel was up has posted already.
+	w.onUIWatchStatus(o.sess.ID, w.label, false, runState{})
 }

@@ -184,3 +184,39 @@ func TestWatcherTokensAfterTheWriterLeft(t *testing.T) {
 	h.waitUntil("the writer seen gone", func() bool { return h.c.watch.writerGone() })
 	h.waitUntil("the saved token count", func() bool { return h.c.statusM.Tokens == sess.Tokens })
 }
+
+// TestWriterLeftAfterThePollSawItsLeaseFreeSaysContinue: a writer check
+// that finds the lease free while the live channel is still up keeps the
+// channel's "live" label (it knows better); when the channel then closes,
+// the input must say the writer left and /continue writes it here. It
+// kept "another rewind process writes it" for good: the check posts only
+// changes, and it had posted its "gone" already (failed clean CI runs of
+// TestWatchFromRunsGoesBackAndContinuesHere).
+func TestWriterLeftAfterThePollSawItsLeaseFreeSaysContinue(t *testing.T) {
+	t.Parallel()
+	home := shortHome(t)
+	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns},
+		llmtest.Text("my own answer"))
+	h.submit("my own prompt")
+	h.waitFor("my own answer")
+	h.waitUntil("the own run to end", h.idle)
+	b, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the other run", WorkDir: h.work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startLiveWriter(t, h.db, home, b.ID, h.work, true, "first of the other", llmtest.Text("other answer one"))
+	if err := <-w.done; err != nil {
+		t.Fatal(err)
+	}
+	w.done <- nil // for the cleanup
+	h.watchFromRuns(b.ID)
+	h.waitFor("WATCH · live", "other answer one")
+	if err := w.lease.Release(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := &h.c.pollStats
+	checks := st.writerChecks.Load()
+	h.waitUntil("a whole writer check after the release", func() bool { return st.writerChecks.Load() >= checks+2 })
+	w.pub.Close()
+	h.waitFor("WATCH · writer left", "the writer left it", "/continue writes it here")
+}
