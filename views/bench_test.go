@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rewind-agent/rewind/internal/benchtext"
 	"github.com/rivo/tview"
 )
 
@@ -183,49 +184,11 @@ func BenchmarkConversationStreamLongReply(b *testing.B) {
 	}
 }
 
-// benchAnswerTokens are the tokens of cmd/streambench's answer: sections
-// of a heading, a 70-word paragraph with code spans and bold, a four-item
-// list, a 12-line Go block and a 50-word paragraph.
-func benchAnswerTokens(n int) []string {
-	words := strings.Fields("the stream renders each block once and keeps it while the open tail is laid out again on every frame so the cost of a token stays flat however long the answer grows and the terminal gets only the cells that changed")
-	var toks []string
-	para := func(k, seed int) {
-		for i := 0; i < k; i++ {
-			w := words[(seed*7+i*3)%len(words)]
-			switch i % 17 {
-			case 5:
-				w = "`" + w + "`"
-			case 11:
-				w = "**" + w + "**"
-			}
-			toks = append(toks, w+" ")
-		}
-		toks[len(toks)-1] = strings.TrimSpace(toks[len(toks)-1]) + ".\n\n"
-	}
-	for s := 1; len(toks) < n; s++ {
-		toks = append(toks, "## ", "Section ", fmt.Sprint(s)+"\n\n")
-		para(70, s)
-		for i := 0; i < 4; i++ {
-			toks = append(toks, "- ")
-			para(12, s+i)
-			toks[len(toks)-1] = strings.TrimSuffix(toks[len(toks)-1], "\n")
-		}
-		toks[len(toks)-1] += "\n"
-		toks = append(toks, "```go\n")
-		for i := 0; i < 12; i++ {
-			toks = append(toks, "func ", fmt.Sprintf("f%d_%d", s, i), "(x ", "int) ", "int ", "{ ", "return ", "x ", "* ", fmt.Sprint(i), " }\n")
-		}
-		toks = append(toks, "```\n\n")
-		para(50, s+3)
-	}
-	return toks[:n]
-}
-
 // BenchmarkStreamAnswerFrames draws a 4,000-token answer shaped like
 // cmd/streambench's in a 160x48 conversation, a frame per 100 tokens (2,000
 // tokens/s at 20 frames/s); ns/token is the UI's share of a token's cost.
 func BenchmarkStreamAnswerFrames(b *testing.B) {
-	toks := benchAnswerTokens(4000)
+	toks := benchtext.Answer(4000) // cmd/streambench's answer
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		c := NewConversation()

@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rewind-agent/rewind/internal/benchtext"
 )
 
 // promptMarker is in the prompt typed; a request holding it and tools is
@@ -79,42 +81,10 @@ func fail(format string, a ...any) {
 	os.Exit(1)
 }
 
-// answer is the streamed markdown, token by token: sections of a heading,
-// paragraphs, a list and a Go code block, then endMarker.
+// answer is the streamed markdown, token by token (benchtext.Answer, which
+// the views' frame benchmarks draw too), then endMarker.
 func answer(n int) []string {
-	words := strings.Fields("the stream renders each block once and keeps it while the open tail is laid out again on every frame so the cost of a token stays flat however long the answer grows and the terminal gets only the cells that changed")
-	var toks []string
-	para := func(k, seed int) {
-		for i := 0; i < k; i++ {
-			w := words[(seed*7+i*3)%len(words)]
-			switch i % 17 {
-			case 5:
-				w = "`" + w + "`"
-			case 11:
-				w = "**" + w + "**"
-			}
-			toks = append(toks, w+" ")
-		}
-		toks[len(toks)-1] = strings.TrimSpace(toks[len(toks)-1]) + ".\n\n"
-	}
-	for s := 1; len(toks) < n; s++ {
-		toks = append(toks, "## ", "Section ", strconv.Itoa(s)+"\n\n")
-		para(70, s)
-		for i := 0; i < 4; i++ {
-			toks = append(toks, "- ")
-			para(12, s+i)
-			toks[len(toks)-1] = strings.TrimSuffix(toks[len(toks)-1], "\n")
-		}
-		toks[len(toks)-1] += "\n"
-		toks = append(toks, "```go\n")
-		for i := 0; i < 12; i++ {
-			toks = append(toks, "func ", fmt.Sprintf("f%d_%d", s, i), "(x ", "int) ", "int ", "{ ", "return ", "x ", "* ", strconv.Itoa(i), " }\n")
-		}
-		toks = append(toks, "```\n\n")
-		para(50, s+3)
-	}
-	toks = toks[:n-1]
-	return append(toks, "\n\n"+endMarker)
+	return append(benchtext.Answer(n-1), "\n\n"+endMarker)
 }
 
 // server is the fake model.
