@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 )
@@ -32,6 +33,15 @@ func TestInterruptInTmuxKeepsPartial(t *testing.T) {
 	tt.waitFor("an answe")
 	tt.send("Escape")
 	tt.waitFor("⏸ interrupted", "kept in archived generation 1")
+	// The banner comes before the run's end, which clears the status
+	// bar's message: Alt-T's note must come after it (under -race it came
+	// before and was wiped). The status bar drops the step when it ends.
+	if _, ok := tt.waitScreen(20*time.Second, func(screen string) bool {
+		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+		return !strings.Contains(lines[len(lines)-1], "step ")
+	}); !ok {
+		t.Fatalf("the interrupted run never ended:\n%s", tt.capture())
+	}
 	tt.send("M-t")
 	tt.waitFor("thinking off")
 	tt.send("-l", "two")

@@ -105,8 +105,13 @@ func TestSubagentsInTmux(t *testing.T) {
 			}
 			childShown("Down") // a child row selected: the preview is titled by it
 			tt.send("Enter")
-			tt.waitFor("▶ Input") // the workspace, the child open
-			if size[1] >= 48 {    // at 24 rows /status scrolls its agent row off
+			// The workspace shows its input as the browser closes, before the
+			// child is open: its title in the status bar says it is (a
+			// /status typed in between described the parent under -race).
+			if _, ok := tt.waitScreen(20*time.Second, childOpen); !ok {
+				t.Fatalf("the child never opened:\n%s", tt.capture())
+			}
+			if size[1] >= 48 { // at 24 rows /status scrolls its agent row off
 				tt.send("-l", "/status")
 				tt.send("Enter")
 				screen := tt.waitFor("(built-in)")
@@ -202,6 +207,14 @@ func TestPlanModeInTmux(t *testing.T) {
 			}
 		})
 	}
+}
+
+// childOpen reports whether the status bar (the screen's last line) names
+// one of the demo's sub-agents' sessions.
+func childOpen(screen string) bool {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	last := lines[len(lines)-1]
+	return strings.Contains(last, "list the demo files") || strings.Contains(last, "count README lines")
 }
 
 // previewsAChild reports whether the browser's preview (its title line,
