@@ -29,22 +29,18 @@ func (h *harness) watchFromRuns(id string) {
 	h.waitUntil("the run watched", func() bool { return h.c.SessionID() == id && h.c.readOnly && h.idle() })
 }
 
-// Watching a run from the runs view is a visit: Esc goes back to the
-// session the workspace writes. A watched session whose writer left can be
-// continued here (/continue, or Enter on it in the session list): the
-// workspace takes its lease and becomes the writer. The runs view marks a
-// run that takes approval answers from watchers, and the input's label
-// never says another process writes a session whose writer left.
-func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
-	t.Parallel()
+// ownSessionBesideALiveWriter is a workspace (80x24) that has answered
+// "my own prompt" in a session of its own, then the later replies, and
+// beside it "the other run", a session another writer in this process
+// holds and has run one turn in, published on the live socket.
+func ownSessionBesideALiveWriter(t *testing.T, later ...llmtest.Reply) (*harness, store.Session, *liveWriter) {
+	t.Helper()
 	home := shortHome(t)
 	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns},
-		llmtest.Text("my own answer"), llmtest.Text("continued here"))
+		append([]llmtest.Reply{llmtest.Text("my own answer")}, later...)...)
 	h.submit("my own prompt")
 	h.waitFor("my own answer")
 	h.waitUntil("the own run to end", h.idle)
-	own := h.sessionID()
-
 	b, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the other run", WorkDir: h.work})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +50,19 @@ func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.done <- nil // for the cleanup
+	return h, b, w
+}
+
+// Watching a run from the runs view is a visit: Esc goes back to the
+// session the workspace writes. A watched session whose writer left can be
+// continued here (/continue, or Enter on it in the session list): the
+// workspace takes its lease and becomes the writer. The runs view marks a
+// run that takes approval answers from watchers, and the input's label
+// never says another process writes a session whose writer left.
+func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
+	t.Parallel()
+	h, b, w := ownSessionBesideALiveWriter(t, llmtest.Text("continued here"))
+	own := h.sessionID()
 
 	h.key(tcell.KeyCtrlL)
 	txt := h.waitFor("the other run", "⇄ idle", "⇄ takes approval answers from watchers")
@@ -194,21 +203,7 @@ func TestWatcherTokensAfterTheWriterLeft(t *testing.T) {
 // TestWatchFromRunsGoesBackAndContinuesHere).
 func TestWriterLeftAfterThePollSawItsLeaseFreeSaysContinue(t *testing.T) {
 	t.Parallel()
-	home := shortHome(t)
-	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns},
-		llmtest.Text("my own answer"))
-	h.submit("my own prompt")
-	h.waitFor("my own answer")
-	h.waitUntil("the own run to end", h.idle)
-	b, err := h.db.CreateSession(h.ctx, store.NewSession{Title: "the other run", WorkDir: h.work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := startLiveWriter(t, h.db, home, b.ID, h.work, true, "first of the other", llmtest.Text("other answer one"))
-	if err := <-w.done; err != nil {
-		t.Fatal(err)
-	}
-	w.done <- nil // for the cleanup
+	h, b, w := ownSessionBesideALiveWriter(t)
 	h.watchFromRuns(b.ID)
 	h.waitFor("WATCH · live", "other answer one")
 	if err := w.lease.Release(h.ctx); err != nil {
