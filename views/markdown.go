@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/gdamore/tcell/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -14,6 +13,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/rewind-agent/rewind/themes"
+	"github.com/rewind-agent/rewind/third_party/chroma/lexers"
 )
 
 var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
