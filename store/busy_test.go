@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -55,7 +54,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 func openBusy(t *testing.T) (*DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := OpenWith(bg, path, Options{BusyTimeout: 20 * time.Millisecond, LeaseHeartbeat: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

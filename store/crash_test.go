@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,7 +78,7 @@ func TestCrashKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,7 +13,7 @@ import (
 func fileTestDB(t *testing.T) (*DB, Session) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "rewind.db"))
+	db, err := Open(ctx, newDBPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -149,7 +148,7 @@ func TestImportClaimsAKimiSessionOnce(t *testing.T) {
 		return ImportedSession{Session: NewSession{Title: uuid, WorkDir: "/w"}, Generations: []ImportedGeneration{{Records: recs}},
 			Kimi: &KimiImport{KimiSession: uuid, Source: "/share/" + uuid, Files: `[]`, Records: n}}
 	}
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	var dbs [2]*DB
 	for i := range dbs {
 		db, err := Open(bg, path)

@@ -16,18 +16,15 @@ import (
 // fillDB writes a real database with enough sessions to span many pages.
 func fillDB(t *testing.T, path string) (sessionID string, pages int64) {
 	t.Helper()
+	filledDB.copyTo(t, path)
+	// Opened and closed by rewind, as the built file was: checked and
+	// stamped (the stamp is of this file, not of the built one).
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 40; i++ {
-		s := newSession(t, db, fmt.Sprintf("session %d", i), "/w")
-		sessionID = s.ID
-		for j := 0; j < 5; j++ {
-			if _, err := db.AppendMessage(bg, s.ID, message.NewText("user", strings.Repeat(fmt.Sprintf("words of message %d %d ", i, j), 40))); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := db.Reader().QueryRow("SELECT id FROM sessions WHERE title = 'session 39'").Scan(&sessionID); err != nil {
+		t.Fatal(err)
 	}
 	if err := db.Reader().QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
 		t.Fatal(err)
@@ -37,6 +34,26 @@ func fillDB(t *testing.T, path string) (sessionID string, pages int64) {
 	}
 	return sessionID, pages
 }
+
+// filledDB is 40 sessions of 5 messages each, written as rewind writes
+// them (a transaction per message), built once per test binary.
+var filledDB = &fileFixture{build: func(t testing.TB, path string) {
+	db, err := Open(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		s := newSession(t, db, fmt.Sprintf("session %d", i), "/w")
+		for j := 0; j < 5; j++ {
+			if _, err := db.AppendMessage(bg, s.ID, message.NewText("user", strings.Repeat(fmt.Sprintf("words of message %d %d ", i, j), 40))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}}
 
 // corruptPages overwrites n pages in the middle of the file with noise.
 func corruptPages(t *testing.T, path string, pages int64, n int) {

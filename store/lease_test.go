@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -14,7 +13,7 @@ import (
 // session as B wrote it.
 func TestLostLeaseCommitsNothing(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	a, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,18 +10,83 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 func openTest(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "rewind.db"))
+	db, err := Open(context.Background(), newDBPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// newDBPath is the path of a new database in t.TempDir(): a copy of an
+// empty one migrated once per test binary. Running every migration for
+// each test's database was a third of the package's CPU; the tests of
+// creating and migrating a database open a new path themselves.
+func newDBPath(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rewind.db")
+	emptyDB.copyTo(t, path)
+	return path
+}
+
+var emptyDB = &fileFixture{build: func(t testing.TB, path string) {
+	db, err := Open(bg, path)
+	if err == nil {
+		err = db.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}}
+
+// fileFixture is a database file built once per test binary, by the first
+// test that asks for it, and copied for each: storetest.Fixture for the
+// store's own tests, which cannot import storetest (it imports store).
+type fileFixture struct {
+	build func(t testing.TB, path string) // closes the database it built
+
+	once      sync.Once
+	file, wal []byte
+	err       error
+}
+
+func (f *fileFixture) copyTo(t testing.TB, path string) {
+	t.Helper()
+	f.once.Do(func() {
+		f.err = errors.New("the test that built it failed")
+		dir, err := os.MkdirTemp("", "rewind-store-fixture")
+		if err != nil {
+			f.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		built := filepath.Join(dir, "rewind.db")
+		f.build(t, built) // a t.Fatal in it leaves f.err set
+		if f.file, f.err = os.ReadFile(built); f.err != nil {
+			return
+		}
+		if wal, err := os.ReadFile(built + "-wal"); err == nil {
+			f.wal = wal
+		}
+	})
+	if f.err != nil {
+		t.Fatalf("fixture: %v", f.err)
+	}
+	if err := os.WriteFile(path, f.file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if f.wal != nil {
+		if err := os.WriteFile(path+"-wal", f.wal, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestOpenFresh(t *testing.T) {
@@ -352,7 +417,7 @@ func TestLeases(t *testing.T) {
 func TestOpenWhileAnotherProcessWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)

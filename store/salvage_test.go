@@ -50,7 +50,7 @@ func keptTexts(t *testing.T, db *DB, id string) []string {
 // file.
 func TestKeptStepWaitsForTheLockWithoutBlocking(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestKeptStepWaitsForTheLockWithoutBlocking(t *testing.T) {
 // commit and unlink) writes nothing more.
 func TestRecoveryFileIsCommittedByTheNextStart(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestRecoveryFileIsCommittedByTheNextStart(t *testing.T) {
 // holds (it waits for the lock itself) is not committed by a second one.
 func TestRecoveryFileOfARunningProcessIsLeftToIt(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestRecoveryFileOfARunningProcessIsLeftToIt(t *testing.T) {
 // after the busy timeout (5 s).
 func TestWriteGivesUpWaitingWhenItsContextEnds(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "rewind.db")
+	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -51,7 +50,7 @@ func TestDataVersionMovesOnlyWithCommits(t *testing.T) {
 // heartbeats.
 func TestDataVersionIgnoresOwnHeartbeats(t *testing.T) {
 	t.Parallel()
-	db, err := OpenWith(bg, filepath.Join(t.TempDir(), "rewind.db"), Options{LeaseHeartbeat: 20 * time.Millisecond})
+	db, err := OpenWith(bg, newDBPath(t), Options{LeaseHeartbeat: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
