@@ -62,6 +62,21 @@ type Shell struct {
 	// *PASSWORD*, so that a command such as env cannot copy a secret into
 	// the transcript.
 	Environ []string
+	// killGrace and drainGrace, when set, replace shellKillGrace and
+	// shellDrainGrace (tests that wait them out shorten them).
+	killGrace, drainGrace time.Duration
+}
+
+// graces are the waits after SIGTERM and after the shell's exit.
+func (t *Shell) graces() (kill, drain time.Duration) {
+	kill, drain = shellKillGrace, shellDrainGrace
+	if t.killGrace > 0 {
+		kill = t.killGrace
+	}
+	if t.drainGrace > 0 {
+		drain = t.drainGrace
+	}
+	return kill, drain
 }
 
 func (t *Shell) Call(ctx context.Context, env *Env, args json.RawMessage) Result {
@@ -132,6 +147,7 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 		limit = shellDefaultOutput
 	}
 	r := shellRun{out: newCapture(limit)}
+	killGrace, drainGrace := t.graces()
 
 	shell := "bash"
 	if _, err := exec.LookPath(shell); err != nil {
@@ -189,7 +205,7 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case waitErr = <-waitDone:
-		case <-time.After(shellKillGrace):
+		case <-time.After(killGrace):
 		}
 		// Children may ignore SIGTERM or outlive the shell: kill the group.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -199,7 +215,7 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	}
 	select {
 	case <-readDone:
-	case <-time.After(shellDrainGrace):
+	case <-time.After(drainGrace):
 		r.leftBehind = true
 		_ = pr.SetReadDeadline(time.Now())
 		<-readDone

@@ -265,7 +265,8 @@ func TestShellBackgroundJobDoesNotHang(t *testing.T) {
 	t.Parallel()
 	env, _ := newEnv(t)
 	start := time.Now()
-	res := call(t, &Shell{}, env, map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
+	// The wait for the pipe is the point, not its length (2 s in use).
+	res := call(t, &Shell{drainGrace: 500 * time.Millisecond}, env, map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("a background job held the call for %v", took)
 	}
@@ -307,7 +308,7 @@ func TestShellTimeoutTellsTheTruthAboutSetsid(t *testing.T) {
 		t.Skip("no setsid here")
 	}
 	env, _ := newEnv(t)
-	res := call(t, &Shell{}, env, map[string]any{
+	res := call(t, &Shell{drainGrace: 500 * time.Millisecond}, env, map[string]any{
 		"command": `setsid sleep 30 & echo $! > pid; sleep 30`,
 		"timeout": 1,
 	})
