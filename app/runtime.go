@@ -39,11 +39,6 @@ type Runtime struct {
 	RecoveryNotice string
 }
 
-// NewRuntime returns a Runtime over the process's own streams and environment.
-func NewRuntime(flags Overrides) *Runtime {
-	return &Runtime{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Flags: flags}
-}
-
 // Config loads (once) and returns the configuration.
 func (rt *Runtime) Config() (Config, error) {
 	if rt.cfg == nil && rt.cfgErr == nil {

@@ -15,7 +15,6 @@ import (
 // flag of another command says which commands take it.
 func TestDidYouMean(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	cases := []struct {
 		args  []string
 		wants []string
@@ -28,7 +27,7 @@ func TestDidYouMean(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
-			expectError(t, e.run(tc.args...), 2, tc.wants...)
+			expectError(t, runArgs(t, tc.args...), 2, tc.wants...)
 		})
 	}
 }
@@ -37,7 +36,6 @@ func TestDidYouMean(t *testing.T) {
 // reads, not the workspace's.
 func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	cases := []struct {
 		cmd            string
 		want, unwanted []string
@@ -53,7 +51,7 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
-			r := e.mustOK(tc.cmd, "--help")
+			r := mustParse(t, tc.cmd, "--help")
 			for _, w := range tc.want {
 				if !strings.Contains(r.stdout, w) {
 					t.Errorf("help of %s lacks %s:\n%s", tc.cmd, w, r.stdout)
@@ -67,7 +65,7 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 		})
 	}
 	// The workspace still takes them all.
-	r := e.mustOK("--help")
+	r := mustParse(t, "--help")
 	for _, w := range []string{"--theme", "--model", "--yolo", "--work-dir", "--max-steps", "--version"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("rewind --help lacks %s", w)
@@ -77,7 +75,7 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
-	r := newEnv(t).mustOK("--version")
+	r := mustParse(t, "--version")
 	if !strings.HasPrefix(r.stdout, "rewind ") || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("--version: %q", r.stdout)
 	}

@@ -206,7 +206,8 @@ func TestDryRunRevertAndRestore(t *testing.T) {
 	// Errors stay errors in a dry run.
 	expectError(t, e.run("revert", id, "9", "--dry-run"), 1, "checkpoint 9")
 	expectError(t, e.run("restore", id, "9", "--dry-run"), 1, "generation 9")
-	expectError(t, e.run("revert", id, "0", "--files", "--diff"), 2, "--dry-run")
-	expectError(t, e.run("revert", id, "0", "--dry-run", "--diff"), 2, "--files")
-	expectError(t, e.run("restore", id, "0", "--dry-run", "--diff"), 2, "--files")
+	// Flags that do not go together are refused before the database is read.
+	expectError(t, runArgs(t, "revert", id, "0", "--files", "--diff"), 2, "--dry-run")
+	expectError(t, runArgs(t, "revert", id, "0", "--dry-run", "--diff"), 2, "--files")
+	expectError(t, runArgs(t, "restore", id, "0", "--dry-run", "--diff"), 2, "--files")
 }

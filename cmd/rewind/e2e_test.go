@@ -123,7 +123,68 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// runArgs runs rewind's run in the test process, for a test of how the
+// command line is read: argument and flag errors, help. A start of the
+// binary costs ~15 ms of CPU; the end-to-end shape of the same errors
+// (exit code, one line on stderr) is held through the binary by
+// TestUsageErrorsThroughTheBinary. The run gets a home of its own and an
+// environment with nothing in it, and the test fails if the run went past
+// its arguments (anything in that home): such a test starts the binary.
+func runArgs(t *testing.T, args ...string) result {
+	t.Helper()
+	home := privateDir(t)
+	var out, errb bytes.Buffer
+	code := run(append([]string{"--home", home}, args...), stdio{
+		in: strings.NewReader(""), out: &out, err: &errb,
+		getenv: func(string) string { return "" },
+	})
+	if entries, _ := os.ReadDir(home); len(entries) > 0 {
+		t.Fatalf("rewind %q went past its arguments (it made %s): start the binary (env.run)", args, entries[0].Name())
+	}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// mustParse is runArgs for a command line that must succeed (help).
+func mustParse(t *testing.T, args ...string) result {
+	t.Helper()
+	r := runArgs(t, args...)
+	if r.code != 0 {
+		t.Fatalf("rewind %v: %s", args, r)
+	}
+	return r
+}
+
 func (e *env) dbPath() string { return filepath.Join(e.home, "rewind.db") }
+
+// waitUntil polls the database, read-only, until query (one boolean) is
+// true, and fails the test if the process whose Wait exited reports ends
+// first. Another process's commits signal nothing here; a query costs a
+// fraction of a start of the binary.
+func (e *env) waitUntil(exited <-chan error, query string) {
+	e.t.Helper()
+	var ro *sql.DB
+	for {
+		select {
+		case err := <-exited:
+			e.t.Fatalf("the process ended before %s: %v", query, err)
+		case <-time.After(5 * time.Millisecond):
+		}
+		if ro == nil {
+			if _, err := os.Stat(e.dbPath()); err != nil {
+				continue
+			}
+			var err error
+			if ro, err = sql.Open("sqlite3", "file:"+e.dbPath()+"?mode=ro&_busy_timeout=5000"); err != nil {
+				e.t.Fatal(err)
+			}
+			defer ro.Close()
+		}
+		var ok bool
+		if ro.QueryRow(query).Scan(&ok) == nil && ok {
+			return
+		}
+	}
+}
 
 // mustOK runs rewind and fails the test unless it exits 0.
 func (e *env) mustOK(args ...string) result {
@@ -476,7 +537,6 @@ func TestRevertFilesWorkDirGone(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	cases := [][]string{
 		{"--bogus"},
 		{"sessions", "extra"},
@@ -497,7 +557,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
-			r := e.run(args...)
+			r := runArgs(t, args...)
 			expectError(t, r, 2)
 			// The parser's own wording stays out of the line.
 			for _, bad := range []string{"strconv", "arg(s)"} {
@@ -507,14 +567,30 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	expectError(t, e.run("revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "usage: rewind revert ID CHECKPOINT")
-	expectError(t, e.run("--max-steps", "many"), 2, `"--max-steps"`, "want a whole number")
+	expectError(t, runArgs(t, "revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "usage: rewind revert ID CHECKPOINT")
+	expectError(t, runArgs(t, "--max-steps", "many"), 2, `"--max-steps"`, "want a whole number")
 	// A subcommand's bad arguments point at that subcommand's help.
-	expectError(t, e.run("search"), 2, "`rewind search` needs a QUERY", "usage: rewind search QUERY", "(see `rewind search --help`)")
-	expectError(t, e.run("generations"), 2, "(see `rewind generations --help`)")
+	expectError(t, runArgs(t, "search"), 2, "`rewind search` needs a QUERY", "usage: rewind search QUERY", "(see `rewind search --help`)")
+	expectError(t, runArgs(t, "generations"), 2, "(see `rewind generations --help`)")
 	// --help is not an error.
-	r := e.run("--help")
+	r := runArgs(t, "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "sessions") {
+		t.Errorf("--help: %s", r)
+	}
+}
+
+// TestUsageErrorsThroughTheBinary: the process itself ends a usage error
+// with exit 2 and one line on stderr, whether the parser found it (an
+// unknown flag, a missing argument) or the command did (-p with a bad
+// --output), and --help exits 0. TestUsageErrors and the other tests of
+// the command line run the same run() in the test process.
+func TestUsageErrorsThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	expectError(t, e.run("--bogus"), 2, "--bogus")
+	expectError(t, e.run("revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "(see `rewind revert --help`)")
+	expectError(t, e.run("-p", "hi", "--output", "xml"), 2, "xml")
+	if r := e.run("--help"); r.code != 0 || !strings.Contains(r.stdout, "sessions") || r.stderr != "" {
 		t.Errorf("--help: %s", r)
 	}
 }
@@ -871,17 +947,8 @@ func TestImportInterruptedSaysWhatItKept(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	// Interrupt once a first batch is committed (read-only commands take no lock).
-	for {
-		if r := e.run("sessions", "--json"); r.code == 0 && strings.TrimSpace(r.stdout) != "[]" {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the import ended before a first batch was seen: %v: %s", err, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	// Interrupt once a first batch is committed.
+	e.waitUntil(exited, `SELECT count(*) > 0 FROM sessions`)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -1003,12 +1070,12 @@ func TestSearchCommandAsTheTUI(t *testing.T) {
 		t.Errorf("the last word is not a prefix as in the TUI: %v", hits)
 	}
 	for _, q := range []string{"", "  ", "()", "x"} {
-		expectError(t, e.run("search", q), 2, "QUERY", "(see `rewind search --help`)")
+		expectError(t, runArgs(t, "search", q), 2, "QUERY", "(see `rewind search --help`)")
 	}
 	for _, n := range []string{"0", "-1"} {
-		expectError(t, e.run("search", "build", "--limit", n), 2, "--limit", "at least 1")
+		expectError(t, runArgs(t, "search", "build", "--limit", n), 2, "--limit", "at least 1")
 	}
-	if help := e.mustOK("search", "--help").stdout; !strings.Contains(help, "prefix") || !strings.Contains(help, "last word") {
+	if help := mustParse(t, "search", "--help").stdout; !strings.Contains(help, "prefix") || !strings.Contains(help, "last word") {
 		t.Errorf("help does not say the last word is a prefix:\n%s", help)
 	}
 }

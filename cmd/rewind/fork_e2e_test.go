@@ -84,13 +84,13 @@ func TestForkCommand(t *testing.T) {
 		{[]string{"fork", s.id, "--checkpoint", "7"}, 1, []string{"has no checkpoint 7", "rewind show " + s.id}},
 		{[]string{"fork", s.id, "--generation", "9"}, 1, []string{"has no generation 9", "rewind generations " + s.id}},
 		{[]string{"fork", s.id, "--generation", "0", "--checkpoint", "5"}, 1, []string{"has no checkpoint 5 in generation 0"}},
-		{[]string{"fork", s.id, "--checkpoint", "-1"}, 2, []string{"--checkpoint must be a non-negative number", "rewind fork --help"}},
-		{[]string{"fork"}, 2, []string{"`rewind fork` takes 1 argument, got 0"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			expectError(t, e.run(tc.args...), tc.code, tc.wants...)
 		})
 	}
+	expectError(t, runArgs(t, "fork", s.id, "--checkpoint", "-1"), 2, "--checkpoint must be a non-negative number", "rewind fork --help")
+	expectError(t, runArgs(t, "fork"), 2, "`rewind fork` takes 1 argument, got 0")
 	if m := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)); m != n {
 		t.Errorf("failed forks made %d sessions", m-n)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -60,23 +59,7 @@ func testKill9MidImport(t *testing.T, write func(dir string) (int, error)) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// Kill it once some records are committed.
-	var ro *sql.DB
-	for committed := 0; committed == 0; {
-		select {
-		case err := <-exited:
-			t.Fatalf("the import ended before any record was seen committed: %v", err)
-		case <-time.After(5 * time.Millisecond):
-		}
-		if ro == nil {
-			if ro, err = sql.Open("sqlite3", "file:"+e.dbPath()+"?mode=ro&_busy_timeout=5000"); err != nil {
-				t.Fatal(err)
-			}
-			defer ro.Close()
-		}
-		if ro.QueryRow(`SELECT count(*) FROM context`).Scan(&committed) != nil {
-			committed = 0 // not created yet
-		}
-	}
+	e.waitUntil(exited, `SELECT count(*) > 0 FROM context`)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

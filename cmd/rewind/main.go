@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -16,21 +17,30 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr, getenv: os.Getenv}))
 }
 
-func run(args []string) (code int) {
+// stdio is what a run reads and writes besides its arguments: the
+// process's streams and environment (tests of argument errors pass their
+// own and call run in the test process).
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+	getenv   func(string) string
+}
+
+func run(args []string, sio stdio) (code int) {
 	defer func() {
 		// A bug must still end in one line, never a stack trace.
 		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "rewind: internal error: %v (please report it)\n", r)
+			fmt.Fprintf(sio.err, "rewind: internal error: %v (please report it)\n", r)
 			code = app.ExitError
 		}
 	}()
 	ctx, stop := app.SignalContext(context.Background())
 	defer stop()
 
-	cli := newCLI()
+	cli := newCLI(sio)
 	cli.root.SetArgs(args)
 	err := cli.root.ExecuteContext(ctx)
 	if err == nil {
@@ -41,13 +51,14 @@ func run(args []string) (code int) {
 		// command. All of those are usage errors.
 		err = app.Usage(err)
 	}
-	fmt.Fprintln(os.Stderr, app.ErrorLine(err))
+	fmt.Fprintln(sio.err, app.ErrorLine(err))
 	return app.ExitCode(err)
 }
 
 type cli struct {
 	root    *cobra.Command
 	rt      *app.Runtime
+	sio     stdio
 	started bool
 
 	// common flags
@@ -65,7 +76,7 @@ type cli struct {
 func (c *cli) action(body func(ctx context.Context, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		c.started = true
-		c.rt = app.NewRuntime(c.overrides(cmd))
+		c.rt = &app.Runtime{Stdin: c.sio.in, Stdout: c.sio.out, Stderr: c.sio.err, Getenv: c.sio.getenv, Flags: c.overrides(cmd)}
 		return body(cmd.Context(), cmd, args)
 	}
 }
@@ -243,8 +254,8 @@ func (c *cli) themeFlag(cmd *cobra.Command) {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
-func newCLI() *cli {
-	c := &cli{}
+func newCLI(sio stdio) *cli {
+	c := &cli{sio: sio}
 	var (
 		prompt, output, session string
 		cont                    bool
@@ -288,6 +299,9 @@ func newCLI() *cli {
 			return app.RunTUI(ctx, opts)
 		}),
 	}
+	root.SetIn(sio.in)
+	root.SetOut(sio.out)
+	root.SetErr(sio.err)
 	root.Version = versionString()
 	root.SetVersionTemplate("rewind {{.Version}}\n")
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -303,7 +303,7 @@ func TestPrintFileConflictRefused(t *testing.T) {
 	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
 		t.Errorf("--files-only reverted the conversation: %d generations", len(g))
 	}
-	expectError(t, e.run("revert", id, "0", "--files", "--files-only"), 2)
+	expectError(t, runArgs(t, "revert", id, "0", "--files", "--files-only"), 2)
 }
 
 func TestPrintApprovalNeedsYolo(t *testing.T) {
