@@ -119,7 +119,9 @@ func TestCrashKill9(t *testing.T) {
 		case <-writing:
 			// The point: kill -9 at a random moment of the writes, which
 			// have begun (a kill while the child still started proved nothing).
-			time.Sleep(time.Duration(rand.IntN(60)) * time.Millisecond)
+			// The child commits a step every millisecond or two: 30 ms
+			// span a dozen commits, and the kill lands anywhere in one.
+			time.Sleep(time.Duration(rand.IntN(30)) * time.Millisecond)
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
