@@ -17,8 +17,9 @@ func TestConcurrentOpens(t *testing.T) {
 	t.Parallel()
 	// A second is a hundred-odd turns per handle on a loaded machine, with
 	// reverts among them: 3 s made no interleaving more likely, only more
-	// of them.
-	dur := time.Second
+	// of them. So each writer stops at a hundred turns (an idle machine
+	// gets there in a third of the second), or when the second is over.
+	dur, turns := time.Second, 100
 	if testing.Short() {
 		dur = 300 * time.Millisecond
 	}
@@ -43,7 +44,7 @@ func TestConcurrentOpens(t *testing.T) {
 	counts := make([]int, 3)
 	writer := func(idx int, db *DB, sid string) {
 		defer wg.Done()
-		for i := 0; ctx.Err() == nil; i++ {
+		for i := 0; ctx.Err() == nil && i < turns; i++ {
 			if _, err := db.Checkpoint(bg, sid, true); err != nil {
 				errs <- fmt.Errorf("writer %d checkpoint: %w", idx, err)
 				return
@@ -66,8 +67,15 @@ func TestConcurrentOpens(t *testing.T) {
 		}
 	}
 	wg.Add(3)
-	go writer(0, db1, s1.ID)
-	go writer(1, db2, s2.ID)
+	var writers sync.WaitGroup
+	writers.Add(2)
+	for i, w := range []struct {
+		db  *DB
+		sid string
+	}{{db1, s1.ID}, {db2, s2.ID}} {
+		go func() { defer writers.Done(); writer(i, w.db, w.sid) }()
+	}
+	go func() { writers.Wait(); cancel() }() // the reader reads while they write
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
