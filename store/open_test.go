@@ -231,21 +231,9 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 	}
 	for from := 0; from < len(migs); from++ {
 		t.Run(fmt.Sprintf("v%d", from), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "rewind.db")
-			if err := prepareFile(path); err != nil {
-				t.Fatal(err)
-			}
-			old := &DB{path: path, closed: make(chan struct{})}
-			if old.writer, err = sql.Open("sqlite3", dsn(path, "immediate")); err != nil {
-				t.Fatal(err)
-			}
-			old.writer.SetMaxOpenConns(1)
-			if old.reader, err = sql.Open("sqlite3", dsn(path, "deferred")); err != nil {
-				t.Fatal(err)
-			}
-			if err := old.migrateTo(bg, migs, from); err != nil {
-				t.Fatal(err)
-			}
+			t.Parallel()
+			old := openAtVersion(t, filepath.Join(t.TempDir(), "rewind.db"), from)
+			path := old.Path()
 			var sid string
 			if from >= 1 { // as that release wrote them: the store's code writes only the current schema
 				sid = newID()

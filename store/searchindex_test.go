@@ -3,8 +3,11 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/rewind-agent/rewind/store/message"
@@ -49,10 +52,26 @@ func openAtVersion(t *testing.T, path string, v int) *DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(path); os.IsNotExist(err) && v > 0 {
+		if err := os.WriteFile(path, versionFile(t, v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := openRaw(t, path)
+	if err := old.migrateTo(bg, migs, v); err != nil {
+		t.Fatal(err)
+	}
+	return old
+}
+
+// openRaw opens path as Open does but runs no migration.
+func openRaw(t *testing.T, path string) *DB {
+	t.Helper()
 	if err := prepareFile(path); err != nil {
 		t.Fatal(err)
 	}
 	old := &DB{path: path, closed: make(chan struct{})}
+	var err error
 	if old.writer, err = sql.Open("sqlite3", dsn(path, "immediate")); err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +79,66 @@ func openAtVersion(t *testing.T, path string, v int) *DB {
 	if old.reader, err = sql.Open("sqlite3", dsn(path, "deferred")); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.migrateTo(bg, migs, v); err != nil {
-		t.Fatal(err)
-	}
 	return old
+}
+
+// versions holds an empty database at each schema version, built once
+// per test binary by migrating one file a version at a time: the tests
+// of migrations from older schemas copy one rather than each migrating
+// an empty file up to its version.
+var versions struct {
+	once  sync.Once
+	files [][]byte // by version; 0 is the empty file
+	err   error
+}
+
+func versionFile(t *testing.T, v int) []byte {
+	t.Helper()
+	versions.once.Do(func() {
+		versions.err = errors.New("the test that built them failed")
+		migs, err := loadMigrations()
+		if err != nil {
+			versions.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "rewind-store-versions")
+		if err != nil {
+			versions.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "rewind.db")
+		files := [][]byte{nil}
+		for v := 1; v < len(migs); v++ {
+			db := openRaw(t, path)
+			err := db.migrateTo(bg, migs, v)
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				versions.err = err
+				return
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				versions.err = errors.New("the WAL outlived the close")
+				return
+			}
+			file, err := os.ReadFile(path)
+			if err != nil {
+				versions.err = err
+				return
+			}
+			files = append(files, file)
+		}
+		versions.files, versions.err = files, nil
+	})
+	if versions.err != nil {
+		t.Fatalf("databases at each version: %v", versions.err)
+	}
+	if v >= len(versions.files) {
+		t.Fatalf("no database at version %d", v)
+	}
+	return versions.files[v]
 }
 
 // TestMigrationCopiesRowsWrittenMeanwhile: rows an older rewind writes
