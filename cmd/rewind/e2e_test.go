@@ -144,6 +144,27 @@ func runArgs(t *testing.T, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
+// look runs a read of the env's database as JSON (show, sessions or
+// generations with --json) in the test process: the look a test takes at
+// what a run of the binary did. It is the same run() as the binary's, so
+// the same JSON; the tests of those commands themselves start the binary.
+func (e *env) look(args ...string) result {
+	e.t.Helper()
+	if len(args) == 0 || !slices.Contains([]string{"show", "sessions", "generations"}, args[0]) || !slices.Contains(args, "--json") {
+		e.t.Fatalf("look is for the JSON of show, sessions and generations, not %q", args)
+	}
+	var out, errb bytes.Buffer
+	code := run(append([]string{"--home", e.home}, args...), stdio{
+		in: strings.NewReader(""), out: &out, err: &errb,
+		getenv: func(k string) string { return e.vars[k] },
+	})
+	r := result{code: code, stdout: out.String(), stderr: errb.String()}
+	if r.code != 0 {
+		e.t.Fatalf("rewind %v: %s", args, r)
+	}
+	return r
+}
+
 // mustParse is runArgs for a command line that must succeed (help).
 func mustParse(t *testing.T, args ...string) result {
 	t.Helper()
@@ -505,7 +526,7 @@ func TestUserErrors(t *testing.T) {
 		})
 	}
 	// Nothing above changed the session.
-	g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout)
+	g := decode[[]map[string]any](t, e.look("generations", s.id, "--json").stdout)
 	if len(g) != 1 {
 		t.Errorf("failed commands wrote generations: %v", g)
 	}
@@ -525,12 +546,12 @@ func TestRevertFilesWorkDirGone(t *testing.T) {
 	for _, args := range [][]string{{"revert", s.id, "1", "--files"}, {"revert", s.id, "1", "--files-only", "--dry-run"}} {
 		expectError(t, e.run(args...), 1, gone, "is not on this machine")
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 1 {
+	if g := decode[[]map[string]any](t, e.look("generations", s.id, "--json").stdout); len(g) != 1 {
 		t.Errorf("a failed file rewind wrote generations: %v", g)
 	}
 	e.mustOK("revert", s.id, "1") // the conversation alone needs no work dir
 	expectError(t, e.run("restore", s.id, "0", "--files"), 1, gone, "is not on this machine")
-	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 2 {
+	if g := decode[[]map[string]any](t, e.look("generations", s.id, "--json").stdout); len(g) != 2 {
 		t.Errorf("a failed file restore wrote generations: %v", g)
 	}
 }
@@ -712,11 +733,11 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if id == "" || strings.Contains(id, "\n") || strings.Contains(id, " ") {
 		t.Fatalf("import should print only the new id, got %q", r.stdout)
 	}
-	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)
 	if len(list) != 1 || list[0]["id"] != id || list[0]["current_gen"] != 1.0 || list[0]["tokens"] != 540.0 {
 		t.Fatalf("sessions after import: %v", list)
 	}
-	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout)
 	if len(gens) != 2 || gens[0]["cause"] != "import" || gens[0]["archived"] != true || gens[1]["archived"] != false {
 		t.Fatalf("generations after import: %v", gens)
 	}
@@ -785,7 +806,7 @@ func TestImportErrors(t *testing.T) {
 		}
 		expectError(t, e.run("import", locked), 1, "locked.jsonl", "permission denied")
 	}
-	if out := e.mustOK("sessions", "--json").stdout; strings.TrimSpace(out) != "[]" {
+	if out := e.look("sessions", "--json").stdout; strings.TrimSpace(out) != "[]" {
 		t.Errorf("failed imports left sessions: %s", out)
 	}
 }
@@ -848,7 +869,7 @@ func TestImportShareDir(t *testing.T) {
 	if !strings.Contains(r.stderr, "imported 2 sessions (2 records") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Errorf("summary: %q", r.stderr)
 	}
-	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)
 	if len(list) != 2 || list[0]["work_dir"] != "/home/me/proj" {
 		t.Fatalf("sessions: %v", list)
 	}
@@ -885,7 +906,7 @@ func TestImportPathFormsAreOneSession(t *testing.T) {
 	if strings.Contains(r.stderr, "warning") {
 		t.Errorf("the file of a mapped session warned: %q", r.stderr)
 	}
-	if list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(list) != 1 || list[0]["work_dir"] != "/home/me/proj" {
+	if list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout); len(list) != 1 || list[0]["work_dir"] != "/home/me/proj" {
 		t.Fatalf("after importing the file: %v", list)
 	}
 	r = e.mustOK("import", filepath.Join(sessions, "u1"))
@@ -900,7 +921,7 @@ func TestImportPathFormsAreOneSession(t *testing.T) {
 	if strings.TrimSpace(r.stderr) != "nothing new: 2 sessions already imported" {
 		t.Errorf("a re-run: %q", r.stderr)
 	}
-	if n := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)); n != 2 {
+	if n := len(decode[[]map[string]any](t, e.look("sessions", "--json").stdout)); n != 2 {
 		t.Errorf("%d sessions after four imports of two", n)
 	}
 
@@ -963,7 +984,7 @@ func TestImportInterruptedSaysWhatItKept(t *testing.T) {
 	}
 	expectError(t, result{code: cmd.ProcessState.ExitCode(), stderr: stderr.String()}, 130, want)
 	var inDB []string
-	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, s := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		inDB = append(inDB, s["id"].(string))
 	}
 	slices.Sort(ids)

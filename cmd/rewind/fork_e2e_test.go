@@ -30,13 +30,13 @@ func TestForkCommand(t *testing.T) {
 		!strings.Contains(line, "rewind --session "+id) {
 		t.Errorf("fork's stderr line: %q", r.stderr)
 	}
-	whole := decode[map[string]any](t, e.mustOK("show", id, "--json").stdout)
-	src := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
+	whole := decode[map[string]any](t, e.look("show", id, "--json").stdout)
+	src := decode[map[string]any](t, e.look("show", s.id, "--json").stdout)
 	if len(whole["records"].([]any)) != len(src["records"].([]any)) {
 		t.Errorf("the fork of the whole view shows %d records, its source %d", len(whole["records"].([]any)), len(src["records"].([]any)))
 	}
 	listed := false
-	for _, row := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, row := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		if row["id"] == id {
 			listed = row["fork_of"] == s.id && row["work_dir"] == e.workDir
 		}
@@ -60,7 +60,7 @@ func TestForkCommand(t *testing.T) {
 	if j := decode[map[string]any](t, e.mustOK("fork", s.id, "--generation", "0", "--checkpoint", "1", "--json").stdout); j["messages"] != 2.0 || j["fork_checkpoint"] != 1.0 {
 		t.Errorf("fork --generation 0 --checkpoint 1: %v", j)
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout); len(g) != 2 {
+	if g := decode[[]map[string]any](t, e.look("generations", s.id, "--json").stdout); len(g) != 2 {
 		t.Errorf("forking wrote generations into the source: %v", g)
 	}
 
@@ -74,7 +74,7 @@ func TestForkCommand(t *testing.T) {
 	defer lease.Release(ctx)
 	e.mustOK("fork", s.id)
 
-	n := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout))
+	n := len(decode[[]map[string]any](t, e.look("sessions", "--json").stdout))
 	for _, tc := range []struct {
 		args  []string
 		code  int
@@ -91,7 +91,7 @@ func TestForkCommand(t *testing.T) {
 	}
 	expectError(t, runArgs(t, "fork", s.id, "--checkpoint", "-1"), 2, "--checkpoint must be a non-negative number", "rewind fork --help")
 	expectError(t, runArgs(t, "fork"), 2, "`rewind fork` takes 1 argument, got 0")
-	if m := len(decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)); m != n {
+	if m := len(decode[[]map[string]any](t, e.look("sessions", "--json").stdout)); m != n {
 		t.Errorf("failed forks made %d sessions", m-n)
 	}
 }

@@ -39,7 +39,7 @@ func TestImportEveryHome(t *testing.T) {
 	if strings.Count(list, "⇣ codex") != 3 || strings.Count(list, "⇣ claude") != 4 {
 		t.Errorf("sessions should mark 3 codex and 4 claude imports:\n%s", list)
 	}
-	js := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	js := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)
 	origins, subagents := map[any]int{}, 0
 	for _, s := range js {
 		if s["subagent_of"] != nil {
@@ -163,7 +163,7 @@ func TestContinueImportedClaudeSession(t *testing.T) {
 		t.Errorf("revert said:\n%s", r)
 	}
 	e.mustOK("restore", id, "0")
-	if got := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(got) != 1 || got[0]["messages"].(float64) < 20 {
+	if got := decode[[]map[string]any](t, e.look("sessions", "--json").stdout); len(got) != 1 || got[0]["messages"].(float64) < 20 {
 		t.Errorf("after restore: %v", got)
 	}
 	e.mustOK("fork", id)
@@ -226,7 +226,7 @@ func TestImportFollow(t *testing.T) {
 		if len(runs) != 1 || runs[0]["id"] != id || runs[0]["origin"] != "codex" {
 			t.Fatalf("runs while following: %v, want the session with origin codex", runs)
 		}
-		list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+		list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)
 		return runs[0]["tokens"].(float64), list[0]["tokens"].(float64)
 	}
 	if run, session := tokensOf(); run == 0 || run != session {
@@ -254,7 +254,7 @@ func TestImportFollow(t *testing.T) {
 	var before float64
 	waitFor(t, "the appended token counts in rewind runs", 20*time.Second, func() bool {
 		// One run of the binary a poll until the lines are in, three after.
-		if list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout); len(list) != 1 || list[0]["messages"] != 20.0 {
+		if list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout); len(list) != 1 || list[0]["messages"] != 20.0 {
 			return false
 		}
 		run, session := tokensOf()
@@ -269,7 +269,7 @@ func TestImportFollow(t *testing.T) {
 	if !strings.Contains(stderr.String(), "stopped following") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
-	list := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)
+	list := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)
 	if len(list) != 1 || list[0]["checkpoints"] != 3.0 || list[0]["messages"] != 20.0 {
 		t.Errorf("after following: %v, want the whole rollout's 3 turns and 20 messages", list)
 	}

@@ -72,7 +72,7 @@ func payload[T any](t *testing.T, ev event) T {
 // onlySession returns the id of the one session in the env's database.
 func (e *env) onlySession() string {
 	e.t.Helper()
-	list := decode[[]map[string]any](e.t, e.mustOK("sessions", "--json").stdout)
+	list := decode[[]map[string]any](e.t, e.look("sessions", "--json").stdout)
 	if len(list) != 1 {
 		e.t.Fatalf("%d sessions, want 1", len(list))
 	}
@@ -101,7 +101,7 @@ func (e *env) view(id string, gen ...int) viewOut {
 	if len(gen) == 1 {
 		args = append(args, "--generation", fmt.Sprint(gen[0]))
 	}
-	return decode[viewOut](e.t, e.mustOK(args...).stdout)
+	return decode[viewOut](e.t, e.look(args...).stdout)
 }
 
 // texts lists "role: text" of the view's messages.
@@ -166,7 +166,7 @@ func TestPrintPlainAnswer(t *testing.T) {
 	if v.Tokens != 45 {
 		t.Errorf("tokens %d, want 45", v.Tokens)
 	}
-	s := decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout)[0]
+	s := decode[[]map[string]any](t, e.look("sessions", "--json").stdout)[0]
 	if s["work_dir"] != e.workDir || !strings.Contains(s["title"].(string), "say hello") {
 		t.Errorf("session: %v", s)
 	}
@@ -293,14 +293,14 @@ func TestPrintFileConflictRefused(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != "the user's own edit\n" {
 		t.Errorf("user's edit overwritten: %q", data)
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
+	if g := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout); len(g) != 1 {
 		t.Errorf("refused revert still reverted the conversation: %d generations", len(g))
 	}
 	e.mustOK("revert", id, "0", "--files-only", "--force")
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("--force did not revert: %v", err)
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
+	if g := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout); len(g) != 1 {
 		t.Errorf("--files-only reverted the conversation: %d generations", len(g))
 	}
 	expectError(t, runArgs(t, "revert", id, "0", "--files", "--files-only"), 2)
@@ -461,7 +461,7 @@ func TestPrintMissingKeyAndModel(t *testing.T) {
 	expectError(t, e.run("-p", "hello"), 1, "no API key", "OPENAI_API_KEY", "KIMI_API_KEY", "config.toml")
 	e.vars["KIMI_API_KEY"] = "k"
 	expectError(t, e.run("-p", "hello"), 1, "no model", "REWIND_MODEL", "--model")
-	if out := e.mustOK("sessions", "--json").stdout; strings.TrimSpace(out) != "[]" {
+	if out := e.look("sessions", "--json").stdout; strings.TrimSpace(out) != "[]" {
 		t.Errorf("a failed start left a session: %s", out)
 	}
 	expectError(t, e.run("compact", "abc"), 1, "no model")
@@ -589,7 +589,7 @@ func TestPrintDMailBacktrack(t *testing.T) {
 		t.Errorf("Backtrack events: %v", bt)
 	}
 	id := e.onlySession()
-	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout)
 	if len(gens) != 2 || gens[1]["cause"] != "backtrack" || gens[1]["note"] != "the config lives in etc/app.toml" ||
 		gens[0]["archived"] != true || gens[1]["archived"] != false {
 		t.Fatalf("generations: %v", gens)
@@ -638,7 +638,7 @@ func TestCompactManual(t *testing.T) {
 	if !containsIn(messagesText(summaryReq), "question 1") {
 		t.Errorf("summary request lacks the history: %v", messagesText(summaryReq))
 	}
-	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout)
 	last := gens[len(gens)-1]
 	if last["cause"] != "compact" || last["archived"] != false || gens[0]["archived"] != true {
 		t.Fatalf("generations: %v", gens)
@@ -675,7 +675,7 @@ func TestCompactFallsBackToTruncation(t *testing.T) {
 	srv.Enqueue(llmtest.HTTPError(400, "context too long"))
 	r := e.run("compact", id)
 	expectError(t, r, 1, "compaction left the context as it was", "context too long")
-	if gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(gens) != 1 {
+	if gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout); len(gens) != 1 {
 		t.Fatalf("a failed compaction made a generation: %v", gens)
 	}
 	// A small window's budget cannot hold the whole talk: the oldest go.
@@ -684,7 +684,7 @@ func TestCompactFallsBackToTruncation(t *testing.T) {
 	if !strings.Contains(r.stdout, "truncation") {
 		t.Errorf("compact said %q", r.stdout)
 	}
-	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout)
 	if gens[len(gens)-1]["cause"] != "compact" {
 		t.Fatalf("generations: %v", gens)
 	}
@@ -713,7 +713,7 @@ func TestCompactAuto(t *testing.T) {
 		strings.Index(ts, "CompactionEnd") > strings.LastIndex(ts, "ContentPart") {
 		t.Errorf("events: %s", ts)
 	}
-	gens := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout)
 	if gens[len(gens)-1]["cause"] != "compact" {
 		t.Errorf("generations: %v", gens)
 	}

@@ -109,7 +109,7 @@ func TestPrintSubagentRoundTrip(t *testing.T) {
 	}
 
 	var parentID, childID string
-	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, s := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		if s["subagent_of"] == nil {
 			parentID = s["id"].(string)
 		} else {
@@ -133,7 +133,7 @@ func TestPrintSubagentRoundTrip(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.workDir, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("notes.txt still there after the parent's revert --files: %v\n%s", err, r.stdout)
 	}
-	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, s := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		if s["id"] == childID && s["subagent_archived_with"] != 0.0 {
 			t.Errorf("child after the parent's revert: %v; want subagent_archived_with 0", s)
 		}
@@ -142,7 +142,7 @@ func TestPrintSubagentRoundTrip(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(e.workDir, "notes.txt")); err != nil || string(data) != "hi\n" {
 		t.Errorf("notes.txt after undo: %q %v\n%s", data, err, r.stdout)
 	}
-	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, s := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		if s["id"] == childID && s["subagent_archived_with"] != nil {
 			t.Errorf("child after undo: %v; want not archived", s)
 		}
@@ -196,7 +196,7 @@ func TestSubagentSessionKeepsItsType(t *testing.T) {
 	)
 	e.mustOK("-p", "delegate", "--agent-file", filepath.Join(agents, "main.yaml"), "--yolo")
 	var childID, parentID string
-	for _, s := range decode[[]map[string]any](t, e.mustOK("sessions", "--json").stdout) {
+	for _, s := range decode[[]map[string]any](t, e.look("sessions", "--json").stdout) {
 		if s["subagent_of"] != nil {
 			childID = s["id"].(string)
 		} else {

@@ -53,7 +53,7 @@ func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
 	if data, err := os.ReadFile(path); err != nil || string(data) != "the user's own edit\n" {
 		t.Fatalf("undo did not bring the user's edit back: %q %v\n%s", data, err, r.stdout)
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 1 {
+	if g := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout); len(g) != 1 {
 		t.Errorf("undoing a files-only revert moved the conversation: %d generations", len(g))
 	}
 	// Undoing the undo redoes; the edit it overwrites is the user's again,
@@ -68,7 +68,7 @@ func TestForcedFilesOnlyRevertCanBeUndone(t *testing.T) {
 func TestRevertWithFilesUndoneTogether(t *testing.T) {
 	t.Parallel()
 	e, id := agentWroteFile(t)
-	before := e.mustOK("show", id, "--json").stdout
+	before := e.look("show", id, "--json").stdout
 
 	r := e.mustOK("revert", id, "0", "--files")
 	args := undoArgs(t, r.stdout)
@@ -80,7 +80,7 @@ func TestRevertWithFilesUndoneTogether(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "agent\n" {
 		t.Errorf("undo did not bring the file back: %q %v\n%s", data, err, r.stdout)
 	}
-	after := e.mustOK("show", id, "--json").stdout
+	after := e.look("show", id, "--json").stdout
 	if strip := regexp.MustCompile(`"(gen|current_gen|generation)":\s*\d+`); strip.ReplaceAllString(after, "") != strip.ReplaceAllString(before, "") {
 		t.Errorf("undo did not bring the conversation back:\nbefore %s\nafter %s", before, after)
 	}
@@ -101,7 +101,7 @@ func TestRestoreFilesOnlyKeepsTheConversation(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(e.workDir, "a.txt")); err != nil || string(data) != "agent\n" {
 		t.Errorf("restore --files-only did not bring the file back: %q %v\n%s", data, err, r.stdout)
 	}
-	if g := decode[[]map[string]any](t, e.mustOK("generations", id, "--json").stdout); len(g) != 2 {
+	if g := decode[[]map[string]any](t, e.look("generations", id, "--json").stdout); len(g) != 2 {
 		t.Errorf("restore --files-only moved the conversation: %d generations", len(g))
 	}
 }
