@@ -357,3 +357,27 @@ func TestProjectFileStaysInTheProject(t *testing.T) {
 		t.Fatalf("project file extending default: %+v, %v", a, err)
 	}
 }
+
+// TestBuiltinIsACopy: a built-in is loaded once per process; what a caller
+// changes in the agent it got (its tools, its sub-agents' tools) is not in
+// the next caller's.
+func TestBuiltinIsACopy(t *testing.T) {
+	t.Parallel()
+	first := Default()
+	tools, kids := slices.Clone(first.Tools), first.SubagentNames()
+	coder, ok := first.Subagent("coder")
+	if len(tools) == 0 || !ok || len(coder.Tools) == 0 {
+		t.Fatalf("default agent: tools %v, sub-agents %v", tools, kids)
+	}
+	coderTools := slices.Clone(coder.Tools)
+	first.Tools[0] = "Changed"
+	first.Tools = append(first.Tools, "Added")
+	first.Subagents = nil
+	coder.Tools[0] = "Changed"
+
+	again := Default()
+	againCoder, _ := again.Subagent("coder")
+	if !slices.Equal(again.Tools, tools) || !slices.Equal(again.SubagentNames(), kids) || !slices.Equal(againCoder.Tools, coderTools) {
+		t.Fatalf("a caller's change reached the next load: tools %v, sub-agents %v, coder's tools %v", again.Tools, again.SubagentNames(), againCoder.Tools)
+	}
+}

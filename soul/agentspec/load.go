@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -171,11 +172,42 @@ func Builtin(name string) (*Agent, error) {
 	if !ok {
 		return nil, fmt.Errorf("no built-in agent %q: use one of %s (rewind agents lists them), or --agent-file PATH", name, strings.Join(BuiltinNames(), ", "))
 	}
-	a, err := load(loc{builtin: true, path: p}, name)
-	if a != nil {
-		a.Ref = name
+	v, _ := builtinLoads.LoadOrStore(name, &builtinLoad{})
+	l := v.(*builtinLoad)
+	l.once.Do(func() {
+		l.agent, l.err = load(loc{builtin: true, path: p}, name)
+		if l.agent != nil {
+			l.agent.Ref = name
+		}
+	})
+	if l.err != nil {
+		return nil, l.err
 	}
-	return a, err
+	return l.agent.clone(), nil
+}
+
+// builtinLoads holds each built-in agent loaded once: its files are
+// embedded, so a second load is the same agent, and a load parses YAML
+// and the prompt template (2 ms; every Soul and sub-agent asks).
+var builtinLoads sync.Map // name -> *builtinLoad
+
+type builtinLoad struct {
+	once  sync.Once
+	agent *Agent
+	err   error
+}
+
+// clone is a copy of a that shares nothing a caller could change.
+func (a *Agent) clone() *Agent {
+	c := *a
+	c.Tools = slices.Clone(a.Tools)
+	c.Unavailable = slices.Clone(a.Unavailable)
+	c.Subagents = slices.Clone(a.Subagents)
+	c.children = make(map[string]*Agent, len(a.children))
+	for name, child := range a.children {
+		c.children[name] = child.clone()
+	}
+	return &c
 }
 
 // Default is the built-in default agent: rewind's own prompt and tools.
