@@ -55,7 +55,9 @@ func TestImportStreamsLargeSessions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	share := filepath.Join(t.TempDir(), "kimi")
-	want, err := gen.KimiShare(share, 50, 2500) // every kind gen makes: rotated (3, 13, ...), empty (7), torn (42)
+	// Every kind gen makes: rotated (3, 13, ...: over 20 lines), empty (7),
+	// torn (42); 30 lines a session are four pieces or more.
+	want, err := gen.KimiShare(share, 50, 1500)
 	if err != nil {
 		t.Fatal(err)
 	}
