@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/md5"
 	"crypto/rand"
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -37,6 +39,9 @@ var binary string
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary doubles as an MCP server
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	var err error
 	if binary, err = testbin.Rewind("cmd-rewind"); err != nil {
 		fmt.Fprintln(os.Stderr, "building rewind:", err)
@@ -65,6 +70,9 @@ func newEnv(t *testing.T) *env {
 			"PATH":                    os.Getenv("PATH"),
 			"HOME":                    t.TempDir(),
 			"REWIND_RETRY_BACKOFF_MS": "1",
+			// As the test process (TestMain): the binary's collector was a
+			// twentieth of its CPU here, its heaps are small and short-lived.
+			"GOGC": cmp.Or(os.Getenv("GOGC"), "400"),
 		},
 	}
 }
