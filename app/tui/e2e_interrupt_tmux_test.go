@@ -25,9 +25,11 @@ func TestInterruptInTmuxKeepsPartial(t *testing.T) {
 	tt := startTmux(t, []string{"OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + srv.URL(), "REWIND_MODEL=test-model"},
 		"--home "+home+" --work-dir "+t.TempDir())
 	tt.waitFor("Ask anything")
+	// /thinking's message covers the status bar's effort for its 6 s;
+	// the run's end clears it (below), so the effort is checked there.
 	tt.send("-l", "/thinking medium")
 	tt.send("Enter")
-	tt.waitFor("think medium")
+	tt.waitFor("thinking medium: the next answer")
 	tt.send("-l", "start something long")
 	tt.send("Enter")
 	tt.waitFor("an answe")
@@ -35,18 +37,26 @@ func TestInterruptInTmuxKeepsPartial(t *testing.T) {
 	tt.waitFor("⏸ interrupted", "kept in archived generation 1")
 	// The banner comes before the run's end, which clears the status
 	// bar's message: Alt-T's note must come after it (under -race it came
-	// before and was wiped). The status bar drops the step when it ends.
+	// before and was wiped). The status bar drops the step when it ends,
+	// and shows the effort once the end cleared /thinking's message.
 	if _, ok := tt.waitScreen(20*time.Second, func(screen string) bool {
-		lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
-		return !strings.Contains(lines[len(lines)-1], "step ")
+		status := lastLine(screen)
+		return !strings.Contains(status, "step ") && strings.Contains(status, "think medium")
 	}); !ok {
-		t.Fatalf("the interrupted run never ended:\n%s", tt.capture())
+		t.Fatalf("the interrupted run never ended, or its status bar does not show the effort:\n%s", tt.capture())
 	}
 	tt.send("M-t")
 	tt.waitFor("thinking off")
 	tt.send("-l", "two")
 	tt.send("Enter")
 	tt.waitFor("second answer")
+	// The second run's end clears Alt-T's message: no effort shows.
+	if _, ok := tt.waitScreen(20*time.Second, func(screen string) bool {
+		status := lastLine(screen)
+		return !strings.Contains(status, "step ") && !strings.Contains(status, "think")
+	}); !ok {
+		t.Fatalf("after Alt-T the status bar still shows an effort:\n%s", tt.capture())
+	}
 	tt.send("C-c")
 	tt.send("C-c")
 
@@ -86,4 +96,10 @@ func TestInterruptInTmuxKeepsPartial(t *testing.T) {
 	if err != nil || strings.Contains(string(cur), "an answe") {
 		t.Fatalf("the current view holds the partial answer: %v\n%s", err, cur)
 	}
+}
+
+// lastLine is the terminal's last line: the status bar.
+func lastLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	return lines[len(lines)-1]
 }

@@ -22,7 +22,13 @@ var noModel = []string{"OPENAI_API_KEY=", "KIMI_API_KEY=", "REWIND_MODEL=", "OPE
 // model. Both were ignored: the workspace opened empty.
 func TestResumeWithoutModelInTmux(t *testing.T) {
 	t.Parallel()
+	// A private home, as rewind makes it: t.TempDir's 0755 made rewind say
+	// so in the status bar for the message's 6 s, which cut the title the
+	// test waits for ("parser …").
 	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	db := storetest.OpenAt(t, filepath.Join(home, "rewind.db"), store.Options{})
 	sess, err := db.CreateSession(ctx, store.NewSession{WorkDir: t.TempDir(), Title: "parser work"})
