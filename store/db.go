@@ -71,8 +71,9 @@ type DB struct {
 	busyTimeout time.Duration
 	// keeper commits interrupted steps saved to recovery files (salvage.go).
 	keeper keeper
-	// leaseEvery is how often a lease of this DB is renewed.
-	leaseEvery time.Duration
+	// leaseEvery is how often a lease of this DB is renewed; leaseStale is
+	// how old a heartbeat this DB still takes for a live holder.
+	leaseEvery, leaseStale time.Duration
 	// importChunk and importTime bound an import transaction
 	// (ImportSessions); importGap spaces them.
 	importChunk int
@@ -254,6 +255,10 @@ type Options struct {
 	// LeaseHeartbeat replaces how often a lease is renewed (2 s; tests
 	// shorten it).
 	LeaseHeartbeat time.Duration
+	// LeaseStale replaces how old a holder's last heartbeat may be before
+	// its lease counts as free (10 s): tests whose own lease must stay
+	// live however late a loaded machine renews it lengthen it.
+	LeaseStale time.Duration
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -296,9 +301,12 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
 	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt, busyTimeout: busy,
-		leaseEvery: leaseHeartbeat, importChunk: importTxRecords, importTime: importTxTime}
+		leaseEvery: leaseHeartbeat, leaseStale: leaseStale, importChunk: importTxRecords, importTime: importTxTime}
 	if o.LeaseHeartbeat > 0 {
 		db.leaseEvery = o.LeaseHeartbeat
+	}
+	if o.LeaseStale > 0 {
+		db.leaseStale = o.LeaseStale
 	}
 	ckpt.checkpointed = db.stampCheckCache
 	ckpt.start(reader)

@@ -55,10 +55,10 @@ type leaseRow struct {
 	heartbeat int64
 }
 
-// live reports whether the lease's holder is still running: a fresh
-// heartbeat, and on this host a process that exists.
-func (r leaseRow) live(now int64) bool {
-	if now-r.heartbeat > leaseStale.Milliseconds() {
+// live reports whether the lease's holder is still running: a heartbeat
+// fresher than stale, and on this host a process that exists.
+func (r leaseRow) live(now int64, stale time.Duration) bool {
+	if now-r.heartbeat > stale.Milliseconds() {
 		return false
 	}
 	if r.host == hostname {
@@ -101,7 +101,7 @@ func (db *DB) acquireLease(ctx context.Context, sessionID string, pid int) (*Lea
 		if err != nil {
 			return err
 		}
-		if ok && cur.live(now) {
+		if ok && cur.live(now, db.leaseStale) {
 			return fmt.Errorf("%w (pid %d on %s)", ErrLeaseHeld, cur.pid, cur.host)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO leases (session_id, pid, hostname, token, acquired_at, heartbeat_at)
@@ -221,7 +221,7 @@ func (l *Lease) SessionID() string { return l.sessionID }
 // releaseWait bounds how long Release waits for a write lock another
 // process holds: quitting must not wait out a long import. A lease left
 // behind is no one's: its process is gone (or, after a switch, its
-// heartbeat stopped, stale within leaseStale).
+// heartbeat stopped, stale within the DB's leaseStale).
 var releaseWait = 300 * time.Millisecond
 
 // Release stops the heartbeat and gives the session up.
@@ -289,7 +289,7 @@ func (db *DB) LiveLease(ctx context.Context, sessionID string) (int, bool, error
 	if !ok {
 		return 0, false, nil
 	}
-	return r.pid, r.live(nowMS()), nil
+	return r.pid, r.live(nowMS(), db.leaseStale), nil
 }
 
 // NewestLiveSession is the most recently updated session whose lease holder
@@ -298,7 +298,7 @@ func (db *DB) NewestLiveSession(ctx context.Context) (Session, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT l.session_id, l.pid, l.hostname, l.heartbeat_at
 		FROM leases l JOIN sessions s ON s.id = l.session_id
 		WHERE l.heartbeat_at >= ? AND s.deleted_at IS NULL
-		ORDER BY s.updated_at DESC, s.id DESC`, nowMS()-leaseStale.Milliseconds())
+		ORDER BY s.updated_at DESC, s.id DESC`, nowMS()-db.leaseStale.Milliseconds())
 	if err != nil {
 		return Session{}, fmt.Errorf("store: newest live session: %w", err)
 	}
@@ -311,7 +311,7 @@ func (db *DB) NewestLiveSession(ctx context.Context) (Session, error) {
 			rows.Close()
 			return Session{}, fmt.Errorf("store: newest live session: %w", err)
 		}
-		if r.live(now) {
+		if r.live(now, db.leaseStale) {
 			found = id
 			break
 		}

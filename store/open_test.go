@@ -353,6 +353,27 @@ func TestLeases(t *testing.T) {
 		}
 		db.writer.Exec(`DELETE FROM leases WHERE session_id = ?`, b.ID)
 	})
+	t.Run("LeaseStale keeps an older heartbeat live", func(t *testing.T) {
+		patient, err := OpenWith(bg, path, Options{LeaseStale: 4 * leaseStale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer patient.Close()
+		old := nowMS() - 2*leaseStale.Milliseconds()
+		if _, err := db.writer.Exec(`INSERT OR REPLACE INTO leases VALUES (?, 1, 'other-host', 'x', ?, ?)`, b.ID, old, old); err != nil {
+			t.Fatal(err)
+		}
+		defer db.writer.Exec(`DELETE FROM leases WHERE session_id = ?`, b.ID)
+		if _, alive, _ := db.LiveLease(bg, b.ID); alive {
+			t.Fatal("a heartbeat older than the default staleness is live")
+		}
+		if _, alive, _ := patient.LiveLease(bg, b.ID); !alive {
+			t.Fatal("with LeaseStale four times as long, the holder is not live")
+		}
+		if _, err := patient.AcquireLease(bg, b.ID); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("acquire with LeaseStale: %v, want ErrLeaseHeld", err)
+		}
+	})
 	t.Run("heartbeat and loss", func(t *testing.T) {
 		old := db.leaseEvery
 		db.leaseEvery = 10 * time.Millisecond

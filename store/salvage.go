@@ -122,7 +122,7 @@ func (db *DB) commitSalvage(ctx context.Context, s salvage) (Generation, error) 
 		if _, mine := db.held.Load(st.id); !mine {
 			if l, ok, err := loadLease(ctx, tx, st.id); err != nil {
 				return err
-			} else if ok && l.live(nowMS()) {
+			} else if ok && l.live(nowMS(), db.leaseStale) {
 				return fmt.Errorf("%w (pid %d on %s)", errSessionHeld, l.pid, l.host)
 			}
 		}

@@ -184,6 +184,9 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if o.fixture != nil {
 		o.fixture.f.CopyTo(t, dbPath)
 	}
+	if o.store.LeaseStale == 0 {
+		o.store.LeaseStale = leaseStale
+	}
 	db := storetest.OpenAt(t, dbPath, o.store)
 	if o.fixture != nil {
 		if err := db.SetWorkDir(ctx, o.fixture.id(), work); err != nil {
@@ -251,6 +254,14 @@ var testPolls = func() pollPeriods {
 	p.writer = writerPoll / 10
 	return p
 }()
+
+// leaseStale is how old a heartbeat the harness's store still takes for a
+// live writer: longer than any wait. A test that holds a session's lease
+// in this process (a writer the workspace must see as alive) renews it
+// every 2 s; under a loaded -race run a renewal came over 10 s late (the
+// default), the writer check took the test's writer for gone and acted on
+// it mid-test (TestSessionInUseFromTheBrowserGoesBack).
+const leaseStale = 2 * waitLimit
 
 // shortMessages is hopts.messageTTL for a test that waits for what a
 // status message covers (the status bar's parts): 1 s, not 6. Waits see
