@@ -94,7 +94,9 @@ func (c *Controller) onUIApply(e soul.Event) {
 		// shows the banner.
 		c.statusM.Generation = ev.NewGen
 		c.refreshStatus()
-		c.tt.noteBacktrack(ev)
+		if o := c.cur(); o != nil && o.soul != nil { // a watcher's writer undoes its own D-Mail
+			c.tt.noteBacktrack(ev)
+		}
 		c.tp.onUIBacktrack(ev)
 	case soul.Error:
 		c.conv.Append(views.Item{Kind: views.ItemError, Text: ev.Message})

@@ -109,6 +109,7 @@ type watchHost interface {
 	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
 	onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
 	onWorkerSink(e soul.Event)
+	onWorkerReload(banner *views.Item)
 }
 
 // initWatcher builds the watcher and starts its loops: the writer's lease
@@ -368,7 +369,15 @@ func (w *watcher) onWorkerLiveEvent(o *openSession, e soul.Event, skip bool) boo
 			w.inRun.Store(false)
 			c.onUIThreadAsync(w.onUILiveRunEnded)
 		}
-	case soul.CompactionEnd, soul.Backtrack:
+	case soul.Backtrack:
+		// The D-Mail's banner is the one its records make, as a reopened
+		// session shows it: the writer's offers /undo, which only the
+		// writer can do, and beside the records' banner it doubled when
+		// the view read held the writer's next step already.
+		c.post(e)
+		c.onWorkerReload(nil)
+		return skip
+	case soul.CompactionEnd:
 		// Numbers and generation changes are never stale.
 	default:
 		if skip {

@@ -11,7 +11,10 @@ import (
 // TestWatchedDMailShowsItsBanner: a watcher sees the writer's D-Mail as the
 // writer's own workspace and a reopened session show it — "Backtracked to
 // checkpoint N" with the note — never the raw "D-Mail from the future"
-// marker that the writer's next step appends to the new generation.
+// marker that the writer's next step appends to the new generation. Only
+// the writer can undo it: the watcher's banner is the reopened session's,
+// without "/undo" (it showed the writer's, which offers it, and when the
+// view it read already held the writer's next step, both).
 func TestWatchedDMailShowsItsBanner(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -34,6 +37,12 @@ func TestWatchedDMailShowsItsBanner(t *testing.T) {
 	all := strings.Join(banners, "\n")
 	if len(banners) != 1 || !strings.HasPrefix(all, "Backtracked to checkpoint 0") {
 		t.Fatalf("the watcher's D-Mail banners: %q; want one, \"Backtracked to checkpoint 0 …\"", banners)
+	}
+	if strings.Contains(all, "undo") {
+		t.Fatalf("the watcher's D-Mail banner offers to undo the writer's D-Mail: %q", all)
+	}
+	if h.onUI(func() bool { return h.c.tt.dmail != nil }) {
+		t.Fatal("the watcher keeps the writer's D-Mail to offer its undo")
 	}
 	if strings.Contains(h.text(), "D-Mail from the future") {
 		t.Fatalf("the raw marker on the watcher's screen:\n%s", h.text())
