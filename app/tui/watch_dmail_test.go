@@ -29,11 +29,13 @@ func TestWatchedDMailShowsItsBanner(t *testing.T) {
 	w.done <- err // the cleanup waits for it too
 	h.waitUntil("the writer's run to end on the watcher", func() bool { return !h.c.watch.inRun.Load() })
 	var banners []string
-	for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
-		if it.Kind == views.ItemBanner && it.Banner == views.BannerBacktrack {
-			banners = append(banners, it.Text)
+	h.read(func() { // the conversation is the UI's: a poll may still append to it
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
+			if it.Kind == views.ItemBanner && it.Banner == views.BannerBacktrack {
+				banners = append(banners, it.Text)
+			}
 		}
-	}
+	})
 	all := strings.Join(banners, "\n")
 	if len(banners) != 1 || !strings.HasPrefix(all, "Backtracked to checkpoint 0") {
 		t.Fatalf("the watcher's D-Mail banners: %q; want one, \"Backtracked to checkpoint 0 …\"", banners)
