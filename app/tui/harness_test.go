@@ -44,13 +44,18 @@ type harness struct {
 // drawSignal is the harness's idle signal, as lazygit's GuiDriver waits
 // until the GUI is idle: the UI goroutine changes what is shown only in a
 // draw (after a key, an update, a resize), so a wait checks again after
-// each frame instead of polling. After every draw the frame's text is kept
-// and the waits are woken.
+// each frame instead of polling. After every draw the waits are woken.
+// A frame's text is made only when a wait reads it: at the draw while
+// waits are in progress, else when the next wait starts (most frames,
+// a typed key's, are read by no wait: making each one's text was a
+// twentieth of the package's CPU).
 type drawSignal struct {
-	mu    sync.Mutex
-	frame string        // the text of the last frame drawn
-	count uint64        // frames drawn
-	next  chan struct{} // closed at the next draw
+	mu     sync.Mutex
+	frame  string        // the text of the last frame drawn, unless stale
+	stale  bool          // a frame was drawn since frame was made
+	screen tcell.Screen  // the screen drawn on (its cells hold the last frame until the next draw)
+	count  uint64        // frames drawn
+	next   chan struct{} // closed at the next draw
 	// waits are the screen waits in progress: each frame is checked
 	// against them as it is drawn, so a wait sees a frame however soon
 	// the next one replaces it (a status message that lives 6 s, under
@@ -73,14 +78,17 @@ const idlePoll = 100 * time.Millisecond
 // onUIDrawn keeps the frame and wakes the waits (UI, after each draw,
 // with the application locked: it must not call the application).
 func (h *harness) onUIDrawn(s tcell.Screen) {
-	txt := frameText(s)
 	d := &h.drawn
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.frame = txt
 	d.count++
 	close(d.next)
 	d.next = make(chan struct{})
+	d.screen, d.stale = s, true
+	if len(d.waits) == 0 {
+		return
+	}
+	txt := d.text()
 	for w := range d.waits {
 		if w.ok(txt) {
 			w.found <- txt
@@ -89,12 +97,22 @@ func (h *harness) onUIDrawn(s tcell.Screen) {
 	}
 }
 
-// lastFrame is the text of the last frame drawn, the number of frames drawn
-// and a channel closed at the next draw.
-func (h *harness) lastFrame() (string, uint64, <-chan struct{}) {
+// text is the last frame's text ("" before the first), made now if it is
+// stale (d.mu held; on the UI goroutine, or once the UI stopped: the
+// screen's cells are the UI's).
+func (d *drawSignal) text() string {
+	if d.stale {
+		d.frame, d.stale = frameText(d.screen), false
+	}
+	return d.frame
+}
+
+// lastFrame is the number of frames drawn and a channel closed at the
+// next draw.
+func (h *harness) lastFrame() (uint64, <-chan struct{}) {
 	h.drawn.mu.Lock()
 	defer h.drawn.mu.Unlock()
-	return h.drawn.frame, h.drawn.count, h.drawn.next
+	return h.drawn.count, h.drawn.next
 }
 
 // frameText is the frame being drawn, as rows() reads a shown one: tview
@@ -291,7 +309,7 @@ func (h *harness) resize(w, hh int) {
 	h.w, h.h = w, hh
 	h.c.onUIThread(func() { h.screen.SetSize(w, hh) })
 	var seen uint64
-	h.c.onUIThread(func() { _, seen, _ = h.lastFrame() }) // a second draw at the new size
+	h.c.onUIThread(func() { seen, _ = h.lastFrame() }) // a second draw at the new size
 	h.waitDrawn(seen + 1)
 }
 
@@ -301,7 +319,7 @@ func (h *harness) waitDrawn(n uint64) {
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
 	for {
-		_, count, next := h.lastFrame()
+		count, next := h.lastFrame()
 		if count >= n {
 			return
 		}
@@ -403,16 +421,35 @@ func (h *harness) waitGone(sub string) {
 func (h *harness) waitScreen(ok func(string) bool) (string, bool) {
 	d := &h.drawn
 	w := &screenWait{ok: ok, found: make(chan string, 1)}
-	d.mu.Lock()
-	if txt := d.frame; ok(txt) {
+	var txt string
+	var shows bool
+	// On the UI goroutine, between draws: the last frame is checked and
+	// the wait registered before the next frame is drawn.
+	start := func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		txt = d.text()
+		if shows = ok(txt); shows {
+			return
+		}
+		if d.waits == nil {
+			d.waits = map[*screenWait]struct{}{}
+		}
+		d.waits[w] = struct{}{}
+	}
+	if !h.read(start) { // the UI is stopping: once it stopped, no draw can come
+		if !h.uiStopped() {
+			return "", false
+		}
+		start()
+		d.mu.Lock()
+		delete(d.waits, w)
 		d.mu.Unlock()
+		return txt, shows
+	}
+	if shows {
 		return txt, true
 	}
-	if d.waits == nil {
-		d.waits = map[*screenWait]struct{}{}
-	}
-	d.waits[w] = struct{}{}
-	d.mu.Unlock()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
 	select {
@@ -420,14 +457,34 @@ func (h *harness) waitScreen(ok func(string) bool) (string, bool) {
 		return txt, true
 	case <-deadline.C:
 		d.mu.Lock()
-		defer d.mu.Unlock()
 		delete(d.waits, w)
 		select {
 		case txt := <-w.found: // found as the deadline passed
+			d.mu.Unlock()
 			return txt, true
 		default:
-			return d.frame, false
 		}
+		d.mu.Unlock()
+		last := func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			txt = d.text()
+		}
+		if !h.read(last) && h.uiStopped() {
+			last()
+		}
+		return txt, false
+	}
+}
+
+// uiStopped waits until the UI goroutine has stopped (its screen is
+// then the test's to read), reporting false if it did not within waitLimit.
+func (h *harness) uiStopped() bool {
+	select {
+	case <-h.c.ui.stopped:
+		return true
+	case <-time.After(waitLimit):
+		return false
 	}
 }
 
@@ -445,12 +502,12 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 		var seen uint64
 		h.read(func() {
 			ok = cond()
-			_, seen, _ = h.lastFrame()
+			seen, _ = h.lastFrame()
 		})
 		if ok {
 			return
 		}
-		if _, n, next := h.lastFrame(); n == seen {
+		if n, next := h.lastFrame(); n == seen {
 			select {
 			case <-next:
 			case <-poll.C:
