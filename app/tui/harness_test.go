@@ -264,12 +264,14 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	return h
 }
 
-// testPolls are the harness's poll periods: a watcher checks the writer
-// ten times as often as by default (a test that waits for a writer to come
-// or go waits for a check).
+// testPolls are the harness's poll periods: a watcher checks the writer,
+// and the session list is polled, ten times as often as by default (a
+// test that waits for a writer to come or go, or for the list to show
+// what another process did, waits for a poll: 2 s for the list).
 var testPolls = func() pollPeriods {
 	p := defaultPolls
 	p.writer = writerPoll / 10
+	p.sessions = sessionsPoll / 10
 	return p
 }()
 
