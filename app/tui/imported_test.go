@@ -43,9 +43,21 @@ func TestContinueImportedSessionFromBrowser(t *testing.T) {
 	h.c.onUIThread(func() { imported = h.c.br.list.Visible()[0].ID })
 	h.key(tcell.KeyEnter)
 	// The browser's preview shows the session's text before Enter opens it:
-	// a prompt typed before the switch ends starts a session of its own.
-	h.waitUntil("the imported session open", func() bool { return h.c.SessionID() == imported }) // cond runs on the UI goroutine
-	h.waitFor("Thanks, that is all.")
+	// a prompt typed before the switch ends starts a session of its own,
+	// and one typed before the open session's view is read loses its
+	// notice to that view. The timeline shows the text first (the last
+	// turn's prompt): a loaded -race run typed there, and saw no notice.
+	h.waitUntil("the imported session open and shown", func() bool { // cond runs on the UI goroutine
+		if h.c.SessionID() != imported || h.c.pages.top() != "" {
+			return false
+		}
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
+			if strings.Contains(it.Text, "Thanks, that is all.") {
+				return true
+			}
+		}
+		return false
+	})
 	h.typeText("and now?", true)
 	h.waitFor("Going on from codex.")
 	notices := func() (n int) {
