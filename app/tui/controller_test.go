@@ -247,8 +247,10 @@ func TestContextCommandsRefusedWhileRunning(t *testing.T) {
 
 func TestHelpOverlayListsEverySlashCommand(t *testing.T) {
 	t.Parallel()
-	// Tall enough for the whole overlay: no paging to wait for.
-	h := newHarness(t, hopts{w: 200, h: 400})
+	// Tall enough for the whole overlay (it needs 100 rows): no paging to
+	// wait for. Not taller: each frame draws every cell (400 rows cost a
+	// quarter of a second of CPU).
+	h := newHarness(t, hopts{w: 200, h: 140})
 	h.typeText("?", false)
 	h.waitFor("Slash commands")
 	seen := h.text()

@@ -37,6 +37,8 @@ func TestWatchLiveInTmux(t *testing.T) {
 	writer := exec.Command(tt.bin, "-p", "write a long answer", "--home", home, "--work-dir", home,
 		"--base-url", srv.URL(), "--model", "slow-model")
 	writer.Env = append(os.Environ(), "OPENAI_API_KEY=k")
+	var writerErr strings.Builder
+	writer.Stderr = &writerErr
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	exited := make(chan struct{})
@@ -52,12 +54,18 @@ func TestWatchLiveInTmux(t *testing.T) {
 
 	// The run shows up in `rewind runs --json` once it streams.
 	var id string
+	var out []byte
 	for deadline := time.Now().Add(20 * time.Second); id == ""; time.Sleep(50 * time.Millisecond) { // poll: another process (its pid file, its exit) signals nothing here
-		if time.Now().After(deadline) {
-			t.Fatal("rewind runs never listed the -p run")
+		select {
+		case <-exited:
+			t.Fatalf("rewind -p ended before rewind runs listed it streaming (%v); last runs: %s\nstderr: %s", werr, out, writerErr.String())
+		default:
 		}
-		out, err := exec.CommandContext(ctx, tt.bin, "runs", "--json", "--home", home).Output()
-		if err != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("rewind runs never listed the -p run streaming; last runs: %s", out)
+		}
+		var err error
+		if out, err = exec.CommandContext(ctx, tt.bin, "runs", "--json", "--home", home).Output(); err != nil {
 			continue
 		}
 		var runs []struct {
@@ -75,12 +83,12 @@ func TestWatchLiveInTmux(t *testing.T) {
 		t.Fatalf("the writer finished before the watcher showed its text (%v): the test proves nothing", werr)
 	default:
 	}
-	out, err := exec.Command(tt.bin, "show", id, "--json", "--home", home).Output()
+	shown, err := exec.Command(tt.bin, "show", id, "--json", "--home", home).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(out), `"role":"assistant"`) || strings.Contains(string(out), `"role": "assistant"`) {
-		t.Fatalf("the answer was committed before the watcher showed it:\n%s", out)
+	if strings.Contains(string(shown), `"role":"assistant"`) || strings.Contains(string(shown), `"role": "assistant"`) {
+		t.Fatalf("the answer was committed before the watcher showed it:\n%s", shown)
 	}
 	releaseAnswer()
 	<-exited
