@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rewind-agent/rewind/store/message"
 )
@@ -107,25 +108,66 @@ type segment struct {
 // maxChain guards the parent walk against a corrupted (cyclic) chain.
 const maxChain = 1 << 20
 
+// chainQuery reads the parent chain of a generation in one statement, the
+// generation itself first, parents up to depth ? (a view of a session
+// rewound n times took n+1 statements to walk).
+const chainQuery = `WITH RECURSIVE chain(sid, g, depth) AS (
+		SELECT ?, ?, 0
+		UNION ALL
+		SELECT coalesce(p.parent_session, p.session_id), p.parent_gen, c.depth + 1
+		FROM chain c JOIN generations p ON p.session_id = c.sid AND p.gen = c.g
+		WHERE p.parent_gen IS NOT NULL AND c.depth < ?)
+	SELECT ` + genColumns + `
+	FROM chain c JOIN generations ON generations.session_id = c.sid AND generations.gen = c.g
+	ORDER BY c.depth`
+
+// loadChain is the parent chain of (sessionID, gen), the generation itself
+// first.
+func loadChain(ctx context.Context, q querier, sessionID string, gen int) ([]genRow, error) {
+	rows, err := q.QueryContext(ctx, chainQuery, sessionID, gen, maxChain+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var chain []genRow
+	for rows.Next() {
+		if len(chain) > maxChain {
+			return nil, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
+		}
+		g, err := scanGen(rows)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(chain) == 0 {
+		return nil, fmt.Errorf("generation %d of session %s: %w", gen, sessionID, ErrGenerationNotFound)
+	}
+	if last := chain[len(chain)-1]; last.parentGen != nil { // the chain names a parent that has no row
+		ps := last.parentSession
+		if ps == "" {
+			ps = last.sessionID
+		}
+		return nil, fmt.Errorf("generation %d of session %s: %w", *last.parentGen, ps, ErrGenerationNotFound)
+	}
+	return chain, nil
+}
+
 // resolveSegments walks the parent chain of (sessionID, gen) and returns its
 // segments oldest first, plus the chain's root generation. A fork_seq bounds
 // the parent's session; within one session bounds only shrink going back.
 func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) ([]segment, genRow, genRow, error) {
-	var segs []segment
-	self, err := loadGen(ctx, q, sessionID, gen)
+	chain, err := loadChain(ctx, q, sessionID, gen)
 	if err != nil {
 		return nil, genRow{}, genRow{}, err
 	}
-	g := self
+	segs := make([]segment, len(chain))
 	bound := int64(math.MaxInt64)
-	for i := 0; ; i++ {
-		if i > maxChain {
-			return nil, genRow{}, genRow{}, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
-		}
-		segs = append(segs, segment{session: g.sessionID, key: g.sessionKey, gen: g.gen, bound: bound})
-		if g.parentGen == nil {
-			break
-		}
+	for i, g := range chain {
+		segs[len(chain)-1-i] = segment{session: g.sessionID, key: g.sessionKey, gen: g.gen, bound: bound}
 		ps := g.parentSession
 		if ps == "" {
 			ps = g.sessionID
@@ -139,14 +181,8 @@ func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) 
 		} else {
 			bound = fork
 		}
-		if g, err = loadGen(ctx, q, ps, *g.parentGen); err != nil {
-			return nil, genRow{}, genRow{}, err
-		}
 	}
-	for i, j := 0, len(segs)-1; i < j; i, j = i+1, j-1 {
-		segs[i], segs[j] = segs[j], segs[i]
-	}
-	return segs, self, g, nil
+	return segs, chain[0], chain[len(chain)-1], nil
 }
 
 // checkpointHit is a checkpoint record found in a view.
@@ -247,17 +283,45 @@ type sessionState struct {
 
 const stateQuery = "SELECT current_gen, last_seq, key FROM sessions WHERE id = ?"
 
+// resolveStateQuery finds the sessions whose id starts with a prefix, the
+// exact match first, with their state: two rows are enough to tell a
+// unique prefix from an ambiguous one. Every read and write of a
+// session's context starts with it (resolving and reading the state were
+// two statements, a ninth of those of the time-travel property test).
+const resolveStateQuery = `SELECT id, current_gen, last_seq, key FROM sessions
+	WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`
+
+// loadState resolves id (an exact id or a unique prefix, as resolveID) and
+// reads its state.
 func loadState(ctx context.Context, q querier, id string) (sessionState, error) {
-	full, err := resolveID(ctx, q, id)
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return sessionState{}, fmt.Errorf("session %q: %w", id, ErrSessionNotFound)
+	}
+	rows, err := q.QueryContext(ctx, resolveStateQuery, id, id+"\x7f", id)
 	if err != nil {
 		return sessionState{}, err
 	}
-	st := sessionState{id: full}
-	err = q.QueryRowContext(ctx, stateQuery, full).Scan(&st.currentGen, &st.lastSeq, &st.key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sessionState{}, fmt.Errorf("session %s: %w", full, ErrSessionNotFound)
+	defer rows.Close()
+	var found []sessionState
+	for rows.Next() {
+		var st sessionState
+		if err := rows.Scan(&st.id, &st.currentGen, &st.lastSeq, &st.key); err != nil {
+			return sessionState{}, err
+		}
+		found = append(found, st)
 	}
-	return st, err
+	if err := rows.Err(); err != nil {
+		return sessionState{}, err
+	}
+	switch {
+	case len(found) == 0:
+		return sessionState{}, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	case found[0].id == id || len(found) == 1:
+		return found[0], nil
+	default:
+		return sessionState{}, ambiguous(ctx, q, id)
+	}
 }
 
 // startGeneration archives the current generation, inserts g as the next one
@@ -301,7 +365,7 @@ type appender struct {
 	nextID   int64
 }
 
-// The append path's writes (with stateQuery, genQuery and resolveQuery,
+// The append path's writes (with resolveStateQuery and genQuery,
 // prepared once per writer connection: see txStmts).
 const (
 	insertRecordQuery = `INSERT INTO context (id, session_key, seq, gen, kind, role, checkpoint_id,

@@ -210,41 +210,10 @@ func forkSource(ctx context.Context, q querier, s *Session) error {
 	return nil
 }
 
-// resolveQuery finds the sessions whose id starts with a prefix, the exact
-// match first; two rows are enough to tell a unique prefix from an ambiguous
-// one.
-const resolveQuery = `SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id = ? DESC LIMIT 2`
-
 // resolveID turns an exact id or a unique prefix into a session id.
 func resolveID(ctx context.Context, q querier, id string) (string, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if id == "" {
-		return "", fmt.Errorf("session %q: %w", id, ErrSessionNotFound)
-	}
-	rows, err := q.QueryContext(ctx, resolveQuery, id, id+"\x7f", id)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return "", err
-		}
-		ids = append(ids, s)
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
-	}
-	switch {
-	case len(ids) == 0:
-		return "", fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
-	case ids[0] == id || len(ids) == 1:
-		return ids[0], nil
-	default:
-		return "", ambiguous(ctx, q, id)
-	}
+	st, err := loadState(ctx, q, id)
+	return st.id, err
 }
 
 // ambiguous lists the first sessions a prefix matches (the error path only;

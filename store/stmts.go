@@ -11,7 +11,7 @@ import (
 // connection only if the pool replaced it.
 type writerStmts map[string]*sql.Stmt
 
-var appendQueries = []string{resolveQuery, stateQuery, genQuery,
+var appendQueries = []string{resolveStateQuery, genQuery,
 	insertRecordQuery, insertFTSQuery, updateCountersQuery, updateLastSeqQuery,
 	getSessionQuery}
 

@@ -1,0 +1,64 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rewind-agent/rewind/store/message"
+)
+
+// TestSessionIDResolution: a read of a session's context names it by its
+// id or a unique prefix, in any case and with spaces around (resolving it
+// and reading its state are one statement); an ambiguous prefix lists the
+// sessions it matches, and an unknown or empty id is not found.
+func TestSessionIDResolution(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	a, b := newSession(t, db, "a", "/w"), newSession(t, db, "b", "/w")
+	must[Record](t)(db.AppendMessage(bg, a.ID, message.NewText("user", "in a")))
+	n := 0
+	for a.ID[n] == b.ID[n] {
+		n++
+	}
+	for _, id := range []string{a.ID, strings.ToUpper(a.ID), " " + a.ID[:n+1] + " "} {
+		if v, err := db.View(bg, id); err != nil || v.SessionID != a.ID || len(v.Records) != 1 {
+			t.Errorf("view of %q: %s with %d records (%v), want %s with 1", id, v.SessionID, len(v.Records), err, a.ID)
+		}
+	}
+	var amb *AmbiguousIDError
+	if _, err := db.View(bg, a.ID[:n]); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
+		t.Errorf("view of the shared prefix %q: %v, want both sessions named", a.ID[:n], err)
+	}
+	for _, id := range []string{"zzzz", " "} {
+		if _, err := db.View(bg, id); !errors.Is(err, ErrSessionNotFound) {
+			t.Errorf("view of %q: %v, want ErrSessionNotFound", id, err)
+		}
+	}
+}
+
+// TestViewOfAChainMissingAParent: a generation whose parent's row is gone
+// (a damaged database) is not found, and the error names the missing
+// parent, as when the chain was walked one generation at a time.
+func TestViewOfAChainMissingAParent(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	s := newSession(t, db, "chain", "/w")
+	turn(t, db, s.ID, "first", 1)
+	turn(t, db, s.ID, "second", 1)
+	must[Generation](t)(db.RevertTo(bg, s.ID, 1, CauseRevert, ""))
+	turn(t, db, s.ID, "third", 1)
+	if v := must[View](t)(db.View(bg, s.ID)); v.Generation.Gen != 1 || len(v.Records) != 12 {
+		t.Fatalf("view of generation %d with %d records", v.Generation.Gen, len(v.Records))
+	}
+	if err := db.WriteTx(bg, func(tx *sql.Tx) error {
+		_, err := tx.Exec("DELETE FROM generations WHERE session_id = ? AND gen = 0", s.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.View(bg, s.ID); !errors.Is(err, ErrGenerationNotFound) || !strings.Contains(err.Error(), "generation 0 of session "+s.ID) {
+		t.Errorf("view through a missing parent: %v, want generation 0 not found", err)
+	}
+}
