@@ -227,3 +227,75 @@ func BenchmarkViewAround(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShortSession measures the small reads and writes a session's
+// life is made of (the workspace at every step, a revert dialog, the
+// time-travel property test's 2,000 sequences) on a short session that was
+// rewound ten times: its view is eleven generations deep. Most of their
+// cost is per statement (preparing, planning, the first step), not per
+// record.
+func BenchmarkShortSession(b *testing.B) {
+	db := openBench(b)
+	s, err := db.CreateSession(ctx, store.NewSession{Title: "short", WorkDir: "/w"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := db.StartTurn(ctx, s.ID, false, message.NewText("user", fmt.Sprint("prompt ", i))); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.CommitStep(ctx, s.ID, store.Step{Assistant: message.NewText("assistant", fmt.Sprint("answer ", i))}); err != nil {
+			b.Fatal(err)
+		}
+		if i > 0 { // revert the turn before, then say it again
+			if _, err := db.RevertTo(ctx, s.ID, i-1, store.CauseRevert, ""); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := db.StartTurn(ctx, s.ID, false, message.NewText("user", fmt.Sprint("again ", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	v, err := db.View(ctx, s.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if v.Generation.Gen != 9 {
+		b.Fatalf("generation %d", v.Generation.Gen)
+	}
+	b.Run("View", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.View(ctx, s.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("GetSession", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.GetSession(ctx, s.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("FindCheckpoint", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.FindCheckpoint(ctx, s.ID, -1, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ViewBefore", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.ViewBefore(ctx, s.ID, -1, store.ViewPos{}, 16); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("StartTurn", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.StartTurn(ctx, s.ID, false, message.NewText("user", "one more")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

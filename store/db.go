@@ -274,6 +274,9 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if busy <= 0 {
 		busy = DefaultBusyTimeout
 	}
+	if err := enableQPSG(); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	migs, err := loadMigrations()
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
