@@ -290,6 +290,9 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 		mix = []int{0, 3, 3, 4, 5, 5, 6, 7, 7, 7, 8, 9, 10, 11, 11}
 	}
 	var log []string
+	// last is the view checked after the last operation: the session's
+	// current view until the next one (nothing else writes it).
+	var last store.View
 	fail := func(format string, args ...any) {
 		t.Helper()
 		t.Fatalf("seed %d after %s: %s", seed, strings.Join(log, ", "), fmt.Sprintf(format, args...))
@@ -331,11 +334,9 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 		cps := m.checkpoints()
 		op := mix[rng.Intn(len(mix))]
 		switch {
-		case op <= 2: // prompt
+		case op <= 2: // prompt: a checkpoint and the prompt in one transaction, as the soul starts a turn
 			text := m.text("prompt")
-			_, err := db.Checkpoint(ctx, s.ID, false)
-			must(err)
-			_, err = db.AppendMessage(ctx, s.ID, message.NewText("user", text))
+			_, err := db.StartTurn(ctx, s.ID, false, message.NewText("user", text))
 			must(err)
 			m.appendRecs(fmt.Sprintf("cp:%d", m.nextCP()), "user:"+text)
 			log = append(log, "prompt")
@@ -364,7 +365,7 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 			cp := cps[rng.Intn(len(cps))]
 			p, err := PlanRevert(ctx, env, cp, CheckFiles)
 			must(err)
-			if want := planFromView(ctx, t, db, s.ID, cp); p.Messages != want.Messages || p.ReturnTo != want.ReturnTo || p.Keeps != want.Keeps || p.seq != want.seq {
+			if want := planFromView(t, last, cp); p.Messages != want.Messages || p.ReturnTo != want.ReturnTo || p.Keeps != want.Keeps || p.seq != want.seq {
 				t.Fatalf("after %v: plan of a revert to %d %+v, the whole view's %+v", log, cp, p, want)
 			}
 			view, at, pos := m.before(cp)
@@ -461,9 +462,7 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 			must(err)
 			view, at, _ := m.before(cp)
 			m.start(view, at, store.CauseBacktrack)
-			_, err = db.Checkpoint(ctx, s.ID, false)
-			must(err)
-			_, err = db.AppendMessage(ctx, s.ID, message.NewText("user", note))
+			_, err = db.StartTurn(ctx, s.ID, false, message.NewText("user", note)) // the D-Mail's turn, as the soul starts it
 			must(err)
 			m.appendRecs(fmt.Sprintf("cp:%d", cp), "user:"+note)
 			log = append(log, fmt.Sprintf("backtrack %d", cp))
@@ -506,11 +505,19 @@ func runSequence(t *testing.T, ctx context.Context, db *store.DB, dir string, se
 		if got := records(v); !slices.Equal(got, m.view()) {
 			fail("view %q, the model's %q", got, m.view())
 		}
+		last = v
 		if cps := m.checkpoints(); filesMode && len(cps) > 0 {
 			// Every file the agent touched since the first checkpoint, as a
-			// revert to it would see them: guards show here at once.
-			p, err := PlanRevert(ctx, env, cps[0], CheckFiles)
-			must(err)
+			// revert to it would see them: guards show here at once. This is
+			// PlanRevert's files half (planFiles, on a tracker of its own, at
+			// the checkpoint's seq in the view just checked); its
+			// conversation half is checked at every revert above.
+			seq := v.Records[CheckpointIndex(v, cps[0])].Seq
+			p := Plan{SessionID: s.ID}
+			p.planFiles(ctx, env, func(tr *filecp.Tracker, o filecp.RevertOptions) (filecp.Report, error) {
+				return tr.RevertFiles(ctx, seq, o)
+			}, CheckFiles)
+			must(p.FilesErr)
 			_, _, pos := m.before(cps[0])
 			if err := checkReport(p.Files, m.files.plan(pos)); err != nil {
 				fail("a revert to checkpoint %d would see: %v", cps[0], err)
@@ -574,14 +581,10 @@ func TestTimeTravelMatchesModel(t *testing.T) {
 	}
 }
 
-// planFromView is what PlanRevert works out, read from the whole view (as
+// planFromView is what PlanRevert works out, read from the whole view v (as
 // it was before it read the pages around the checkpoint only).
-func planFromView(ctx context.Context, t *testing.T, db *store.DB, id string, cp int) Plan {
+func planFromView(t *testing.T, v store.View, cp int) Plan {
 	t.Helper()
-	v, err := db.View(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := CheckpointIndex(v, cp)
 	if at < 0 {
 		t.Fatalf("checkpoint %d is not in the view", cp)
