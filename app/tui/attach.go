@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rewind-agent/rewind/app/live"
@@ -26,10 +27,13 @@ type attacher struct {
 	// unclaimed are the sessions leased here whose installation or release
 	// has not run yet (session.go).
 	unclaimed unclaimed
-	yoloIn    func(workDir string) bool // YOLO set for a work dir (approvals.go)
-	plan      *atomic.Bool              // plan mode is the workspace's (plan.go)
-	sink      soul.Sink                 // the Controller's: events to the pipeline
-	later     func(f func())            // onUIThreadAsync
+	// releases are the leases of sessions the workspace left, being given
+	// up on workers.
+	releases releases
+	yoloIn   func(workDir string) bool // YOLO set for a work dir (approvals.go)
+	plan     *atomic.Bool              // plan mode is the workspace's (plan.go)
+	sink     soul.Sink                 // the Controller's: events to the pipeline
+	later    func(f func())            // onUIThreadAsync
 	// remoteAnswered closes the approval a watcher answered (UI).
 	remoteAnswered func(req *soul.ApprovalRequest, a live.Answer)
 }
@@ -64,6 +68,7 @@ func (c *attacher) onWorkerAttach(ctx context.Context, cfg soul.Config, sess sto
 		readOnly = true // the scripted model works only in its scratch dir
 	}
 	if !readOnly {
+		c.releases.wait(ctx, sess.ID) // a session just left: its lease is the workspace's own
 		var lease *store.Lease
 		err := c.db.RetryBusy(ctx, func() (err error) {
 			lease, err = c.db.AcquireLease(ctx, sess.ID)
@@ -153,4 +158,43 @@ const demoReadOnly = "demo: other sessions open read-only — the scripted model
 // would write hello.go into a real project (docs/DECISIONS.md).
 func (o *Options) demoElsewhere(sess store.Session) bool {
 	return o.Demo && filepath.Clean(workDirOf(sess, o.WorkDir)) != filepath.Clean(o.WorkDir)
+}
+
+// releases are the leases being given up on workers, by session: opening
+// one of those sessions again waits for its release, or it found the
+// workspace's own lease still held and watched the session read-only.
+type releases struct {
+	m    sync.Map // session ID → chan struct{}, closed once released
+	hold func()   // tests: runs before a release (holds it back)
+}
+
+// start notes that id's lease is being released (any goroutine, before
+// the worker that releases it starts); done ends that.
+func (r *releases) start(id string) (done func()) {
+	ch := make(chan struct{})
+	r.m.Store(id, ch)
+	return func() {
+		r.m.CompareAndDelete(id, ch)
+		close(ch)
+	}
+}
+
+// wait waits until no release of id's lease is under way, or ctx ends.
+func (r *releases) wait(ctx context.Context, id string) {
+	if ch, ok := r.m.Load(id); ok {
+		select {
+		case <-ch.(chan struct{}):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// release gives up o's lease and live channel (worker).
+func (r *releases) release(ctx context.Context, o *openSession, done func()) {
+	defer done()
+	if r.hold != nil {
+		r.hold()
+	}
+	closePublisher(o)
+	_ = o.lease.Release(ctx)
 }

@@ -127,3 +127,40 @@ func TestSessionInUseAtStartupEscWatches(t *testing.T) {
 		t.Errorf("watching %q, want %q", h.sessionID(), id)
 	}
 }
+
+// Back to the session it just left, the workspace writes it again: the
+// lease it gave up when it left is released on a worker, and an open that
+// ran first found it still held (by this very process) and watched its own
+// session read-only ("WATCH · no writer" once the release ran; a loaded
+// -race run of TestSessionInUseFromTheBrowserGoesBack). The release is held
+// here until the open waits for it.
+func TestBackToTheSessionJustLeftWaitsForItsRelease(t *testing.T) {
+	t.Parallel()
+	h, ids := browserHarness(t)
+	lease, err := h.db.AcquireLease(h.ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	held := make(chan struct{})
+	var holdOnce sync.Once
+	release := func() { holdOnce.Do(func() { close(held) }) }
+	defer release()
+	h.c.attach.releases.hold = func() { <-held }
+	h.openBrowser()
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	h.key(tcell.KeyEnter)
+	h.waitFor("Session in use", "[b] Back to your session")
+	h.key(tcell.KeyEsc)
+	// The open of the session left is under way (or done) before its
+	// release goes on.
+	h.waitUntil("the open under way", func() bool { return h.c.run.op != "" || h.c.SessionID() == ids[2] })
+	release()
+	h.waitUntil("the workspace back on its session", func() bool {
+		return h.c.run.op == "" && h.c.pages.top() == "" && h.c.SessionID() == ids[2]
+	})
+	if h.onUI(func() bool { return h.c.readOnly }) {
+		t.Fatalf("the workspace watches the session it left, read-only:\n%s", h.text())
+	}
+}

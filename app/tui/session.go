@@ -70,10 +70,10 @@ func (c *Controller) releaseLater(old *openSession) {
 		return
 	}
 	c.attach.unclaimed.add(old)
+	done := c.attach.releases.start(old.sess.ID)
 	c.onWorker(func() {
 		c.attach.unclaimed.claim(old)
-		closePublisher(old)
-		_ = old.lease.Release(context.WithoutCancel(c.ctx))
+		c.attach.releases.release(context.WithoutCancel(c.ctx), old, done)
 	})
 }
 
@@ -163,10 +163,8 @@ func (c *Controller) onUILeaseLost(o *openSession) {
 		c.run.cancel()
 	}
 	c.readOnly = true
-	c.onWorker(func() {
-		closePublisher(o)
-		_ = o.lease.Release(context.WithoutCancel(c.ctx))
-	})
+	done := c.attach.releases.start(o.sess.ID)
+	c.onWorker(func() { c.attach.releases.release(context.WithoutCancel(c.ctx), o, done) })
 	c.input.SetPlaceholder("read-only: another process writes this session · /help, /theme, /exit")
 	c.msg.setMessage("another process took this session over: read-only until it exits (or fork the session from the list)", true)
 	c.refreshStatus()
