@@ -6,10 +6,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rewind-agent/rewind/internal/childproc"
+	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, childprocGoroutines()...) }
+func TestMain(m *testing.M) {
+	testbin.CollectLess()
+	goleak.VerifyTestMain(m, childprocGoroutines()...)
+}
 
 // childprocGoroutines ignores the goroutines internal/childproc keeps for
 // the life of the process (its forker thread, its watchdog's reaper).
