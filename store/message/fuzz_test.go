@@ -133,10 +133,34 @@ func FuzzAppendIndent(f *testing.F) {
 // TestAppendIndentNestingLimit: AppendIndent nests as deep as json.Indent
 // does and no deeper (without an indent: a deep document indented writes
 // the square of its depth).
+//
+// json.Indent's limit is its scanner's, which json.Valid shares; Indent
+// itself loops over the depth at every newline (0.4 s at this depth), so
+// it is compared whole at a small depth, and the deep documents with the
+// same layout and json.Valid's verdict.
 func TestAppendIndentNestingLimit(t *testing.T) {
 	t.Parallel()
+	nested := func(depth int) []byte {
+		return []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
+	}
+	indented := func(depth int) string {
+		return strings.Repeat("[\n", depth-1) + "[]" + strings.Repeat("\n]", depth-1)
+	}
+	appendIndentAgrees(t, nested(5), "", "")
+	if got, err := AppendIndent(nil, nested(5), "", ""); err != nil || string(got) != indented(5) {
+		t.Fatalf("depth 5: %q %v", got, err)
+	}
 	for _, depth := range []int{10000, 10001} {
-		appendIndentAgrees(t, []byte(strings.Repeat("[", depth)+strings.Repeat("]", depth)), "", "")
+		got, err := AppendIndent(nil, nested(depth), "", "")
+		if valid := json.Valid(nested(depth)); (err == nil) != valid {
+			t.Fatalf("depth %d: error %v, json.Valid %v", depth, err, valid)
+		}
+		if err == nil && string(got) != indented(depth) {
+			t.Fatalf("depth %d: %.200q", depth, got)
+		}
+	}
+	if json.Valid(nested(10001)) || !json.Valid(nested(10000)) {
+		t.Fatal("encoding/json's nesting limit is no longer 10000: the deep cases above test nothing")
 	}
 }
 
