@@ -61,8 +61,11 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	if err != nil {
 		return nil, cfg, err
 	}
-	upgrading := rt.announceUpgrade(ctx, cfg.DBPath())
-	db, err := store.Open(ctx, cfg.DBPath())
+	upgrading := false
+	db, err := store.OpenWith(ctx, cfg.DBPath(), store.Options{BeforeUpgrade: func(from, to int) {
+		upgrading = true
+		rt.announceUpgrade(cfg.DBPath(), from, to)
+	}})
 	if err != nil {
 		if upgrading && errors.Is(err, context.Canceled) {
 			// Migrations copy in resumable steps: the next open goes on.
@@ -156,18 +159,11 @@ func recoveryNotice(rs []store.Recovered) string {
 
 // announceUpgrade says, before Open migrates a database written by an
 // earlier rewind, that it does so: on a big history it takes tens of
-// seconds, and the workspace would otherwise show a blank terminal. It
-// reports whether an upgrade is due.
-func (rt *Runtime) announceUpgrade(ctx context.Context, path string) bool {
-	from, to, err := store.PendingUpgrade(ctx, path)
-	if err != nil || from == 0 || from >= to {
-		return false
+// seconds, and the workspace would otherwise show a blank terminal.
+func (rt *Runtime) announceUpgrade(path string, from, to int) {
+	if rt.Stderr != nil {
+		fmt.Fprintf(rt.Stderr, "rewind: upgrading %s from schema %d to %d (once; a large history takes up to a minute)…\n", path, from, to)
 	}
-	if rt.Stderr == nil {
-		return true
-	}
-	fmt.Fprintf(rt.Stderr, "rewind: upgrading %s from schema %d to %d (once; a large history takes up to a minute)…\n", path, from, to)
-	return true
 }
 
 // sessionHandle is a session opened by a headless subcommand: the database

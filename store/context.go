@@ -574,8 +574,9 @@ func (a *appender) exec(query string, args ...any) (sql.Result, error) {
 // one write transaction.
 func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) error) ([]Record, error) {
 	var out []Record
+	ws := db.stmts.get(ctx, db.writer)
 	err := db.WriteTx(ctx, func(tx *sql.Tx) error {
-		a, err := newAppender(ctx, tx, db.stmts.in(tx), id)
+		a, err := newAppender(ctx, tx, ws.in(tx), id)
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,7 @@ type DB struct {
 	reader *sql.DB
 	closed chan struct{}
 	ckpt   *checkpointer
-	stmts  writerStmts
+	stmts  lazyStmts
 	// held maps the id of each session this DB holds the lease of to the
 	// lease's token (checkLease).
 	held sync.Map
@@ -259,6 +259,12 @@ type Options struct {
 	// its lease counts as free (10 s): tests whose own lease must stay
 	// live however late a loaded machine renews it lengthen it.
 	LeaseStale time.Duration
+	// BeforeUpgrade, when set, is called before Open migrates a database
+	// an earlier rewind wrote (schema from, 0 < from < to), so that the
+	// caller can say so: on a large history it takes a while. Open reads
+	// the version on its probe's connection (a separate look opened one
+	// more connection on every start).
+	BeforeUpgrade func(from, to int)
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -287,8 +293,12 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if err := prepareFile(path); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	if err := probe(ctx, path, len(migs)); err != nil {
+	version, err := probe(ctx, path, len(migs))
+	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if o.BeforeUpgrade != nil && version > 0 && version < len(migs) {
+		o.BeforeUpgrade(version, len(migs))
 	}
 	ckpt := newCheckpointer()
 	// The writer waits for a lock in short slices (lockSlice), between which
@@ -319,10 +329,6 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if err := db.reclaim(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
-	if db.stmts, err = prepareWriterStmts(ctx, writer); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -384,11 +390,12 @@ func prepareFile(path string) error {
 }
 
 // probe reads the schema marker through a read-only connection (so a WAL
-// not yet checkpointed is seen) and decides whether we may write the file.
-func probe(ctx context.Context, path string, latest int) error {
+// not yet checkpointed is seen), decides whether we may write the file and
+// returns its schema version (0 for a new file).
+func probe(ctx context.Context, path string, latest int) (int, error) {
 	ro, err := sql.Open("sqlite3", "file:"+escapePath(path)+"?mode=ro&_busy_timeout=5000")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer ro.Close()
 	var appID, version, objects int
@@ -403,22 +410,22 @@ func probe(ctx context.Context, path string, latest int) error {
 		var se sqlite3.Error
 		if errors.As(err, &se) && se.Code == sqlite3.ErrCorrupt {
 			// prepareFile saw SQLite's header: a database, but damaged.
-			return &DamagedError{Path: path, Detail: oneLineErr(err), Unopenable: true}
+			return 0, &DamagedError{Path: path, Detail: oneLineErr(err), Unopenable: true}
 		}
 		if errors.As(err, &se) && se.Code == sqlite3.ErrNotADB {
-			return fmt.Errorf("%w: %v", ErrNotDatabase, err)
+			return 0, fmt.Errorf("%w: %v", ErrNotDatabase, err)
 		}
-		return err
+		return 0, err
 	}
 	switch {
 	case appID == 0 && version == 0 && objects == 0:
-		return nil // new, empty database
+		return 0, nil // new, empty database
 	case appID != ApplicationID:
-		return fmt.Errorf("%w: SQLite file without rewind's application id", ErrNotDatabase)
+		return 0, fmt.Errorf("%w: SQLite file without rewind's application id", ErrNotDatabase)
 	case version > latest:
-		return fmt.Errorf("%w: schema version %d, this rewind knows up to %d", ErrNewerSchema, version, latest)
+		return 0, fmt.Errorf("%w: schema version %d, this rewind knows up to %d", ErrNewerSchema, version, latest)
 	}
-	return nil
+	return version, nil
 }
 
 func loadMigrations() ([]migration, error) {

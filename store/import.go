@@ -223,10 +223,11 @@ func (db *DB) importTx(ctx context.Context, fn func(*sql.Tx, *importStmts) error
 		return err
 	}
 	defer db.importGap.done()
+	ws := db.stmts.get(ctx, db.writer)
 	err := db.RetryBusy(ctx, func() error {
 		return db.WriteTx(ctx, func(tx *sql.Tx) error {
 			st := importStmts{q: tx}
-			if ts := db.stmts.in(tx); ts != nil {
+			if ts := ws.in(tx); ts != nil {
 				st.q = ts
 			}
 			defer st.close()

@@ -2,14 +2,16 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// PendingUpgrade tells an old database (schema 2, the testdata fixture) from
-// a current one and from a missing file, and writes nothing.
-func TestPendingUpgrade(t *testing.T) {
+// Options.BeforeUpgrade is called once, before the migrations, when Open
+// opens a database an earlier rewind wrote (schema 2, the testdata
+// fixture), and not for a current or a new database.
+func TestBeforeUpgrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -21,22 +23,36 @@ func TestPendingUpgrade(t *testing.T) {
 	if err := os.WriteFile(old, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	from, to, err := PendingUpgrade(ctx, old)
-	if err != nil || from != 2 || to != SchemaVersion() || to <= 2 {
-		t.Fatalf("PendingUpgrade(schema-v2.db) = %d, %d, %v; want 2, %d", from, to, err, SchemaVersion())
+	type call struct{ from, to, fileVersion int }
+	open := func(path string) []call {
+		t.Helper()
+		var calls []call
+		db, err := OpenWith(ctx, path, Options{BeforeUpgrade: func(from, to int) {
+			// Called before anything is migrated: the file still says from.
+			var v int
+			ro, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+			if err == nil {
+				err = ro.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+				ro.Close()
+			}
+			if err != nil {
+				t.Errorf("read the version in BeforeUpgrade: %v", err)
+			}
+			calls = append(calls, call{from, to, v})
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		return calls
 	}
-	if after, _ := os.ReadFile(old); string(after) != string(data) {
-		t.Fatal("PendingUpgrade wrote to the database")
+	if got := open(old); len(got) != 1 || got[0] != (call{2, SchemaVersion(), 2}) || SchemaVersion() <= 2 {
+		t.Fatalf("BeforeUpgrade for schema-v2.db: %v; want one call (2, %d) before migrating", got, SchemaVersion())
 	}
-	db, err := Open(ctx, old)
-	if err != nil {
-		t.Fatal(err)
+	if got := open(old); len(got) != 0 {
+		t.Errorf("BeforeUpgrade for a migrated database: %v; want none", got)
 	}
-	db.Close()
-	if from, to, err := PendingUpgrade(ctx, old); err != nil || from != to {
-		t.Errorf("after Open: %d, %d, %v; want nothing pending", from, to, err)
-	}
-	if from, _, err := PendingUpgrade(ctx, filepath.Join(dir, "missing.db")); err != nil || from != 0 {
-		t.Errorf("missing file: from %d, err %v; want 0, nil", from, err)
+	if got := open(filepath.Join(dir, "new.db")); len(got) != 0 {
+		t.Errorf("BeforeUpgrade for a new database: %v; want none", got)
 	}
 }
