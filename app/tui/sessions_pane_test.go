@@ -18,7 +18,10 @@ import (
 // stays current. The first list used to be posted before the UI ran (and
 // dropped), and its signature then suppressed every later post: "No
 // sessions." for good. beforeRun makes that race deterministic: a list is
-// posted and its batch delivered before Run.
+// posted before Run, and a delivery is under way (it waits for Run:
+// the list's batch, or an earlier one the list's waits behind). Waiting
+// for the list's own batch to go waited out the 5 s bound in most runs:
+// a batch queued during New went first and holds it until Run.
 func TestSessionsPaneShowsExistingSessionsAtStart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, hopts{w: 160, h: 48,
@@ -26,7 +29,7 @@ func TestSessionsPaneShowsExistingSessionsAtStart(t *testing.T) {
 		beforeRun: func(h *harness) {
 			h.c.br.onWorkerListPane()
 			deadline := time.Now().Add(5 * time.Second)
-			for pendingEvents(h.c.ui.events) > 0 && time.Now().Before(deadline) {
+			for !deliveryWaits(h.c.ui.events) && time.Now().Before(deadline) {
 				time.Sleep(5 * time.Millisecond) // poll: before Run there is no draw to wait on
 			}
 		},
@@ -75,11 +78,14 @@ func TestSearchSupersededQueryIsCancelled(t *testing.T) {
 	})
 }
 
-// pendingEvents is how many events wait for the batcher's next delivery.
-func pendingEvents(b *batcher) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.pending)
+// deliveryWaits reports whether a delivery of the batcher is under way:
+// before Run it waits for the UI to start.
+func deliveryWaits(b *batcher) bool {
+	if b.flushMu.TryLock() {
+		b.flushMu.Unlock()
+		return false
+	}
+	return true
 }
 
 // Resuming a session of another work dir says plainly where the agent now
