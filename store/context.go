@@ -239,7 +239,7 @@ type CheckpointPlace struct {
 // view does not hold is ErrCheckpointNotFound.
 func (db *DB) FindCheckpoint(ctx context.Context, sessionID string, gen, id int) (CheckpointPlace, error) {
 	var out CheckpointPlace
-	_, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+	_, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) error {
 		hit, ok, err := findCheckpoint(ctx, tx, segs, id)
 		if err != nil {
 			return err
@@ -694,7 +694,7 @@ func (db *DB) CommitStep(ctx context.Context, sessionID string, s Step) ([]Recor
 // View returns the current generation's view.
 func (db *DB) View(ctx context.Context, sessionID string) (View, error) {
 	var v View
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -711,7 +711,7 @@ func (db *DB) View(ctx context.Context, sessionID string) (View, error) {
 // GenerationView returns the view of any generation, archived or not.
 func (db *DB) GenerationView(ctx context.Context, sessionID string, gen int) (View, error) {
 	var v View
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -802,7 +802,7 @@ func eachRecord(ctx context.Context, q querier, session string, fn func(Record) 
 // snapshot, however long the view), holding one record at a time. An
 // error from head or fn stops the read and is returned.
 func (db *DB) EachRecord(ctx context.Context, sessionID string, gen int, head func(View) error, fn func(Record) error) error {
-	_, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+	_, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) error {
 		if err := head(*v); err != nil {
 			return err
 		}
@@ -822,7 +822,7 @@ func (db *DB) EachRecord(ctx context.Context, sessionID string, gen int, head fu
 // Generations lists a session's generations ordered by gen.
 func (db *DB) Generations(ctx context.Context, sessionID string) ([]Generation, error) {
 	var out []Generation
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err

@@ -612,13 +612,26 @@ func endedBy(ctx context.Context, err error) error {
 }
 
 // readTx runs fn in one deferred (snapshot) transaction on the reader pool.
-func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.reader.BeginTx(ctx, nil)
+//
+// It is BEGIN and ROLLBACK on a pooled connection, not a *sql.Tx: a Tx
+// starts a goroutine to watch its context, and another for each query in
+// it. A connection whose ROLLBACK fails is discarded, never returned to
+// the pool inside its snapshot.
+func (db *DB) readTx(ctx context.Context, fn func(querier) error) error {
+	conn, err := db.reader.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	return fn(tx)
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	defer func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
+	return fn(conn)
 }
 
 func nowMS() int64 { return time.Now().UnixMilli() }

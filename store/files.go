@@ -411,20 +411,17 @@ func (db *DB) FileEvents(ctx context.Context, sessionID string, fromID int64) ([
 	return db.fileEvents(ctx, "file events", sessionID, "id >= ?", fromID)
 }
 
+const lastFileEventBeforeQuery = `SELECT ` + fileEventCols + ` FROM file_events
+	WHERE session_id = ? AND path = ? AND id < ? AND not_kept_size IS NULL ORDER BY id DESC LIMIT 1`
+
 // LastFileEventsBefore returns, for each of paths, the session's last file
 // event with id < beforeID whose content is kept (the change that left the file as it was at
 // that position); paths without one are absent from the map.
 func (db *DB) LastFileEventsBefore(ctx context.Context, sessionID string, paths []string, beforeID int64) (map[string]FileEvent, error) {
 	out := make(map[string]FileEvent, len(paths))
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `SELECT `+fileEventCols+` FROM file_events
-			WHERE session_id = ? AND path = ? AND id < ? AND not_kept_size IS NULL ORDER BY id DESC LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+	err := db.readTx(ctx, func(tx querier) error {
 		for _, p := range paths {
-			rows, err := st.QueryContext(ctx, sessionID, p, beforeID)
+			rows, err := tx.QueryContext(ctx, lastFileEventBeforeQuery, sessionID, p, beforeID)
 			if err != nil {
 				return err
 			}

@@ -55,7 +55,7 @@ func (db *DB) RecordRewind(ctx context.Context, r Rewind) (int64, error) {
 // ErrNoRewind when there is none.
 func (db *DB) LastRewind(ctx context.Context, sessionID string, id int64) (Rewind, error) {
 	var r Rewind
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -85,7 +85,7 @@ func (db *DB) LastRewind(ctx context.Context, sessionID string, id int64) (Rewin
 // Rewinds returns the session's rewind log, oldest first.
 func (db *DB) Rewinds(ctx context.Context, sessionID string) ([]Rewind, error) {
 	var out []Rewind
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err

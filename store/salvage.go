@@ -94,7 +94,7 @@ func (db *DB) KeepInterruptedStep(ctx context.Context, sessionID string, msgs []
 // holder (this process) is its only writer, so nothing moves it meanwhile.
 func (db *DB) keepPoint(ctx context.Context, sessionID string) (salvage, error) {
 	var s salvage
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err

@@ -114,7 +114,7 @@ type ViewDelta struct {
 // current generation, after every record its view holds.
 func (db *DB) ViewSince(ctx context.Context, sessionID string, gen int, afterSeq int64) (ViewDelta, error) {
 	var d ViewDelta
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -180,7 +180,7 @@ const beforeQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpo
 // long session reads its tail, and scrolling up reads the page before, so
 // the cost is the page, never the whole view.
 func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before ViewPos, limit int) (View, error) {
-	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) (err error) {
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) (err error) {
 		v.Records, v.Earlier, err = pageBefore(ctx, tx, segs, before, max(limit, 1))
 		return err
 	})
@@ -194,9 +194,9 @@ func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before 
 // current one) in one read transaction: the view's header and counters,
 // and whatever read finds in the view's segments (a page of records, a
 // checkpoint's place), without reading the rest of the view.
-func (db *DB) viewPage(ctx context.Context, sessionID string, gen int, read func(tx *sql.Tx, v *View, segs []segment) error) (View, error) {
+func (db *DB) viewPage(ctx context.Context, sessionID string, gen int, read func(tx querier, v *View, segs []segment) error) (View, error) {
 	var v View
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -275,7 +275,7 @@ const afterQuery = `SELECT seq, gen, kind, coalesce(role, ''), coalesce(checkpoi
 // down from a place in a long view (a search hit) without reading the rest
 // of it.
 func (db *DB) ViewAfter(ctx context.Context, sessionID string, gen int, after ViewPos, limit int) (View, error) {
-	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) (err error) {
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) (err error) {
 		v.Records, v.Later, err = pageAfter(ctx, tx, segs, after, false, max(limit, 1))
 		return err
 	})
@@ -322,7 +322,7 @@ func pageAfter(ctx context.Context, q querier, segs []segment, after ViewPos, in
 // before the page), read in one transaction through the index, never the
 // rest of the view. Opening a long session at a search hit reads it.
 func (db *DB) ViewAround(ctx context.Context, sessionID string, gen int, at ViewPos, before, after int) (View, error) {
-	v, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+	v, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) error {
 		head, earlier, err := pageBefore(ctx, tx, segs, at, max(before, 0))
 		if err != nil {
 			return err
@@ -350,7 +350,7 @@ func (db *DB) ViewAround(ctx context.Context, sessionID string, gen int, at View
 // records, so where one leaves the other is found without reading either.
 func (db *DB) ViewHolds(ctx context.Context, sessionID string, gen int, pos ViewPos) (bool, error) {
 	var ok bool
-	err := db.readTx(ctx, func(tx *sql.Tx) error {
+	err := db.readTx(ctx, func(tx querier) error {
 		st, err := loadState(ctx, tx, sessionID)
 		if err != nil {
 			return err
@@ -396,7 +396,7 @@ const checkpointCountQuery = `SELECT count(*) FROM context
 // zero ViewPos for last counts none after. An index range per segment,
 // never the records.
 func (db *DB) CheckpointsOutside(ctx context.Context, sessionID string, gen int, first, last ViewPos) (before, after int, err error) {
-	_, err = db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+	_, err = db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) error {
 		count := func(s segment, from, to int64) (int, error) {
 			var n int
 			err := tx.QueryRowContext(ctx, checkpointCountQuery, s.key, s.gen, from, min(to, s.bound)).Scan(&n)
@@ -466,7 +466,7 @@ const turnCountQuery = `SELECT count(*) FROM context AS c
 // range (about 0.2 s of CPU on a 250,000-record view): call it on a worker.
 func (db *DB) TurnsBefore(ctx context.Context, sessionID string, gen int, first ViewPos) (int, error) {
 	turns := 0
-	_, err := db.viewPage(ctx, sessionID, gen, func(tx *sql.Tx, v *View, segs []segment) error {
+	_, err := db.viewPage(ctx, sessionID, gen, func(tx querier, v *View, segs []segment) error {
 		fi := segmentOf(ctx, tx, segs, first)
 		if fi < 0 {
 			return fmt.Errorf("seq %d of session %s is not in the view", first.Seq, first.SessionID)
