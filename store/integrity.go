@@ -211,6 +211,11 @@ func (db *DB) stampCheckCache() {
 		return
 	}
 	if s, ok := fileStamp(db.path); ok && s.size > 0 {
-		_ = os.WriteFile(checkCachePath(db.path), fmt.Appendf(nil, stampFormat, s.size, s.mtimeNs, s.ctimeNs, s.inode, s.counter), 0o600)
+		_ = writeCheckCache(db.path, s)
 	}
+}
+
+// writeCheckCache records s as the stamp of path's generation known good.
+func writeCheckCache(path string, s stamp) error {
+	return os.WriteFile(checkCachePath(path), fmt.Appendf(nil, stampFormat, s.size, s.mtimeNs, s.ctimeNs, s.inode, s.counter), 0o600)
 }

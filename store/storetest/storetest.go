@@ -5,7 +5,6 @@ package storetest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,13 +42,15 @@ var empty = NewFixture(func(context.Context, *store.DB) error { return nil })
 // Fixture is a database that is costly to build (thousands of records):
 // the first test that asks for it builds it once, every test gets its own
 // copy of the file. The built file is kept in memory, so nothing is left
-// on disk when the test binary ends.
+// on disk when the test binary ends. A copy opens without PRAGMA
+// quick_check (store.Image: this process built it), which on the long
+// fixtures cost about a twentieth of the TUI tests' CPU.
 type Fixture struct {
 	build func(ctx context.Context, db *store.DB) error
 
-	once      sync.Once
-	file, wal []byte // the built database, closed
-	err       error
+	once  sync.Once
+	image *store.Image
+	err   error
 }
 
 // NewFixture declares a fixture that build fills. build runs at most once
@@ -59,35 +60,7 @@ func NewFixture(build func(ctx context.Context, db *store.DB) error) *Fixture {
 }
 
 func (f *Fixture) make() {
-	dir, err := os.MkdirTemp("", "rewind-fixture")
-	if err != nil {
-		f.err = err
-		return
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "rewind.db")
-	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		f.err = err
-		return
-	}
-	if err := f.build(ctx, db); err != nil {
-		db.Close()
-		f.err = fmt.Errorf("build fixture: %w", err)
-		return
-	}
-	// Closing the last connection checkpoints the WAL into the file.
-	if err := db.Close(); err != nil {
-		f.err = fmt.Errorf("close fixture: %w", err)
-		return
-	}
-	if f.file, f.err = os.ReadFile(path); f.err != nil {
-		return
-	}
-	if wal, err := os.ReadFile(path + "-wal"); err == nil {
-		f.wal = wal
-	}
+	f.image, f.err = store.BuildImage(context.Background(), f.build)
 }
 
 // CopyTo builds the fixture if no test did yet and copies it to path, a
@@ -101,24 +74,7 @@ func (f *Fixture) CopyTo(t testing.TB, path string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatalf("copy fixture: %v", err)
 	}
-	if err := writeNew(path, f.file); err != nil {
+	if err := f.image.WriteNew(path); err != nil {
 		t.Fatalf("copy fixture: %v", err)
 	}
-	if f.wal != nil {
-		if err := writeNew(path+"-wal", f.wal); err != nil {
-			t.Fatalf("copy fixture: %v", err)
-		}
-	}
-}
-
-func writeNew(path string, data []byte) error {
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(data); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
