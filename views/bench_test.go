@@ -203,3 +203,53 @@ func BenchmarkStreamAnswerFrames(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(toks)), "ns/token")
 }
+
+// BenchmarkFrameScreenStreamAnswer is BenchmarkStreamAnswerFrames through
+// the FrameScreen over tmux's terminal screen, as the product draws: each
+// frame is tview's clear, the conversation's draw and the flush of the
+// changed cells.
+func BenchmarkFrameScreenStreamAnswer(b *testing.B) {
+	toks := benchtext.Answer(4000)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f, _ := newTermFrameScreen(b, 160, 48)
+		c := NewConversation()
+		c.Append(Item{Kind: ItemUser, Text: "go"})
+		c.SetRect(0, 0, 160, 48)
+		for j, t := range toks {
+			c.AppendDelta(t)
+			if j%100 == 99 {
+				frame(f, c)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(toks)), "ns/token")
+}
+
+// BenchmarkFrameScreenFrame is the FrameScreen's own share of a frame: a
+// clear, every cell of a 160x48 screen set (a background, then text in a
+// few styles) and the flush of the one changed row.
+func BenchmarkFrameScreenFrame(b *testing.B) {
+	f, _ := newTermFrameScreen(b, 160, 48)
+	bg := tcell.StyleDefault.Background(tcell.ColorNavy)
+	styles := []tcell.Style{bg, bg.Foreground(tcell.ColorYellow), bg.Bold(true), bg.Foreground(tcell.ColorGreen)}
+	draw := func(n int) {
+		f.Clear()
+		for y := 0; y < 48; y++ {
+			for x := 0; x < 160; x++ {
+				f.SetContent(x, y, ' ', nil, bg)
+			}
+			for x := 0; x < 150; x++ {
+				f.SetContent(x, y, 'a'+rune((x+y)%26), nil, styles[(x/7)%len(styles)])
+			}
+		}
+		f.SetContent(n%160, 47, 'z', nil, bg)
+		f.Show()
+	}
+	draw(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		draw(i)
+	}
+}

@@ -26,6 +26,17 @@ type FrameScreen struct {
 	front []frameCell // what the screen under holds (drawn as handed over)
 	stale bool        // front is unknown: hand over every cell
 	err   error       // Init's
+
+	// The styles and the graphemes of more than one rune the cells refer
+	// to, each once: a cell is then 8 bytes without pointers, so the
+	// frame's clear is a memclr-like fill, the GC never scans the frame
+	// and a row compares as plain memory.
+	styles    []tcell.Style
+	styleIDs  map[tcell.Style]uint32
+	lastStyle tcell.Style // the style last looked up, and its index:
+	lastID    uint32      // a view draws runs of cells in one style
+	strs      []string
+	strIDs    map[string]uint32
 }
 
 // Init starts the screen under; tview ignores the error, InitErr has it.
@@ -37,9 +48,105 @@ func (f *FrameScreen) Init() error {
 // InitErr is the error of the last Init.
 func (f *FrameScreen) InitErr() error { return f.err }
 
+// frameCell is a cell of a frame: its grapheme and its style as indexes.
 type frameCell struct {
-	str   string // one grapheme; "" is a blank
-	style tcell.Style
+	ch    uint32 // 0: a blank (""); a rune r: r+1; strFlag|i: FrameScreen.strs[i]
+	style uint32 // FrameScreen.styles[style]; 0 is tcell.StyleDefault
+}
+
+const strFlag = 1 << 31
+
+// maxInterned is the size of the style or grapheme table past which a
+// clear rebuilds it with only what the shown frame still uses.
+const maxInterned = 4096
+
+// runeCell is the grapheme of a cell of one rune, as runeString makes it.
+func runeCell(r rune) uint32 {
+	if !utf8.ValidRune(r) {
+		r = utf8.RuneError // string(r) is U+FFFD
+	}
+	return uint32(r) + 1
+}
+
+// styleID is the index of style in the table, added when new.
+func (f *FrameScreen) styleID(style tcell.Style) uint32 {
+	if style == f.lastStyle {
+		return f.lastID
+	}
+	if style == tcell.StyleDefault {
+		return 0
+	}
+	if id, ok := f.styleIDs[style]; ok {
+		f.lastStyle, f.lastID = style, id
+		return id
+	}
+	if f.styleIDs == nil {
+		f.styleIDs = map[tcell.Style]uint32{}
+	}
+	if len(f.styles) == 0 {
+		f.styles = append(f.styles, tcell.StyleDefault)
+	}
+	id := uint32(len(f.styles))
+	f.styles = append(f.styles, style)
+	f.styleIDs[style] = id
+	f.lastStyle, f.lastID = style, id
+	return id
+}
+
+// strCell is the grapheme g of a cell: its rune when g is one rune, else
+// its index in the table, added when new.
+func (f *FrameScreen) strCell(g string) uint32 {
+	switch r, size := utf8.DecodeRuneInString(g); {
+	case g == "":
+		return 0
+	case size == len(g) && (r != utf8.RuneError || size > 1):
+		return uint32(r) + 1
+	}
+	if id, ok := f.strIDs[g]; ok {
+		return strFlag | id
+	}
+	if f.strIDs == nil {
+		f.strIDs = map[string]uint32{}
+	}
+	id := uint32(len(f.strs))
+	f.strs = append(f.strs, g)
+	f.strIDs[g] = id
+	return strFlag | id
+}
+
+// str is the grapheme of c; "" is a blank.
+func (f *FrameScreen) str(c frameCell) string {
+	switch {
+	case c.ch == 0:
+		return ""
+	case c.ch&strFlag != 0:
+		return f.strs[c.ch&^strFlag]
+	}
+	return runeString(rune(c.ch - 1))
+}
+
+// isBlank reports whether c is a blank or a space.
+func isBlank(c frameCell) bool { return c.ch == 0 || c.ch == ' '+1 }
+
+// compact rebuilds the tables, when grown large, with only the entries of
+// the cells of drawn and front (back is about to be cleared).
+func (f *FrameScreen) compact() {
+	if len(f.styles) <= maxInterned && len(f.strs) <= maxInterned {
+		return
+	}
+	styles, strs := f.styles, f.strs
+	f.styles, f.styleIDs, f.strs, f.strIDs = nil, nil, nil, nil
+	f.lastStyle, f.lastID = tcell.StyleDefault, 0
+	for _, cells := range [][]frameCell{f.drawn, f.front} {
+		for i, c := range cells {
+			if c.style != 0 {
+				cells[i].style = f.styleID(styles[c.style])
+			}
+			if c.ch&strFlag != 0 {
+				cells[i].ch = f.strCell(strs[c.ch&^strFlag])
+			}
+		}
+	}
 }
 
 // NewFrameScreen wraps s, or the terminal's screen when s is nil.
@@ -86,9 +193,10 @@ func (f *FrameScreen) Clear() { f.Fill(' ', tcell.StyleDefault) }
 // Fill fills the frame with r in style.
 func (f *FrameScreen) Fill(r rune, style tcell.Style) {
 	f.fit()
-	s := runeString(r)
+	f.compact()
+	c := frameCell{runeCell(r), f.styleID(style)}
 	for i := range f.back {
-		f.back[i] = frameCell{s, style}
+		f.back[i] = c
 	}
 }
 
@@ -98,9 +206,9 @@ func (f *FrameScreen) SetContent(x, y int, primary rune, combining []rune, style
 	switch {
 	case c == nil:
 	case len(combining) == 0:
-		*c = frameCell{runeString(primary), style}
+		*c = frameCell{runeCell(primary), f.styleID(style)}
 	default:
-		*c = frameCell{string(append([]rune{primary}, combining...)), style}
+		*c = frameCell{f.strCell(string(append([]rune{primary}, combining...))), f.styleID(style)}
 	}
 }
 
@@ -132,7 +240,7 @@ func (f *FrameScreen) SetCell(x, y int, style tcell.Style, ch ...rune) {
 func (f *FrameScreen) Put(x, y int, str string, style tcell.Style) (string, int) {
 	g, rest, width, _ := uniseg.FirstGraphemeClusterInString(str, -1)
 	if c := f.cell(x, y); c != nil && g != "" {
-		*c = frameCell{g, style}
+		*c = frameCell{f.strCell(g), f.styleID(style)}
 	}
 	return rest, width
 }
@@ -155,14 +263,22 @@ func (f *FrameScreen) Get(x, y int) (string, tcell.Style, int) {
 	if c == nil {
 		return "", tcell.StyleDefault, 0
 	}
-	str := c.str
+	str, style := f.str(*c), f.style(c.style)
 	switch {
 	case str == "":
-		return " ", c.style, 1
+		return " ", style, 1
 	case len(str) == 1: // ASCII: one column, without asking uniseg
-		return str, c.style, 1
+		return str, style, 1
 	}
-	return str, c.style, max(1, uniseg.StringWidth(str))
+	return str, style, max(1, uniseg.StringWidth(str))
+}
+
+// style is the style of index id.
+func (f *FrameScreen) style(id uint32) tcell.Style {
+	if id == 0 {
+		return tcell.StyleDefault
+	}
+	return f.styles[id]
 }
 
 // GetContent reads a cell of the frame.
@@ -195,7 +311,7 @@ func (f *FrameScreen) flush() {
 			i := y*f.w + x
 			fr := f.front[i]
 			b := f.styled(x, i, prev.style)
-			if !f.stale && (b == fr || (fr.str == " " || fr.str == "") && blankIn(b, fr.style)) {
+			if !f.stale && (b == fr || isBlank(fr) && f.blankIn(b, fr.style)) {
 				prev = fr
 				continue
 			}
@@ -213,12 +329,12 @@ func (f *FrameScreen) flush() {
 // takes the style of the cell before it on the row (prev), or else of the
 // word after it (a code row's first column), when it looks the same in
 // it, so the terminal is sent no colours for it.
-func (f *FrameScreen) styled(x, i int, prev tcell.Style) frameCell {
+func (f *FrameScreen) styled(x, i int, prev uint32) frameCell {
 	b := f.back[i]
 	switch {
-	case x > 0 && blankIn(b, prev):
+	case x > 0 && f.blankIn(b, prev):
 		b.style = prev
-	case x+1 < f.w && f.back[i+1].str != " " && blankIn(b, f.back[i+1].style):
+	case x+1 < f.w && f.back[i+1].ch != ' '+1 && f.blankIn(b, f.back[i+1].style):
 		b.style = f.back[i+1].style
 	}
 	return b
@@ -242,9 +358,9 @@ func (f *FrameScreen) resend(y, a, b int) bool {
 		return false
 	}
 	row := f.front[y*f.w : (y+1)*f.w]
-	fits := func(style tcell.Style) bool {
+	fits := func(style uint32) bool {
 		for x := a; x < b; x++ {
-			if c := row[x]; len(c.str) > 1 || !blankIn(c, style) && c.style != style {
+			if c := row[x]; c.ch > utf8.RuneSelf || !f.blankIn(c, style) && c.style != style {
 				return false
 			}
 		}
@@ -258,7 +374,7 @@ func (f *FrameScreen) resend(y, a, b int) bool {
 	}
 	for x := a; x < b; x++ {
 		c := row[x]
-		if blankIn(c, style) {
+		if f.blankIn(c, style) {
 			c.style = style
 		}
 		f.put(y*f.w+x, c)
@@ -269,11 +385,11 @@ func (f *FrameScreen) resend(y, a, b int) bool {
 
 // put hands cell i over to the screen under.
 func (f *FrameScreen) put(i int, c frameCell) {
-	str := c.str
+	str := f.str(c)
 	if str == "" {
 		str = " "
 	}
-	f.Screen.Put(i%f.w, i/f.w, str, c.style)
+	f.Screen.Put(i%f.w, i/f.w, str, f.style(c.style))
 	f.front[i] = c
 }
 
@@ -282,22 +398,23 @@ func (f *FrameScreen) put(i int, c frameCell) {
 // of the cell before it on the row (the terminal is sent no colours for
 // it: a code row's spaces between differently coloured words, its
 // padding), and a blank whose invisible colour changed is not sent again.
-func blankIn(c frameCell, style tcell.Style) bool {
-	if c.str != " " && c.str != "" {
+func (f *FrameScreen) blankIn(c frameCell, styleID uint32) bool {
+	if !isBlank(c) {
 		return false
 	}
-	if c.style == style {
+	if c.style == styleID {
 		return true
 	}
-	if c.style == tcell.StyleDefault || style == tcell.StyleDefault {
+	if c.style == 0 || styleID == 0 {
 		return false // the default style is the screen's, whatever its colours
 	}
-	_, cbg, cattr := c.style.Decompose()
+	cs, style := f.styles[c.style], f.styles[styleID]
+	_, cbg, cattr := cs.Decompose()
 	_, bg, attr := style.Decompose()
 	const visible = tcell.AttrReverse | tcell.AttrUnderline | tcell.AttrStrikeThrough
 	return cbg == bg && (cattr|attr)&visible == 0 &&
-		c.style.GetUnderlineStyle() == tcell.UnderlineStyleNone && style.GetUnderlineStyle() == tcell.UnderlineStyleNone &&
-		c.style.Url("") == c.style && style.Url("") == style
+		cs.GetUnderlineStyle() == tcell.UnderlineStyleNone && style.GetUnderlineStyle() == tcell.UnderlineStyleNone &&
+		cs.Url("") == cs && style.Url("") == style
 }
 
 // Show shows the frame: only its changes reach the terminal.

@@ -44,7 +44,7 @@ func (t *termTty) WindowSize() (tcell.WindowSize, error) {
 
 // newTermFrameScreen is a FrameScreen over tcell's terminal screen for
 // tmux (what streambench measures), writing to a recording tty.
-func newTermFrameScreen(t *testing.T, w, h int) (*FrameScreen, *termTty) {
+func newTermFrameScreen(t testing.TB, w, h int) (*FrameScreen, *termTty) {
 	t.Helper()
 	ti, err := terminfo.LookupTerminfo("tmux-256color")
 	if err != nil {

@@ -182,3 +182,63 @@ func TestFrameScreenCellsCostNoSizeOrAllocation(t *testing.T) {
 		t.Fatalf("a cell of the resized frame reads %q; want z", s)
 	}
 }
+
+// putCounter counts the cells handed to it.
+type putCounter struct {
+	tcell.SimulationScreen
+	puts int
+}
+
+func (p *putCounter) Put(x, y int, str string, style tcell.Style) (string, int) {
+	p.puts++
+	return p.SimulationScreen.Put(x, y, str, style)
+}
+
+// TestFrameScreenStyleTablesStayBounded: the cells hold their styles and
+// graphemes of several runes as indexes into per-screen tables; frames of
+// ever new colours and graphemes (an RGB theme, combining marks) keep the
+// tables bounded, and the cells the terminal holds survive the tables'
+// rebuild: unchanged cells are not sent again, changed ones arrive as set.
+func TestFrameScreenStyleTablesStayBounded(t *testing.T) {
+	t.Parallel()
+	const w, h, n = 80, 24, 1000
+	d := &putCounter{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	f, err := NewFrameScreen(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Init(); err != nil {
+		t.Fatal(err)
+	}
+	f.SetSize(w, h)
+	keep := tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true)
+	for k := 0; k < 12; k++ {
+		f.Clear()
+		for i := 0; i < n; i++ {
+			style := tcell.StyleDefault.Foreground(tcell.NewRGBColor(int32(k), int32(i/256), int32(i%256)))
+			f.SetContent(i%w, 1+i/w, 'a'+rune(i%26), []rune{0x300 + rune(i%112), 0x300 + rune(k)}, style)
+		}
+		// a row of kept cells and a changed one, drawn last (new indexes)
+		f.SetContent(0, 0, 'k', nil, keep)
+		f.Put(1, 0, "e\u0301", keep)
+		f.SetContent(10, 0, '0'+rune(k), nil, keep)
+		d.puts = 0
+		f.Show()
+		if k > 0 && d.puts != n+1 {
+			t.Fatalf("frame %d handed over %d cells; want the %d that changed", k, d.puts, n+1)
+		}
+		for i := 0; i < n; i++ {
+			str, style, _ := d.Get(i%w, 1+i/w)
+			want := tcell.StyleDefault.Foreground(tcell.NewRGBColor(int32(k), int32(i/256), int32(i%256)))
+			if g := string([]rune{'a' + rune(i%26), 0x300 + rune(i%112), 0x300 + rune(k)}); str != g || style != want {
+				t.Fatalf("frame %d: cell %d holds %q %v; want %q in %v", k, i, str, style, g, want)
+			}
+		}
+		if s, style, _ := f.Get(1, 0); s != "e\u0301" || style != keep {
+			t.Fatalf("frame %d: the kept cell reads %q %v", k, s, style)
+		}
+		if len(f.styles) > maxInterned+n+2 || len(f.strs) > maxInterned+n+2 {
+			t.Fatalf("frame %d: %d styles and %d graphemes interned; want at most %d", k, len(f.styles), len(f.strs), maxInterned+n+2)
+		}
+	}
+}
