@@ -1,7 +1,8 @@
 // Package testbin holds what test binaries share: Rewind builds the rewind
 // binary for the end-to-end tests that run it (cmd/rewind, app/tui's tmux
-// tests), and CollectLess tunes the collector of a test binary whose tests
-// allocate much and keep little.
+// tests), CollectLess tunes the collector of a test binary whose tests
+// allocate much and keep little, and WidenParallel lets a package whose
+// tests mostly wait run more of them at once.
 //
 // Rewind builds into a directory of the user's cache kept per source tree,
 // where go build links again only when a source changed: a fresh build
@@ -11,12 +12,14 @@ package testbin
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"syscall"
 )
 
@@ -27,6 +30,21 @@ import (
 func CollectLess() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
+	}
+}
+
+// WidenParallel runs up to eight parallel tests at once unless -parallel
+// is given, for a TestMain to call before m.Run: tests that mostly wait
+// (on a simulated screen's redraw, a fake model, a child process, tmux)
+// left the cores idle at the default of GOMAXPROCS (two on the CI
+// machine). app/tui: 50 s of wall time for 31 s of CPU, 21 s with eight;
+// cmd/rewind: 8.3 -> 6.6 s at the same CPU.
+func WidenParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
 	}
 }
 
