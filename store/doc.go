@@ -11,7 +11,10 @@
 // (SetMaxOpenConns(1), _txlock=immediate, so every write transaction is
 // BEGIN IMMEDIATE: WriteTx); reads use a small pool whose transactions are
 // deferred snapshots (Reader). The append path's statements are prepared
-// once on the writer at Open and bound to each transaction (stmts.go).
+// once on the writer, at the first append or import (a process that only
+// reads prepares none), and bound to each transaction (stmts.go). Every
+// connection plans without looking at bound values (qpsg.go), so the
+// driver's cached statements are not prepared again at each use.
 // Before anything is written, Open checks the file header and, through a
 // read-only connection, PRAGMA application_id (ApplicationID, "RWND") and
 // user_version: a foreign file is refused with ErrNotDatabase, a newer
