@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -39,9 +38,7 @@ var binary string
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary doubles as an MCP server
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	testbin.CollectLess()
 	var err error
 	if binary, err = testbin.Rewind("cmd-rewind"); err != nil {
 		fmt.Fprintln(os.Stderr, "building rewind:", err)
