@@ -353,3 +353,37 @@ func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
 		t.Errorf("the recovery file does not hold the answer: %v\n%s", err, data)
 	}
 }
+
+// TestQuitWhileAPromptWaitsForTheLockIsPrompt: quitting while a /rename
+// and a prompt sent with another process holding the write lock wait for
+// it is prompt. The rename and the prompt's input history entry waited on
+// a context the quit does not end, for the whole busy timeout, and the
+// quit waits for every worker (TestQuitWhileTheCommitWaitsIsPrompt took
+// 5.7 s once, its history write late behind the lock). The busy timeout
+// is longer than the bound, so the old code fails however loaded the
+// machine.
+func TestQuitWhileAPromptWaitsForTheLockIsPrompt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, hopts{w: 160, h: 48, store: store.Options{BusyTimeout: 2 * promptBound}}, llmtest.Text("first answer"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	lockWriter(t, filepath.Join(h.dir, "rewind.db"))
+	h.submit("/rename a title the lock holds back")
+	h.submit("a prompt the lock holds back")
+	h.waitFor("a prompt the lock holds back") // sent: its run and its history entry wait
+	start := time.Now()
+	h.c.onUIThread(h.c.onUIQuit) // as /exit, Ctrl-C Ctrl-C or a signal
+	select {
+	case err := <-h.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.done <- nil
+	case <-time.After(waitLimit):
+		t.Fatal("the workspace did not quit")
+	}
+	if took := time.Since(start); took > promptBound {
+		t.Errorf("quitting took %v while another process held the lock, want under %v", took.Round(time.Millisecond), promptBound)
+	}
+}

@@ -1,8 +1,7 @@
 package tui
 
 import (
-	"context"
-
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -49,9 +48,11 @@ func (h *inputHistory) onUISend(text, shown string) {
 	c := h.c
 	c.onWorker(func() {
 		// A write lock held elsewhere delays the entry (the status bar says
-		// the database is busy) rather than failing it.
+		// the database is busy) rather than failing it, until the quit:
+		// it waits for every worker, so the wait ends with it
+		// (store.LockWait), not a whole busy timeout later.
 		if err := c.db.RetryBusy(c.ctx, func() error {
-			return c.db.AddInputHistory(context.WithoutCancel(c.ctx), c.workDir, text)
+			return c.db.AddInputHistory(store.LockWait(c.ctx), c.workDir, text)
 		}); err != nil && c.ctx.Err() == nil {
 			c.post(evNote{text: "cannot save the input history: " + err.Error(), isErr: true})
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-agent/rewind/soul/instructions"
 	"github.com/rewind-agent/rewind/soul/llm"
 	"github.com/rewind-agent/rewind/soul/mcp"
+	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/views"
 )
 
@@ -279,7 +280,9 @@ func (sc *sessionCommands) cmdRename(arg string) {
 	}
 	id := o.sess.ID
 	c.onWorker(func() {
-		err := c.db.RenameSession(context.WithoutCancel(c.ctx), id, title)
+		// Not cut short, but its wait for a lock held elsewhere ends at the
+		// quit, which waits for every worker.
+		err := c.db.RenameSession(store.LockWait(c.ctx), id, title)
 		c.onUIThreadAsync(func() {
 			if err != nil {
 				c.setMessage("rename: "+err.Error(), true)
