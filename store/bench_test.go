@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -46,6 +47,24 @@ func BenchmarkOpenAndList(b *testing.B) {
 				db.Close()
 			}
 		})
+	}
+}
+
+// BenchmarkOpenNew opens a new database, as the first run in a home does
+// (and every end-to-end test that starts rewind in a new home): schema.sql
+// in one transaction.
+func BenchmarkOpenNew(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		path := filepath.Join(b.TempDir(), "rewind.db")
+		b.StartTimer()
+		db, err := store.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

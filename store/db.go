@@ -324,7 +324,7 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	ckpt.checkpointed = db.stampCheckCache
 	ckpt.start(reader)
 	db.startIntegrityCheck(ctx)
-	if err := db.migrate(ctx, migs); err != nil {
+	if err := db.migrate(ctx, migs, version == 0); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -473,8 +473,14 @@ func SchemaVersion() int {
 
 // migrate applies the missing migrations, each in its own transaction that
 // also sets user_version; a concurrent opener waits on BEGIN IMMEDIATE and
-// then sees the work done.
-func (db *DB) migrate(ctx context.Context, migs []migration) error {
+// then sees the work done. A new database gets schema.sql instead, then
+// any migration newer than it.
+func (db *DB) migrate(ctx context.Context, migs []migration, fresh bool) error {
+	if fresh {
+		if err := db.createFrom(ctx, schemaSQL); err != nil {
+			return err
+		}
+	}
 	return db.migrateTo(ctx, migs, len(migs))
 }
 

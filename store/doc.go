@@ -21,7 +21,10 @@
 // schema with ErrNewerSchema, and neither is touched. An up-to-date
 // database is opened without taking the write lock.
 // Migrations are migrations/NNNN_name.sql, embedded, applied in order, each
-// in its own transaction that also sets user_version.
+// in its own transaction that also sets user_version. A new database is
+// schema.sql instead (what the migrations build, in one transaction);
+// after adding a migration, rewrite it with
+// `go test ./store -run TestSchemaIsTheMigrations -update-schema`.
 //
 // # Data model
 //
