@@ -219,7 +219,8 @@ func (w *writerConnector) Driver() driver.Driver                        { return
 
 // dsn is the only place the connection string is built. Writers use
 // _txlock=immediate; readers use deferred transactions so a read snapshot
-// never takes the write lock. Each connection keeps its last 128 prepared
+// never takes the write lock. No connection has SQLite's mutex (see
+// unlockedConnections). Each connection keeps its last 128 prepared
 // statements (the driver's _stmt_cache_size): preparing every query again
 // was a fifth of the CPU of a revert's reads and writes.
 func dsn(path string, txlock string) string {
@@ -229,7 +230,7 @@ func dsn(path string, txlock string) string {
 func dsnBusy(path string, txlock string, busy time.Duration) string {
 	return "file:" + escapePath(path) +
 		"?_journal_mode=WAL&_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10) +
-		"&_foreign_keys=on&_txlock=" + txlock + "&_synchronous=NORMAL&_stmt_cache_size=128"
+		"&_foreign_keys=on&_txlock=" + txlock + "&_synchronous=NORMAL&_stmt_cache_size=128&_mutex=no"
 }
 
 // escapePath keeps characters SQLite's URI parser treats specially literal.
