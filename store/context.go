@@ -324,6 +324,75 @@ func loadState(ctx context.Context, q querier, id string) (sessionState, error) 
 	}
 }
 
+// stateGenQuery is resolveStateQuery with the current generation's row
+// (genQuery's columns; all NULL when the row is missing): an append read
+// them in two statements.
+const stateGenQuery = `SELECT s.id, s.current_gen, s.last_seq, s.key, g.gen IS NOT NULL,
+	coalesce(g.parent_session, ''), g.parent_gen, g.fork_seq, g.source_gen, coalesce(g.cause, ''), coalesce(g.note, ''),
+	coalesce(g.created_at, 0), g.archived_at, coalesce(g.messages, 0), coalesce(g.next_checkpoint_id, 0), coalesce(g.tokens, 0)
+	FROM sessions s LEFT JOIN generations g ON g.session_id = s.id AND g.gen = s.current_gen
+	WHERE s.id >= ? AND s.id < ? ORDER BY s.id = ? DESC LIMIT 2`
+
+// loadStateGen is loadState and loadGen of the current generation in one
+// statement.
+func loadStateGen(ctx context.Context, q querier, id string) (sessionState, genRow, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		return sessionState{}, genRow{}, fmt.Errorf("session %q: %w", id, ErrSessionNotFound)
+	}
+	rows, err := q.QueryContext(ctx, stateGenQuery, id, id+"\x7f", id)
+	if err != nil {
+		return sessionState{}, genRow{}, err
+	}
+	defer rows.Close()
+	type found struct {
+		st     sessionState
+		g      genRow
+		hasGen bool
+	}
+	var all []found
+	for rows.Next() {
+		var f found
+		var parent, fork, source, archived sql.NullInt64
+		if err := rows.Scan(&f.st.id, &f.st.currentGen, &f.st.lastSeq, &f.st.key, &f.hasGen,
+			&f.g.parentSession, &parent, &fork, &source, &f.g.cause, &f.g.note,
+			&f.g.createdAt, &archived, &f.g.messages, &f.g.nextCP, &f.g.tokens); err != nil {
+			return sessionState{}, genRow{}, err
+		}
+		f.g.sessionID, f.g.sessionKey, f.g.gen = f.st.id, f.st.key, f.st.currentGen
+		if parent.Valid {
+			v := int(parent.Int64)
+			f.g.parentGen = &v
+		}
+		if source.Valid {
+			v := int(source.Int64)
+			f.g.sourceGen = &v
+		}
+		if fork.Valid {
+			f.g.forkSeq = &fork.Int64
+		}
+		if archived.Valid {
+			f.g.archivedAt = &archived.Int64
+		}
+		all = append(all, f)
+	}
+	if err := rows.Err(); err != nil {
+		return sessionState{}, genRow{}, err
+	}
+	switch {
+	case len(all) == 0:
+		return sessionState{}, genRow{}, fmt.Errorf("session %s: %w", id, ErrSessionNotFound)
+	case all[0].st.id == id || len(all) == 1:
+		f := all[0]
+		if !f.hasGen {
+			return sessionState{}, genRow{}, fmt.Errorf("generation %d of session %s: %w", f.st.currentGen, f.st.id, ErrGenerationNotFound)
+		}
+		return f.st, f.g, nil
+	default:
+		return sessionState{}, genRow{}, ambiguous(ctx, q, id)
+	}
+}
+
 // startGeneration archives the current generation, inserts g as the next one
 // and makes it current. It writes exactly one generations row.
 func startGeneration(ctx context.Context, tx *sql.Tx, st sessionState, g genRow) (genRow, error) {
@@ -365,7 +434,7 @@ type appender struct {
 	nextID   int64
 }
 
-// The append path's writes (with resolveStateQuery and genQuery,
+// The append path's writes (with stateGenQuery,
 // prepared once per writer connection: see txStmts).
 const (
 	insertRecordQuery = `INSERT INTO context (id, session_key, seq, gen, kind, role, checkpoint_id,
@@ -385,44 +454,30 @@ func newAppender(ctx context.Context, tx *sql.Tx, stmts *txStmts, id string) (*a
 	if stmts != nil {
 		q = stmts
 	}
-	st, err := loadState(ctx, q, id)
-	if err != nil {
-		return nil, err
-	}
-	g, err := loadGen(ctx, q, st.id, st.currentGen)
+	st, g, err := loadStateGen(ctx, q, id)
 	if err != nil {
 		return nil, err
 	}
 	return &appender{ctx: ctx, tx: tx, stmts: stmts, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}, nil
 }
 
-func (a *appender) prepare() error {
-	if a.insRec != nil {
-		return nil
-	}
-	if a.stmts != nil {
+// prepare binds the writer's prepared inserts to the transaction, once per
+// appender. An appender without them (a compaction's, an interrupted
+// step's) runs the inserts as plain queries, which the driver's statement
+// cache keeps prepared on the connection: preparing them on the
+// transaction had SQLite parse and plan both again each time.
+func (a *appender) prepare() {
+	if a.insRec == nil && a.stmts != nil {
 		a.insRec, a.insFTS = a.stmts.stmt(a.ctx, insertRecordQuery), a.stmts.stmt(a.ctx, insertFTSQuery)
-		return nil
 	}
-	var err error
-	a.insRec, err = a.tx.PrepareContext(a.ctx, insertRecordQuery)
-	if err != nil {
-		return err
-	}
-	a.insFTS, err = a.tx.PrepareContext(a.ctx, insertFTSQuery)
-	return err
 }
 
-func (a *appender) close() {
-	if a.stmts != nil {
-		return // closed with the transaction
+// insert runs one of the inserts, prepared (st) or not.
+func (a *appender) insert(st *sql.Stmt, query string, args ...any) (sql.Result, error) {
+	if st != nil {
+		return st.ExecContext(a.ctx, args...)
 	}
-	if a.insRec != nil {
-		a.insRec.Close()
-	}
-	if a.insFTS != nil {
-		a.insFTS.Close()
-	}
+	return a.tx.ExecContext(a.ctx, query, args...)
 }
 
 func (a *appender) message(m message.Message) (Record, error) {
@@ -436,9 +491,7 @@ func (a *appender) message(m message.Message) (Record, error) {
 // add inserts one record. For messages, m (when known) saves decoding the
 // body again for the search index.
 func (a *appender) add(r Record, m *message.Message) (Record, error) {
-	if err := a.prepare(); err != nil {
-		return Record{}, err
-	}
+	a.prepare()
 	a.lastSeq++
 	r.SessionID, r.Seq, r.Gen = a.session, a.lastSeq, a.gen.gen
 	if r.CreatedAt.IsZero() {
@@ -493,7 +546,7 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("record %d: %w", r.Seq, err)
 	}
-	res, err := a.insRec.ExecContext(a.ctx, id, a.gen.sessionKey, r.Seq, r.Gen, kind, role, cp, tokens, body,
+	res, err := a.insert(a.insRec, insertRecordQuery, id, a.gen.sessionKey, r.Seq, r.Gen, kind, role, cp, tokens, body,
 		a.gen.messages, a.gen.tokens, r.CreatedAt.UnixMilli())
 	if err != nil {
 		return Record{}, err
@@ -503,7 +556,7 @@ func (a *appender) add(r Record, m *message.Message) (Record, error) {
 		if err != nil {
 			return Record{}, err
 		}
-		if _, err := a.insFTS.ExecContext(a.ctx, rowid, text); err != nil {
+		if _, err := a.insert(a.insFTS, insertFTSQuery, rowid, text); err != nil {
 			return Record{}, err
 		}
 	}
@@ -555,7 +608,6 @@ func (db *DB) ExpandImages(ctx context.Context, body []byte) ([]byte, error) {
 
 // flush writes the counters and the session's last_seq/updated_at.
 func (a *appender) flush() error {
-	defer a.close()
 	if _, err := a.exec(updateCountersQuery, a.gen.messages, a.gen.nextCP, a.gen.tokens, a.session, a.gen.gen); err != nil {
 		return err
 	}
@@ -581,11 +633,9 @@ func (db *DB) appendTx(ctx context.Context, id string, fn func(a *appender) erro
 			return err
 		}
 		if err := db.checkLease(ctx, tx, a.session); err != nil {
-			a.close()
 			return err
 		}
 		if err := fn(a); err != nil {
-			a.close()
 			return err
 		}
 		out = a.added
@@ -930,7 +980,6 @@ func keepStep(ctx context.Context, tx *sql.Tx, st sessionState, cur genRow, row 
 	a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
 	for _, m := range msgs {
 		if _, err := a.message(m); err != nil {
-			a.close()
 			return genRow{}, genRow{}, err
 		}
 	}
@@ -953,12 +1002,11 @@ func keepStep(ctx context.Context, tx *sql.Tx, st sessionState, cur genRow, row 
 func (db *DB) KeepInterrupted(ctx context.Context, sessionID string, partial message.Message) (kept, current Generation, err error) {
 	var k, c genRow
 	err = db.WriteTx(ctx, func(tx *sql.Tx) error {
-		st, err := db.writeState(ctx, tx, sessionID)
+		st, cur, err := loadStateGen(ctx, tx, sessionID)
 		if err != nil {
 			return err
 		}
-		cur, err := loadGen(ctx, tx, st.id, st.currentGen)
-		if err != nil {
+		if err := db.checkLease(ctx, tx, st.id); err != nil {
 			return err
 		}
 		from := st.currentGen
@@ -1009,18 +1057,15 @@ func (db *DB) StartCompacted(ctx context.Context, sessionID string, msgs []messa
 		}
 		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
 		if _, err := a.checkpoint(marker); err != nil {
-			a.close()
 			return err
 		}
 		for _, m := range msgs {
 			if _, err := a.message(m); err != nil {
-				a.close()
 				return err
 			}
 		}
 		if tokens > 0 {
 			if _, err := a.add(Record{Kind: KindUsage, TokenCount: tokens}, nil); err != nil {
-				a.close()
 				return err
 			}
 		}

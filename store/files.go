@@ -169,6 +169,17 @@ func nullHash(h string) any {
 	return h
 }
 
+// A file batch's statements run as plain queries: the driver's statement
+// cache keeps them prepared on the writer's connection (preparing them on
+// each transaction parsed and planned them again at every batch).
+const (
+	indexFileQuery = `INSERT OR REPLACE INTO file_index
+		(work_dir, path, size, mtime_ns, mode, hash, recorded_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	insertFileEventQuery = `INSERT INTO file_events
+		(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, not_kept_size, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
 // ApplyFileBatch writes b in one transaction and returns the events it
 // recorded (with their ids, seq and gen).
 func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, error) {
@@ -184,14 +195,8 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 			return err
 		}
 		if len(b.Index) > 0 {
-			st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO file_index
-				(work_dir, path, size, mtime_ns, mode, hash, recorded_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
 			for _, e := range b.Index {
-				if _, err := st.ExecContext(ctx, b.WorkDir, e.Path, e.Size, e.MtimeNs, int64(e.Mode), e.Hash, e.RecordedNs); err != nil {
+				if _, err := tx.ExecContext(ctx, indexFileQuery, b.WorkDir, e.Path, e.Size, e.MtimeNs, int64(e.Mode), e.Hash, e.RecordedNs); err != nil {
 					return fmt.Errorf("index %s: %w", e.Path, err)
 				}
 			}
@@ -217,20 +222,13 @@ func (db *DB) ApplyFileBatch(ctx context.Context, b FileBatch) ([]FileEvent, err
 				return err
 			}
 			now := nowMS()
-			st, err := tx.PrepareContext(ctx, `INSERT INTO file_events
-				(session_id, seq, gen, path, before_hash, before_mode, after_hash, after_mode, pending, tool, guarded, not_kept_size, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
 			for _, c := range b.Events {
 				after := c.After
 				pending := 0
 				if c.Pending {
 					after, pending = FileState{}, 1
 				}
-				res, err := st.ExecContext(ctx, b.SessionID, seq, gen, c.Path,
+				res, err := tx.ExecContext(ctx, insertFileEventQuery, b.SessionID, seq, gen, c.Path,
 					nullHash(c.Before.Hash), int64(c.Before.Mode), nullHash(after.Hash), int64(after.Mode),
 					pending, c.Tool, c.Guarded, nullSize(c.NotKeptSize), now)
 				if err != nil {
@@ -271,23 +269,13 @@ func putBlobs(ctx context.Context, tx *sql.Tx, blobs []FileBlob) error {
 	if len(blobs) == 0 {
 		return nil
 	}
-	exists, err := tx.PrepareContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`)
-	if err != nil {
-		return err
-	}
-	defer exists.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO blobs (hash, size, codec, data, created_at) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
 	now := nowMS()
 	for _, b := range blobs {
 		if b.Hash == "" {
 			return errors.New("blob without a hash")
 		}
 		var one int
-		err := exists.QueryRowContext(ctx, b.Hash).Scan(&one)
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`, b.Hash).Scan(&one)
 		if err == nil {
 			continue // already stored: compress nothing
 		}
@@ -298,7 +286,8 @@ func putBlobs(ctx context.Context, tx *sql.Tx, blobs []FileBlob) error {
 		if stored == nil {
 			stored = []byte{}
 		}
-		if _, err := ins.ExecContext(ctx, b.Hash, len(b.Data), codec, stored, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO blobs (hash, size, codec, data, created_at) VALUES (?, ?, ?, ?, ?)`,
+			b.Hash, len(b.Data), codec, stored, now); err != nil {
 			return fmt.Errorf("blob %s: %w", b.Hash, err)
 		}
 	}

@@ -229,6 +229,7 @@ func (db *DB) importTx(ctx context.Context, fn func(*sql.Tx, *importStmts) error
 			st := importStmts{q: tx}
 			if ts := ws.in(tx); ts != nil {
 				st.q = ts
+				st.rec, st.fts = ts.stmt(ctx, insertRecordQuery), ts.stmt(ctx, insertFTSQuery)
 			}
 			defer st.close()
 			return fn(tx, &st)

@@ -107,7 +107,6 @@ func (db *DB) ExtendImport(ctx context.Context, prev, k KimiImport, grown bool, 
 		a := &appender{ctx: ctx, tx: tx, session: st.id, gen: g, lastSeq: st.lastSeq, now: nowMS()}
 		for _, r := range records {
 			if _, err := a.add(r, nil); err != nil {
-				a.close()
 				return err
 			}
 		}
@@ -178,7 +177,6 @@ func (db *DB) GrowImport(ctx context.Context, prev, k KimiImport, records []Reco
 						m = dec[i]
 					}
 					if _, err := a.add(r, m); err != nil {
-						a.close()
 						return err
 					}
 				}

@@ -62,3 +62,51 @@ func TestViewOfAChainMissingAParent(t *testing.T) {
 		t.Errorf("view through a missing parent: %v, want generation 0 not found", err)
 	}
 }
+
+// TestAppendResolvesTheSessionAndItsGeneration: an append (and an
+// interrupted step's keep) names the session by its id or a unique prefix
+// and reads its state and current generation in one statement
+// (stateGenQuery): the counters carry on from the generation's row, an
+// ambiguous prefix lists the sessions, an unknown id is not found, and a
+// current generation whose row is gone (a damaged database) is not found
+// by name.
+func TestAppendResolvesTheSessionAndItsGeneration(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	a, b := newSession(t, db, "a", "/w"), newSession(t, db, "b", "/w")
+	n := 0
+	for a.ID[n] == b.ID[n] {
+		n++
+	}
+	turn(t, db, a.ID, "first", 1)
+	must[Generation](t)(db.RevertTo(bg, a.ID, 0, CauseRevert, ""))
+	cp := must[int](t)(db.StartTurn(bg, " "+strings.ToUpper(a.ID[:n+1])+" ", false, message.NewText("user", "again")))
+	if cp != 0 {
+		t.Errorf("the turn after a revert to checkpoint 0 is checkpoint %d, want 0", cp)
+	}
+	must[[]Record](t)(db.CommitStep(bg, a.ID, Step{Assistant: message.NewText("assistant", "answer"), TokenCount: 7}))
+	if _, _, err := db.KeepInterrupted(bg, a.ID[:n+1], message.NewText("assistant", "partial")); err != nil {
+		t.Fatal(err)
+	}
+	v := must[View](t)(db.View(bg, a.ID))
+	if g := v.Generation; g.Gen != 3 || g.Messages != 2 || g.NextCheckpointID != 1 || v.Tokens != 7 || len(v.Records) != 4 {
+		t.Errorf("generation %d: %d messages, next checkpoint %d, %d tokens, %d records; want 3: 2, 1, 7, 4",
+			g.Gen, g.Messages, g.NextCheckpointID, v.Tokens, len(v.Records))
+	}
+	var amb *AmbiguousIDError
+	if _, err := db.AppendMessage(bg, a.ID[:n], message.NewText("user", "x")); !errors.As(err, &amb) || len(amb.Candidates) != 2 {
+		t.Errorf("append to the shared prefix %q: %v, want both sessions named", a.ID[:n], err)
+	}
+	if _, _, err := db.KeepInterrupted(bg, "zzzz", message.NewText("assistant", "x")); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("keep in an unknown session: %v, want ErrSessionNotFound", err)
+	}
+	if err := db.WriteTx(bg, func(tx *sql.Tx) error {
+		_, err := tx.Exec("DELETE FROM generations WHERE session_id = ? AND gen = 0", b.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Checkpoint(bg, b.ID, false); !errors.Is(err, ErrGenerationNotFound) || !strings.Contains(err.Error(), "generation 0 of session "+b.ID) {
+		t.Errorf("append to a session whose generation is gone: %v, want generation 0 not found", err)
+	}
+}

@@ -41,7 +41,7 @@ func (l *lazyStmts) close() {
 	l.ws = nil
 }
 
-var appendQueries = []string{resolveStateQuery, genQuery,
+var appendQueries = []string{stateGenQuery,
 	insertRecordQuery, insertFTSQuery, updateCountersQuery, updateLastSeqQuery,
 	getSessionQuery}
 
