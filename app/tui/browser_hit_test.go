@@ -34,11 +34,12 @@ func zeppelinRecords(turns, hit int) []store.Record {
 
 // hitHarness starts a workspace on a new session beside a session of the
 // given generations (the last current), and opens the search hit for
-// "zeppelin" from the browser. It returns the session's id.
+// "zeppelin" from the browser. It returns the session's id. The window
+// reads shortWindow's pages.
 func hitHarness(t *testing.T, w, hh int, gens ...[]store.Record) (*harness, string) {
 	t.Helper()
 	var id string
-	h := newHarness(t, hopts{w: w, h: hh, before: func(h *harness) {
+	h := newHarness(t, hopts{w: w, h: hh, window: &shortWindow, before: func(h *harness) {
 		var ig []store.ImportedGeneration
 		for _, g := range gens {
 			ig = append(ig, store.ImportedGeneration{Records: g})
@@ -53,8 +54,8 @@ func hitHarness(t *testing.T, w, hh int, gens ...[]store.Record) (*harness, stri
 	return h, id
 }
 
-// fixtureHitHarness is hitHarness on a session built once (zeppelin3000,
-// stepped3000).
+// fixtureHitHarness is hitHarness on a session built once (zeppelin300,
+// stepped300).
 func fixtureHitHarness(t *testing.T, w, hh int, f *sessionFixture) (*harness, string) {
 	t.Helper()
 	h, id := fixtureHarness(t, f, hopts{w: w, h: hh}, false)
@@ -93,7 +94,7 @@ func (h *harness) assertMarked(sub string) {
 }
 
 // TestBrowserOpensASearchHitAtTheHit: Enter on a full-text hit far from
-// the end of a long session (15,000 records) opens the conversation at the
+// the end of a long session (1,500 records) opens the conversation at the
 // hit, marked, not at the session's tail; only the pages around it are
 // read, and the messages either side are counted.
 func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
@@ -101,21 +102,21 @@ func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin3000)
+			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin300)
 			text := h.waitFor("about the zeppelin")
-			if strings.Contains(text, "prompt 2999") || strings.Contains(text, "← here") {
+			if strings.Contains(text, "prompt 299") || strings.Contains(text, "← here") {
 				t.Fatalf("the session's tail, or its current position, is on screen:\n%s", text)
 			}
 			h.assertMarked("about the zeppelin")
 			h.waitFor("hit ┃ · End: the newest")
 			h.c.onUIThread(func() {
 				w := h.c.pg.win
-				// 1,001 records around the hit aligned to turns: turns 901–1099
-				if len(w.records) != 5*199 || w.earlier != 3*901 || w.later != 3*1900 {
+				// 101 records around the hit aligned to turns: turns 91–109
+				if len(w.records) != 5*19 || w.earlier != 3*91 || w.later != 3*190 {
 					t.Errorf("window of %d records, %d earlier and %d later messages; want %d, %d, %d",
-						len(w.records), w.earlier, w.later, 5*199, 3*901, 3*1900)
+						len(w.records), w.earlier, w.later, 5*19, 3*91, 3*190)
 				}
-				if it, ok := h.c.conv.Item(h.c.conv.Marked()); !ok || it.Text != "answer 1000 about the zeppelin" || h.c.app.GetFocus() != h.c.conv {
+				if it, ok := h.c.conv.Item(h.c.conv.Marked()); !ok || it.Text != "answer 100 about the zeppelin" || h.c.app.GetFocus() != h.c.conv {
 					t.Errorf("marked item %+v, focus on the conversation %v", it, h.c.app.GetFocus() == h.c.conv)
 				}
 			})
@@ -129,7 +130,7 @@ func TestBrowserOpensASearchHitAtTheHit(t *testing.T) {
 // tail's, and a prompt's run appends to it.
 func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 	t.Parallel()
-	h, _ := hitHarness(t, 120, 40, zeppelinRecords(600, 100))
+	h, _ := hitHarness(t, 120, 40, zeppelinRecords(60, 10))
 	h.waitFor("about the zeppelin")
 	pages := 0
 	for {
@@ -149,8 +150,8 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 		h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) })
 		h.waitUntil("the page after", func() bool { return h.c.pg.win.later != later && !h.c.pg.win.loading })
 	}
-	if pages != 3 { // 2,000 records after the window, a page ending before the turn it cuts
-		t.Errorf("loaded %d pages after the window, want 3 (2,000 records in pages of %d)", pages, pageRecords)
+	if pages != 3 { // 200 records after the window, a page ending before the turn it cuts
+		t.Errorf("loaded %d pages after the window, want 3 (200 records in pages of %d)", pages, shortWindow.page)
 	}
 	h.c.onUIThread(func() {
 		var prompts []string
@@ -159,25 +160,25 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 				prompts = append(prompts, it.Text)
 			}
 		}
-		first := 600 - len(prompts)
+		first := 60 - len(prompts)
 		for i, p := range prompts {
 			if p != fmt.Sprintf("prompt %d", first+i) {
 				t.Fatalf("prompt %d of the conversation is %q, want prompt %d (turns missing or twice)", i, p, first+i)
 			}
 		}
-		if first > 100 {
+		if first > 10 {
 			t.Errorf("the conversation starts at prompt %d, after the hit's turn", first)
 		}
 	})
 	h.c.onUIThread(func() { h.c.conv.Select(h.c.conv.Len() - 1) }) // the page stayed where it was read
-	h.waitFor("answer 599")
+	h.waitFor("answer 59")
 	h.focus(h.c.input)
 	h.submit("one more question")
 	h.waitFor("the reply after the hit")
 	h.c.onUIThread(func() {
 		n := h.c.conv.Len()
 		prev, _ := h.c.conv.Item(n - 3)
-		if !strings.HasPrefix(prev.Text, "echo 599") && prev.KeyArg != "echo 599" {
+		if !strings.HasPrefix(prev.Text, "echo 59") && prev.KeyArg != "echo 59" {
 			t.Errorf("the prompt does not follow the session's last turn: item before it %+v", prev)
 		}
 	})
@@ -189,11 +190,11 @@ func TestSearchHitWindowScrollsDownToTheEnd(t *testing.T) {
 // there.
 func TestSearchHitPromptJumpsToTheEnd(t *testing.T) {
 	t.Parallel()
-	h, _ := fixtureHitHarness(t, 120, 40, zeppelin3000)
+	h, _ := fixtureHitHarness(t, 120, 40, zeppelin300)
 	h.waitFor("about the zeppelin")
 	h.focus(h.c.input)
 	h.submit("what came of it")
-	h.waitFor("the reply after the hit", "answer 2999")
+	h.waitFor("the reply after the hit", "answer 299")
 	h.waitUntil("the run's end", h.idle)
 	h.c.onUIThread(func() {
 		if h.c.pg.win.later != 0 || h.c.conv.Marked() != -1 {
@@ -213,7 +214,7 @@ func TestSearchHitPromptJumpsToTheEnd(t *testing.T) {
 func TestSearchHitInAnArchivedGeneration(t *testing.T) {
 	t.Parallel()
 	cur := longRecords(3)
-	h, _ := hitHarness(t, 160, 48, zeppelinRecords(400, 300), cur)
+	h, _ := hitHarness(t, 160, 48, zeppelinRecords(40, 30), cur)
 	h.waitFor("ARCHIVED generation 0", "about the zeppelin")
 	h.assertMarked("about the zeppelin")
 	h.waitFor("archived generation 0 (read-only)")
@@ -236,7 +237,7 @@ func TestSearchHitInAnArchivedGeneration(t *testing.T) {
 // replaces them); End then shows the end with the new turn.
 func TestSearchHitWindowStaysWhileTheSessionGrows(t *testing.T) {
 	t.Parallel()
-	h, id := fixtureHitHarness(t, 120, 40, zeppelin3000)
+	h, id := fixtureHitHarness(t, 120, 40, zeppelin300)
 	h.waitFor("about the zeppelin")
 	var timeline int
 	h.c.onUIThread(func() { timeline = len(h.c.timeline.Model().Checkpoints) })
@@ -308,9 +309,9 @@ func TestSearchHitSharedWithTheCurrentView(t *testing.T) {
 // the call marked and unfolded, so the output that matched is on screen.
 func TestSearchHitInAToolResult(t *testing.T) {
 	t.Parallel()
-	h, _ := fixtureHitHarness(t, 120, 40, toolHit3000)
+	h, _ := fixtureHitHarness(t, 120, 40, toolHit300)
 	h.waitFor("the zeppelin landed", "hit ┃ · End: the newest")
-	h.assertMarked("▾ ✓ Shell echo 1000") // unfolded (the tool pane shows it too, without ▾)
+	h.assertMarked("▾ ✓ Shell echo 100") // unfolded (the tool pane shows it too, without ▾)
 }
 
 // TestSearchHitSharedWithANewerFork: a record a fork shares with its

@@ -353,7 +353,7 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 		}
 	}
 	c.reader.stats.viewReads.Add(1)
-	v, err := c.db.ViewAround(ctx, id, -1, at.pos, hitRecords, hitRecords)
+	v, err := c.db.ViewAround(ctx, id, -1, at.pos, c.reader.sizes.hit, c.reader.sizes.hit)
 	var ev evReload
 	if err == nil {
 		var i int

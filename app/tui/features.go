@@ -7,7 +7,10 @@ package tui
 // name them (the pager, time travel's sessionLists and liveCatcher).
 func (c *Controller) initFeatures() {
 	c.br, c.watch, c.tt = new(browser), new(watcher), new(timeTravel)
-	c.reader = &viewReader{db: c.db, stats: &c.pollStats, importing: &c.watch.importing}
+	c.reader = &viewReader{db: c.db, stats: &c.pollStats, sizes: defaultWindow, importing: &c.watch.importing}
+	if c.opts.window != nil {
+		c.reader.sizes = *c.opts.window
+	}
 	c.initPager()
 	c.dbBusy = &dbBusyNotice{c: c.common()}
 	c.prompts = &prompter{c: prompterDeps{featureCommon: c.common(), prompterHost: c, stepItems: c.step, soul: &c.opts.Soul, input: c.input, conv: c.conv, pg: c.pg, dbBusy: c.dbBusy}}

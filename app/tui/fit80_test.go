@@ -14,7 +14,7 @@ import (
 // was cut to "search hit ┃ …").
 func TestSearchHitHintAt80Columns(t *testing.T) {
 	t.Parallel()
-	h, _ := fixtureHitHarness(t, 80, 24, zeppelin3000)
+	h, _ := fixtureHitHarness(t, 80, 24, zeppelin300)
 	h.waitFor("about the zeppelin", "hit ┃ · End: the newest")
 }
 

@@ -185,6 +185,8 @@ type hopts struct {
 	// a long session built once per test binary, whose work dir becomes
 	// the harness's (h.fixtureID).
 	fixture *sessionFixture
+	// window, when set, replaces the window's reads (shortWindow).
+	window *windowSizes
 }
 
 func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
@@ -227,7 +229,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if o.messageTTL > 0 {
 		polls.message = o.messageTTL
 	}
-	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir, polls: &polls}
+	opts := Options{DB: db, Mode: ModeNew, WorkDir: work, Client: client, Screen: h.screen, Home: dir, polls: &polls, window: o.window}
 	if o.mutate != nil {
 		o.mutate(&opts)
 	}

@@ -119,6 +119,10 @@ type Options struct {
 	// polls replaces the poll periods from the start (tests shorten the
 	// writer check, whose loop starts in New).
 	polls *pollPeriods
+	// window replaces the window's reads (tests page through a session of
+	// hundreds of turns in pages of tens, as the product does through
+	// thousands in pages of hundreds).
+	window *windowSizes
 }
 
 // Run opens the workspace and blocks until the user quits or ctx is

@@ -44,8 +44,8 @@ func steppedRecords(turns, hit int) []store.Record {
 }
 
 // TestSearchHitTimelineNumbersTurnsInTheWholeSession: opened at a search
-// hit in turn 2,501 of a 3,000-turn session, the timeline's rows are
-// numbered by turn in the whole session (#2501, not #1 for the first row
+// hit in turn 251 of a 300-turn session, the timeline's rows are
+// numbered by turn in the whole session (#251, not #1 for the first row
 // loaded), the selected row's detail names its checkpoint and the
 // `rewind revert` command that takes it, and the page loaded before the
 // window goes on numbering. Before, the rows showed checkpoints only.
@@ -54,14 +54,14 @@ func TestSearchHitTimelineNumbersTurnsInTheWholeSession(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, id := fixtureHitHarness(t, size[0], size[1], stepped3000)
+			h, id := fixtureHitHarness(t, size[0], size[1], stepped300)
 			h.waitFor("about the zeppelin")
 			h.focus(h.c.timeline)
-			h.waitFor("#2501", "turn 2501 · checkpoint 5000", fmt.Sprintf("rewind revert %s 5000", shortID(id)))
+			h.waitFor("#251", "turn 251 · checkpoint 500", fmt.Sprintf("rewind revert %s 500", shortID(id)))
 			var sel views.TimelineItem
 			h.c.onUIThread(func() { sel, _ = h.c.timeline.SelectedItem() })
-			if sel.Checkpoint.ID != 5000 || sel.Checkpoint.TurnNo != 2501 {
-				t.Fatalf("selected %+v, want turn 2501 at checkpoint 5000", sel.Checkpoint)
+			if sel.Checkpoint.ID != 500 || sel.Checkpoint.TurnNo != 251 {
+				t.Fatalf("selected %+v, want turn 251 at checkpoint 500", sel.Checkpoint)
 			}
 			// numbered checks the rows' numbers (on the UI goroutine).
 			numbered := func(what string, m views.TimelineModel) int {

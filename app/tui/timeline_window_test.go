@@ -21,11 +21,11 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			t.Parallel()
-			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin3000)
+			h, _ := fixtureHitHarness(t, size[0], size[1], zeppelin300)
 			h.waitFor("about the zeppelin")
 			h.focus(h.c.timeline)
-			// the window holds turns 901–1099: 901 checkpoints before, 1,900 after
-			h.waitUntil("the window's counts", func() bool { return h.c.pg.win.cpEarlier == 901 && h.c.pg.win.cpLater == 1900 })
+			// the window holds turns 91–109: 91 checkpoints before, 190 after
+			h.waitUntil("the window's counts", func() bool { return h.c.pg.win.cpEarlier == 91 && h.c.pg.win.cpLater == 190 })
 			selected := func() int {
 				var id int
 				h.c.onUIThread(func() {
@@ -34,38 +34,38 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 				})
 				return id
 			}
-			if id := selected(); id != 1000 {
-				t.Fatalf("the timeline selects checkpoint %d, want the hit's turn 1000", id)
+			if id := selected(); id != 100 {
+				t.Fatalf("the timeline selects checkpoint %d, want the hit's turn 100", id)
 			}
 			h.c.onUIThread(func() { h.c.timeline.Select(h.c.timeline.Len() - 1) })
-			if id := selected(); id != 1099 {
-				t.Fatalf("the last row is checkpoint %d, want 1099", id)
+			if id := selected(); id != 109 {
+				t.Fatalf("the last row is checkpoint %d, want 109", id)
 			}
-			h.waitFor("↓ 1,900 later checkpoints")
+			h.waitFor("↓ 190 later checkpoints")
 			h.key(tcell.KeyDown)
-			h.waitUntil("the page after", func() bool { return h.c.pg.win.cpLater < 1900 && !h.c.pg.win.loading })
-			if id := selected(); id != 1100 {
-				t.Errorf("after Down at the last row the selection is on %d, want 1100", id)
+			h.waitUntil("the page after", func() bool { return h.c.pg.win.cpLater < 190 && !h.c.pg.win.loading })
+			if id := selected(); id != 110 {
+				t.Errorf("after Down at the last row the selection is on %d, want 110", id)
 			}
 			h.c.onUIThread(func() { h.c.timeline.Select(h.c.timeline.Len() - 1) })
-			h.waitFor("↓ 1,701 later checkpoints") // the page ends before the turn it cuts: turns 1100–1298
+			h.waitFor("↓ 171 later checkpoints") // the page ends before the turn it cuts: turns 110–128
 			h.c.onUIThread(func() { h.c.timeline.Select(0) })
-			if id := selected(); id != 901 {
-				t.Fatalf("the first row is checkpoint %d, want 901", id)
+			if id := selected(); id != 91 {
+				t.Fatalf("the first row is checkpoint %d, want 91", id)
 			}
-			h.waitFor("↑ 901 earlier checkpoints")
+			h.waitFor("↑ 91 earlier checkpoints")
 			h.key(tcell.KeyUp)
-			h.waitUntil("the page before", func() bool { return h.c.pg.win.cpEarlier < 901 && !h.c.pg.win.loading })
-			if id := selected(); id != 900 {
-				t.Errorf("after Up at the first row the selection is on %d, want 900", id)
+			h.waitUntil("the page before", func() bool { return h.c.pg.win.cpEarlier < 91 && !h.c.pg.win.loading })
+			if id := selected(); id != 90 {
+				t.Errorf("after Up at the first row the selection is on %d, want 90", id)
 			}
 			h.c.onUIThread(func() { h.c.timeline.Select(0) })
-			h.waitFor("↑ 701 earlier checkpoints")
+			h.waitFor("↑ 71 earlier checkpoints")
 			var m views.TimelineModel
 			h.c.onUIThread(func() { m = h.c.timeline.Model() })
 			for i, r := range m.Checkpoints {
-				if r.ID != 701+i {
-					t.Fatalf("row %d is checkpoint %d, want %d (turns missing or twice)", i, r.ID, 701+i)
+				if r.ID != 71+i {
+					t.Fatalf("row %d is checkpoint %d, want %d (turns missing or twice)", i, r.ID, 71+i)
 				}
 			}
 		})
@@ -76,11 +76,12 @@ func TestSearchHitTimelineLoadsBothWays(t *testing.T) {
 // in the timeline asks for a checkpoint and loads the records around it
 // from the store; / asks for words and goes to the newest message of the
 // session holding them, then the next older one. Before, the only way to
-// reach turn 1,234 of 4,000 was to page up 14 times.
+// reach turn 123 of 400 (1,234 of 4,000 at the product's page size) was
+// to page up 14 times.
 func TestTimelineGoToAndFind(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	h.focus(h.c.timeline)
 	selected := func() int {
 		var id int
@@ -92,30 +93,30 @@ func TestTimelineGoToAndFind(t *testing.T) {
 	}
 	h.typeText("g", false)
 	h.waitFor("Go to checkpoint")
-	h.typeText("1234", true)
-	h.waitUntil("checkpoint 1234", func() bool {
+	h.typeText("123", true)
+	h.waitUntil("checkpoint 123", func() bool {
 		it, _ := h.c.timeline.SelectedItem()
-		return it.Checkpoint.ID == 1234 && h.c.app.GetFocus() == h.c.timeline
+		return it.Checkpoint.ID == 123 && h.c.app.GetFocus() == h.c.timeline
 	})
-	h.waitFor("1234", "prompt 1234")
+	h.waitFor("123", "prompt 123")
 	h.c.onUIThread(func() {
 		if h.c.pg.win.earlier == 0 || h.c.pg.win.later == 0 {
-			t.Errorf("the window around checkpoint 1234 holds the view's start or end: %d earlier, %d later", h.c.pg.win.earlier, h.c.pg.win.later)
+			t.Errorf("the window around checkpoint 123 holds the view's start or end: %d earlier, %d later", h.c.pg.win.earlier, h.c.pg.win.later)
 		}
 	})
 
 	h.typeText("/", false)
 	h.waitFor("Find in this session")
-	h.typeText("2500", true)
-	h.waitUntil("the turn holding 2500", func() bool {
+	h.typeText("250", true)
+	h.waitUntil("the turn holding 250", func() bool {
 		it, _ := h.c.timeline.SelectedItem()
-		return it.Checkpoint.ID == 2500
+		return it.Checkpoint.ID == 250
 	})
 	h.typeText("g", false)
 	h.waitFor("Go to checkpoint")
 	h.typeText("nope", true)
 	h.waitFor("not a checkpoint number")
-	if id := selected(); id != 2500 {
+	if id := selected(); id != 250 {
 		t.Errorf("a bad number moved the selection to %d", id)
 	}
 }

@@ -79,6 +79,7 @@ type timeTravelDeps struct {
 	timeline    *views.Timeline
 	tg          *typingGuard
 	pg          *pager       // the window: a preview hides it, its markers with it
+	reader      *viewReader  // reads a preview's page as the window reads its own
 	lists       sessionLists // the sessions pane, re-listed after a rewind
 	watched     liveCatcher  // reads what a watched session gained while a preview held the conversation
 }
@@ -101,7 +102,7 @@ type timeTravelHost interface {
 func (c *Controller) initTimeTravel() {
 	deps := timeTravelDeps{featureCommon: c.common(), timeTravelHost: c, stepItems: c.step, workDir: c.opts.WorkDir, fileOptions: c.opts.FileOptions,
 		input: c.input, conv: c.conv, timeline: c.timeline, tg: c.tg,
-		pg: c.pg, lists: c.br, watched: c.watch}
+		pg: c.pg, reader: c.reader, lists: c.br, watched: c.watch}
 	t := c.tt // allocated by initFeatures: the pager, built before it, names it
 	*t = timeTravel{c: deps, diff: views.NewDiffView()}
 	t.diff.SetOnClose(func() { c.pages.pop("gendiff") })
@@ -280,7 +281,7 @@ func (t *timeTravel) onWorkerLoadPreview(id string, it views.TimelineItem, win w
 		return nil, "", err
 	}
 	// the page before the checkpoint, as the window shows a view's tail
-	v, err := c.db.ViewBefore(ctx, id, at.Generation.Gen, at.Pos, tailRecords)
+	v, err := c.db.ViewBefore(ctx, id, at.Generation.Gen, at.Pos, c.reader.sizes.tail)
 	if err != nil {
 		return nil, "", err
 	}
@@ -317,7 +318,7 @@ func generationPreview(g views.GenerationRow, items []views.Item) string {
 // to it.
 func (t *timeTravel) onWorkerArchivedHit(id string, at hitAt) {
 	c := t.c
-	v, err := c.db.ViewAround(c.ctx, id, at.gen, at.pos, hitRecords, hitRecords)
+	v, err := c.db.ViewAround(c.ctx, id, at.gen, at.pos, c.reader.sizes.hit, c.reader.sizes.hit)
 	if err != nil {
 		c.post(evNote{text: "cannot show the search hit: " + err.Error(), isErr: true})
 		return

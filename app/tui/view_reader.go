@@ -13,7 +13,8 @@ import (
 // the pager and the watcher show them. Any goroutine: it runs on workers.
 type viewReader struct {
 	db    *store.DB
-	stats *pollStats // counts the whole views read
+	stats *pollStats  // counts the whole views read
+	sizes windowSizes // the window's reads (window.go)
 	// branches caches where archived generations leave the live line.
 	branches branchCache
 	// importing is the watcher's: the writer is an import that has not
@@ -42,7 +43,7 @@ func (r *viewReader) readWhole(ctx context.Context, id string, keepConv bool) (e
 // pollStats).
 func (r *viewReader) readView(ctx context.Context, id string) (store.View, error) {
 	r.stats.viewReads.Add(1)
-	v, err := r.db.ViewBefore(ctx, id, -1, store.ViewPos{}, tailRecords)
+	v, err := r.db.ViewBefore(ctx, id, -1, store.ViewPos{}, r.sizes.tail)
 	return alignPage(v), err
 }
 

@@ -12,21 +12,27 @@ import (
 )
 
 // A session's conversation is shown through a window: opening it reads the
-// tail of its view (tailRecords records), and scrolling to the top reads
-// the page before (pageRecords more), like a chat app. Opening a session
-// therefore costs the same whatever its length (a 240,000-message import
-// included), and memory grows only with what the user scrolls through.
+// tail of its view (windowSizes.tail records), and scrolling to the top
+// reads the page before (windowSizes.page more), like a chat app. Opening
+// a session therefore costs the same whatever its length (a
+// 240,000-message import included), and memory grows only with what the
+// user scrolls through.
 //
 // Opened at a search hit, the window is the records around the hit's
-// (hitRecords either side, store.ViewAround): scrolling up reads the page
-// before, scrolling down the page after, until the window reaches the end
-// of the view; from there it is the tail window, which live appends extend.
-// G/End, or a prompt sent, jumps to the end (the tail is read again).
-const (
-	tailRecords = 1000
-	pageRecords = 1000
-	hitRecords  = 500
-)
+// (windowSizes.hit either side, store.ViewAround): scrolling up reads the
+// page before, scrolling down the page after, until the window reaches the
+// end of the view; from there it is the tail window, which live appends
+// extend. G/End, or a prompt sent, jumps to the end (the tail is read
+// again).
+
+// windowSizes are the window's reads, in records (viewReader.sizes).
+type windowSizes struct {
+	tail, page, hit int
+}
+
+// defaultWindow is the window's reads unless Options.window replaces them
+// (tests page through sessions of hundreds of turns, not thousands).
+var defaultWindow = windowSizes{tail: 1000, page: 1000, hit: 500}
 
 // window is the part of the open session's view the conversation holds
 // (UI goroutine).
@@ -322,7 +328,7 @@ func (pg *pager) loadEarlier(fromTimeline bool) {
 	pg.showWindowMarker()
 	c.onWorker(func() {
 		ctx := c.ctx
-		page, err := c.db.ViewBefore(ctx, w.session, w.gen, w.start, pageRecords)
+		page, err := c.db.ViewBefore(ctx, w.session, w.gen, w.start, c.reader.sizes.page)
 		var ev evReload
 		if err == nil {
 			page = alignPage(page)
@@ -388,7 +394,7 @@ func (pg *pager) loadLater(fromTimeline bool) {
 	o := c.cur()
 	c.onWorker(func() {
 		ctx := c.ctx
-		page, err := c.db.ViewAfter(ctx, w.session, w.gen, w.end(), pageRecords)
+		page, err := c.db.ViewAfter(ctx, w.session, w.gen, w.end(), c.reader.sizes.page)
 		var ev evReload
 		var nw window
 		var items []views.Item

@@ -14,11 +14,11 @@ import (
 	"github.com/rewind-agent/rewind/views"
 )
 
-// longBranchHarness resumes a 4,000-turn session after a revert to
-// checkpoint cp and its undo (generation 0 restored as generation 2).
+// longBranchHarness resumes a 400-turn session (20 pages) after a revert
+// to checkpoint cp and its undo (generation 0 restored as generation 2).
 func longBranchHarness(t *testing.T, cp int) *harness {
-	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44, before: func(h *harness) {
-		id := long4000.id()
+	h, _ := fixtureHarness(t, long400, hopts{w: 180, h: 44, before: func(h *harness) {
+		id := long400.id()
 		if _, err := h.db.RevertTo(h.ctx, id, cp, store.CauseRevert, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -50,10 +50,10 @@ func genRowIn(m views.TimelineModel, gen int) (views.GenerationRow, bool) {
 // the undo restored) is not offered.
 func TestLongSessionBranchInTheLoadedPart(t *testing.T) {
 	t.Parallel()
-	h := longBranchHarness(t, 3995)
-	h.waitFor("prompt 3999", "gen 1 · revert")
-	if g, _ := genRow(h, 1); g.ForkCheckpoint != 3995 {
-		t.Errorf("generation 1 branches off at %d, want 3995", g.ForkCheckpoint)
+	h := longBranchHarness(t, 395)
+	h.waitFor("prompt 399", "gen 1 · revert")
+	if g, _ := genRow(h, 1); g.ForkCheckpoint != 395 {
+		t.Errorf("generation 1 branches off at %d, want 395", g.ForkCheckpoint)
 	}
 	if g, _ := genRow(h, 0); !g.SameView {
 		t.Errorf("generation 0 (the current view's) is offered as a branch at %d:\n%s", g.ForkCheckpoint, h.text())
@@ -65,8 +65,8 @@ func TestLongSessionBranchInTheLoadedPart(t *testing.T) {
 // the pages holding it are loaded.
 func TestLongSessionBranchBeforeTheLoadedPart(t *testing.T) {
 	t.Parallel()
-	h := longBranchHarness(t, 3000)
-	h.waitFor("prompt 3999")
+	h := longBranchHarness(t, 300)
+	h.waitFor("prompt 399")
 	h.waitUntil("the timeline's generation 1", func() bool {
 		_, ok := genRowIn(h.c.timeline.Model(), 1)
 		return ok
@@ -78,31 +78,31 @@ func TestLongSessionBranchBeforeTheLoadedPart(t *testing.T) {
 	for range 10 {
 		var start int64
 		h.c.onUIThread(func() { start = h.c.pg.win.start.Seq })
-		if start <= 5*3000 {
+		if start <= 5*300 {
 			break
 		}
 		h.typeText("g", false)
 		h.waitUntil("a page to load", func() bool { return h.c.pg.win.start.Seq < start && !h.c.pg.win.loading })
 	}
-	if g, _ := genRow(h, 1); g.ForkCheckpoint != 3000 {
-		t.Errorf("generation 1 branches off at %d once checkpoint 3000 is loaded, want 3000", g.ForkCheckpoint)
+	if g, _ := genRow(h, 1); g.ForkCheckpoint != 300 {
+		t.Errorf("generation 1 branches off at %d once checkpoint 300 is loaded, want 300", g.ForkCheckpoint)
 	}
 }
 
 // TestLongSessionKeepsEarlierTurnsWhileWriting: the turns an earlier page
 // brought into the timeline stay there when the session gains a turn
 // (the poll used to rebuild the timeline from the tail it first read).
-// 1,000 turns, not 4,000: five pages are enough, and the new prompt's
-// request carries the whole session (12,000 messages starved the run
-// under the race detector on a loaded machine).
+// 100 turns, not 400: five pages are enough, and the new prompt's request
+// carries the whole session (12,000 messages starved the run under the
+// race detector on a loaded machine).
 func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 	t.Parallel()
-	h, _ := fixtureHarness(t, quiet1000, hopts{w: 180, h: 44}, true)
+	h, _ := fixtureHarness(t, quiet100, hopts{w: 180, h: 44}, true)
 	h.srv.Enqueue(llmtest.Text("the new answer"))
-	h.waitFor("prompt 999")
+	h.waitFor("prompt 99")
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 120 && !h.c.pg.win.loading })
 	h.focus(h.c.input)
 	h.submit("a new prompt")
 	h.waitUntil("the new turn in the timeline", func() bool {
@@ -110,8 +110,8 @@ func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 		return h.idle() && slices.ContainsFunc(cps, func(r views.CheckpointRow) bool { return r.Label == "a new prompt" })
 	})
 	h.c.onUIThread(func() {
-		if cps := h.c.timeline.Model().Checkpoints; cps[0].ID != 600 || len(cps) < 401 {
-			t.Errorf("after the new turn the timeline has %d checkpoints from %d, want 401+ from 600 (the page loaded)", len(cps), cps[0].ID)
+		if cps := h.c.timeline.Model().Checkpoints; cps[0].ID != 60 || len(cps) < 41 {
+			t.Errorf("after the new turn the timeline has %d checkpoints from %d, want 41+ from 60 (the page loaded)", len(cps), cps[0].ID)
 		}
 	})
 }
@@ -121,8 +121,8 @@ func TestLongSessionKeepsEarlierTurnsWhileWriting(t *testing.T) {
 // long session opened at its tail.
 func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 	t.Parallel()
-	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44, before: func(h *harness) {
-		ctx, id := h.ctx, long4000.id()
+	h, _ := fixtureHarness(t, long400, hopts{w: 180, h: 44, before: func(h *harness) {
+		ctx, id := h.ctx, long400.id()
 		if _, err := h.db.Checkpoint(ctx, id, false); err != nil {
 			t.Fatal(err)
 		}
@@ -151,24 +151,24 @@ func TestLongSessionShowsAnInterruptedStepsPartial(t *testing.T) {
 func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	h.focus(h.c.timeline)
 	h.key(tcell.KeyHome) // the first row: nothing loads yet (g asks for a checkpoint)
 	// numbered by turn in the whole session, under the line that says
 	// what is not loaded (it scrolls with the rows)
-	h.waitFor("● #3801", "turn 3801 · checkpoint 3800", "↑ 3,800 earlier checkpoints · scroll up to load, or /revert N")
+	h.waitFor("● #381", "turn 381 · checkpoint 380", "↑ 380 earlier checkpoints · scroll up to load, or /revert N")
 	h.c.onUIThread(func() {
-		if h.c.pg.win.loading || len(h.c.timeline.Model().Checkpoints) != 200 {
+		if h.c.pg.win.loading || len(h.c.timeline.Model().Checkpoints) != 20 {
 			t.Errorf("selecting the first row loaded a page")
 		}
 	})
 	h.typeText("k", false)
-	h.waitFor("● #3800")
+	h.waitFor("● #380")
 	h.key(tcell.KeyHome)
-	h.waitFor("↑ 3,600 earlier checkpoints · scroll up to load, or /revert N")
+	h.waitFor("↑ 360 earlier checkpoints · scroll up to load, or /revert N")
 	h.c.onUIThread(func() {
-		if n := len(h.c.timeline.Model().Checkpoints); n != 400 {
-			t.Errorf("after moving past the top: %d timeline checkpoints, want 400", n)
+		if n := len(h.c.timeline.Model().Checkpoints); n != 40 {
+			t.Errorf("after moving past the top: %d timeline checkpoints, want 40", n)
 		}
 	})
 	// The selection previews checkpoints; the page went in front of the
@@ -176,8 +176,8 @@ func TestLongSessionTimelineLoadsEarlierTurns(t *testing.T) {
 	h.key(tcell.KeyEsc)
 	h.waitGone("PREVIEW")
 	h.c.onUIThread(func() {
-		if n := h.c.conv.Len(); n != 1200 {
-			t.Errorf("after the preview: %d items, want 1200", n)
+		if n := h.c.conv.Len(); n != 120 {
+			t.Errorf("after the preview: %d items, want 120", n)
 		}
 	})
 }

@@ -44,14 +44,14 @@ func longRecords(turns int) []store.Record {
 	return out
 }
 
-// longSessionHarness resumes a session of 4,000 turns (20,000 records,
-// 12,000 messages).
+// longSessionHarness resumes a session of 400 turns (2,000 records, 1,200
+// messages), read in shortWindow's pages of 100 records: 20 pages.
 func longSessionHarness(t *testing.T) *harness {
-	h, _ := fixtureHarness(t, long4000, hopts{w: 180, h: 44}, true)
+	h, _ := fixtureHarness(t, long400, hopts{w: 180, h: 44}, true)
 	return h
 }
 
-// TestLongSessionOpensAtItsTail: a 20,000-record session opens showing its
+// TestLongSessionOpensAtItsTail: a 2,000-record session opens showing its
 // newest turns only (one page of records), with the count of the earlier
 // messages; reaching the top of the conversation loads the page before,
 // keeping the rows on screen, until the first prompt is there; the
@@ -59,39 +59,39 @@ func longSessionHarness(t *testing.T) *harness {
 func TestLongSessionOpensAtItsTail(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999", "answer 3999")
+	h.waitFor("prompt 399", "answer 399")
 	var n, earlier, checkpoints int
 	h.c.onUIThread(func() {
 		n, earlier, checkpoints = h.c.conv.Len(), h.c.pg.win.earlier, len(h.c.timeline.Model().Checkpoints)
 	})
-	// 1,000 records, aligned to a turn: 200 turns of a prompt, an answer and its call
-	if n != 600 || earlier != 12000-600 || checkpoints != 200 {
-		t.Fatalf("opened with %d items, %d earlier messages, %d timeline checkpoints; want 600, 11400, 200", n, earlier, checkpoints)
+	// 100 records, aligned to a turn: 20 turns of a prompt, an answer and its call
+	if n != 60 || earlier != 1200-60 || checkpoints != 20 {
+		t.Fatalf("opened with %d items, %d earlier messages, %d timeline checkpoints; want 60, 1140, 20", n, earlier, checkpoints)
 	}
-	if first, _ := h.c.conv.Item(0); first.Text != "prompt 3800" {
-		t.Fatalf("the first item loaded is %+v, want prompt 3800", first)
+	if first, _ := h.c.conv.Item(0); first.Text != "prompt 380" {
+		t.Fatalf("the first item loaded is %+v, want prompt 380", first)
 	}
 
 	// To the top: the marker shows, the page before loads in front.
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 120 && !h.c.pg.win.loading })
 	h.c.onUIThread(func() {
 		earlier = h.c.pg.win.earlier
-		if first, _ := h.c.conv.Item(0); first.Text != "prompt 3600" {
-			t.Errorf("after one page the first item is %+v, want prompt 3600", first)
+		if first, _ := h.c.conv.Item(0); first.Text != "prompt 360" {
+			t.Errorf("after one page the first item is %+v, want prompt 360", first)
 		}
-		if it, _ := h.c.conv.Item(h.c.conv.Selected()); it.Text != "prompt 3800" {
-			t.Errorf("the selection moved to %+v, want it kept on prompt 3800", it)
+		if it, _ := h.c.conv.Item(h.c.conv.Selected()); it.Text != "prompt 380" {
+			t.Errorf("the selection moved to %+v, want it kept on prompt 380", it)
 		}
-		if got := len(h.c.timeline.Model().Checkpoints); got != 400 {
-			t.Errorf("timeline has %d checkpoints after a page, want 400", got)
+		if got := len(h.c.timeline.Model().Checkpoints); got != 40 {
+			t.Errorf("timeline has %d checkpoints after a page, want 40", got)
 		}
 	})
-	if earlier != 12000-1200 {
-		t.Fatalf("%d earlier messages after a page, want 10800", earlier)
+	if earlier != 1200-120 {
+		t.Fatalf("%d earlier messages after a page, want 1080", earlier)
 	}
-	txt := h.waitFor("prompt 3800")
+	txt := h.waitFor("prompt 380")
 	if strings.Contains(txt, "earlier messages") {
 		t.Errorf("the marker shows while the loaded page is above it:\n%s", txt)
 	}
@@ -109,7 +109,7 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 	h.typeText("g", false) // the first item, now that it is loaded
 	h.waitFor("prompt 0", "answer 0")
 	h.c.onUIThread(func() {
-		if h.c.pg.win.earlier != 0 || h.c.conv.Len() != 12000 {
+		if h.c.pg.win.earlier != 0 || h.c.conv.Len() != 1200 {
 			t.Errorf("at the start: %d earlier, %d items", h.c.pg.win.earlier, h.c.conv.Len())
 		}
 	})
@@ -117,7 +117,7 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 		t.Errorf("the marker shows with everything loaded:\n%s", txt)
 	}
 	// Each page made the timeline read again a turn of what it had, not
-	// all of it (19 pages read 190,000 records again, quadratic in pages).
+	// all of it (19 pages read 19,000 records again, quadratic in pages).
 	if n := h.c.pollStats.prependReread.Load(); n > 19*10 {
 		t.Errorf("the 19 earlier pages made the timeline read %d records again, want at most 10 each", n)
 	}
@@ -128,11 +128,11 @@ func TestLongSessionOpensAtItsTail(t *testing.T) {
 func TestLongSessionMarkerAtTheTop(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	h.c.onUIThread(func() { h.c.pg.win.loading = true }) // hold the load: the marker stays on screen
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitFor("↑ 11,400 earlier messages", "prompt 3800")
+	h.waitFor("↑ 1,140 earlier messages", "prompt 380")
 }
 
 // TestLongSessionRevertsToAnUnloadedCheckpoint: /revert to a checkpoint
@@ -141,7 +141,7 @@ func TestLongSessionMarkerAtTheTop(t *testing.T) {
 func TestLongSessionRevertsToAnUnloadedCheckpoint(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	h.submit("/revert 3")
 	h.waitFor("Revert to checkpoint 3?")
 	h.typeText("c", false)
@@ -152,7 +152,7 @@ func TestLongSessionRevertsToAnUnloadedCheckpoint(t *testing.T) {
 			t.Errorf("after the revert: %d earlier, %d items (want 3 turns and the banner)", h.c.pg.win.earlier, h.c.conv.Len())
 		}
 	})
-	if txt := h.text(); strings.Contains(txt, "prompt 3999") {
+	if txt := h.text(); strings.Contains(txt, "prompt 399") {
 		t.Errorf("the reverted conversation still shows the old tail:\n%s", txt)
 	}
 }
@@ -163,16 +163,16 @@ func TestLongSessionRevertsToAnUnloadedCheckpoint(t *testing.T) {
 func TestLongSessionPreviewsALoadedCheckpoint(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	h.focus(h.c.timeline)
 	h.typeText("k", false)
-	txt := h.waitFor("PREVIEW · before checkpoint 3998 · 6 later messages not shown", "prompt 3997")
-	if strings.Contains(txt, "▌ prompt 3998") || strings.Contains(txt, "earlier messages") {
+	txt := h.waitFor("PREVIEW · before checkpoint 398 · 6 later messages not shown", "prompt 397")
+	if strings.Contains(txt, "▌ prompt 398") || strings.Contains(txt, "earlier messages") {
 		t.Errorf("the preview shows what follows the checkpoint, or the marker:\n%s", txt)
 	}
 	h.key(tcell.KeyEsc)
 	h.waitGone("PREVIEW")
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 }
 
 // TestWatchedLongSessionFollowsAfterAnEarlierPage: a watcher of a long
@@ -181,11 +181,11 @@ func TestLongSessionPreviewsALoadedCheckpoint(t *testing.T) {
 // are counted from after it).
 func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 	t.Parallel()
-	h, id := fixtureHarness(t, long4000, hopts{
+	h, id := fixtureHarness(t, long400, hopts{
 		w: 180, h: 44,
-		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, long4000.id(), nil },
+		mutate: func(o *Options) { o.Mode, o.SessionID, o.Client = ModeWatch, long400.id(), nil },
 	}, false)
-	h.waitFor("prompt 3999")
+	h.waitFor("prompt 399")
 	// Settled: the poll has seen the session and the writer check ran.
 	st := &h.c.pollStats
 	h.waitUntil("the first poll's read", func() bool { return st.viewReads.Load()+st.deltaReads.Load() >= 2 })
@@ -193,7 +193,7 @@ func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 	h.waitUntil("a whole writer check", func() bool { return st.writerChecks.Load() >= checks+2 })
 	h.focus(h.c.conv)
 	h.typeText("g", false)
-	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 1200 && !h.c.pg.win.loading })
+	h.waitUntil("the earlier page to load", func() bool { return h.c.conv.Len() == 120 && !h.c.pg.win.loading })
 
 	seedTurns(t, h.db, id, "a new prompt")
 	h.waitUntil("the new turn", func() bool {
@@ -202,8 +202,8 @@ func TestWatchedLongSessionFollowsAfterAnEarlierPage(t *testing.T) {
 	})
 	h.c.onUIThread(func() {
 		first, _ := h.c.conv.Item(0)
-		if n := h.c.conv.Len(); n != 1202 || first.Text != "prompt 3600" {
-			t.Errorf("after the new turn: %d items from %q, want 1202 from prompt 3600", n, first.Text)
+		if n := h.c.conv.Len(); n != 122 || first.Text != "prompt 360" {
+			t.Errorf("after the new turn: %d items from %q, want 122 from prompt 360", n, first.Text)
 		}
 	})
 }
@@ -219,7 +219,7 @@ func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hit := full.Records[5*2000+1] // the prompt of turn 2000
+	hit := full.Records[5*200+1] // the prompt of turn 200
 	k := views.PreviewKey{SessionID: id, Hit: true, Gen: full.Generation.Gen, Seq: hit.Seq}
 	v, err := h.db.ViewAround(h.ctx, id, k.Gen, store.ViewPos{Seq: k.Seq}, previewBefore, previewRecords) // as onWorkerPreview reads it
 	if err != nil {
@@ -230,7 +230,7 @@ func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
 			slices.IndexFunc(v.Records, func(r store.Record) bool { return r.Seq == hit.Seq }), previewBefore+1+previewRecords, previewBefore)
 	}
 	p := previewOf(v, k)
-	if p.Focus < 0 || p.Items[p.Focus].Text != "prompt 2000" {
+	if p.Focus < 0 || p.Items[p.Focus].Text != "prompt 200" {
 		t.Fatalf("preview focus %d of %+v", p.Focus, p.Items)
 	}
 }
@@ -241,17 +241,17 @@ func TestLongSessionHitPreviewReadsAroundTheHit(t *testing.T) {
 func TestLongSessionPreviewsAnUnloadedCheckpoint(t *testing.T) {
 	t.Parallel()
 	h := longSessionHarness(t)
-	h.waitFor("prompt 3999")
-	it := views.TimelineItem{Kind: views.TimelineCheckpoint, Checkpoint: views.CheckpointRow{ID: 3000}}
+	h.waitFor("prompt 399")
+	it := views.TimelineItem{Kind: views.TimelineCheckpoint, Checkpoint: views.CheckpointRow{ID: 300}}
 	items, banner, err := h.c.tt.onWorkerLoadPreview(h.sessionID(), it, window{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "PREVIEW · before checkpoint 3000 · 3,000 later messages not shown"; !strings.HasPrefix(banner, want) {
+	if want := "PREVIEW · before checkpoint 300 · 300 later messages not shown"; !strings.HasPrefix(banner, want) {
 		t.Errorf("banner %q, want %q…", banner, want)
 	}
-	// the page before it: 200 turns, up to answer 2999
-	if len(items) != 600 || items[0].Text != "prompt 2800" || items[len(items)-1].Kind != views.ItemTool {
-		t.Errorf("the preview has %d items from %+v to %+v, want the 600 of prompts 2800–2999", len(items), items[0], items[len(items)-1])
+	// the page before it: 20 turns, up to answer 299
+	if len(items) != 60 || items[0].Text != "prompt 280" || items[len(items)-1].Kind != views.ItemTool {
+		t.Errorf("the preview has %d items from %+v to %+v, want the 60 of prompts 280–299", len(items), items[0], items[len(items)-1])
 	}
 }
