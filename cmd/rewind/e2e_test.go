@@ -55,6 +55,8 @@ type env struct {
 	workDir string
 	vars    map[string]string
 	stdin   string
+	// viaBinary: every run starts the binary (throughBinary).
+	viaBinary bool
 }
 
 func newEnv(t *testing.T) *env {
@@ -94,10 +96,70 @@ func (r result) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 }
 
-// run executes rewind with --home set to the env's home, in its work dir.
+// run executes rewind with --home set to the env's home, in its work dir:
+// a command that runs the same in the test process runs there (here),
+// anything else starts the binary, as does every run of an env made
+// throughBinary.
 func (e *env) run(args ...string) result {
 	e.t.Helper()
+	if !e.viaBinary && e.runsHere(args) {
+		return e.here(args...)
+	}
 	return e.runCtx(context.Background(), args...)
+}
+
+// throughBinary makes every run of the env start the binary: the tests
+// that hold each command's contract as scripts see it (its exit code,
+// streams and files from a process of its own).
+func (e *env) throughBinary() *env {
+	e.viaBinary = true
+	return e
+}
+
+// hereCommands are the commands whose run in the test process is the
+// binary's: they read and write the database and the session's files,
+// take their streams, environment and work dir from stdio, and start
+// nothing. Print mode (its Shell commands, MCP servers, process groups and
+// signals), the workspace's terminal checks, agent files, mcp trust (the
+// process's directory), compact and import without a path (homes under
+// the process's $HOME) start the binary.
+var hereCommands = []string{"show", "sessions", "generations", "search", "revert", "restore", "undo", "fork", "runs", "export", "import"}
+
+// baseVars are the variables of every env (newEnv).
+var baseVars = []string{"PATH", "HOME", "REWIND_RETRY_BACKOFF_MS", "GOGC"}
+
+func (e *env) runsHere(args []string) bool {
+	if len(args) == 0 || !slices.Contains(hereCommands, args[0]) {
+		return false
+	}
+	switch args[0] {
+	case "import":
+		// With a path of its own: without one it looks under $HOME.
+		return len(args) > 1 && filepath.IsAbs(args[len(args)-1])
+	case "export":
+		// Its redaction reads the process's environment: a key the env
+		// sets is redacted only in a process that has it.
+		for k := range e.vars {
+			if !slices.Contains(baseVars, k) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// here runs rewind's run in the test process, with the env's home,
+// environment and work dir: a start of the binary costs ~10 ms of CPU
+// (~20 with print mode's work), a run here a fraction of that.
+func (e *env) here(args ...string) result {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"--home", e.home}, args...), stdio{
+		in: strings.NewReader(e.stdin), out: &out, err: &errb,
+		getenv: func(k string) string { return e.vars[k] },
+		dir:    e.workDir,
+	})
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 func (e *env) runCtx(ctx context.Context, args ...string) result {
@@ -158,12 +220,7 @@ func (e *env) look(args ...string) result {
 	if len(args) == 0 || !slices.Contains([]string{"show", "sessions", "generations"}, args[0]) || !slices.Contains(args, "--json") {
 		e.t.Fatalf("look is for the JSON of show, sessions and generations, not %q", args)
 	}
-	var out, errb bytes.Buffer
-	code := run(append([]string{"--home", e.home}, args...), stdio{
-		in: strings.NewReader(""), out: &out, err: &errb,
-		getenv: func(k string) string { return e.vars[k] },
-	})
-	r := result{code: code, stdout: out.String(), stderr: errb.String()}
+	r := e.here(args...)
 	if r.code != 0 {
 		e.t.Fatalf("rewind %v: %s", args, r)
 	}
@@ -337,7 +394,7 @@ func decode[T any](t *testing.T, s string) T {
 
 func TestSessionsJSONShape(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	r := e.mustOK("sessions", "--json")
 	if strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("empty database: %q, want []", r.stdout)
@@ -380,7 +437,7 @@ func TestSessionsJSONShape(t *testing.T) {
 
 func TestShowJSONShape(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	s := e.seed("show me")
 	v := decode[map[string]any](t, e.mustOK("show", s.id, "--json").stdout)
 	if got, want := keysOf(v), sorted("id", "generation", "tokens", "next_checkpoint_id", "records"); !reflect.DeepEqual(got, want) {
@@ -445,7 +502,7 @@ func TestShowJSONShape(t *testing.T) {
 
 func TestRevertRestoreGenerations(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	s := e.seed("time travel")
 
 	r := e.mustOK("revert", s.id, "1")
@@ -508,7 +565,7 @@ func TestRevertRestoreGenerations(t *testing.T) {
 
 func TestUserErrors(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	s := e.seed("errors")
 	cases := []struct {
 		name  string
@@ -612,7 +669,7 @@ func TestUsageErrors(t *testing.T) {
 // the command line run the same run() in the test process.
 func TestUsageErrorsThroughTheBinary(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	expectError(t, e.run("--bogus"), 2, "--bogus")
 	expectError(t, e.run("revert", "id"), 2, "`rewind revert` takes 2 arguments, got 1", "(see `rewind revert --help`)")
 	expectError(t, e.run("-p", "hi", "--output", "xml"), 2, "xml")
@@ -725,7 +782,7 @@ func normalise(t *testing.T, jsonl string) []string {
 
 func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	dir := filepath.Join(t.TempDir(), "kimi-session")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -824,7 +881,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestSearchCommand(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	a := e.seed("first")
 	e.seed("second")
 	hits := decode[[]map[string]any](t, e.mustOK("search", "write", "a.txt", "--json", "--limit", "1").stdout)

@@ -17,7 +17,7 @@ import (
 // find.
 func TestForkCommand(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	s := e.seed("fork me")
 
 	r := e.mustOK("fork", s.id)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,12 +22,15 @@ func main() {
 }
 
 // stdio is what a run reads and writes besides its arguments: the
-// process's streams and environment (tests of argument errors pass their
-// own and call run in the test process).
+// process's streams, environment and directory (tests pass their own and
+// call run in the test process).
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	getenv   func(string) string
+	// dir is the work dir when --work-dir is not given; "" is the
+	// process's current directory.
+	dir string
 }
 
 func run(args []string, sio stdio) (code int) {
@@ -85,7 +89,7 @@ func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 	f := cmd.Flags()
 	return app.Overrides{
 		Home:                given(f, "home", &c.home),
-		WorkDir:             given(f, "work-dir", &c.workDir),
+		WorkDir:             cmp.Or(given(f, "work-dir", &c.workDir), c.sioDir()),
 		Model:               given(f, "model", &c.model),
 		BaseURL:             given(f, "base-url", &c.baseURL),
 		Theme:               given(f, "theme", &c.theme),
@@ -101,6 +105,14 @@ func (c *cli) overrides(cmd *cobra.Command) app.Overrides {
 		AgentFile:           given(f, "agent-file", &c.agentFile),
 		Plan:                given(f, "plan", &c.plan),
 	}
+}
+
+// sioDir is the run's directory when one was given, nil otherwise.
+func (c *cli) sioDir() *string {
+	if c.sio.dir == "" {
+		return nil
+	}
+	return &c.sio.dir
 }
 
 // thinkingOverride is --thinking (true), --no-thinking (false) or nil.

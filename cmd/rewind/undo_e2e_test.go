@@ -88,7 +88,7 @@ func TestRevertWithFilesUndoneTogether(t *testing.T) {
 
 func TestUndoWithNothingToUndo(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t).throughBinary()
 	s := e.seed("fresh")
 	expectError(t, e.run("undo", s.id), 1, "no rewind to undo")
 }
