@@ -1,6 +1,7 @@
 package soul
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -12,7 +13,11 @@ import (
 // TestMain fails the package's run if a test leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	testbin.CollectLess()
-	goleak.VerifyTestMain(m, childprocGoroutines()...)
+	removeTemp := testbin.TempInMemory("soul")
+	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.Cleanup(func(code int) {
+		removeTemp()
+		os.Exit(code)
+	}))...)
 }
 
 // childprocGoroutines ignores the goroutines internal/childproc keeps for

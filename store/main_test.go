@@ -1,10 +1,21 @@
 package store
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The tests' databases are on tmpfs where there is one
+// (testbin.TempInMemory).
+func TestMain(m *testing.M) {
+	removeTemp := testbin.TempInMemory("store")
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		removeTemp()
+		os.Exit(code)
+	}))
+}

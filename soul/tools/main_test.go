@@ -1,15 +1,23 @@
 package tools
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/rewind-agent/rewind/internal/childproc"
+	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, childprocGoroutines()...) }
+func TestMain(m *testing.M) {
+	removeTemp := testbin.TempInMemory("tools")
+	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.Cleanup(func(code int) {
+		removeTemp()
+		os.Exit(code)
+	}))...)
+}
 
 // childprocGoroutines ignores the goroutines internal/childproc keeps for
 // the life of the process (its forker thread, its watchdog's reaper).

@@ -7,7 +7,12 @@ import (
 	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
+// TestMain: the tests' databases and share dirs are on tmpfs where there
+// is one (testbin.TempInMemory).
 func TestMain(m *testing.M) {
 	testbin.CollectLess()
-	os.Exit(m.Run())
+	removeTemp := testbin.TempInMemory("kimi")
+	code := m.Run()
+	removeTemp()
+	os.Exit(code)
 }
