@@ -22,118 +22,127 @@ import (
 func TestFollowImportsEachAppend(t *testing.T) {
 	t.Parallel()
 	for _, fx := range []struct{ origin, path string }{fixtures[1], fixtures[4], fixtures[9]} {
-		whole, err := os.ReadFile(filepath.Join("testdata", fx.path))
+		t.Run(filepath.Base(fx.path), func(t *testing.T) {
+			t.Parallel()
+			followEachAppend(t, fx)
+		})
+	}
+}
+
+func followEachAppend(t *testing.T, fx struct{ origin, path string }) {
+	whole, err := os.ReadFile(filepath.Join("testdata", fx.path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := parseFixture(t, fx.origin, fx.path)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	path := filepath.Join(t.TempDir(), filepath.Base(fx.path))
+	if err := os.WriteFile(path, bytes.Join(lines[:12], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	d, _, err := Detect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alive atomic.Bool
+	alive.Store(true)
+	started := make(chan string, 1)
+	grew := make(chan int, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(context.Background(), db, d.Sources[0], FollowOptions{
+			Started: func(id string) { started <- id },
+			Grew:    func(n int) { grew <- n },
+			// The writer is alive until the last append: the idle time
+			// counts from then, and only ends the wait for it.
+			Idle:        50 * time.Millisecond,
+			WriterAlive: func(string, string) bool { return alive.Load() },
+		})
+	}()
+	var id string
+	select {
+	case id = <-started:
+	case err := <-done:
+		t.Fatalf("Follow ended before it started: %v", err)
+	}
+	var lat []time.Duration
+	for i := 12; i < len(lines); i += 3 {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := parseFixture(t, fx.origin, fx.path)
-		lines := bytes.SplitAfter(whole, []byte("\n"))
-		path := filepath.Join(t.TempDir(), filepath.Base(fx.path))
-		if err := os.WriteFile(path, bytes.Join(lines[:12], nil), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		db := openDB(t)
-		d, _, err := Detect(path)
+		end := min(i+3, len(lines))
+		// What the session holds once the append is in: the current
+		// generation of the lines so far, as an import makes it.
+		sofar, err := Parse(bytes.NewReader(bytes.Join(lines[:end], nil)), fx.origin, path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var alive atomic.Bool
-		alive.Store(true)
-		started := make(chan string, 1)
-		grew := make(chan int, 100)
-		done := make(chan error, 1)
-		go func() {
-			done <- Follow(context.Background(), db, d.Sources[0], FollowOptions{
-				Started:     func(id string) { started <- id },
-				Grew:        func(n int) { grew <- n },
-				Idle:        300 * time.Millisecond,
-				WriterAlive: func(string, string) bool { return alive.Load() },
-			})
-		}()
-		var id string
-		select {
-		case id = <-started:
-		case err := <-done:
-			t.Fatalf("Follow ended before it started: %v", err)
+		want := len(sofar.Gens[len(sofar.Gens)-1].Records)
+		before := viewLen(t, db, id)
+		at := time.Now()
+		if _, err := f.Write(bytes.Join(lines[i:end], nil)); err != nil {
+			t.Fatal(err)
 		}
-		var lat []time.Duration
-		for i := 12; i < len(lines); i += 3 {
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			end := min(i+3, len(lines))
-			// What the session holds once the append is in: the current
-			// generation of the lines so far, as an import makes it.
-			sofar, err := Parse(bytes.NewReader(bytes.Join(lines[:end], nil)), fx.origin, path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := len(sofar.Gens[len(sofar.Gens)-1].Records)
-			before := viewLen(t, db, id)
-			at := time.Now()
-			if _, err := f.Write(bytes.Join(lines[i:end], nil)); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-			for viewLen(t, db, id) != want && time.Since(at) < 5*time.Second {
-				select {
-				case <-grew:
-				case <-time.After(2 * time.Millisecond):
-				}
-			}
-			if got := viewLen(t, db, id); got != want {
-				t.Fatalf("%s: after lines %d-%d the session has %d records, want %d", fx.path, i, end, got, want)
-			}
-			if want != before {
-				lat = append(lat, time.Since(at))
+		f.Close()
+		for viewLen(t, db, id) != want && time.Since(at) < 5*time.Second {
+			select {
+			case <-grew:
+			case <-time.After(2 * time.Millisecond):
 			}
 		}
-		alive.Store(false)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Follow did not end once the file was idle and its writer gone")
+		if got := viewLen(t, db, id); got != want {
+			t.Fatalf("%s: after lines %d-%d the session has %d records, want %d", fx.path, i, end, got, want)
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		// Within 200 ms of an append, as a rule; the worst case gets a
-		// loaded machine's slack.
-		if len(lat) == 0 || lat[len(lat)/2] > 200*time.Millisecond || lat[len(lat)-1] > time.Second {
-			t.Errorf("%s: appends seen after %v", fx.path, lat)
+		if want != before {
+			lat = append(lat, time.Since(at))
 		}
-		t.Logf("%s: %d appends, latency median %v, worst %v", fx.path, len(lat), lat[len(lat)/2], lat[len(lat)-1])
-		gens, err := db.Generations(context.Background(), id)
+	}
+	alive.Store(false)
+	select {
+	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(gens) != len(full.Gens) || viewLen(t, db, id) != len(full.Gens[len(full.Gens)-1].Records) {
-			t.Errorf("%s: followed to %d generations and %d records, want %d and %d as a whole import", fx.path,
-				len(gens), viewLen(t, db, id), len(full.Gens), len(full.Gens[len(full.Gens)-1].Records))
-		}
-		// Sub-agent runs written into the file (Claude Code 1.0) are its
-		// sub-agent sessions, as an import makes them.
-		kids, err := db.SubagentsOf(context.Background(), []string{id})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(kids) != len(full.Sidechains) {
-			t.Errorf("%s: followed to %d sub-agent sessions, want %d", fx.path, len(kids), len(full.Sidechains))
-		}
-		for _, k := range kids {
-			for _, sc := range full.Sidechains {
-				if sc.Side.CallID == k.SubagentCall && viewLen(t, db, k.ID) != len(sc.Gens[len(sc.Gens)-1].Records) {
-					t.Errorf("%s: sub-agent %s has %d records, want %d", fx.path, k.Title, viewLen(t, db, k.ID), len(sc.Gens[len(sc.Gens)-1].Records))
-				}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Follow did not end once the file was idle and its writer gone")
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	// Within 200 ms of an append, as a rule; the worst case gets a
+	// loaded machine's slack.
+	if len(lat) == 0 || lat[len(lat)/2] > 200*time.Millisecond || lat[len(lat)-1] > time.Second {
+		t.Errorf("%s: appends seen after %v", fx.path, lat)
+	}
+	t.Logf("%s: %d appends, latency median %v, worst %v", fx.path, len(lat), lat[len(lat)/2], lat[len(lat)-1])
+	gens, err := db.Generations(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != len(full.Gens) || viewLen(t, db, id) != len(full.Gens[len(full.Gens)-1].Records) {
+		t.Errorf("%s: followed to %d generations and %d records, want %d and %d as a whole import", fx.path,
+			len(gens), viewLen(t, db, id), len(full.Gens), len(full.Gens[len(full.Gens)-1].Records))
+	}
+	// Sub-agent runs written into the file (Claude Code 1.0) are its
+	// sub-agent sessions, as an import makes them.
+	kids, err := db.SubagentsOf(context.Background(), []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kids) != len(full.Sidechains) {
+		t.Errorf("%s: followed to %d sub-agent sessions, want %d", fx.path, len(kids), len(full.Sidechains))
+	}
+	for _, k := range kids {
+		for _, sc := range full.Sidechains {
+			if sc.Side.CallID == k.SubagentCall && viewLen(t, db, k.ID) != len(sc.Gens[len(sc.Gens)-1].Records) {
+				t.Errorf("%s: sub-agent %s has %d records, want %d", fx.path, k.Title, viewLen(t, db, k.ID), len(sc.Gens[len(sc.Gens)-1].Records))
 			}
 		}
-		// A later import of the same file finds nothing new.
-		res, err := ImportAll(context.Background(), db, d.Sources, Options{})
-		if err != nil || res.Unchanged != 1+len(full.Sidechains) {
-			t.Errorf("import after following: %+v %v", res, err)
-		}
+	}
+	// A later import of the same file finds nothing new.
+	res, err := ImportAll(context.Background(), db, d.Sources, Options{})
+	if err != nil || res.Unchanged != 1+len(full.Sidechains) {
+		t.Errorf("import after following: %+v %v", res, err)
 	}
 }
 
