@@ -3,6 +3,8 @@ package views
 import (
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/gdamore/tcell/v2"
@@ -325,13 +327,37 @@ func ChromaColour(c chroma.Colour) tcell.Color {
 	return tcell.NewRGBColor(int32(c.Red()), int32(c.Green()), int32(c.Blue()))
 }
 
+// lexerByName keeps lexers.Get's answer per fence language (nil: none).
+// A name chroma does not know (a fence's info string still streaming in,
+// "pyth") makes it try every lexer's file patterns, ~50 µs, at each frame
+// of the open block; the names a process sees are few, and past
+// lexerByNameMax new ones are looked up without being kept.
+var (
+	lexerByName  sync.Map // string → chroma.Lexer
+	lexerByNameN atomic.Int32
+)
+
+const lexerByNameMax = 1024
+
+func lexerNamed(lang string) chroma.Lexer {
+	if v, ok := lexerByName.Load(lang); ok {
+		l, _ := v.(chroma.Lexer)
+		return l
+	}
+	l := lexers.Get(lang)
+	if lexerByNameN.Add(1) <= lexerByNameMax {
+		lexerByName.Store(lang, l)
+	}
+	return l
+}
+
 // HighlightCode tokenises src with chroma (lexer by language name, or
 // guessed) and returns one line per source line, coloured with the
 // theme's chroma style over base (whose background is kept).
 func HighlightCode(src, lang string, th themes.Theme, base tcell.Style) []Line {
 	var lexer chroma.Lexer
 	if lang != "" {
-		lexer = lexers.Get(lang)
+		lexer = lexerNamed(lang)
 	}
 	if lexer == nil {
 		lexer = lexers.Analyse(src)

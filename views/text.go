@@ -161,19 +161,16 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 	var lines []Line
 	var cur []cell // reused from row to row: a row's runes become its spans' strings
 	prefix := first
-	avail := func() int {
-		a := width - prefix.Width()
-		if a < 1 {
-			a = 1
-		}
-		return a
-	}
+	// avail is the row's room after its prefix, measured once a row.
+	room := func() int { return max(width-prefix.Width(), 1) }
+	avail := room()
 	emit := func(cells []cell) {
 		l := make(Line, 0, len(prefix)+2)
 		l = append(l, prefix...)
 		l = appendCellSpans(l, cells, spans)
 		lines = append(lines, l)
 		prefix = indent
+		avail = room()
 	}
 	curW := 0
 	lastSpace := -1
@@ -188,7 +185,7 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 			if w == 0 {
 				continue
 			}
-			if curW+w > avail() {
+			if curW+w > avail {
 				if r == ' ' {
 					// break here; drop the space
 					emit(cur)
