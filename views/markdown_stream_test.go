@@ -177,10 +177,11 @@ func TestStreamedAnswerRendersAsTheWholeAnswer(t *testing.T) {
 // finished block once; each frame renders only the open paragraph. (Both
 // are counts, not times: a frame that rendered the whole answer would
 // average 30 paragraphs here; 300 paragraphs drew 6,000 frames, a quarter
-// of the package's CPU.)
+// of the package's CPU. The screen is 8 rows: a frame's cost was filling
+// and drawing its cells, and the counts do not depend on the height.)
 func TestStreamedAnswerKeepsFinishedBlocks(t *testing.T) {
 	t.Parallel()
-	c, s := newTestConversation(t, 100, 30)
+	c, s := newTestConversation(t, 100, 8)
 	c.Append(Item{Kind: ItemUser, Text: "go"})
 	para := "The quick brown fox `jumps` over the **lazy** dog, again and again, until the line wraps twice over.\n\n"
 	var full strings.Builder
@@ -201,7 +202,7 @@ func TestStreamedAnswerKeepsFinishedBlocks(t *testing.T) {
 		t.Fatalf("each frame rendered %d bytes of open text on average; the open block is at most %d", per, len(para))
 	}
 	want := NewConversation()
-	want.SetRect(0, 0, 100, 30)
+	want.SetRect(0, 0, 100, 8)
 	want.SetItems([]Item{{Kind: ItemUser, Text: "go"}, {Kind: ItemAssistant, Text: full.String()}})
 	want.Draw(s)
 	if got, exp := c.lines(1), want.lines(1); !sameLines(got, exp) {
@@ -210,10 +211,11 @@ func TestStreamedAnswerKeepsFinishedBlocks(t *testing.T) {
 }
 
 // TestResizeRewrapsStreamedAnswer: a resize lays the kept blocks out again
-// once at the new width; the next frames reuse them.
+// once at the new width; the next frames reuse them. (8 rows: the counts
+// do not depend on the height, a frame's cost does.)
 func TestResizeRewrapsStreamedAnswer(t *testing.T) {
 	t.Parallel()
-	c, s := newTestConversation(t, 100, 30)
+	c, s := newTestConversation(t, 100, 8)
 	text := strings.Repeat("Some words that wrap at a narrow width but not at a wide one, more words.\n\n", 40)
 	for _, d := range strings.SplitAfter(text, " ") {
 		c.AppendDelta(d)
@@ -221,8 +223,8 @@ func TestResizeRewrapsStreamedAnswer(t *testing.T) {
 	}
 	md := c.items[0].md
 	before := md.keptRendered
-	c.SetRect(0, 0, 40, 30)
-	s.SetSize(40, 30)
+	c.SetRect(0, 0, 40, 8)
+	s.SetSize(40, 8)
 	c.Draw(s)
 	if got := md.keptRendered - before; got != md.done {
 		t.Fatalf("the resize rendered %d bytes of the %d kept", got, md.done)
@@ -234,7 +236,7 @@ func TestResizeRewrapsStreamedAnswer(t *testing.T) {
 		t.Fatalf("a frame after the resize rendered %d bytes to keep, %d newly kept: kept blocks were rendered again", got, md.done-done)
 	}
 	want := NewConversation()
-	want.SetRect(0, 0, 40, 30)
+	want.SetRect(0, 0, 40, 8)
 	want.SetItems([]Item{{Kind: ItemAssistant, Text: text + "More."}})
 	want.Draw(s)
 	if !sameLines(c.lines(0), want.lines(0)) {

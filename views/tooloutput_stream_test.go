@@ -28,10 +28,11 @@ func streamLines(o *ToolOutput, n, chunk int, frame func(last int)) {
 // into the tool pane costs each frame the same work however much it
 // printed before: a frame lays out the rows it shows (and finds the
 // bottom from the end), never the output kept above them, and the newest
-// line is on screen.
+// line is on screen. (A 10-row pane: a frame's cells are most of the
+// test's cost, and the bound scales with the rows.)
 func TestStreamedToolOutputFrameCostIsFlat(t *testing.T) {
 	t.Parallel()
-	const w, h = 100, 30
+	const w, h = 100, 10
 	o := NewToolOutput()
 	o.SetTheme(dark)
 	o.SetTool(ToolCallInfo{ID: "c1", Name: "Shell", Args: "make all", Status: ToolRunning})
