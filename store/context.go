@@ -121,10 +121,32 @@ const chainQuery = `WITH RECURSIVE chain(sid, g, depth) AS (
 	FROM chain c JOIN generations ON generations.session_id = c.sid AND generations.gen = c.g
 	ORDER BY c.depth`
 
+// sessionChainQuery is chainQuery from a session named by its exact id:
+// generation ? of it, or its current generation when that is NULL. A read
+// of a view resolved the session and walked the chain in two statements.
+const sessionChainQuery = `WITH RECURSIVE chain(sid, g, depth) AS (
+		SELECT id, coalesce(?, current_gen), 0 FROM sessions WHERE id = ?
+		UNION ALL
+		SELECT coalesce(p.parent_session, p.session_id), p.parent_gen, c.depth + 1
+		FROM chain c JOIN generations p ON p.session_id = c.sid AND p.gen = c.g
+		WHERE p.parent_gen IS NOT NULL AND c.depth < ?)
+	SELECT ` + genColumns + `
+	FROM chain c JOIN generations ON generations.session_id = c.sid AND generations.gen = c.g
+	ORDER BY c.depth`
+
 // loadChain is the parent chain of (sessionID, gen), the generation itself
 // first.
 func loadChain(ctx context.Context, q querier, sessionID string, gen int) ([]genRow, error) {
-	rows, err := q.QueryContext(ctx, chainQuery, sessionID, gen, maxChain+1)
+	chain, err := scanChain(ctx, q, chainQuery, sessionID, gen, maxChain+1)
+	if err != nil {
+		return nil, err
+	}
+	return checkChain(chain, sessionID, gen)
+}
+
+// scanChain reads the generation rows of a chain query.
+func scanChain(ctx context.Context, q querier, query string, args ...any) ([]genRow, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +154,7 @@ func loadChain(ctx context.Context, q querier, sessionID string, gen int) ([]gen
 	var chain []genRow
 	for rows.Next() {
 		if len(chain) > maxChain {
-			return nil, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
+			break // checkChain tells
 		}
 		g, err := scanGen(rows)
 		if err != nil {
@@ -140,8 +162,14 @@ func loadChain(ctx context.Context, q querier, sessionID string, gen int) ([]gen
 		}
 		chain = append(chain, g)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	return chain, rows.Err()
+}
+
+// checkChain checks a chain read from (sessionID, gen): not empty, not
+// too long, and ending at a root.
+func checkChain(chain []genRow, sessionID string, gen int) ([]genRow, error) {
+	if len(chain) > maxChain {
+		return nil, fmt.Errorf("generation %d of session %s: parent chain too long", gen, sessionID)
 	}
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("generation %d of session %s: %w", gen, sessionID, ErrGenerationNotFound)
@@ -156,6 +184,38 @@ func loadChain(ctx context.Context, q querier, sessionID string, gen int) ([]gen
 	return chain, nil
 }
 
+// resolveView resolves sessionID (an exact id or a unique prefix, as
+// loadState) and the segments of its generation gen (current: its current
+// generation) in one statement when sessionID is an exact id, and returns
+// them with the generation (resolveSegments).
+func resolveView(ctx context.Context, q querier, sessionID string, gen int, current bool) ([]segment, genRow, error) {
+	id := strings.ToLower(strings.TrimSpace(sessionID))
+	var want any = gen
+	if current {
+		want = nil
+	}
+	chain, err := scanChain(ctx, q, sessionChainQuery, want, id, maxChain+1)
+	if err != nil {
+		return nil, genRow{}, err
+	}
+	if len(chain) == 0 { // a prefix, or no such session or generation: say which
+		st, err := loadState(ctx, q, sessionID)
+		if err != nil {
+			return nil, genRow{}, err
+		}
+		if current {
+			gen = st.currentGen
+		}
+		segs, self, _, err := resolveSegments(ctx, q, st.id, gen)
+		return segs, self, err
+	}
+	if chain, err = checkChain(chain, chain[0].sessionID, chain[0].gen); err != nil {
+		return nil, genRow{}, err
+	}
+	segs, _ := chainSegments(chain)
+	return segs, chain[0], nil
+}
+
 // resolveSegments walks the parent chain of (sessionID, gen) and returns its
 // segments oldest first, plus the chain's root generation. A fork_seq bounds
 // the parent's session; within one session bounds only shrink going back.
@@ -164,6 +224,13 @@ func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) 
 	if err != nil {
 		return nil, genRow{}, genRow{}, err
 	}
+	segs, root := chainSegments(chain)
+	return segs, chain[0], root, nil
+}
+
+// chainSegments is the segments of a checked chain, oldest first, and its
+// root.
+func chainSegments(chain []genRow) ([]segment, genRow) {
 	segs := make([]segment, len(chain))
 	bound := int64(math.MaxInt64)
 	for i, g := range chain {
@@ -182,7 +249,7 @@ func resolveSegments(ctx context.Context, q querier, sessionID string, gen int) 
 			bound = fork
 		}
 	}
-	return segs, chain[0], chain[len(chain)-1], nil
+	return segs, chain[len(chain)-1]
 }
 
 // checkpointHit is a checkpoint record found in a view.
@@ -744,12 +811,8 @@ func (db *DB) CommitStep(ctx context.Context, sessionID string, s Step) ([]Recor
 // View returns the current generation's view.
 func (db *DB) View(ctx context.Context, sessionID string) (View, error) {
 	var v View
-	err := db.readTx(ctx, func(tx querier) error {
-		st, err := loadState(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		v, err = buildView(ctx, tx, st.id, st.currentGen)
+	err := db.readTx(ctx, func(tx querier) (err error) {
+		v, err = buildView(ctx, tx, sessionID, 0, true)
 		return err
 	})
 	if err != nil {
@@ -761,12 +824,8 @@ func (db *DB) View(ctx context.Context, sessionID string) (View, error) {
 // GenerationView returns the view of any generation, archived or not.
 func (db *DB) GenerationView(ctx context.Context, sessionID string, gen int) (View, error) {
 	var v View
-	err := db.readTx(ctx, func(tx querier) error {
-		st, err := loadState(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		v, err = buildView(ctx, tx, st.id, gen)
+	err := db.readTx(ctx, func(tx querier) (err error) {
+		v, err = buildView(ctx, tx, sessionID, gen, false)
 		return err
 	})
 	if err != nil {
@@ -775,12 +834,14 @@ func (db *DB) GenerationView(ctx context.Context, sessionID string, gen int) (Vi
 	return v, nil
 }
 
-func buildView(ctx context.Context, q querier, sessionID string, gen int) (View, error) {
-	segs, self, _, err := resolveSegments(ctx, q, sessionID, gen)
+// buildView reads generation gen's view of sessionID (current: its current
+// generation).
+func buildView(ctx context.Context, q querier, sessionID string, gen int, current bool) (View, error) {
+	segs, self, err := resolveView(ctx, q, sessionID, gen, current)
 	if err != nil {
 		return View{}, err
 	}
-	v := View{SessionID: sessionID, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+	v := View{SessionID: self.sessionID, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
 	for _, s := range segs {
 		v.Records, err = appendSegment(ctx, q, v.Records, s)
 		if err != nil {

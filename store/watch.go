@@ -197,18 +197,11 @@ func (db *DB) ViewBefore(ctx context.Context, sessionID string, gen int, before 
 func (db *DB) viewPage(ctx context.Context, sessionID string, gen int, read func(tx querier, v *View, segs []segment) error) (View, error) {
 	var v View
 	err := db.readTx(ctx, func(tx querier) error {
-		st, err := loadState(ctx, tx, sessionID)
+		segs, self, err := resolveView(ctx, tx, sessionID, gen, gen < 0)
 		if err != nil {
 			return err
 		}
-		if gen < 0 {
-			gen = st.currentGen
-		}
-		segs, self, _, err := resolveSegments(ctx, tx, st.id, gen)
-		if err != nil {
-			return err
-		}
-		v = View{SessionID: st.id, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
+		v = View{SessionID: self.sessionID, Generation: self.public(), Tokens: self.tokens, NextCheckpointID: self.nextCP}
 		return read(tx, &v, segs)
 	})
 	return v, err
