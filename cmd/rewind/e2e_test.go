@@ -269,6 +269,18 @@ func (e *env) waitUntil(exited <-chan error, query string) {
 	}
 }
 
+// binaryOK starts the binary whatever the command and fails the test
+// unless it exits 0: a test whose other runs are in the test process
+// holds the command's contract through a process of its own with it.
+func (e *env) binaryOK(args ...string) result {
+	e.t.Helper()
+	r := e.runCtx(context.Background(), args...)
+	if r.code != 0 {
+		e.t.Fatalf("rewind %v: %s", args, r)
+	}
+	return r
+}
+
 // mustOK runs rewind and fails the test unless it exits 0.
 func (e *env) mustOK(args ...string) result {
 	e.t.Helper()
@@ -502,10 +514,10 @@ func TestShowJSONShape(t *testing.T) {
 
 func TestRevertRestoreGenerations(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t).throughBinary()
+	e := newEnv(t)
 	s := e.seed("time travel")
 
-	r := e.mustOK("revert", s.id, "1")
+	r := e.binaryOK("revert", s.id, "1")
 	if want := "reverted to checkpoint 1: generation 1, 4 messages archived in generation 0\nfiles unchanged\nundo with `rewind undo " + s.id + "`"; strings.TrimSpace(r.stdout) != want {
 		t.Errorf("revert said %q, want %q", r.stdout, want)
 	}
@@ -519,11 +531,11 @@ func TestRevertRestoreGenerations(t *testing.T) {
 		t.Errorf("archived generation 0 has %d records", len(old["records"].([]any)))
 	}
 
-	r = e.mustOK("restore", s.id, "0")
+	r = e.binaryOK("restore", s.id, "0")
 	if !strings.Contains(r.stdout, "restored generation 0 as generation 2") {
 		t.Errorf("restore said %q", r.stdout)
 	}
-	gens := decode[[]map[string]any](t, e.mustOK("generations", s.id, "--json").stdout)
+	gens := decode[[]map[string]any](t, e.binaryOK("generations", s.id, "--json").stdout)
 	if len(gens) != 3 {
 		t.Fatalf("%d generations", len(gens))
 	}
@@ -782,7 +794,7 @@ func normalise(t *testing.T, jsonl string) []string {
 
 func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t).throughBinary()
+	e := newEnv(t)
 	dir := filepath.Join(t.TempDir(), "kimi-session")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -790,7 +802,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "context_1.jsonl"), fixtureOld)
 	writeFile(t, filepath.Join(dir, "context.jsonl"), fixtureCurrent)
 
-	r := e.mustOK("import", dir)
+	r := e.binaryOK("import", dir)
 	id := strings.TrimSpace(r.stdout)
 	if id == "" || strings.Contains(id, "\n") || strings.Contains(id, " ") {
 		t.Fatalf("import should print only the new id, got %q", r.stdout)
@@ -815,7 +827,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	// -o writes a file, never replacing one unless --force.
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	r = e.mustOK("export", id, "-o", out)
+	r = e.binaryOK("export", id, "-o", out)
 	if !strings.Contains(r.stdout, out) {
 		t.Errorf("export -o said %q", r.stdout)
 	}
@@ -823,7 +835,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("-o file: %v\n%s", err, data)
 	}
 	writeFile(t, out, "precious\n")
-	expectError(t, e.run("export", id, "-o", out), 1, "already exists", "--force")
+	expectError(t, e.runCtx(context.Background(), "export", id, "-o", out), 1, "already exists", "--force")
 	if data, _ := os.ReadFile(out); string(data) != "precious\n" {
 		t.Errorf("existing file replaced without --force: %q", data)
 	}
@@ -881,10 +893,10 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestSearchCommand(t *testing.T) {
-	e := newEnv(t).throughBinary()
+	e := newEnv(t)
 	a := e.seed("first")
 	e.seed("second")
-	hits := decode[[]map[string]any](t, e.mustOK("search", "write", "a.txt", "--json", "--limit", "1").stdout)
+	hits := decode[[]map[string]any](t, e.binaryOK("search", "write", "a.txt", "--json", "--limit", "1").stdout)
 	want := sorted("session_id", "title", "work_dir", "gen", "seq", "role", "snippet", "created_at")
 	if len(hits) != 1 || !reflect.DeepEqual(keysOf(hits[0]), want) {
 		t.Fatalf("hits %v, want one with keys %v", hits, want)
@@ -904,7 +916,7 @@ func TestSearchCommand(t *testing.T) {
 	}
 	// A table cut at --limit says so: the TUI says "N+ hits", the table
 	// alone looked like every hit.
-	if r := e.mustOK("search", "hello", "--limit", "1"); strings.Count(r.stdout, "«hello»") != 1 || !strings.Contains(r.stderr, "the newest 1 hit shown; there are more (--limit N shows more)") {
+	if r := e.binaryOK("search", "hello", "--limit", "1"); strings.Count(r.stdout, "«hello»") != 1 || !strings.Contains(r.stderr, "the newest 1 hit shown; there are more (--limit N shows more)") {
 		t.Errorf("a table cut at --limit:\n%s", r)
 	}
 }

@@ -17,10 +17,10 @@ import (
 // find.
 func TestForkCommand(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t).throughBinary()
+	e := newEnv(t)
 	s := e.seed("fork me")
 
-	r := e.mustOK("fork", s.id)
+	r := e.binaryOK("fork", s.id)
 	id := strings.TrimSpace(r.stdout)
 	if strings.Contains(id, "\n") || id == s.id || len(id) != len(s.id) {
 		t.Fatalf("fork printed %q on stdout, want the new session's id alone", r.stdout)
