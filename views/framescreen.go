@@ -200,6 +200,31 @@ func (f *FrameScreen) Fill(r rune, style tcell.Style) {
 	}
 }
 
+// fillRow sets the cells of row y from x on, w of them, to blanks in
+// style: a view's background, set without a call and a style lookup per
+// cell (fill).
+func (f *FrameScreen) fillRow(x, y, w int, style tcell.Style) {
+	if f.back == nil {
+		f.fit()
+	}
+	if y < 0 || y >= f.h {
+		return
+	}
+	if x < 0 {
+		w += x
+		x = 0
+	}
+	w = min(w, f.w-x)
+	if w <= 0 {
+		return
+	}
+	c := frameCell{runeCell(' '), f.styleID(style)}
+	row := f.back[y*f.w+x : y*f.w+x+w]
+	for i := range row {
+		row[i] = c
+	}
+}
+
 // SetContent sets a cell of the frame.
 func (f *FrameScreen) SetContent(x, y int, primary rune, combining []rune, style tcell.Style) {
 	c := f.cell(x, y)

@@ -85,26 +85,74 @@ func (p *pane) base() tcell.Style {
 func (p *pane) frame(screen tcell.Screen, self tview.Primitive) (int, int, int, int) {
 	focused := p.HasFocus()
 	p.Box.SetBackgroundColor(p.theme.Background)
+	titleColor := p.theme.Title
 	// a title too long for the border loses whole " · " parts, never half a word
 	_, _, bw, _ := p.GetRect()
 	title := tview.Escape(fitParts(p.title, max(1, bw-6)))
 	if focused {
 		p.Box.SetBorderColor(p.theme.FocusedBorder)
-		p.Box.SetTitleColor(p.theme.FocusedBorder)
+		titleColor = p.theme.FocusedBorder
+		p.Box.SetTitleColor(titleColor)
 		if p.title != "" {
 			p.Box.SetTitle(" ▶ " + title + " ")
 		}
 	} else {
 		p.Box.SetBorderColor(p.theme.Border)
-		p.Box.SetTitleColor(p.theme.Title)
+		p.Box.SetTitleColor(titleColor)
 		if p.title != "" {
 			p.Box.SetTitle(" " + title + " ")
 		}
 	}
 	p.Box.SetBorderStyle(tcell.StyleDefault.Background(p.theme.Background).Foreground(p.Box.GetBorderColor()))
-	p.Box.DrawForSubclass(screen, self)
-	// DrawForSubclass has filled the whole box with the background colour.
+	p.draw(screen, self, titleColor)
 	return p.GetInnerRect()
+}
+
+// draw is tview's Box.DrawForSubclass for a pane: the box filled with the
+// background, then its border and title, as tview draws them. tview sets
+// the background cell by cell through SetContent; fill sets a
+// FrameScreen's rows at once (the panes' backgrounds were a tenth of a
+// frame's CPU).
+func (p *pane) draw(screen tcell.Screen, self tview.Primitive, titleColor tcell.Color) {
+	x, y, w, h := p.GetRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	fillRect(screen, x, y, w, h, tcell.StyleDefault.Background(p.theme.Background))
+	if !p.border || w < 2 || h < 2 {
+		return
+	}
+	b := tview.Borders
+	horizontal, vertical := b.Horizontal, b.Vertical
+	topLeft, topRight, bottomLeft, bottomRight := b.TopLeft, b.TopRight, b.BottomLeft, b.BottomRight
+	if self.HasFocus() {
+		horizontal, vertical = b.HorizontalFocus, b.VerticalFocus
+		topLeft, topRight, bottomLeft, bottomRight = b.TopLeftFocus, b.TopRightFocus, b.BottomLeftFocus, b.BottomRightFocus
+	}
+	style := tcell.StyleDefault.Background(p.theme.Background).Foreground(p.Box.GetBorderColor())
+	for cx := x + 1; cx < x+w-1; cx++ {
+		screen.SetContent(cx, y, horizontal, nil, style)
+		screen.SetContent(cx, y+h-1, horizontal, nil, style)
+	}
+	for cy := y + 1; cy < y+h-1; cy++ {
+		screen.SetContent(x, cy, vertical, nil, style)
+		screen.SetContent(x+w-1, cy, vertical, nil, style)
+	}
+	screen.SetContent(x, y, topLeft, nil, style)
+	screen.SetContent(x+w-1, y, topRight, nil, style)
+	screen.SetContent(x, y+h-1, bottomLeft, nil, style)
+	screen.SetContent(x+w-1, y+h-1, bottomRight, nil, style)
+	title := p.Box.GetTitle()
+	if title == "" || w < 4 {
+		return
+	}
+	// centred, cut with an ellipsis in the border's colour, as tview does
+	printed, _ := tview.Print(screen, title, x+1, y, w-2, tview.AlignCenter, titleColor)
+	if len(title)-printed > 0 && printed > 0 {
+		_, _, st, _ := screen.GetContent(x+w-2, y)
+		fg, _, _ := st.Decompose()
+		tview.Print(screen, string(tview.SemigraphicsHorizontalEllipsis), x+w-2, y, 1, tview.AlignLeft, fg)
+	}
 }
 
 // Every view is a tview primitive with SetTheme; the panes also expose

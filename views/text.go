@@ -110,6 +110,10 @@ func drawLine(screen tcell.Screen, x, y, maxW int, l Line) int {
 
 // fill paints w cells from (x, y) with spaces in style.
 func fill(screen tcell.Screen, x, y, w int, style tcell.Style) {
+	if f, ok := screen.(*FrameScreen); ok {
+		f.fillRow(x, y, w, style)
+		return
+	}
 	for i := 0; i < w; i++ {
 		screen.SetContent(x+i, y, ' ', nil, style)
 	}
