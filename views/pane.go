@@ -149,7 +149,7 @@ func (p *pane) draw(screen tcell.Screen, self tview.Primitive, titleColor tcell.
 	// centred, cut with an ellipsis in the border's colour, as tview does
 	printed, _ := tview.Print(screen, title, x+1, y, w-2, tview.AlignCenter, titleColor)
 	if len(title)-printed > 0 && printed > 0 {
-		_, _, st, _ := screen.GetContent(x+w-2, y)
+		_, st, _ := screen.Get(x+w-2, y)
 		fg, _, _ := st.Decompose()
 		tview.Print(screen, string(tview.SemigraphicsHorizontalEllipsis), x+w-2, y, 1, tview.AlignLeft, fg)
 	}
