@@ -72,12 +72,23 @@ func TestCrashChild(t *testing.T) {
 
 // TestCrashKill9 kills a writing child with SIGKILL at random moments and
 // checks after each kill that the database is intact, every record the
-// child reported is there, and no step is half-present.
+// child reported is there, and no step is half-present. Twenty kills, ten
+// on each of two databases at once: a kill waits for its child to start
+// and write, and for its check.
 func TestCrashKill9(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("short")
 	}
+	for half := range 2 {
+		t.Run(fmt.Sprint(half), func(t *testing.T) {
+			t.Parallel()
+			crashKill9(t, 10)
+		})
+	}
+}
+
+func crashKill9(t *testing.T, kills int) {
 	path := newDBPath(t)
 	db, err := Open(bg, path)
 	if err != nil {
@@ -87,7 +98,6 @@ func TestCrashKill9(t *testing.T) {
 	db.Close()
 
 	reported := map[int64]bool{}
-	const kills = 20
 	for k := 0; k < kills; k++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+path+"|"+sid)
