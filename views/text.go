@@ -163,7 +163,13 @@ func wrapSpans(spans []Span, width int, first, indent Line) []Line {
 		width = 1
 	}
 	var lines []Line
-	var cur []cell // reused from row to row: a row's runes become its spans' strings
+	size := 0
+	for _, sp := range spans {
+		size += len(sp.Text)
+	}
+	// reused from row to row: a row's runes become its spans' strings; a
+	// row holds at most width cells and the one that did not fit
+	cur := make([]cell, 0, min(size, width+1))
 	prefix := first
 	// avail is the row's room after its prefix, measured once a row.
 	room := func() int { return max(width-prefix.Width(), 1) }
