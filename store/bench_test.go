@@ -296,6 +296,13 @@ func BenchmarkShortSession(b *testing.B) {
 			}
 		}
 	})
+	b.Run("Generations", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.Generations(ctx, s.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("FindCheckpoint", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := db.FindCheckpoint(ctx, s.ID, -1, 1); err != nil {

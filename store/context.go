@@ -932,30 +932,41 @@ func (db *DB) EachRecord(ctx context.Context, sessionID string, gen int, head fu
 
 // Generations lists a session's generations ordered by gen.
 func (db *DB) Generations(ctx context.Context, sessionID string) ([]Generation, error) {
-	var out []Generation
-	err := db.readTx(ctx, func(tx querier) error {
-		st, err := loadState(ctx, tx, sessionID)
-		if err != nil {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, "SELECT "+genColumns+" FROM generations WHERE session_id = ? ORDER BY gen", st.id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			g, err := scanGen(rows)
+	// An exact id reads the rows in one statement, its own snapshot; a
+	// prefix (or an unknown id) is resolved in a read transaction first.
+	out, err := generations(ctx, db.reader, strings.ToLower(strings.TrimSpace(sessionID)))
+	if err == nil && len(out) == 0 {
+		err = db.readTx(ctx, func(tx querier) error {
+			st, err := loadState(ctx, tx, sessionID)
 			if err != nil {
 				return err
 			}
-			out = append(out, g.public())
-		}
-		return rows.Err()
-	})
+			out, err = generations(ctx, tx, st.id)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: generations of %s: %w", sessionID, err)
 	}
 	return out, nil
+}
+
+// generations lists the generations rows of session id ordered by gen.
+func generations(ctx context.Context, q querier, id string) ([]Generation, error) {
+	rows, err := q.QueryContext(ctx, "SELECT "+genColumns+" FROM generations WHERE session_id = ? ORDER BY gen", id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Generation
+	for rows.Next() {
+		g, err := scanGen(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g.public())
+	}
+	return out, rows.Err()
 }
 
 // RevertTo starts a generation whose view is the current view up to (not

@@ -36,6 +36,31 @@ func TestSessionIDResolution(t *testing.T) {
 			t.Errorf("view of %q: %v, want ErrSessionNotFound", id, err)
 		}
 	}
+	// GetSession and Generations read an exact id in one statement and
+	// resolve anything else first.
+	must[Generation](t)(db.Clear(bg, a.ID))
+	for _, id := range []string{a.ID, strings.ToUpper(a.ID), " " + a.ID[:n+1] + " "} {
+		if s, err := db.GetSession(bg, id); err != nil || s.ID != a.ID || s.CurrentGen != 1 {
+			t.Errorf("session %q: %s at generation %d (%v), want %s at 1", id, s.ID, s.CurrentGen, err, a.ID)
+		}
+		if gs, err := db.Generations(bg, id); err != nil || len(gs) != 2 || gs[0].SessionID != a.ID || gs[1].Cause != CauseClear {
+			t.Errorf("generations of %q: %+v (%v), want %s's two", id, gs, err, a.ID)
+		}
+	}
+	if _, err := db.GetSession(bg, a.ID[:n]); !errors.As(err, &amb) {
+		t.Errorf("session of the shared prefix: %v, want ambiguous", err)
+	}
+	if _, err := db.Generations(bg, a.ID[:n]); !errors.As(err, &amb) {
+		t.Errorf("generations of the shared prefix: %v, want ambiguous", err)
+	}
+	for _, id := range []string{"zzzz", " "} {
+		if _, err := db.GetSession(bg, id); !errors.Is(err, ErrSessionNotFound) {
+			t.Errorf("session %q: %v, want ErrSessionNotFound", id, err)
+		}
+		if _, err := db.Generations(bg, id); !errors.Is(err, ErrSessionNotFound) {
+			t.Errorf("generations of %q: %v, want ErrSessionNotFound", id, err)
+		}
+	}
 }
 
 // TestViewOfAChainMissingAParent: a generation whose parent's row is gone

@@ -246,11 +246,15 @@ func ambiguous(ctx context.Context, q querier, prefix string) error {
 // GetSession returns a session by exact id or unique prefix; deleted
 // sessions are returned too, with Deleted set.
 func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
-	full, err := resolveID(ctx, db.reader, id)
-	if err != nil {
-		return Session{}, fmt.Errorf("store: get session: %w", err)
+	// An exact id is read in one statement; a prefix (or an unknown id) is
+	// resolved first.
+	s, err := getSession(ctx, db.reader, strings.ToLower(strings.TrimSpace(id)))
+	if errors.Is(err, ErrSessionNotFound) {
+		var full string
+		if full, err = resolveID(ctx, db.reader, id); err == nil {
+			s, err = getSession(ctx, db.reader, full)
+		}
 	}
-	s, err := getSession(ctx, db.reader, full)
 	if err != nil {
 		return Session{}, fmt.Errorf("store: get session: %w", err)
 	}
