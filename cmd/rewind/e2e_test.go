@@ -36,6 +36,10 @@ import (
 
 var binary string
 
+// memoryTmp is the test binary's own TMPDIR on tmpfs ("" when the tests'
+// temporary directories are the machine's).
+var memoryTmp string
+
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary doubles as an MCP server
 	testbin.CollectLess()
@@ -44,7 +48,20 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building rewind:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	// Homes, work dirs and imported files on tmpfs, as the store's tests:
+	// the binary's runs make databases, WALs, sockets and recovery dirs in
+	// each test's own, and ext4's inode and journal work under them was
+	// a third of the package's system time on this disk. A short name:
+	// a live socket's path ($REWIND_HOME/run/ID.sock) must fit in 107
+	// bytes, and TestImportFollow's does (101 at most).
+	given := os.Getenv("TMPDIR")
+	remove := testbin.TempInMemory("cr")
+	if tmp := os.Getenv("TMPDIR"); tmp != given {
+		memoryTmp = tmp
+	}
+	code := m.Run()
+	remove()
+	os.Exit(code)
 }
 
 // env is an isolated environment: its own home, work dir and no API

@@ -372,10 +372,14 @@ func (e *env) asNobody(t *testing.T, args ...string) result {
 		// The shared binary, not a copy: a copy written while a parallel
 		// test forks can fail to exec with "text file busy" (exit 126).
 		_ = os.Chmod(filepath.Dir(binary), 0o755)
-		// Each t.TempDir() and the test's dir above it (never /tmp itself).
+		// Each t.TempDir() and the test's dir above it (never /tmp itself;
+		// the test binary's own TMPDIR on tmpfs, though).
 		for _, d := range []string{e.home, e.workDir, e.vars["HOME"]} {
 			_ = os.Chmod(d, 0o755)
 			_ = os.Chmod(filepath.Dir(d), 0o755)
+		}
+		if memoryTmp != "" {
+			_ = os.Chmod(memoryTmp, 0o755)
 		}
 		_ = os.Chmod(e.home, 0o555)
 		cmd.Args = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", binary}, cmd.Args[1:]...)
