@@ -30,3 +30,25 @@ func BenchmarkStart(b *testing.B) {
 	}
 	b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkStartNewHome: the first start in a home, which makes its
+// database (`rewind sessions` in a new home each time), in CPU per start:
+// what every end-to-end test that starts the binary in its own new home
+// pays once.
+func BenchmarkStartNewHome(b *testing.B) {
+	var cpu float64
+	for b.Loop() {
+		b.StopTimer()
+		home := b.TempDir()
+		if err := os.Chmod(home, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cmd := exec.Command(binary, "--home", home, "sessions")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("rewind sessions: %v\n%s", err, out)
+		}
+		cpu += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
+}
