@@ -11,7 +11,10 @@ import (
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
+// Most tests wait (on a command's timeout, a child's output, a server):
+// up to eight run at once (testbin.WidenParallel).
 func TestMain(m *testing.M) {
+	testbin.WidenParallel()
 	removeTemp := testbin.TempInMemory("tools")
 	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.Cleanup(func(code int) {
 		removeTemp()
