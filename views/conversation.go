@@ -143,6 +143,11 @@ type Conversation struct {
 	width       int     // layout width at the last draw
 	rowItems    []int
 
+	// welcomeLines are welcome laid out at welcomeWidth (nil: to lay out
+	// again, after SetWelcome or SetTheme).
+	welcomeLines []Line
+	welcomeWidth int
+
 	onSelect func(index int, it Item)
 	onOpen   func(it Item) bool // Enter's first taker (SetOnOpen)
 	// earlier is the marker above the first item when the items are the
@@ -218,6 +223,7 @@ func (c *Conversation) showAt(i int) {
 func (c *Conversation) SetTheme(t themes.Theme) {
 	c.setTheme(t)
 	c.invalidateAll()
+	c.welcomeLines = nil
 }
 
 // Bindings lists the conversation's keys.

@@ -29,13 +29,30 @@ func (c *Conversation) SetWelcome(w Welcome) {
 	}
 	w.Keys = keys
 	c.welcome = w
+	c.welcomeLines = nil
 }
 
 // Welcome returns what the empty conversation shows.
 func (c *Conversation) Welcome() Welcome { return c.welcome }
 
-// drawWelcome draws the empty conversation from (x, y) in w×h.
+// drawWelcome draws the empty conversation from (x, y) in w×h. Its lines
+// are laid out again only when the width, the theme or the welcome
+// changed: a frame of a new session's workspace (each key typed before
+// the first prompt) wrapped them all again.
 func (c *Conversation) drawWelcome(screen tcell.Screen, x, y, w, h int) {
+	if c.welcomeLines == nil || c.welcomeWidth != w {
+		c.welcomeLines, c.welcomeWidth = c.welcomeLayout(w), w
+	}
+	for i, l := range c.welcomeLines {
+		if i >= h {
+			break
+		}
+		drawLine(screen, x, y+i, w, l)
+	}
+}
+
+// welcomeLayout is the empty conversation's lines at width w.
+func (c *Conversation) welcomeLayout(w int) []Line {
 	th := c.theme
 	base := c.base()
 	dim, label := base.Foreground(th.Dim), base.Foreground(th.Accent).Bold(true)
@@ -69,12 +86,7 @@ func (c *Conversation) drawWelcome(screen tcell.Screen, x, y, w, h int) {
 			lines = append(lines, rows...)
 		}
 	}
-	for i, l := range lines {
-		if i >= h {
-			break
-		}
-		drawLine(screen, x, y+i, w, l)
-	}
+	return lines
 }
 
 // trimLeft keeps the end of s (a path's most telling part) in w columns,
