@@ -26,7 +26,8 @@ func TestMissingWorkDirOpensReadOnlyAndOffersAFork(t *testing.T) {
 		return s.ID
 	})
 	src := h.sessionID()
-	h.waitFor("Work dir not on this machine", "Fork into "+h.work)
+	h.waitFor("Work dir not on this machine", "[f] Fork into")
+	waitForBoxSentence(h, "Work dir not on this machine", "Fork it into "+h.work+", the dir rewind was started in")
 	h.c.onUIThread(func() {
 		if !h.c.readOnly {
 			t.Error("the session opened writable in a work dir that does not exist")

@@ -33,11 +33,12 @@ func TestResumeSessionWhoseWorkDirIsGone(t *testing.T) {
 		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, gone },
 	})
 	// the question (missing_dir_test.go); r keeps it read-only
-	h.waitFor("Work dir not on this machine", "no-such-dir, which is", "[r] Read-only")
+	h.waitFor("Work dir not on this machine", "[r] Read-only")
+	waitForBoxSentence(h, "Work dir not on this machine", filepath.Join(h.dir, "no-such-dir")+", which is not on this machine")
 	h.typeText("r", false)
 	h.c.onUIThread(func() { h.c.onUIOpenSession(there) })
 	h.waitFor("a prompt over there")
-	waitForSentence(h, "This session belongs to "+h.dir+":")
+	waitForBoxSentence(h, "Conversation", "This session belongs to "+h.dir+":")
 	if txt := flatText(h.text()); strings.Contains(txt, "not on this machine") {
 		t.Errorf("the existing work dir was also called missing:\n%s", h.text())
 	}
@@ -57,4 +58,63 @@ func flatText(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return r == ' ' || r == '\n' || strings.ContainsRune("│║▎┌┐└┘─╔╗╚╝═ℹ", r)
 	}), " ")
+}
+
+// waitForBoxSentence waits for a frame whose box titled title (a pane, a
+// dialog) shows sentence, however its lines wrap it: a path longer than the
+// box is cut inside a word, so the box's lines are joined and spaces are
+// not compared (a long TMPDIR made the tests depend on where it was cut).
+func waitForBoxSentence(h *harness, title, sentence string) {
+	h.t.Helper()
+	want := squashed(sentence)
+	if txt, ok := h.waitScreen(func(txt string) bool {
+		return strings.Contains(squashed(boxText(strings.Split(txt, "\n"), title)), want)
+	}); !ok {
+		h.t.Fatalf("the box %q never showed %q:\n%s", title, sentence, txt)
+	}
+}
+
+// boxText is the text inside the box whose top border holds title, its
+// lines joined; "" when no box has that title.
+func boxText(rows []string, title string) string {
+	for y, row := range rows {
+		i := strings.Index(row, title)
+		if i < 0 {
+			continue
+		}
+		top := []rune(row)
+		at := len([]rune(row[:i]))
+		left := at
+		for left >= 0 && top[left] != '┌' && top[left] != '╔' {
+			left--
+		}
+		right := at
+		for right < len(top) && top[right] != '┐' && top[right] != '╗' {
+			right++
+		}
+		if left < 0 || right == len(top) {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range rows[y+1:] {
+			line := []rune(r)
+			if len(line) <= right || line[left] == '└' || line[left] == '╚' {
+				break
+			}
+			b.WriteString(string(line[left+1 : right]))
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// squashed is s without spaces, line breaks and the conversation's gutter
+// marks.
+func squashed(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || strings.ContainsRune("▎ℹ", r) {
+			return -1
+		}
+		return r
+	}, s)
 }
