@@ -219,6 +219,9 @@ func (c *Controller) onUIToolResult(ev soul.ToolResult) {
 
 // onUIReload shows fresh store data.
 func (c *Controller) onUIReload(ev evReload) {
+	if ev.shown != nil {
+		defer ev.shown()
+	}
 	if o := c.cur(); ev.session != "" && (o == nil || o.sess.ID != ev.session) {
 		return // a read begun before a switch (a poller's): the new session's own read follows
 	}

@@ -306,20 +306,7 @@ func (c *Controller) onWorkerSink(e soul.Event) {
 
 // onWorkerReload loads the session's current view and posts it; the
 // watcher follows the session from there (followview.go).
-func (c *Controller) onWorkerReload(banner *views.Item) {
-	o := c.cur()
-	if o == nil {
-		c.post(evReload{banner: banner})
-		return
-	}
-	ev, v, err := c.reader.readWhole(context.WithoutCancel(c.ctx), o.sess.ID, false)
-	if err != nil {
-		c.post(evNote{text: "cannot reload the session: " + err.Error(), isErr: true})
-		return
-	}
-	ev.banner = banner
-	c.watch.onWorkerAdopt(o, v, ev, true)
-}
+func (c *Controller) onWorkerReload(banner *views.Item) { reloadView(c, banner, nil) }
 
 // onWorkerReloadAt loads the open session's view around a search hit's
 // record and posts it, the hit marked (store.ViewAround: the pages around
@@ -328,10 +315,45 @@ func (c *Controller) onWorkerReload(banner *views.Item) {
 // short of it is not (window.go). A hit in an archived generation the
 // current view does not share loads the current view, then shows that
 // generation around the hit as the timeline's preview of it does.
-func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
+func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) { reloadViewAt(c, banner, at, nil) }
+
+// reloadView is onWorkerReload that runs then on the UI goroutine as the
+// view is shown, in the same update (a switch ends there: onUISwitchTo),
+// or after what it posted when it posts no view (worker). A function, not
+// a method: the Controller's methods only go down (host_test.go).
+func reloadView(c *Controller, banner *views.Item, then func()) {
 	o := c.cur()
 	if o == nil {
-		c.post(evReload{banner: banner})
+		c.post(evReload{banner: banner, shown: then})
+		return
+	}
+	ev, v, err := c.reader.readWhole(context.WithoutCancel(c.ctx), o.sess.ID, false)
+	if err != nil {
+		c.post(evNote{text: "cannot reload the session: " + err.Error(), isErr: true})
+		postThen(c, then)
+		return
+	}
+	ev.banner, ev.shown = banner, then
+	if c.reader.hold != nil {
+		c.reader.hold()
+	}
+	if !c.watch.onWorkerAdopt(o, v, ev, true) {
+		postThen(c, then)
+	}
+}
+
+// postThen runs then, if any, after what was posted: no view was.
+func postThen(c *Controller, then func()) {
+	if then != nil {
+		c.onUIThreadAsync(then)
+	}
+}
+
+// reloadViewAt is onWorkerReloadAt that runs then as reloadView does.
+func reloadViewAt(c *Controller, banner *views.Item, at hitAt, then func()) {
+	o := c.cur()
+	if o == nil {
+		c.post(evReload{banner: banner, shown: then})
 		return
 	}
 	ctx, id := context.WithoutCancel(c.ctx), o.sess.ID
@@ -340,14 +362,14 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 	// current, so the current generation is read afresh.
 	ver, err := c.db.SessionVersion(ctx, id)
 	if err != nil {
-		c.onWorkerReload(banner)
+		reloadView(c, banner, then)
 		c.post(evNote{text: "cannot read the session's current generation: " + flat(err.Error()), isErr: true})
 		return
 	}
 	if at.gen != ver.CurrentGen {
 		// a revert's generation shares the turns before it with the one it archived
 		if ok, err := c.db.ViewHolds(ctx, id, ver.CurrentGen, at.pos); err != nil || !ok {
-			c.onWorkerReload(banner)
+			reloadView(c, banner, then)
 			c.tt.onWorkerArchivedHit(id, at)
 			return
 		}
@@ -372,16 +394,19 @@ func (c *Controller) onWorkerReloadAt(banner *views.Item, at hitAt) {
 		}
 	}
 	if err != nil { // the hit left the view since the search (a revert, a compaction)
-		c.onWorkerReload(banner)
+		reloadView(c, banner, then)
 		c.post(evNote{text: "the search hit is not in this conversation any more (showing its newest messages): " + flat(err.Error()), isErr: true})
 		return
 	}
+	ev.shown = then
 	if v.Later {
 		c.post(ev) // the banner would sit in the middle of the conversation: the status bar says it
 		return
 	}
 	ev.banner = banner
-	c.watch.onWorkerAdopt(o, v, ev, true)
+	if !c.watch.onWorkerAdopt(o, v, ev, true) {
+		postThen(c, then)
+	}
 }
 
 // onWorkerDeliver runs on the batcher's goroutine: one UI update per batch.

@@ -171,17 +171,19 @@ func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp,
 
 // onWorkerAdopt follows o from v, a whole read of its view that ev (built
 // with its conversation) shows, and posts ev when asked, so the next change
-// loads only what v gained (a worker, or New before the UI starts).
-func (w *watcher) onWorkerAdopt(o *openSession, v store.View, ev evReload, post bool) {
+// loads only what v gained (a worker, or New before the UI starts). It
+// reports whether o is still the open session (ev was posted if asked).
+func (w *watcher) onWorkerAdopt(o *openSession, v store.View, ev evReload, post bool) bool {
 	w.viewMu.Lock()
 	defer w.viewMu.Unlock()
 	if w.c.cur() != o {
-		return // switched since the read: following it would follow the wrong session
+		return false // switched since the read: following it would follow the wrong session
 	}
 	w.view.reset(v, ev, o.soul == nil)
 	if post {
 		w.c.post(ev) // under the lock: no catch-up posts between the read and it
 	}
+	return true
 }
 
 // reset starts following v, which ev (built from v) shows.

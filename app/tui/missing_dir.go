@@ -33,7 +33,7 @@ type missingDirDeps struct {
 
 type missingDirHost interface {
 	isQuitting() bool
-	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
+	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func())
 }
 
 // sessionLists is the session browser as the features that open or change
@@ -95,5 +95,5 @@ func (m *missingDir) onUIForkHere(id, dir string) {
 		c.lists.onUIOpened(false)
 		c.onWorker(c.lists.onWorkerListPane)
 		c.app.SetFocus(c.input)
-	})
+	}, nil)
 }

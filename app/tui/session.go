@@ -180,7 +180,7 @@ func (c *Controller) onUIRetake(o *openSession) {
 	c.onUISwitch("take the session back", func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, o.sess.ID)
 		return sess, nil, err
-	}, func() {
+	}, nil, func() {
 		if !c.readOnly {
 			c.msg.setMessage("the other writer is gone: this workspace writes the session again", false)
 		}
@@ -357,7 +357,7 @@ func (c *Controller) onUIForkInto(id string, gen, cp int, banner func(fork strin
 		if then != nil {
 			then()
 		}
-	})
+	}, nil)
 }
 
 // onUIOpenSession switches the workspace to another session (session list
@@ -403,7 +403,8 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 	}, func() {
 		c.pages.focusWorkspace(focus)
 		c.br.onUIOpened(false)
-		if o := c.cur(); o != nil && o.watchPID != 0 {
+	}, func() { // its answers switch again
+		if o := c.cur(); o != nil && o.sess.ID == id && o.watchPID != 0 {
 			c.inUse.onUIOffer(id, o.watchPID, true, back)
 		}
 	})
@@ -411,16 +412,19 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 
 // onUISwitch opens another session without a database call on the UI
 // goroutine: load (the session to open, and a banner) and the lease run on a
-// worker, then the session is installed, its view loaded and then run (UI).
-// The workspace is busy meanwhile, so nothing else starts.
-func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
-	c.onUISwitchTo(what, false, nil, load, then)
+// worker, then the session is installed and installed run, its view loaded
+// and then run (UI). The workspace is busy meanwhile, so nothing else
+// starts, until the view is shown: a prompt sent before it ran, and the
+// view, read before the prompt was saved, then replaced the conversation
+// and took the prompt and its answer off the screen.
+func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func()) {
+	c.onUISwitchTo(what, false, nil, load, installed, then)
 }
 
 // onUISwitchTo is onUISwitch that opens the session read-only when asked
 // (watching: no lease is taken), and at a search hit (at) instead of its
 // tail.
-func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func()) {
+func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func()) {
 	c.run.op = what
 	c.refreshStatus()
 	cfg := c.opts.Soul
@@ -431,21 +435,30 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load fu
 			a, err = c.attach.onWorkerAttach(c.ctx, cfg, sess, readOnly)
 		}
 		c.onUIThreadAsync(func() {
-			c.run.op = ""
 			if err != nil {
+				c.run.op = ""
 				c.msg.setMessage(what+": "+err.Error(), true)
 				c.refreshStatus()
 				return
 			}
 			c.onUIInstall(a)
-			if at != nil {
-				c.onWorker(func() { c.onWorkerReloadAt(banner, *at) })
-			} else {
-				c.onWorker(func() { c.onWorkerReload(banner) })
+			if installed != nil {
+				installed()
 			}
-			if then != nil {
-				then()
+			shown := func() { // with the view, in the same update
+				c.run.op = ""
+				c.refreshStatus()
+				if then != nil {
+					then()
+				}
 			}
+			c.onWorker(func() {
+				if at != nil {
+					reloadViewAt(c, banner, *at, shown)
+				} else {
+					reloadView(c, banner, shown)
+				}
+			})
 		})
 	})
 }

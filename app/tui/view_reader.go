@@ -20,6 +20,9 @@ type viewReader struct {
 	// importing is the watcher's: the writer is an import that has not
 	// reached the end yet (the conversation says so).
 	importing *atomic.Bool
+	// hold (tests) runs in a reload between its read of the view and its
+	// post: it holds the post back.
+	hold func()
 }
 
 // loadSessionView reads the tail of a session's current view (window.go)

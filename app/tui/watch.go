@@ -106,8 +106,8 @@ type watchHost interface {
 	onUIReload(ev evReload)
 	onUIShowHeader(tl views.TimelineModel, title string, gen int)
 	onUIOpenSession(id string)
-	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
-	onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), then func())
+	onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func())
+	onUISwitchTo(what string, readOnly bool, at *hitAt, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func())
 	onWorkerSink(e soul.Event)
 	onWorkerReload(banner *views.Item)
 }
@@ -154,7 +154,7 @@ func (w *watcher) onUIWatch(id string) {
 	c.onUISwitchTo("watch", true, nil, func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, nil, err
-	}, func() {
+	}, func() { // as it is installed: the writer check and the live channel read the visit at once
 		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
 		// Whether a process writes it is the writer check's to say (the
@@ -165,7 +165,7 @@ func (w *watcher) onUIWatch(id string) {
 			msg = "Esc: back · " + msg // first: a narrow bar keeps it (the input says to what)
 		}
 		c.setMessage(msg, false)
-	})
+	}, nil)
 }
 
 // canGoBack reports whether Esc goes back from a visit: the visited
@@ -212,7 +212,7 @@ func (w *watcher) onUIContinueHere() {
 	c.onUISwitch("continue the session", func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, o.sess.ID)
 		return sess, nil, err
-	}, func() {
+	}, nil, func() { // "you write this session now" once a prompt can go
 		w.back, w.visiting = "", ""
 		if c.holds(ruleReadOnly) {
 			c.setMessage(fmt.Sprintf("another process (pid %d) writes this session again: still watching", c.leaseHolderPID()), true)

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,4 +216,65 @@ func TestWriterLeftAfterThePollSawItsLeaseFreeSaysContinue(t *testing.T) {
 	h.waitUntil("a whole writer check after the release", func() bool { return st.writerChecks.Load() >= checks+2 })
 	w.pub.Close()
 	h.waitFor("WATCH · writer left", "the writer left it", "/continue writes it here")
+}
+
+// TestPromptTypedBeforeTheOpenedSessionShowsStays: a prompt typed as soon
+// as the workspace switched to another session, before the view the switch
+// read is shown, is never lost from the screen: it runs and stays, or it
+// stays in the input saying why. The switch ended at the installation, so
+// the prompt ran, and the view read before the prompt was saved came after
+// its answer and replaced the conversation: prompt and answer gone from the
+// screen (TestWatchFromRunsGoesBackAndContinuesHere under load, after
+// /continue). The switch's view is held back here between its read and its
+// post.
+func TestPromptTypedBeforeTheOpenedSessionShowsStays(t *testing.T) {
+	t.Parallel()
+	var armed atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	unhold := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unhold)
+	h := newHarness(t, hopts{w: 120, h: 40, beforeRun: func(h *harness) {
+		h.c.reader.hold = func() {
+			if armed.CompareAndSwap(true, false) {
+				close(held)
+				<-release
+			}
+		}
+	}}, llmtest.Text("first answer"), llmtest.Text("the answer in the fork"))
+	h.submit("first question")
+	h.waitFor("first answer")
+	h.waitUntil("the run to end", h.idle)
+	orig := h.sessionID()
+
+	armed.Store(true)
+	h.submit("/fork")
+	select {
+	case <-held:
+	case <-time.After(waitLimit):
+		t.Fatal("the fork's view was never read")
+	}
+	h.waitUntil("the fork installed", func() bool { o := h.c.cur(); return o != nil && o.sess.ID != orig && o.soul != nil })
+	const prompt = "typed at once"
+	h.typeText(prompt, true)
+	var kept bool
+	h.waitUntil("the prompt sent or kept", func() bool {
+		m, _ := h.c.status.Message()
+		kept = h.c.input.Text() == prompt && strings.HasSuffix(m, "(your text stays in the input)")
+		return kept || h.c.input.Text() == ""
+	})
+	if !kept {
+		h.waitFor("the answer in the fork")
+	}
+	unhold()
+	h.waitFor("Forked session") // the switch's view, with its banner
+	if kept {
+		h.waitUntil("the switch to end", h.idle)
+		h.key(tcell.KeyEnter)
+		h.waitFor("the answer in the fork")
+	}
+	h.waitUntil("the run to end", h.idle)
+	if txt := h.text(); !strings.Contains(txt, prompt) || !strings.Contains(txt, "the answer in the fork") {
+		t.Errorf("the prompt typed at the switch, or its answer, is gone from the screen:\n%s", txt)
+	}
 }

@@ -102,7 +102,7 @@ func BenchmarkOpenLongSession(b *testing.B) {
 				start := time.Now()
 				c.onUIThread(func() {
 					waiting, marked = true, at != nil
-					c.onUISwitchTo("open session", false, at, load, nil)
+					c.onUISwitchTo("open session", false, at, load, nil, nil)
 				})
 				total += (<-painted).Sub(start)
 			}
