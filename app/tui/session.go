@@ -414,9 +414,11 @@ func (c *Controller) onUIOpenSessionAt(id string, at *hitAt) {
 // goroutine: load (the session to open, and a banner) and the lease run on a
 // worker, then the session is installed and installed run, its view loaded
 // and then run (UI). The workspace is busy meanwhile, so nothing else
-// starts, until the view is shown: a prompt sent before it ran, and the
-// view, read before the prompt was saved, then replaced the conversation
-// and took the prompt and its answer off the screen.
+// starts; a session it writes stays busy until its view is shown, and then
+// runs with it: a prompt sent before ran, and the view, read before the
+// prompt was saved, then replaced the conversation and took the prompt and
+// its answer off the screen. A read-only one (watched) ends at its
+// installation, as then does.
 func (c *Controller) onUISwitch(what string, load func(ctx context.Context) (store.Session, *views.Item, error), installed, then func()) {
 	c.onUISwitchTo(what, false, nil, load, installed, then)
 }
@@ -445,18 +447,24 @@ func (c *Controller) onUISwitchTo(what string, readOnly bool, at *hitAt, load fu
 			if installed != nil {
 				installed()
 			}
-			shown := func() { // with the view, in the same update
+			done := func() {
 				c.run.op = ""
 				c.refreshStatus()
 				if then != nil {
 					then()
 				}
 			}
+			if a.o.soul == nil {
+				// Read-only: nothing is sent to it, so the switch ends now
+				// and its view follows.
+				done()
+				done = nil
+			}
 			c.onWorker(func() {
 				if at != nil {
-					reloadViewAt(c, banner, *at, shown)
+					reloadViewAt(c, banner, *at, done)
 				} else {
-					reloadView(c, banner, shown)
+					reloadView(c, banner, done)
 				}
 			})
 		})

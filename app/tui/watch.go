@@ -154,7 +154,7 @@ func (w *watcher) onUIWatch(id string) {
 	c.onUISwitchTo("watch", true, nil, func(ctx context.Context) (store.Session, *views.Item, error) {
 		sess, err := c.db.GetSession(ctx, id)
 		return sess, nil, err
-	}, func() { // as it is installed: the writer check and the live channel read the visit at once
+	}, nil, func() { // read-only: as it is installed (onUISwitchTo)
 		c.pages.focusWorkspace(c.input)
 		c.br.onUIOpened(false)
 		// Whether a process writes it is the writer check's to say (the
@@ -165,7 +165,7 @@ func (w *watcher) onUIWatch(id string) {
 			msg = "Esc: back · " + msg // first: a narrow bar keeps it (the input says to what)
 		}
 		c.setMessage(msg, false)
-	}, nil)
+	})
 }
 
 // canGoBack reports whether Esc goes back from a visit: the visited
