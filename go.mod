@@ -15,6 +15,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rewind-agent/rewind/third_party/chroma v0.0.0
+	github.com/rewind-agent/third_party/goldmark v0.0.0
 	github.com/rivo/tview v0.42.0
 	github.com/rivo/uniseg v0.4.7
 	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
@@ -52,3 +53,5 @@ require (
 )
 
 replace github.com/rewind-agent/rewind/third_party/chroma => ./third_party/chroma
+
+replace github.com/rewind-agent/third_party/goldmark => ./third_party/goldmark

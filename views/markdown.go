@@ -10,12 +10,12 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/rewind-agent/rewind/themes"
 	"github.com/rewind-agent/rewind/third_party/chroma/lexers"
+	"github.com/rewind-agent/third_party/goldmark/extension"
 )
 
 var mdParser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
