@@ -50,6 +50,7 @@ func (w *watcher) onWorkerFollowWriter() {
 	known := false   // the open session's records were read (followview.go)
 	var sawID string // the session whose writer was seen alive, if any
 	var last watchStatus
+	var lastOpen *openSession // the visit last posted for: a new one's label starts empty (onUIInstalled)
 	for {
 		if o := c.cur(); o != nil && o.soul == nil && c.uiRunning() {
 			c.pollStats.writerChecks.Add(1)
@@ -58,7 +59,7 @@ func (w *watcher) onWorkerFollowWriter() {
 			// the live channel up the writer's events say it better).
 			var rs runState
 			rs, known = w.runState(o.sess.ID)
-			if alive || w.connected.Load() {
+			if alive || w.liveOn(o) {
 				sawID = o.sess.ID
 			}
 			label := noWriterLabel
@@ -75,10 +76,10 @@ func (w *watcher) onWorkerFollowWriter() {
 			st := watchStatus{id: o.sess.ID, label: label, running: alive && rs.running, rs: rs}
 			// Only a change is posted: each post redraws the screen (a
 			// running writer's clock ticks on its own).
-			if !shown || st != last {
+			if !shown || st != last || o != lastOpen {
 				c.onUIThreadAsync(func() { w.onUIWatchStatus(st.id, st.label, st.running, st.rs) })
 			}
-			shown, last = true, st
+			shown, last, lastOpen = true, st, o
 		} else if o != nil && o.soul != nil && shown {
 			// Once, not every lap: each post redraws the screen.
 			c.onUIThreadAsync(w.onUIStopWatching)
@@ -111,7 +112,7 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	if o == nil || o.sess.ID != id || o.soul != nil {
 		return
 	}
-	if w.connected.Load() && strings.HasPrefix(w.label, "WATCH · live") {
+	if w.liveOn(o) && strings.HasPrefix(w.label, "WATCH · live") {
 		label = w.label // the live channel's: it knows better
 	}
 	if label == writerGoneLabel && w.label == writerLeftLabel {
@@ -152,7 +153,7 @@ func (w *watcher) onUIWatchStatus(id, label string, running bool, rs runState) {
 	// channel sets while it is up: it knows whether the writer runs.
 	st := c.statusModel()
 	st.Elapsed = 0
-	if !w.connected.Load() {
+	if !w.liveOn(o) {
 		w.started, st.Step = time.Time{}, 0
 		if running {
 			w.started, st.Step = rs.started, rs.step

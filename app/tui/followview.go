@@ -328,7 +328,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 		}
 		c.markStepStart()
 	}
-	if ev.tokens >= 0 && !w.connected.Load() {
+	if ev.tokens >= 0 && !w.liveOn(c.cur()) {
 		// No live channel to say better: the saved count, as rewind
 		// sessions says it (it stayed at the count of the session opened).
 		st := c.statusModel()

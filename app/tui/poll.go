@@ -31,9 +31,10 @@ type pollPeriods struct {
 	version, sessions, tick, listRefresh, runs time.Duration
 	writer                                     time.Duration // writerPoll
 	message                                    time.Duration // messageTTL
+	liveCheck                                  time.Duration // liveRetry: a live connection's check that its session is still open
 }
 
-var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll, writerPoll, messageTTL}
+var defaultPolls = pollPeriods{versionPoll, sessionsPoll, tickPeriod, idleListRefresh, runsPoll, writerPoll, messageTTL, liveRetry}
 
 // pollStats counts the session-list polls and the reads they made, the
 // runs-view pollers running, and the reads of the open session: whole

@@ -125,6 +125,7 @@ func (c *Controller) onUIInstall(a attachment) {
 	c.statusM.Tokens = sess.Tokens
 	c.statusM.Step = 0
 	c.ap.onUIInstalled(a.o)
+	c.watch.onUIInstalled(a.o)
 	if a.o.soul != nil {
 		st := a.o.soul.Status()
 		c.statusM.Tokens, c.statusM.ContextPercent = st.Tokens, st.ContextPercent

@@ -46,7 +46,12 @@ type watcher struct {
 	watching bool   // (UI) the input shows the watch label
 	label    string // (UI) the status bar's mode label while watching
 
-	connected atomic.Bool // (any) the writer's events feed the conversation
+	// live (any) is the open session whose writer's events feed the
+	// conversation: the connection belongs to the visit that dialled it,
+	// and one left open a moment after the workspace left that visit
+	// (until its check) says nothing of the next visit, even of the same
+	// session (liveOn).
+	live atomic.Pointer[openSession]
 	// importing (any): the writer is `rewind import --follow` of a codex or
 	// Claude Code file, which saves a call before its result: a call
 	// without one is still running, not cut off.
@@ -231,6 +236,22 @@ func (w *watcher) canContinue() bool {
 	return !w.c.holds(ruleNoModel) && (o == nil || !w.c.demoElsewhere(o.sess))
 }
 
+// liveOn reports whether the writer's live channel feeds the visit o (an
+// open session).
+func (w *watcher) liveOn(o *openSession) bool {
+	return o != nil && w.live.Load() == o
+}
+
+// onUIInstalled forgets the mode label of the session visit before o: what
+// a writer of o does is the writer check's and o's live channel's to say
+// (a label of the last visit's channel said "live" for a visit without
+// one).
+func (w *watcher) onUIInstalled(o *openSession) {
+	if !w.liveOn(o) {
+		w.label = ""
+	}
+}
+
 // writerGone reports whether the watched session has no writer, as the
 // watcher last saw it.
 func (w *watcher) writerGone() bool {
@@ -282,14 +303,14 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 	w.inRun.Store(!h.Run.Started.IsZero() && h.Origin == "")
 	w.standalone = h.Run.Standalone
 	w.importing.Store(h.Origin != "")
-	w.connected.Store(true)
+	w.live.Store(o)
 	if h.Origin != "" {
 		// Read before the writer was known: its calls without a result
 		// showed as cut off.
 		w.onWorkerCatchUp(o, catchUp{conv: true, force: true, boundary: true}, -1)
 	}
 	c.onUIThreadAsync(func() { w.onUILiveConnected(o, conn, h) })
-	check := time.NewTicker(liveRetry)
+	check := time.NewTicker(c.polls.liveCheck)
 	defer check.Stop()
 	skip := false
 	for open := true; open; {
@@ -308,7 +329,7 @@ func (w *watcher) onWorkerFollowLive(o *openSession, conn *live.Conn) {
 			skip = w.onWorkerLiveEvent(o, e, skip)
 		}
 	}
-	w.connected.Store(false)
+	w.live.CompareAndSwap(o, nil)
 	w.inRun.Store(false)
 	imported := w.importing.Swap(false)
 	if c.cur() != o || c.ctx.Err() != nil {

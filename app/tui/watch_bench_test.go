@@ -61,7 +61,7 @@ func benchWatchLive(b *testing.B, tokPerSec int, d time.Duration) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
-	for !c.watch.connected.Load() {
+	for c.watch.live.Load() == nil {
 		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
 	var draws atomic.Int64

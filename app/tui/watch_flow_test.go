@@ -37,8 +37,21 @@ func (h *harness) watchFromRuns(id string) {
 // holds and has run one turn in, published on the live socket.
 func ownSessionBesideALiveWriter(t *testing.T, later ...llmtest.Reply) (*harness, store.Session, *liveWriter) {
 	t.Helper()
+	return ownSessionBesideALiveWriterWith(t, nil, later...)
+}
+
+// ownSessionBesideALiveWriterWith is ownSessionBesideALiveWriter with
+// poll periods of the test's (periods changes the harness's).
+func ownSessionBesideALiveWriterWith(t *testing.T, periods func(*pollPeriods), later ...llmtest.Reply) (*harness, store.Session, *liveWriter) {
+	t.Helper()
 	home := shortHome(t)
-	h := newHarness(t, hopts{w: 80, h: 24, mutate: func(o *Options) { o.Home = home }, beforeRun: fastRuns},
+	mutate := func(o *Options) {
+		o.Home = home
+		if periods != nil {
+			periods(o.polls)
+		}
+	}
+	h := newHarness(t, hopts{w: 80, h: 24, mutate: mutate, beforeRun: fastRuns},
 		append([]llmtest.Reply{llmtest.Text("my own answer")}, later...)...)
 	h.submit("my own prompt")
 	h.waitFor("my own answer")
@@ -117,6 +130,46 @@ func TestWatchFromRunsGoesBackAndContinuesHere(t *testing.T) {
 	h.waitGone("WATCH")
 	h.submit("and now from here")
 	h.waitFor("continued here")
+}
+
+// A visit's live connection and mode label are its own: the connection
+// of the first visit to a watched session stays open until its check sees
+// the workspace left (up to liveRetry), and the label it set stayed until
+// the writer check's next lap. A second visit to the same session before
+// either said "WATCH · live" without a channel of its own, so the test that
+// then waited for "live" made the writer leave before the visit's channel
+// was up and saw "writer gone", not "writer left"
+// (TestWatchFromRunsGoesBackAndContinuesHere under load). Here both are
+// held: the first visit's connection stays open and the writer check does
+// not lap after the first seconds.
+func TestASecondWatchVisitIsNotLiveOnTheFirstVisitsConnection(t *testing.T) {
+	t.Parallel()
+	h, b, _ := ownSessionBesideALiveWriterWith(t, func(p *pollPeriods) {
+		p.liveCheck = time.Hour // the first visit's connection outlives it
+		p.writer = time.Hour    // no writer check between the visits
+	})
+	own := h.sessionID()
+
+	h.watchFromRuns(b.ID)
+	h.waitFor("WATCH · live", "other answer one")
+	first := h.c.cur()
+	h.key(tcell.KeyEsc)
+	h.waitUntil("back at the own session", func() bool { return h.c.SessionID() == own && !h.c.readOnly && h.idle() })
+
+	h.watchFromRuns(b.ID)
+	h.waitUntil("the visit's message", func() bool { m, _ := h.c.status.Message(); return strings.HasPrefix(m, "Esc: back · watching") })
+	h.waitFor("read-only: watching this session") // the installation's input, drawn (no writer check posted its own)
+	if h.c.cur() == first {
+		t.Fatal("the second visit reuses the first's open session")
+	}
+	if h.c.watch.live.Load() != first {
+		t.Fatal("the first visit's connection closed: the test holds nothing")
+	}
+	var label string
+	h.read(func() { label = h.c.watch.modeLabel() })
+	if txt := h.text(); strings.Contains(txt, "WATCH · live") || strings.HasPrefix(label, "WATCH · live") {
+		t.Fatalf("the second visit says live (mode %q) on the first visit's connection:\n%s", label, txt)
+	}
 }
 
 // Enter on a watched session nobody writes, in the session browser (Ctrl-O),
