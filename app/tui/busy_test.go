@@ -333,15 +333,7 @@ func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
 	h.key(tcell.KeyCtrlC)
 	h.waitFor("press Ctrl-C again to quit")
 	h.key(tcell.KeyCtrlC)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatal("Ctrl-C Ctrl-C did not quit")
-	}
+	h.waitQuit("Ctrl-C Ctrl-C did not quit")
 	if took := time.Since(start); took > promptBound {
 		t.Errorf("quitting took %v while another process held the lock, want under %v", took.Round(time.Millisecond), promptBound)
 	}
@@ -374,15 +366,7 @@ func TestQuitWhileAPromptWaitsForTheLockIsPrompt(t *testing.T) {
 	h.waitFor("a prompt the lock holds back") // sent: its run and its history entry wait
 	start := time.Now()
 	h.c.onUIThread(h.c.onUIQuit) // as /exit, Ctrl-C Ctrl-C or a signal
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatal("the workspace did not quit")
-	}
+	h.waitQuit("the workspace did not quit")
 	if took := time.Since(start); took > promptBound {
 		t.Errorf("quitting took %v while another process held the lock, want under %v", took.Round(time.Millisecond), promptBound)
 	}

@@ -359,15 +359,7 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	h.key(tcell.KeyCtrlC)
 	h.waitFor("press Ctrl-C again to quit")
 	h.key(tcell.KeyCtrlC)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatal("second Ctrl-C did not quit")
-	}
+	h.waitQuit("second Ctrl-C did not quit")
 }
 
 func TestQuitMidRunCancelsAndWaits(t *testing.T) {
@@ -377,15 +369,7 @@ func TestQuitMidRunCancelsAndWaits(t *testing.T) {
 	h.waitFor("an answe")
 	id := h.sessionID()
 	h.typeText("/exit", true)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatal("quit mid-run did not return")
-	}
+	h.waitQuit("quit mid-run did not return")
 	// Nothing half-written; the lease is released; the session resumes.
 	v, err := h.db.View(h.ctx, id)
 	if err != nil {

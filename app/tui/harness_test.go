@@ -608,3 +608,18 @@ func (h *harness) sessionID() string {
 	h.read(func() { id = h.c.SessionID() })
 	return id
 }
+
+// waitQuit waits for Run to return after the test quit the workspace,
+// failing with what and the last screen if it does not within waitLimit.
+func (h *harness) waitQuit(what string) {
+	h.t.Helper()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		h.done <- nil // for the cleanup's stop
+	case <-time.After(waitLimit):
+		h.t.Fatalf("%s:\n%s", what, h.text())
+	}
+}

@@ -76,15 +76,7 @@ func TestCtrlCAgainQuitsWhenTheUITakesItLate(t *testing.T) {
 	<-held
 	h.keys.advance(500 * time.Millisecond) // typed half a second after the first
 	h.inject(tcell.KeyCtrlC, 0)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatalf("a Ctrl-C typed within the quit window did not quit:\n%s", h.text())
-	}
+	h.waitQuit("a Ctrl-C typed within the quit window did not quit")
 }
 
 // While the hint says "press Ctrl-C again to quit", Ctrl-C quits: the
@@ -97,15 +89,7 @@ func TestCtrlCQuitsWhileTheHintShows(t *testing.T) {
 	h.waitFor("press Ctrl-C again to quit")
 	h.keys.advance(quitWindow) // typed past the window by the keys' clock: the hint still shows
 	h.key(tcell.KeyCtrlC)
-	select {
-	case err := <-h.done:
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.done <- nil
-	case <-time.After(waitLimit):
-		t.Fatalf("a Ctrl-C beside the hint did not quit:\n%s", h.text())
-	}
+	h.waitQuit("a Ctrl-C beside the hint did not quit")
 }
 
 // Every slash command is reachable from the menu with Down (and Tab): the
