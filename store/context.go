@@ -112,20 +112,17 @@ const maxChain = 1 << 20
 // generation itself first, parents up to depth ? (a view of a session
 // rewound n times took n+1 statements to walk).
 const chainQuery = `WITH RECURSIVE chain(sid, g, depth) AS (
-		SELECT ?, ?, 0
-		UNION ALL
-		SELECT coalesce(p.parent_session, p.session_id), p.parent_gen, c.depth + 1
-		FROM chain c JOIN generations p ON p.session_id = c.sid AND p.gen = c.g
-		WHERE p.parent_gen IS NOT NULL AND c.depth < ?)
-	SELECT ` + genColumns + `
-	FROM chain c JOIN generations ON generations.session_id = c.sid AND generations.gen = c.g
-	ORDER BY c.depth`
+		SELECT ?, ?, 0` + chainWalk
 
 // sessionChainQuery is chainQuery from a session named by its exact id:
 // generation ? of it, or its current generation when that is NULL. A read
 // of a view resolved the session and walked the chain in two statements.
 const sessionChainQuery = `WITH RECURSIVE chain(sid, g, depth) AS (
-		SELECT id, coalesce(?, current_gen), 0 FROM sessions WHERE id = ?
+		SELECT id, coalesce(?, current_gen), 0 FROM sessions WHERE id = ?` + chainWalk
+
+// chainWalk follows the chain's first row to its parents and reads each
+// generation of it, nearest first.
+const chainWalk = `
 		UNION ALL
 		SELECT coalesce(p.parent_session, p.session_id), p.parent_gen, c.depth + 1
 		FROM chain c JOIN generations p ON p.session_id = c.sid AND p.gen = c.g
