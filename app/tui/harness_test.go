@@ -149,6 +149,18 @@ func frameText(s tcell.Screen) string {
 type lazyScreen struct {
 	tcell.SimulationScreen
 	unshown bool // a frame was drawn since the cells were last copied
+	w, h    int  // the size Init gives the screen
+}
+
+// Init starts the simulated terminal at the harness's size: the first
+// frame is drawn at it, not at the simulation's 80x25 and then again
+// whole at the harness's.
+func (s *lazyScreen) Init() error {
+	err := s.SimulationScreen.Init()
+	if err == nil {
+		s.SimulationScreen.SetSize(s.w, s.h)
+	}
+	return err
 }
 
 func (s *lazyScreen) Show() { s.unshown = true }
@@ -224,7 +236,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	if o.before != nil {
 		o.before(h)
 	}
-	h.screen = &lazyScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	h.screen = &lazyScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), w: o.w, h: o.h}
 	polls := testPolls
 	if o.messageTTL > 0 {
 		polls.message = o.messageTTL
@@ -261,7 +273,7 @@ func newHarness(t *testing.T, o hopts, replies ...llmtest.Reply) *harness {
 	case <-time.After(waitLimit):
 		t.Fatal("the UI did not start")
 	}
-	h.resize(o.w, o.h)
+	h.waitDrawn(1) // at o.w x o.h (lazyScreen.Init)
 	t.Cleanup(h.stop)
 	return h
 }
