@@ -39,21 +39,8 @@ func BenchmarkStream2000(b *testing.B) {
 }
 
 func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
-	ctx := context.Background()
-	dir := b.TempDir()
-	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
 	srv := llmtest.NewServer(b)
-	client, err := llm.New(llm.Config{BaseURL: srv.URL(), APIKey: "k", Model: "bench", Stream: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	screen := tcell.NewSimulationScreen("UTF-8")
-	c, err := New(ctx, Options{DB: db, Mode: ModeNew, WorkDir: dir, Client: client, Screen: screen, Home: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	c, screen, done := benchWorkspace(b, srv.URL(), true)
 	for !c.ui.running.Load() {
 		time.Sleep(time.Millisecond) // poll before timing: the benchmark reads counters, not frames
 	}
@@ -116,6 +103,26 @@ func benchStream(b *testing.B, batched bool, tokPerSec int, d time.Duration) {
 	if err := <-done; err != nil {
 		b.Fatal(err)
 	}
+}
+
+// benchWorkspace runs a new session's workspace on a simulation screen,
+// its model at url; done reports Run's end.
+func benchWorkspace(b *testing.B, url string, stream bool) (*Controller, tcell.SimulationScreen, chan error) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
+	client, err := llm.New(llm.Config{BaseURL: url, APIKey: "k", Model: "bench", Stream: stream})
+	if err != nil {
+		b.Fatal(err)
+	}
+	screen := tcell.NewSimulationScreen("UTF-8")
+	c, err := New(ctx, Options{DB: db, Mode: ModeNew, WorkDir: dir, Client: client, Screen: screen, Home: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	return c, screen, done
 }
 
 // TestBatchingBoundsRedraws checks the property the benchmark measures, as a

@@ -1,16 +1,6 @@
 package tui
 
-import (
-	"context"
-	"path/filepath"
-	"testing"
-
-	"github.com/gdamore/tcell/v2"
-
-	"github.com/rewind-agent/rewind/soul/llm"
-	"github.com/rewind-agent/rewind/store"
-	"github.com/rewind-agent/rewind/store/storetest"
-)
+import "testing"
 
 // BenchmarkWorkspaceFrame is one frame of the workspace as the application
 // draws it (tview's clear, the page stack's root, the FrameScreen's flush)
@@ -19,20 +9,7 @@ import (
 // loaded machine leaves comparable. Run:
 // go test -run '^$' -bench WorkspaceFrame -benchtime 2000x ./app/tui/
 func BenchmarkWorkspaceFrame(b *testing.B) {
-	ctx := context.Background()
-	dir := b.TempDir()
-	db := storetest.OpenAt(b, filepath.Join(dir, "rewind.db"), store.Options{})
-	client, err := llm.New(llm.Config{BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", Model: "bench"}) // never called
-	if err != nil {
-		b.Fatal(err)
-	}
-	screen := tcell.NewSimulationScreen("UTF-8")
-	c, err := New(ctx, Options{DB: db, Mode: ModeNew, WorkDir: dir, Client: client, Screen: screen, Home: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	c, screen, done := benchWorkspace(b, "http://127.0.0.1:1/v1", false) // the model is never called
 	<-c.ui.started
 	c.onUIThread(func() { screen.SetSize(160, 48) })
 	b.ReportAllocs()
