@@ -222,8 +222,16 @@ func (c *Controller) onUIReload(ev evReload) {
 	if ev.shown != nil {
 		defer ev.shown()
 	}
-	if o := c.cur(); ev.session != "" && (o == nil || o.sess.ID != ev.session) {
+	o := c.cur()
+	if ev.session != "" && (o == nil || o.sess.ID != ev.session) {
 		return // a read begun before a switch (a poller's): the new session's own read follows
+	}
+	if ev.tokens != nil && o != nil && o.soul == nil && !c.watch.liveOn(o) {
+		// Watched without a live channel to say better: the count saved
+		// with the view shown. The one the switch installed was read
+		// before the view, and a step that landed between the two reads
+		// brings no record after it to correct the count.
+		c.watch.showSavedTokens(*ev.tokens)
 	}
 	if ev.follow && c.pg.win.later > 0 && ev.session == c.pg.win.session {
 		// The conversation shows the records around a search hit: it stays,

@@ -331,11 +331,7 @@ func (w *watcher) onUIFollow(ev evFollow) {
 	if ev.tokens >= 0 && !w.liveOn(c.cur()) {
 		// No live channel to say better: the saved count, as rewind
 		// sessions says it (it stayed at the count of the session opened).
-		st := c.statusModel()
-		st.Tokens = ev.tokens
-		if st.MaxContext > 0 {
-			st.ContextPercent = float64(ev.tokens) * 100 / float64(st.MaxContext)
-		}
+		w.showSavedTokens(ev.tokens)
 	}
 	c.onUIShowHeader(ev.timeline, ev.title, ev.gen)
 }

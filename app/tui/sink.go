@@ -179,6 +179,9 @@ type evReload struct {
 	// follow: a catch-up's whole read (followview.go), which leaves the
 	// conversation alone while it shows a search hit's window.
 	follow bool
+	// tokens is the session's saved token count, read after the view
+	// (reloadOf): never older than what the view shows. nil: not read.
+	tokens *int
 	// shown runs once the view is applied, in the same update (the switch
 	// that read it ends there: onUISwitchTo).
 	shown func()

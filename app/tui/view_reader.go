@@ -23,6 +23,9 @@ type viewReader struct {
 	// hold (tests) runs in a reload between its read of the view and its
 	// post: it holds the post back.
 	hold func()
+	// beforeRead (tests) runs before a read of session id's view: a writer's
+	// step lands between an open's read of the session and of its view.
+	beforeRead func(id string)
 }
 
 // loadSessionView reads the tail of a session's current view (window.go)
@@ -45,6 +48,9 @@ func (r *viewReader) readWhole(ctx context.Context, id string, keepConv bool) (e
 // readView reads the tail of a session's current view (counted in
 // pollStats).
 func (r *viewReader) readView(ctx context.Context, id string) (store.View, error) {
+	if r.beforeRead != nil {
+		r.beforeRead(id)
+	}
 	r.stats.viewReads.Add(1)
 	v, err := r.db.ViewBefore(ctx, id, -1, store.ViewPos{}, r.sizes.tail)
 	return alignPage(v), err
@@ -87,6 +93,7 @@ func (r *viewReader) reloadOf(ctx context.Context, id string, v store.View, keep
 	}
 	if s, err := db.GetSession(ctx, id); err == nil {
 		ev.title = s.Title
+		ev.tokens = &s.Tokens
 	}
 	return ev, nil
 }

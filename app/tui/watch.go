@@ -252,6 +252,16 @@ func (w *watcher) onUIInstalled(o *openSession) {
 	}
 }
 
+// showSavedTokens shows tokens, the open session's token count as saved
+// (what rewind sessions says), in the status bar (UI).
+func (w *watcher) showSavedTokens(tokens int) {
+	st := w.c.statusModel()
+	st.Tokens = tokens
+	if st.MaxContext > 0 {
+		st.ContextPercent = float64(tokens) * 100 / float64(st.MaxContext)
+	}
+}
+
 // writerGone reports whether the watched session has no writer, as the
 // watcher last saw it.
 func (w *watcher) writerGone() bool {
@@ -470,11 +480,8 @@ func (w *watcher) onUILiveGone(o *openSession, h live.Hello, left bool, tokens i
 		return
 	}
 	if tokens >= 0 {
-		st := c.statusModel()
-		st.Tokens, st.Step = tokens, 0
-		if st.MaxContext > 0 {
-			st.ContextPercent = float64(tokens) * 100 / float64(st.MaxContext)
-		}
+		w.showSavedTokens(tokens)
+		c.statusModel().Step = 0
 	}
 	w.label = writerGoneLabel
 	what := "is gone"

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
+	"github.com/rewind-agent/rewind/store/message"
 )
 
 // watchFromRuns opens the runs view and watches session id from it.
@@ -330,4 +332,84 @@ func TestPromptTypedBeforeTheOpenedSessionShowsStays(t *testing.T) {
 	if txt := h.text(); !strings.Contains(txt, prompt) || !strings.Contains(txt, "the answer in the fork") {
 		t.Errorf("the prompt typed at the switch, or its answer, is gone from the screen:\n%s", txt)
 	}
+}
+
+// TestWatchedSessionShowsTheTokensOfItsView: the token count a watched
+// session opens with is the one saved with the view it shows. It was the
+// count of the session's read, which comes before the view's: a writer's
+// step that landed between the two showed in the conversation, and the
+// count stayed the one before it until the writer's next record, for good
+// when none came (TestWatcherTokensAfterTheWriterLeft waited 30 s for the
+// saved count once: its writer's one step landed as the watcher opened,
+// with no live channel yet). Here the step lands between the two reads of
+// opening, from the browser, a session another process writes.
+func TestWatchedSessionShowsTheTokensOfItsView(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	var armed atomic.Bool
+	landed := make(chan error, 1)
+	h := newHarness(t, hopts{w: 160, h: 44,
+		before: func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate: func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[2] },
+		beforeRun: func(h *harness) {
+			h.c.reader.beforeRead = func(id string) {
+				if id != ids[0] || !armed.CompareAndSwap(true, false) {
+					return
+				}
+				landed <- landStep(h, id, "the late answer", 1240)
+			}
+		},
+	})
+	lease, err := h.db.AcquireLease(h.ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	h.openBrowser()
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	armed.Store(true)
+	h.key(tcell.KeyEnter)
+	select {
+	case err := <-landed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("the watched session's view was never read")
+	}
+	var tokens int
+	h.waitUntil("the view with the step that landed", func() bool {
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
+			if strings.Contains(it.Text, "the late answer") {
+				tokens = h.c.statusM.Tokens // set in the update that shows the view
+				return h.c.SessionID() == ids[0] && h.c.readOnly
+			}
+		}
+		return false
+	})
+	sess, err := h.db.GetSession(h.ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.Tokens != 1240 {
+		t.Fatalf("the session saved %d tokens, want the step's 1,240", sess.Tokens)
+	}
+	if tokens != sess.Tokens {
+		t.Fatalf("the status bar counts %d tokens beside the view, where the session saved %d with it", tokens, sess.Tokens)
+	}
+}
+
+// landStep commits a turn to session id as its writer would: a prompt and
+// an answer whose usage is tokens.
+func landStep(h *harness, id, answer string, tokens int) error {
+	ctx := context.Background()
+	if _, err := h.db.Checkpoint(ctx, id, false); err != nil {
+		return err
+	}
+	if _, err := h.db.AppendMessage(ctx, id, message.NewText("user", "a late question")); err != nil {
+		return err
+	}
+	_, err := h.db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", answer), TokenCount: tokens})
+	return err
 }
