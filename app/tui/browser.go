@@ -66,6 +66,9 @@ type browser struct {
 	// paneLimit is how many sessions the pane lists when not filtering
 	// (sessionLimit; tests lower it).
 	paneLimit int
+	// holdPane (tests) runs in a list of the pane between its read and its
+	// post: it holds the post back.
+	holdPane func()
 }
 
 // browserDeps is what the session lists reach: the database, the prompt
@@ -180,14 +183,18 @@ func (b *browser) onWorkerListPane() {
 	if all {
 		limit = 0
 	}
-	rows, more, sig, err := listNewestRows(c.ctx, c.db, b.listOptions(limit))
+	opts := b.listOptions(limit)
+	rows, more, sig, err := listNewestRows(c.ctx, c.db, opts)
 	sig += "|open:" + c.SessionID()
 	if err != nil || sig == b.loadPaneSig() {
 		return
 	}
+	if b.holdPane != nil {
+		b.holdPane()
+	}
 	c.onUIThreadAsync(func() {
-		if all != b.paneAll.Load() {
-			return // listed before the filter started or ended
+		if all != b.paneAll.Load() || !b.inScope(opts) {
+			return // listed before the filter or the scope changed: their own list follows
 		}
 		b.pane.SetMore(more)
 		b.onUISetRows(b.pane, rows)
@@ -340,11 +347,12 @@ func (b *browser) onWorkerPoll(ctx context.Context) {
 	defer tick.Stop()
 	var sig string
 	for {
-		rows, s, err := listSessionRows(ctx, c.db, b.listOptions(0))
+		opts := b.listOptions(0)
+		rows, s, err := listSessionRows(ctx, c.db, opts)
 		if err == nil && s != sig {
 			sig = s
 			c.onUIThreadAsync(func() {
-				if ctx.Err() == nil {
+				if ctx.Err() == nil && b.inScope(opts) {
 					b.onUISetRows(b.list, rows)
 				}
 			})
@@ -403,6 +411,12 @@ func SessionRow(s store.Session) views.SessionRow {
 func (b *browser) listOptions(limit int) store.ListOptions {
 	return store.ListOptions{Limit: limit, WorkDir: b.scopeDir()}
 }
+
+// inScope reports whether a list read with o is of the lists' scope now
+// (UI): one read before a Ctrl-T, applied after the toggle's own list,
+// showed every session under a header that says this dir's, until the
+// next change to the list (up to idleListRefresh).
+func (b *browser) inScope(o store.ListOptions) bool { return o.WorkDir == b.scopeDir() }
 
 // scopeDir is the work dir the lists and their searches are limited to:
 // "" for all, else the dir the agent works in (any goroutine).
@@ -504,8 +518,13 @@ func (b *browser) onUIRefresh() {
 		if !browserOpen {
 			return
 		}
-		if rows, _, err := listSessionRows(c.ctx, c.db, b.listOptions(0)); err == nil {
-			c.onUIThreadAsync(func() { b.onUISetRows(b.list, rows) })
+		opts := b.listOptions(0)
+		if rows, _, err := listSessionRows(c.ctx, c.db, opts); err == nil {
+			c.onUIThreadAsync(func() {
+				if b.inScope(opts) {
+					b.onUISetRows(b.list, rows)
+				}
+			})
 		}
 	})
 }

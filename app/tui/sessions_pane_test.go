@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
+	"github.com/rewind-agent/rewind/soul/llm/llmtest"
 	"github.com/rewind-agent/rewind/store"
 	"github.com/rewind-agent/rewind/store/storetest"
 )
@@ -245,5 +247,63 @@ func TestListSignatureFollowsEveryColumn(t *testing.T) {
 	}
 	if rows[0].WorkDir != "/new" || after == before {
 		t.Fatalf("after a move to /new: row %+v, signature changed: %v", rows[0], after != before)
+	}
+}
+
+// TestPaneListReadBeforeCtrlTIsNotShownAfterIt: a list of the pane read
+// before Ctrl-T narrowed the lists, and posted after the toggle's own list
+// was shown, showed every session under the header that names this dir's,
+// until the list next changed (up to a minute; TestResumeAcrossWorkDirsAndScope
+// waited 30 s for this dir's sessions once, under -race at load 8). Here
+// a list read before the toggle is held back until the toggle's is shown.
+func TestPaneListReadBeforeCtrlTIsNotShownAfterIt(t *testing.T) {
+	t.Parallel()
+	var armed atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	unhold := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(unhold)
+	h := newHarness(t, hopts{w: 160, h: 48,
+		before: func(h *harness) { browserSessions(t, h.db, t.TempDir()) },
+		beforeRun: func(h *harness) {
+			h.c.br.holdPane = func() {
+				if armed.CompareAndSwap(true, false) {
+					close(held)
+					<-release
+				}
+			}
+		},
+	}, llmtest.Text("an answer"))
+	h.submit("a prompt in this dir") // one session of this dir beside three of another's
+	h.waitUntil("the run to end", h.idle)
+	h.waitUntil("every session listed", func() bool { return len(h.c.sessions.Visible()) == 4 })
+	armed.Store(true)
+	stale := make(chan struct{})
+	go func() {
+		defer close(stale)
+		h.c.br.storePaneSig("")
+		h.c.br.onWorkerListPane()
+	}()
+	select {
+	case <-held:
+	case <-time.After(waitLimit):
+		t.Fatal("the pane's list was never read")
+	}
+	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
+	h.ctrl(tcell.KeyCtrlT)
+	h.waitUntil("this dir's session only", func() bool { return len(h.c.sessions.Visible()) == 1 })
+	unhold()
+	<-stale
+	counted := make(chan int, 1)
+	// in order with the events: after the held list's post
+	h.c.onUIThreadAsync(func() { counted <- len(h.c.sessions.Visible()) })
+	var n int
+	select {
+	case n = <-counted:
+	case <-time.After(waitLimit):
+		t.Fatal("the UI never ran what was posted after the held list")
+	}
+	if n != 1 {
+		t.Fatalf("the pane lists %d sessions under this dir's header, want its 1", n)
 	}
 }
