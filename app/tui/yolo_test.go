@@ -38,7 +38,7 @@ func TestYoloStaysInItsWorkDir(t *testing.T) {
 	h.waitFor("elsewhere task")
 	h.c.onUIThread(func() { h.c.onUIOpenSession(here[0]) })
 	h.waitFor("stripes and savannah")
-	h.waitUntil("the session open", func() bool { return h.c.SessionID() == here[0] })
+	h.waitUntil("the session open", func() bool { return h.c.SessionID() == here[0] && h.idle() })
 	h.submit("/yolo")
 	h.waitFor("YOLO", "yolo on")
 	if !h.yoloOn() {
@@ -47,7 +47,7 @@ func TestYoloStaysInItsWorkDir(t *testing.T) {
 
 	h.c.onUIThread(func() { h.c.onUIOpenSession(other) })
 	h.waitFor("work in the other dir")
-	h.waitUntil("the other session open", func() bool { return h.c.SessionID() == other })
+	h.waitUntil("the other session open", func() bool { return h.c.SessionID() == other && h.idle() })
 	h.waitGone("YOLO")
 	if h.yoloOn() {
 		t.Fatal("yolo carried over to a session of another work dir")
@@ -57,7 +57,7 @@ func TestYoloStaysInItsWorkDir(t *testing.T) {
 	// Back in the first dir, another of its sessions keeps yolo.
 	h.c.onUIThread(func() { h.c.onUIOpenSession(here[1]) })
 	h.waitFor("the quokka grammar needs a lookahead")
-	h.waitUntil("the session open", func() bool { return h.c.SessionID() == here[1] })
+	h.waitUntil("the session open", func() bool { return h.c.SessionID() == here[1] && h.idle() })
 	h.waitFor("YOLO")
 	if !h.yoloOn() {
 		t.Fatal("yolo lost in the dir it was turned on in")
