@@ -635,3 +635,39 @@ func (h *harness) waitQuit(what string) {
 		h.t.Fatalf("%s:\n%s", what, h.text())
 	}
 }
+
+// hookGate holds the first call of a test hook after arm until open: the
+// test sees the call begin (waitHeld) and chooses when it goes on.
+type hookGate struct {
+	armed         atomic.Bool
+	held, release chan struct{}
+	opened        sync.Once
+}
+
+func newHookGate(t *testing.T) *hookGate {
+	g := &hookGate{held: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(g.open)
+	return g
+}
+
+// hold is the hook: the armed call waits there until open.
+func (g *hookGate) hold() {
+	if g.armed.CompareAndSwap(true, false) {
+		close(g.held)
+		<-g.release
+	}
+}
+
+func (g *hookGate) arm()  { g.armed.Store(true) }
+func (g *hookGate) open() { g.opened.Do(func() { close(g.release) }) }
+
+// waitHeld waits until the armed call is held, failing with what if it
+// never comes.
+func (g *hookGate) waitHeld(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-g.held:
+	case <-time.After(waitLimit):
+		t.Fatal(what)
+	}
+}

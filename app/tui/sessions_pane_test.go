@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -258,41 +257,26 @@ func TestListSignatureFollowsEveryColumn(t *testing.T) {
 // a list read before the toggle is held back until the toggle's is shown.
 func TestPaneListReadBeforeCtrlTIsNotShownAfterIt(t *testing.T) {
 	t.Parallel()
-	var armed atomic.Bool
-	held, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	unhold := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(unhold)
+	gate := newHookGate(t)
 	h := newHarness(t, hopts{w: 160, h: 48,
-		before: func(h *harness) { browserSessions(t, h.db, t.TempDir()) },
-		beforeRun: func(h *harness) {
-			h.c.br.holdPane = func() {
-				if armed.CompareAndSwap(true, false) {
-					close(held)
-					<-release
-				}
-			}
-		},
+		before:    func(h *harness) { browserSessions(t, h.db, t.TempDir()) },
+		beforeRun: func(h *harness) { h.c.br.holdPane = gate.hold },
 	}, llmtest.Text("an answer"))
 	h.submit("a prompt in this dir") // one session of this dir beside three of another's
 	h.waitUntil("the run to end", h.idle)
 	h.waitUntil("every session listed", func() bool { return len(h.c.sessions.Visible()) == 4 })
-	armed.Store(true)
+	gate.arm()
 	stale := make(chan struct{})
 	go func() {
 		defer close(stale)
 		h.c.br.storePaneSig("")
 		h.c.br.onWorkerListPane()
 	}()
-	select {
-	case <-held:
-	case <-time.After(waitLimit):
-		t.Fatal("the pane's list was never read")
-	}
+	gate.waitHeld(t, "the pane's list was never read")
 	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
 	h.ctrl(tcell.KeyCtrlT)
 	h.waitUntil("this dir's session only", func() bool { return len(h.c.sessions.Visible()) == 1 })
-	unhold()
+	gate.open()
 	<-stale
 	counted := make(chan int, 1)
 	// in order with the events: after the held list's post

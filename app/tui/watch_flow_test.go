@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -284,31 +283,17 @@ func TestWriterLeftAfterThePollSawItsLeaseFreeSaysContinue(t *testing.T) {
 // post.
 func TestPromptTypedBeforeTheOpenedSessionShowsStays(t *testing.T) {
 	t.Parallel()
-	var armed atomic.Bool
-	held, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	unhold := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(unhold)
-	h := newHarness(t, hopts{w: 120, h: 40, beforeRun: func(h *harness) {
-		h.c.reader.hold = func() {
-			if armed.CompareAndSwap(true, false) {
-				close(held)
-				<-release
-			}
-		}
-	}}, llmtest.Text("first answer"), llmtest.Text("the answer in the fork"))
+	gate := newHookGate(t)
+	h := newHarness(t, hopts{w: 120, h: 40, beforeRun: func(h *harness) { h.c.reader.hold = gate.hold }},
+		llmtest.Text("first answer"), llmtest.Text("the answer in the fork"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
 	orig := h.sessionID()
 
-	armed.Store(true)
+	gate.arm()
 	h.submit("/fork")
-	select {
-	case <-held:
-	case <-time.After(waitLimit):
-		t.Fatal("the fork's view was never read")
-	}
+	gate.waitHeld(t, "the fork's view was never read")
 	h.waitUntil("the fork installed", func() bool { o := h.c.cur(); return o != nil && o.sess.ID != orig && o.soul != nil })
 	const prompt = "typed at once"
 	h.typeText(prompt, true)
@@ -321,7 +306,7 @@ func TestPromptTypedBeforeTheOpenedSessionShowsStays(t *testing.T) {
 	if !kept {
 		h.waitFor("the answer in the fork")
 	}
-	unhold()
+	gate.open()
 	h.waitFor("Forked session") // the switch's view, with its banner
 	if kept {
 		h.waitUntil("the switch to end", h.idle)
