@@ -3,20 +3,8 @@ package app
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/rewind-agent/rewind/internal/childproc"
+	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
 // TestMain fails the package's run if a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m, childprocGoroutines()...) }
-
-// childprocGoroutines ignores the goroutines internal/childproc keeps for
-// the life of the process (its forker thread, its watchdog's reaper).
-func childprocGoroutines() []goleak.Option {
-	var opts []goleak.Option
-	for _, f := range childproc.Goroutines {
-		opts = append(opts, goleak.IgnoreAnyFunction(f))
-	}
-	return opts
-}
+func TestMain(m *testing.M) { testbin.VerifyNoLeaks(m, nil) }

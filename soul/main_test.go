@@ -1,12 +1,8 @@
 package soul
 
 import (
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/internal/testbin"
 )
 
@@ -14,18 +10,5 @@ import (
 func TestMain(m *testing.M) {
 	testbin.CollectLess()
 	removeTemp := testbin.TempInMemory("soul")
-	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.Cleanup(func(code int) {
-		removeTemp()
-		os.Exit(code)
-	}))...)
-}
-
-// childprocGoroutines ignores the goroutines internal/childproc keeps for
-// the life of the process (its forker thread, its watchdog's reaper).
-func childprocGoroutines() []goleak.Option {
-	var opts []goleak.Option
-	for _, f := range childproc.Goroutines {
-		opts = append(opts, goleak.IgnoreAnyFunction(f))
-	}
-	return opts
+	testbin.VerifyNoLeaks(m, removeTemp)
 }

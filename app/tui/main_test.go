@@ -3,9 +3,6 @@ package tui
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/rewind-agent/rewind/internal/childproc"
 	"github.com/rewind-agent/rewind/internal/testbin"
 	"github.com/rewind-agent/rewind/soul/mcp/mcptest"
 )
@@ -17,15 +14,5 @@ func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the tmux test runs this binary as an MCP server
 	testbin.WidenParallel()
 	testbin.CollectLess() // a frame's cells per draw: the heap peaks near 700 MB instead of 300
-	goleak.VerifyTestMain(m, append(childprocGoroutines(), goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))...)
-}
-
-// childprocGoroutines ignores the goroutines internal/childproc keeps for
-// the life of the process (its forker thread, its watchdog's reaper).
-func childprocGoroutines() []goleak.Option {
-	var opts []goleak.Option
-	for _, f := range childproc.Goroutines {
-		opts = append(opts, goleak.IgnoreAnyFunction(f))
-	}
-	return opts
+	testbin.VerifyNoLeaks(m, nil, "github.com/dlclark/regexp2/v2.runClock")
 }

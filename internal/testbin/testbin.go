@@ -3,7 +3,8 @@
 // tests), CollectLess tunes the collector of a test binary whose tests
 // allocate much and keep little, WidenParallel lets a package whose tests
 // mostly wait run more of them at once, and TempInMemory puts the
-// temporary directories of a package's tests on tmpfs.
+// temporary directories of a package's tests on tmpfs; VerifyNoLeaks
+// fails a package's run if a test left a goroutine behind.
 //
 // Rewind builds into a directory of the user's cache kept per source tree,
 // where go build links again only when a source changed: a fresh build
@@ -22,6 +23,11 @@ import (
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/rewind-agent/rewind/internal/childproc"
 )
 
 // CollectLess runs the collector at GOGC=400 unless GOGC is set, for a
@@ -114,4 +120,22 @@ func TempInMemory(name string) (remove func()) {
 		os.Unsetenv("TMPDIR")
 		os.RemoveAll(dir)
 	}
+}
+
+// VerifyNoLeaks runs the package's tests and fails the run if one left a
+// goroutine behind, besides those internal/childproc keeps for the life of
+// the process (its forker thread, its watchdog's reaper) and the functions
+// in ignore. cleanup, if not nil, runs before the binary exits.
+func VerifyNoLeaks(m *testing.M, cleanup func(), ignore ...string) {
+	var opts []goleak.Option
+	for _, f := range append(append([]string(nil), childproc.Goroutines...), ignore...) {
+		opts = append(opts, goleak.IgnoreAnyFunction(f))
+	}
+	if cleanup != nil {
+		opts = append(opts, goleak.Cleanup(func(code int) {
+			cleanup()
+			os.Exit(code)
+		}))
+	}
+	goleak.VerifyTestMain(m, opts...)
 }
