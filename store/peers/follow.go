@@ -146,14 +146,18 @@ func (f *follower) start(ctx context.Context) error {
 		if err := json.Unmarshal([]byte(prev.Files), &f.state); err != nil {
 			return fmt.Errorf("follow %s: the record of its import is unreadable: %w", f.src.Path, err)
 		}
-		if f.o.Started != nil {
-			f.o.Started(prev.SessionID)
-		}
 	}
-	if _, err = f.readMore(ctx); err == nil {
-		f.steps()
+	// The parser learns the turn under way from the lines read here: its
+	// steps are told before the session is, so that whoever prints the
+	// id has published them (a `rewind runs` right after shows them).
+	if _, err = f.readMore(ctx); err != nil {
+		return err
 	}
-	return err
+	f.steps()
+	if ok && f.o.Started != nil {
+		f.o.Started(prev.SessionID)
+	}
+	return nil
 }
 
 // steps tells FollowOptions.Steps the steps of the turn under way.
@@ -224,10 +228,10 @@ func (f *follower) write(ctx context.Context) error {
 		if len(out) == 1 && out[0].ID != "" {
 			k.SessionID = out[0].ID
 			f.prev, f.state = k, st
+			f.steps()
 			if f.o.Started != nil {
 				f.o.Started(k.SessionID)
 			}
-			f.steps()
 		}
 		return f.writeSides(ctx, st)
 	}

@@ -154,3 +154,68 @@ func viewLen(t *testing.T, db *store.DB, id string) int {
 	}
 	return len(v.Records)
 }
+
+// TestFollowTellsTheStepsBeforeTheSession: Started is told the session's
+// id only once Steps has been told the turn's steps, for a file that held
+// lines when followed and for one that was empty until its first append.
+// `rewind import --follow` prints the id at Started and publishes the steps
+// at Steps: a `rewind runs` right after the id showed step 0 while the turn
+// under way had answers (TestImportFollow failed so in CI).
+func TestFollowTellsTheStepsBeforeTheSession(t *testing.T) {
+	t.Parallel()
+	whole, err := os.ReadFile(filepath.Join("testdata", fixtures[0].path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.Join(bytes.SplitAfter(whole, []byte("\n"))[:20], nil)
+	for _, tc := range []struct {
+		name          string
+		before, after []byte
+	}{{"lines before", first, nil}, {"empty before", nil, first}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), filepath.Base(fixtures[0].path))
+			if err := os.WriteFile(path, tc.before, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db := openDB(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var steps atomic.Int64
+			steps.Store(-1)
+			told := make(chan int64, 1)
+			done := make(chan error, 1)
+			go func() {
+				done <- Follow(ctx, db, Source{Origin: fixtures[0].origin, Path: path, Key: "codex:01a21a5f-0700-7353-89ca-3d07664189fe"}, FollowOptions{
+					Started:     func(string) { told <- steps.Load() },
+					Steps:       func(n int) { steps.Store(int64(n)) },
+					WriterAlive: func(string, string) bool { return true },
+				})
+			}()
+			if tc.after != nil {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.Write(tc.after); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+			select {
+			case n := <-told:
+				if n < 1 {
+					t.Errorf("Started was told the session with the steps told so far %d, want the turn's (≥ 1)", n)
+				}
+			case err := <-done:
+				t.Fatalf("Follow ended before it started: %v", err)
+			case <-time.After(20 * time.Second):
+				t.Fatal("Started was never told")
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
