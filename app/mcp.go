@@ -150,15 +150,17 @@ func unwrapPath(err error) error {
 // Cursor and kimi-cli share. Keys rewind does not know are ignored, since
 // the same file often serves those tools too.
 type mcpServerEntry struct {
-	Type     *string            `json:"type"`
-	Command  *string            `json:"command"`
-	Args     *[]string          `json:"args"`
-	Env      *map[string]string `json:"env"`
-	URL      *string            `json:"url"`
-	Headers  *map[string]string `json:"headers"`
-	Approve  *string            `json:"approve"`
-	Timeout  *float64           `json:"timeout"`
-	Disabled *bool              `json:"disabled"`
+	Type    *string            `json:"type"`
+	Command *string            `json:"command"`
+	Args    *[]string          `json:"args"`
+	Env     *map[string]string `json:"env"`
+	URL     *string            `json:"url"`
+	Headers *map[string]string `json:"headers"`
+	Approve *string            `json:"approve"`
+	Timeout *float64           `json:"timeout"`
+	// StartupTimeout bounds the start alone (codex's startup_timeout_sec).
+	StartupTimeout *float64 `json:"startup_timeout"`
+	Disabled       *bool    `json:"disabled"`
 }
 
 // utf8BOM starts files some Windows editors save.
@@ -272,6 +274,12 @@ func parseMCPServer(name string, raw json.RawMessage, getenv func(string) string
 			return s, false, fmt.Errorf(".timeout: %v is not a positive number of seconds", *e.Timeout)
 		}
 		s.Timeout = time.Duration(*e.Timeout * float64(time.Second))
+	}
+	if e.StartupTimeout != nil {
+		if *e.StartupTimeout <= 0 {
+			return s, false, fmt.Errorf(".startup_timeout: %v is not a positive number of seconds", *e.StartupTimeout)
+		}
+		s.StartTimeout = time.Duration(*e.StartupTimeout * float64(time.Second))
 	}
 	return s, false, nil
 }

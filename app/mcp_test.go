@@ -17,7 +17,7 @@ func TestParseMCPConfig(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	data := `{
   "mcpServers": {
-    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "${GH_TOKEN}"}},
+    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "${GH_TOKEN}"}, "startup_timeout": 90},
     "web": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${MISSING:-none}"}, "approve": "never", "timeout": 2.5},
     "off": {"command": "x", "disabled": true},
     "cursor": {"command": "y", "alwaysAllow": ["z"]}
@@ -29,7 +29,7 @@ func TestParseMCPConfig(t *testing.T) {
 	}
 	want := []mcp.ServerConfig{
 		{Name: "cursor", Command: "y"},
-		{Name: "github", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_TOKEN": "gh-secret"}},
+		{Name: "github", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}, Env: map[string]string{"GITHUB_TOKEN": "gh-secret"}, StartTimeout: 90 * time.Second},
 		{Name: "web", URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer none"}, Approve: mcp.ApproveNever, Timeout: 2500 * time.Millisecond},
 	}
 	if !reflect.DeepEqual(servers, want) {
@@ -52,6 +52,7 @@ func TestParseMCPConfigProblems(t *testing.T) {
 		{`{"mcpServers": {"a": {"url": "http://h", "type": "sse"}}}`, `mcpServers.a.type: the old SSE transport is not supported`},
 		{`{"mcpServers": {"a": {"command": "x", "approve": "sometimes"}}}`, `mcpServers.a.approve: "sometimes" is neither`},
 		{`{"mcpServers": {"a": {"command": "x", "timeout": 0}}}`, `mcpServers.a.timeout: 0 is not a positive number`},
+		{`{"mcpServers": {"a": {"command": "x", "startup_timeout": -1}}}`, `mcpServers.a.startup_timeout: -1 is not a positive number`},
 		{`{"mcpServers": {"a": {"command": "x", "args": ["${NOPE}"]}}}`, `mcpServers.a.args[0]: ${NOPE} is not set`},
 		{`{"mcpServers": {"a": "npx"}}`, `mcpServers.a: not a server object`},
 	}

@@ -7,8 +7,8 @@ import (
 )
 
 // DefaultTimeout bounds one tool call, and a server's start (connect,
-// initialize and the first tool listing), unless ServerConfig.Timeout says
-// otherwise.
+// initialize and the first tool listing), unless ServerConfig.Timeout or
+// StartTimeout says otherwise.
 const DefaultTimeout = 60 * time.Second
 
 // Approve is a server's approval policy.
@@ -41,8 +41,12 @@ type ServerConfig struct {
 	Headers map[string]string
 
 	Approve Approve
-	// Timeout bounds each call and the start; 0 means DefaultTimeout.
+	// Timeout bounds each call, and the start when StartTimeout is 0; 0
+	// means DefaultTimeout.
 	Timeout time.Duration
+	// StartTimeout bounds the start alone (a first npx download can take
+	// longer than any call should); 0 means Timeout.
+	StartTimeout time.Duration
 }
 
 // Transport names how a server is reached: "stdio" or "http".
@@ -58,6 +62,13 @@ func (c ServerConfig) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+func (c ServerConfig) startTimeout() time.Duration {
+	if c.StartTimeout > 0 {
+		return c.StartTimeout
+	}
+	return c.timeout()
 }
 
 // CommandLine is the server's command and arguments as a shell would read

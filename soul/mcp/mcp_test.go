@@ -190,9 +190,10 @@ func TestStdioCrashMidCallAndRestart(t *testing.T) {
 
 func TestHangPastTheTimeout(t *testing.T) {
 	t.Parallel()
-	// The timeout bounds the start too: a second, as a loaded machine under
-	// the race detector took over 200 ms to start the in-memory server.
-	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Timeout: time.Second})
+	// The start has a bound of its own, a minute: the call timeout is what
+	// is checked here, and a start under the race detector on a loaded
+	// machine is not bounded by it. The second is the echo's after it.
+	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Timeout: time.Second, StartTimeout: time.Minute})
 	res := call(t, m, "mcp__test__hang", `{}`, nil)
 	if !res.IsError || !strings.Contains(res.Output, "did not answer the call of hang within 1s") || res.Brief != "timed out after 1s" {
 		t.Fatalf("hang = %+v", res)
@@ -226,11 +227,52 @@ func TestServerThatNeverStarts(t *testing.T) {
 func TestSlowStartTimesOut(t *testing.T) {
 	t.Parallel()
 	// A command that never speaks MCP: the start times out, then the
-	// process is killed.
-	m := started(t, Options{}, ServerConfig{Name: "mute", Command: "sleep", Args: []string{"300"}, Timeout: 300 * time.Millisecond})
-	if st := m.Status()[0]; st.State != StateFailed || !strings.Contains(st.Err, "did not start within 300ms") {
-		t.Fatalf("status = %+v", st)
+	// process is killed. The call timeout bounds the start unless the
+	// start's own says otherwise.
+	m := started(t, Options{},
+		ServerConfig{Name: "mute", Command: "sleep", Args: []string{"300"}, Timeout: 300 * time.Millisecond},
+		ServerConfig{Name: "mute-start", Command: "sleep", Args: []string{"300"}, Timeout: time.Minute, StartTimeout: 300 * time.Millisecond},
+	)
+	for _, st := range m.Status() {
+		if st.State != StateFailed || !strings.Contains(st.Err, "did not start within 300ms") {
+			t.Errorf("status = %+v", st)
+		}
 	}
+}
+
+// A start's own timeout lets a server take longer to start than a call may
+// take: the start below is held past the call timeout, then the calls are
+// bounded by the call timeout alone.
+func TestStartTimeoutIsTheStartsOwn(t *testing.T) {
+	t.Parallel()
+	const callTimeout = 50 * time.Millisecond
+	serve := inMemory(t)
+	m := started(t, Options{Transport: func(cfg ServerConfig) (sdk.Transport, error) {
+		tr, err := serve(cfg)
+		return heldTransport{inner: tr, hold: 2 * callTimeout}, err
+	}}, ServerConfig{Name: "test", Timeout: callTimeout, StartTimeout: time.Minute})
+	if st := m.Status()[0]; st.State != StateReady {
+		t.Fatalf("a start longer than the call timeout failed: %+v", st)
+	}
+	if res := call(t, m, "mcp__test__hang", `{}`, nil); res.Brief != "timed out after 50ms" {
+		t.Fatalf("hang = %+v", res)
+	}
+}
+
+// heldTransport connects after hold, or fails when the start ends first.
+type heldTransport struct {
+	inner sdk.Transport
+	hold  time.Duration
+}
+
+func (h heldTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	// A timer, not a wait on the test: what is held is the start's clock.
+	select {
+	case <-time.After(h.hold):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.inner.Connect(ctx)
 }
 
 func TestHTTPTransportWithHeaders(t *testing.T) {
@@ -326,7 +368,9 @@ func (c *countingTracker) AroundShell(context.Context) (func(context.Context) ([
 
 func TestCallsAreScannedForFileChanges(t *testing.T) {
 	t.Parallel()
-	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Approve: ApproveNever, Timeout: 200 * time.Millisecond})
+	// 200 ms for the hang's call; the start's bound is a minute, not the
+	// 200 ms a loaded machine under the race detector missed.
+	m := started(t, Options{Transport: inMemory(t)}, ServerConfig{Name: "test", Approve: ApproveNever, Timeout: 200 * time.Millisecond, StartTimeout: time.Minute})
 	tr := &countingTracker{}
 	env := &tools.Env{Files: tr}
 	call(t, m, "mcp__test__echo", `{"text":"x"}`, env) // read-only: no scan

@@ -68,7 +68,7 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 
 // start begins connecting in the background.
 func (s *server) start() {
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout())
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.startTimeout())
 	c := &conn{done: make(chan struct{}), cancel: cancel}
 	s.mu.Lock()
 	s.gen++
@@ -226,7 +226,7 @@ func clientVersion() string {
 // startError phrases why a start failed.
 func (s *server) startError(ctx context.Context, err error) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Sprintf("did not start within %s", s.cfg.timeout())
+		return fmt.Sprintf("did not start within %s", s.cfg.startTimeout())
 	}
 	msg := oneLine(err.Error())
 	if tail := s.stderr.lastLine(); tail != "" {
