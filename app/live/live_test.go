@@ -681,3 +681,46 @@ func TestCloseDeliversWhatWasPublished(t *testing.T) {
 	}
 	t.Fatalf("the connection ended after %d of %d deltas, without the run's end", got, n)
 }
+
+// TestListingWhileAWriterStartsKeepsItsSocket: `rewind runs` (or the
+// workspace's runs view) listing while a writer starts must not take the
+// new writer's socket for a dead one. A socket bound but not yet listening
+// refuses connections as a dead writer's does; List removed it, and the
+// writer then listened on a path nobody could reach: its run was never
+// listed and never watchable (TestWatchLiveInTmux: "rewind runs never
+// listed the -p run streaming", twice at load 10–14). A lister dials in a
+// loop while writers start one after another; every writer must stay
+// reachable.
+func TestListingWhileAWriterStartsKeepsItsSocket(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	if err := ensureDir(h); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			List(context.Background(), h)
+		}
+	}()
+	defer func() { close(stop); <-listed }()
+	for i := range 300 {
+		id := fmt.Sprintf("w%03d", i)
+		p, err := Listen(Options{Home: h, Hello: Hello{SessionID: id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(p.Path())
+		p.Close()
+		if statErr != nil {
+			t.Fatalf("writer %d of 300: a lister removed its socket while it started: %v", i+1, statErr)
+		}
+	}
+}

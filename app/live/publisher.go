@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -60,10 +61,11 @@ const DefaultMaxWatchers = 64
 // Publisher is the writer side of a session's live channel. Publish is safe
 // from any goroutine and never blocks on a watcher.
 type Publisher struct {
-	opts Options
-	path string
-	ln   net.Listener
-	done chan struct{} // closed by Close: stops the accept loop's back-off
+	opts   Options
+	path   string
+	socket os.FileInfo // what path names while this writer owns it
+	ln     net.Listener
+	done   chan struct{} // closed by Close: stops the accept loop's back-off
 
 	mu       sync.Mutex
 	hello    Hello
@@ -99,14 +101,9 @@ func Listen(o Options) (*Publisher, error) {
 	if err := removeStale(path); err != nil {
 		return nil, err
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, socket, err := listenAt(path)
 	if err != nil {
-		return nil, fmt.Errorf("live: listen on %s: %w", path, err)
-	}
-	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("live: chmod %s: %w", path, err)
+		return nil, err
 	}
 	var l net.Listener = ln
 	if o.wrapListener != nil {
@@ -121,11 +118,52 @@ func Listen(o Options) (*Publisher, error) {
 	}
 	h.RemoteApproval = o.AllowRemoteApproval
 	h.Run.State = StateIdle
-	p := &Publisher{opts: o, path: path, ln: l, done: make(chan struct{}), hello: h, pending: map[string]*soul.ApprovalRequest{},
+	p := &Publisher{opts: o, path: path, socket: socket, ln: l, done: make(chan struct{}), hello: h, pending: map[string]*soul.ApprovalRequest{},
 		watchers: map[*peer]struct{}{}, joining: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
+}
+
+// startingSeq tells apart the names a process's writers start under.
+var startingSeq atomic.Int64
+
+// listenAt listens on a socket that appears at path only once it accepts,
+// private to the user. A socket bound but not listening yet refuses
+// connections as a dead writer's does, and a lister (List) removes those:
+// bound at path itself, a writer that a lister met in that instant lost
+// its path and could never be listed or watched. So the socket is bound
+// and made private under a name no lister looks at (not *.sock), then
+// linked to path, which fails if another writer took path meanwhile.
+func listenAt(path string) (*net.UnixListener, os.FileInfo, error) {
+	starting := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%d.%d", os.Getpid(), startingSeq.Add(1)))
+	if len(starting) > maxSocketPath {
+		return nil, nil, fmt.Errorf("%w: %s (move REWIND_HOME to a shorter path to watch runs live)", ErrPathTooLong, starting)
+	}
+	os.Remove(starting) // left by a dead process of the same pid
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: starting, Net: "unix"})
+	if err != nil {
+		return nil, nil, fmt.Errorf("live: listen on %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(false) // the starting name goes below; path is Close's
+	defer os.Remove(starting)
+	if err := os.Chmod(starting, 0o600); err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("live: chmod %s: %w", starting, err)
+	}
+	if err := os.Link(starting, path); err != nil {
+		ln.Close()
+		if errors.Is(err, os.ErrExist) {
+			return nil, nil, fmt.Errorf("live: %s: another process is already publishing this session", path)
+		}
+		return nil, nil, fmt.Errorf("live: publish %s: %w", path, err)
+	}
+	socket, err := os.Lstat(path)
+	if err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("live: publish %s: %w", path, err)
+	}
+	return ln, socket, nil
 }
 
 // removeStale clears the session's socket path: it removes a socket nobody
@@ -322,6 +360,10 @@ func (p *Publisher) Close() error {
 	}
 	p.mu.Unlock()
 	err := p.ln.Close()
+	// Remove the path only while it is still this writer's socket.
+	if st, serr := os.Lstat(p.path); serr == nil && os.SameFile(st, p.socket) {
+		os.Remove(p.path)
+	}
 	p.wg.Wait()
 	return err
 }
