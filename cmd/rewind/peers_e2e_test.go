@@ -203,6 +203,16 @@ func TestImportFollow(t *testing.T) {
 	lines := strings.SplitAfter(string(whole), "\n")
 	path := filepath.Join(t.TempDir(), "rollout-2026-11-27T00-19-25-01a21a5f-0700-7353-89ca-3d07664189fe.jsonl")
 	writeFile(t, path, strings.Join(lines[:20], ""))
+	// The test is the file's writer from before the follow starts until
+	// its last append, as codex is: the follow ends once the file has been
+	// idle for 2 s with no writer, and a test that opened it only after
+	// its checks of rewind runs saw the follow end first whenever those
+	// took 2 s (a loaded machine), its appends never imported.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := e.command(ctx, "import", "--follow", path)
@@ -248,11 +258,6 @@ func TestImportFollow(t *testing.T) {
 	// ID, PID, "⇣ codex followed", STEP, ELAPSED, ...
 	if row := strings.Fields(table[1]); len(row) < 8 || row[5] == "-" || row[6] == "-" {
 		t.Errorf("rewind runs: %q, want its step and elapsed time", table)
-	}
-	// The test holds the file open while it appends: its writer runs.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if _, err := f.WriteString(strings.Join(lines[20:], "")); err != nil {
 		t.Fatal(err)
