@@ -141,6 +141,22 @@ type shellRun struct {
 	startErr   error
 }
 
+// shellGate is what the Shell tool's process runs first, in sh ($0 the
+// shell's name, $1 the command, $2 the shell's path): it waits for a line
+// on fd 3, which rewind writes once the command's process group is
+// tracked (trackGroup, which tells childproc's watchdog), then becomes
+// `SHELL -c COMMAND` (the same pid and group, $0 the shell's name, no
+// positional parameters, no fd 3). A command started free ran before its
+// group was watched, and a kill -9 of rewind in between left what it had
+// started in the background running for good (only the shell got the
+// parent-death signal). At EOF, no line, it runs nothing. sh, not bash: a
+// bash's start costs twice a dash's, and bash would read $BASH_ENV twice.
+const shellGate = `IFS= read -r _ <&3 || exit 1; exec 3<&-; exec "$2" -c "$1" "$0"`
+
+// shellStarted, when set (tests), is called with the command's process
+// group between its start and its tracking: it holds that step.
+var shellStarted func(pgid int)
+
 func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout time.Duration) shellRun {
 	limit := t.MaxOutput
 	if limit <= 0 {
@@ -150,10 +166,14 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	killGrace, drainGrace := t.graces()
 
 	shell := "bash"
-	if _, err := exec.LookPath(shell); err != nil {
+	path, err := exec.LookPath(shell)
+	if err != nil {
 		shell = "sh"
+		path = shell
 	}
-	cmd := exec.Command(shell, "-c", command)
+	// The command waits at a gate until its group is tracked (and so
+	// watched): see shellGate.
+	cmd := exec.Command("sh", "-c", shellGate, shell, command, path)
 	cmd.Dir = wd
 	environ := t.Environ
 	if environ == nil {
@@ -169,15 +189,30 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := childproc.Start(cmd); err != nil {
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		r.startErr = err
+		return r
+	}
+	defer gateW.Close() // a gate never opened ends the shell at EOF, running nothing
+	cmd.ExtraFiles = []*os.File{gateR}
+	err = childproc.Start(cmd)
+	gateR.Close()
+	if err != nil {
 		pw.Close()
 		r.startErr = err
 		return r
 	}
 	pw.Close()
 	pgid := cmd.Process.Pid
+	if shellStarted != nil {
+		shellStarted(pgid)
+	}
 	untrack, ok := trackGroup(pgid)
-	if !ok { // rewind is ending: the command must not outlive it
+	if ok {
+		_, _ = gateW.Write([]byte("\n")) // tracked: the command may run
+	} else { // rewind is ending: the command must not outlive it
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		untrack = func() {}
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -338,5 +339,47 @@ func TestShellTimeoutTellsTheTruthAboutSetsid(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Errorf("the setsid child is gone (%v): the test no longer shows the case", err)
+	}
+}
+
+// TestShellCommandRunsOnlyOnceItsGroupIsWatched: a Shell command runs
+// nothing until its process group is tracked, which tells childproc's
+// watchdog to kill it if rewind dies. A command started free ran before
+// that, and a kill -9 of rewind in between left what it had started in
+// the background running for good (TestKill9LeavesNoOrphans, under load).
+// The test holds the step between the start and the tracking until the
+// command has run (its marker) or waits at the gate (its fd 3, the gate's
+// pipe): on the old code it runs, every time. It runs as `bash -c`
+// would: $0 bash, no positional parameters, no fd 3 of the gate's.
+// Not parallel: it sets the package's hook.
+func TestShellCommandRunsOnlyOnceItsGroupIsWatched(t *testing.T) {
+	env, _ := newEnv(t)
+	marker := filepath.Join(env.WorkDir, "ran")
+	ranEarly := false
+	shellStarted = func(pgid int) {
+		gate := fmt.Sprintf("/proc/%d/fd/3", pgid)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if _, err := os.Stat(marker); err == nil {
+				ranEarly = true
+				return
+			}
+			if l, err := os.Readlink(gate); err == nil && strings.HasPrefix(l, "pipe:") {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Error("the command neither ran nor waited at the gate")
+				return
+			}
+			time.Sleep(time.Millisecond) // poll: another process's files signal nothing here
+		}
+	}
+	defer func() { shellStarted = nil }()
+	res := call(t, &Shell{}, env, map[string]any{"command": `echo ran > ran; echo "$0 $#"; if [ -e /proc/$$/fd/3 ]; then echo fd 3 open; fi`})
+	if ranEarly {
+		t.Error("the command ran before its process group was tracked (and watched)")
+	}
+	if !strings.HasPrefix(res.Output, "bash 0\n\n[Exit code: 0]") {
+		t.Errorf("output %q, want bash's $0, no parameters and no fd 3", res.Output)
 	}
 }
