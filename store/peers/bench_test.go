@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -95,4 +96,20 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*records), "ns/record")
 		})
 	}
+}
+
+// BenchmarkFollowAppends follows session files appended to three lines at a
+// time and reports how long after an append it shows in the database: the
+// median (within a few ms when idle; one write's import, not a poll) and
+// the worst.
+func BenchmarkFollowAppends(b *testing.B) {
+	var lat []time.Duration
+	for b.Loop() {
+		for _, fx := range []struct{ origin, path string }{fixtures[1], fixtures[4], fixtures[9]} {
+			lat = append(lat, followEachAppend(b, fx)...)
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-median/append")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-worst/append")
 }

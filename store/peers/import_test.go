@@ -13,7 +13,7 @@ import (
 	"github.com/rewind-agent/rewind/store/storetest"
 )
 
-func openDB(t *testing.T) *store.DB {
+func openDB(t testing.TB) *store.DB {
 	t.Helper()
 	return storetest.Open(t)
 }
