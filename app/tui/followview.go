@@ -316,9 +316,13 @@ func (w *watcher) onUIFollow(ev evFollow) {
 		w.shown = convAt{ev.session, ev.gen, ev.to, ev.base + len(ev.items)}
 		// counted from after the earlier pages loaded since (window.go)
 		ev.base += w.front
-		if c.tt.previewing { // the preview keeps the conversation for later
+		if c.tt.previewing { // the preview keeps the conversation for later, not the count
+			var tokens *int
+			if ev.tokens >= 0 {
+				tokens = &ev.tokens
+			}
 			c.onUIReload(evReload{items: followed(c.tt.liveItems(), ev), timeline: ev.timeline, title: ev.title,
-				gen: ev.gen, session: ev.session, cursor: ev.to})
+				gen: ev.gen, session: ev.session, cursor: ev.to, tokens: tokens})
 			return
 		}
 		c.conv.Truncate(ev.base) // the streamed items of a step now committed
