@@ -661,6 +661,16 @@ func (g *hookGate) hold() {
 func (g *hookGate) arm()  { g.armed.Store(true) }
 func (g *hookGate) open() { g.opened.Do(func() { close(g.release) }) }
 
+// wasHeld reports whether the armed call has come.
+func (g *hookGate) wasHeld() bool {
+	select {
+	case <-g.held:
+		return true
+	default:
+		return false
+	}
+}
+
 // waitHeld waits until the armed call is held, failing with what if it
 // never comes.
 func (g *hookGate) waitHeld(t *testing.T, what string) {

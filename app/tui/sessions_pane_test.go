@@ -266,11 +266,23 @@ func TestPaneListReadBeforeCtrlTIsNotShownAfterIt(t *testing.T) {
 	h.waitUntil("the run to end", h.idle)
 	h.waitUntil("every session listed", func() bool { return len(h.c.sessions.Visible()) == 4 })
 	gate.arm()
-	stale := make(chan struct{})
+	stale, quit := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(quit) })
 	go func() {
 		defer close(stale)
-		h.c.br.storePaneSig("")
-		h.c.br.onWorkerListPane()
+		// A list of the poll's or of the run's refresh, read before this
+		// one and posted meanwhile, stores the signature this read then
+		// matches, and it posts nothing (the gate was never held once in
+		// ten runs at load 30): read again until a list is held.
+		for !gate.wasHeld() {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			h.c.br.storePaneSig("")
+			h.c.br.onWorkerListPane()
+		}
 	}()
 	gate.waitHeld(t, "the pane's list was never read")
 	h.c.onUIThread(func() { h.c.app.SetFocus(h.c.sessions) })
