@@ -229,8 +229,12 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var waitErr error
+	// waited: waitDone was received. cmd's exit state is read only then,
+	// since the goroutine in Wait writes it.
+	waited := false
 	select {
 	case waitErr = <-waitDone:
+		waited = true
 	case <-timer.C:
 		r.timedOut = true
 	case <-ctx.Done():
@@ -240,11 +244,12 @@ func (t *Shell) run(ctx context.Context, env *Env, wd, command string, timeout t
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case waitErr = <-waitDone:
+			waited = true
 		case <-time.After(killGrace):
 		}
 		// Children may ignore SIGTERM or outlive the shell: kill the group.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		if cmd.ProcessState == nil {
+		if !waited {
 			waitErr = <-waitDone
 		}
 	}

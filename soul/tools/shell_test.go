@@ -218,6 +218,23 @@ func TestShellTimeoutKillsProcessGroup(t *testing.T) {
 	}
 }
 
+// TestShellTimeoutWhenTheShellIgnoresTERM: a shell still running when the
+// SIGTERM's grace ends is killed and then waited for through the one
+// goroutine that waits for it: the call read the command's exit state
+// while that goroutine wrote it (a data race under -race, seen under load
+// when a shell took longer than the grace to die; here it ignores TERM).
+func TestShellTimeoutWhenTheShellIgnoresTERM(t *testing.T) {
+	t.Parallel()
+	env, _ := newEnv(t)
+	res := call(t, &Shell{killGrace: 50 * time.Millisecond}, env, map[string]any{
+		"command": "trap '' TERM; echo started; sleep 30; echo late",
+		"timeout": 1,
+	})
+	if !res.IsError || !strings.HasPrefix(res.Brief, "timed out after 1s") || !strings.Contains(res.Output, "started") || strings.Contains(res.Output, "late") {
+		t.Fatalf("timeout result: %+v", res)
+	}
+}
+
 func TestShellCancelKillsProcessGroup(t *testing.T) {
 	t.Parallel()
 	env, rec := newEnv(t)
