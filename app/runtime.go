@@ -65,7 +65,7 @@ func (rt *Runtime) openDB(ctx context.Context) (*store.DB, Config, error) {
 	db, err := store.OpenWith(ctx, cfg.DBPath(), store.Options{BeforeUpgrade: func(from, to int) {
 		upgrading = true
 		rt.announceUpgrade(cfg.DBPath(), from, to)
-	}})
+	}, AfterImportTx: importKill(rt)})
 	if err != nil {
 		if upgrading && errors.Is(err, context.Canceled) {
 			// Migrations copy in resumable steps: the next open goes on.

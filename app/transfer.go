@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rewind-agent/rewind/internal/regfile"
@@ -287,6 +288,29 @@ func importBatch(rt *Runtime) (int, error) {
 		return 0, userErrorf(err, "%s must be a number of records, got %q", ImportBatchEnv, v)
 	}
 	return n, nil
+}
+
+// ImportKillEnv, when set to a number N, makes the process kill itself
+// (SIGKILL) right after the Nth transaction of a session imported in
+// pieces commits. Tests use it for a kill -9 of an import half-way at a
+// known point: a kill from outside races the import, and came once the
+// import had already finished when the test was slow to see its first
+// piece (load 30, GOMAXPROCS 1).
+const ImportKillEnv = "REWIND_IMPORT_KILL_AFTER"
+
+// importKill is store.Options.AfterImportTx for ImportKillEnv (nil when
+// unset).
+func importKill(rt *Runtime) func() {
+	n, err := strconv.Atoi(rt.getenv(ImportKillEnv))
+	if err != nil || n < 1 {
+		return nil
+	}
+	return func() {
+		if n--; n == 0 {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // the signal ends the process
+		}
+	}
 }
 
 // importKimi imports a kimi-cli discovery and returns its summary line.

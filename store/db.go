@@ -79,6 +79,8 @@ type DB struct {
 	importChunk int
 	importTime  time.Duration
 	importGap   importGap
+	// afterImportTx: Options.AfterImportTx.
+	afterImportTx func()
 }
 
 // WAL checkpoints. SQLite's automatic checkpoint (every 1000 WAL pages) runs
@@ -266,6 +268,10 @@ type Options struct {
 	// the version on its probe's connection (a separate look opened one
 	// more connection on every start).
 	BeforeUpgrade func(from, to int)
+	// AfterImportTx, when set, is called after each transaction of a
+	// session imported in pieces commits, before the next begins (tests:
+	// a kill -9 of an import half-way, at a known point).
+	AfterImportTx func()
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -315,7 +321,8 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	reader.SetMaxOpenConns(4)
 	reader.SetMaxIdleConns(4)
 	db := &DB{path: path, writer: writer, reader: reader, closed: make(chan struct{}), ckpt: ckpt, busyTimeout: busy,
-		leaseEvery: leaseHeartbeat, leaseStale: leaseStale, importChunk: importTxRecords, importTime: importTxTime}
+		leaseEvery: leaseHeartbeat, leaseStale: leaseStale, importChunk: importTxRecords, importTime: importTxTime,
+		afterImportTx: o.AfterImportTx}
 	if o.LeaseHeartbeat > 0 {
 		db.leaseEvery = o.LeaseHeartbeat
 	}

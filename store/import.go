@@ -330,6 +330,9 @@ func (db *DB) importLarge(ctx context.Context, w *sessionImport) (Session, error
 			}
 			return Session{}, err
 		}
+		if db.afterImportTx != nil {
+			db.afterImportTx()
+		}
 	}
 	return s, nil
 }
