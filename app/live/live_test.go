@@ -724,3 +724,31 @@ func TestListingWhileAWriterStartsKeepsItsSocket(t *testing.T) {
 		}
 	}
 }
+
+// TestListenWithoutHardLinks: where the file system has no hard links the
+// starting socket is renamed to its path instead; the writer is reachable,
+// private, and its socket goes with Close. Not parallel: it replaces
+// linkSocket for the package.
+func TestListenWithoutHardLinks(t *testing.T) {
+	linkSocket = func(oldname, newname string) error {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EPERM}
+	}
+	defer func() { linkSocket = os.Link }()
+	h := home(t)
+	p := listen(t, h, "nolinks", false)
+	st, err := os.Stat(p.Path())
+	if err != nil || st.Mode().Perm() != 0o600 || st.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket mode %v, %v", st.Mode(), err)
+	}
+	if c := dial(t, h, "nolinks"); c.Hello.SessionID != "nolinks" {
+		t.Fatalf("hello %+v", c.Hello)
+	}
+	entries, err := os.ReadDir(Dir(h))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the run dir holds %v (%v), want the socket alone", entries, err)
+	}
+	p.Close()
+	if _, err := os.Stat(p.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left after Close: %v", err)
+	}
+}

@@ -128,6 +128,9 @@ func Listen(o Options) (*Publisher, error) {
 // startingSeq tells apart the names a process's writers start under.
 var startingSeq atomic.Int64
 
+// linkSocket is os.Link (tests: a file system without hard links).
+var linkSocket = os.Link
+
 // listenAt listens on a socket that appears at path only once it accepts,
 // private to the user. A socket bound but not listening yet refuses
 // connections as a dead writer's does, and a lister (List) removes those:
@@ -151,12 +154,16 @@ func listenAt(path string) (*net.UnixListener, os.FileInfo, error) {
 		ln.Close()
 		return nil, nil, fmt.Errorf("live: chmod %s: %w", starting, err)
 	}
-	if err := os.Link(starting, path); err != nil {
+	if err := linkSocket(starting, path); errors.Is(err, os.ErrExist) {
 		ln.Close()
-		if errors.Is(err, os.ErrExist) {
-			return nil, nil, fmt.Errorf("live: %s: another process is already publishing this session", path)
+		return nil, nil, fmt.Errorf("live: %s: another process is already publishing this session", path)
+	} else if err != nil {
+		// A file system without hard links: a rename is as atomic, but
+		// would replace a socket another writer made since removeStale.
+		if rerr := os.Rename(starting, path); rerr != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("live: publish %s: %w", path, rerr)
 		}
-		return nil, nil, fmt.Errorf("live: publish %s: %w", path, err)
 	}
 	socket, err := os.Lstat(path)
 	if err != nil {
