@@ -206,8 +206,19 @@ func (r *ApprovalRequest) Respond(d ApprovalDecision, feedback string) { r.Answe
 // that counts (the first; the UI and a remote watcher may race). A request
 // read back from the wire cannot be answered.
 func (r *ApprovalRequest) Answer(d ApprovalDecision, feedback string) bool {
+	return r.AnswerAnnounced(d, feedback, nil)
+}
+
+// AnswerAnnounced is Answer that, when this answer is the one that counts,
+// runs announce before the Soul hears it: what announce tells (who
+// answered, on the writer's screen and to its watchers) comes before the
+// events of the call's run, never after them.
+func (r *ApprovalRequest) AnswerAnnounced(d ApprovalDecision, feedback string, announce func()) bool {
 	if r.reply == nil || !r.answered.CompareAndSwap(false, true) {
 		return false
+	}
+	if announce != nil {
+		announce()
 	}
 	r.reply <- approvalReply{d, feedback} // buffered: the first and only send
 	return true

@@ -752,3 +752,51 @@ func TestListenWithoutHardLinks(t *testing.T) {
 		t.Fatalf("socket left after Close: %v", err)
 	}
 }
+
+// TestWatcherAnswerIsToldBeforeTheCallRuns: the writer's screen (its
+// OnRemoteAnswer) is told a watcher answered before the Soul runs the
+// call. It was told after the answer reached the Soul, so under load the
+// workspace put "… from a watcher" under the call's result and the
+// answer after it (TestWatcherAnswerStaysOnTheWritersScreen, once in 29
+// runs at load 30). The hook gives the Soul a second to run the call
+// before it returns: it must not.
+func TestWatcherAnswerIsToldBeforeTheCallRuns(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	others := make(chan *Conn, 1)
+	ran := make(chan bool, 1)
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "s9"}, AllowRemoteApproval: true,
+		OnRemoteAnswer: func(req *soul.ApprovalRequest, a Answer) {
+			other := <-others
+			window := time.NewTimer(time.Second) // a bound for what must not happen, not a wait for what must
+			defer window.Stop()
+			for {
+				select {
+				case e, ok := <-other.Events():
+					if r, result := e.(soul.ToolResult); !ok || (result && r.ID == req.ToolCallID) {
+						ran <- ok
+						return
+					}
+				case <-window.C:
+					ran <- false
+					return
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	c := dial(t, h, "s9")
+	others <- dial(t, h, "s9")
+	req, done := approvalRun(t, p, c)
+	if err := c.Answer(req.ToolCallID, soul.ApproveOnce, ""); err != nil {
+		t.Fatal(err)
+	}
+	if <-ran {
+		t.Fatal("the Soul ran the call before the writer was told a watcher answered it")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}

@@ -42,7 +42,8 @@ type Options struct {
 	AllowRemoteApproval bool
 	// OnRemoteAnswer, if set, is told when a watcher's answer counted, so
 	// the writer's screen can say so and close its approval prompt. It runs
-	// on the connection's goroutine.
+	// on the connection's goroutine, before the Soul hears the answer: it
+	// must not wait for the Soul.
 	OnRemoteAnswer func(req *soul.ApprovalRequest, a Answer)
 	// MaxWatchers caps the watchers connected at once (0: DefaultMaxWatchers);
 	// one more is refused with a Refused line. Listers are not counted.
@@ -593,15 +594,20 @@ func (p *Publisher) answer(a Answer) AnswerResult {
 	p.mu.Lock()
 	req := p.pending[a.ToolCallID]
 	p.mu.Unlock()
-	if req == nil || !req.Answer(a.Decision, a.Feedback) {
+	// Told before the Soul runs the call: said after, the writer's screen
+	// put "answered from a watcher" under the call's result and the next
+	// answer, and watchers heard who answered after the result.
+	counted := req != nil && req.AnswerAnnounced(a.Decision, a.Feedback, func() {
+		p.AnnounceAnswer(a.ToolCallID, a.Decision, fmt.Sprintf("watcher pid %d", a.PID))
+		if p.opts.OnRemoteAnswer != nil {
+			p.opts.OnRemoteAnswer(req, a)
+		}
+	})
+	if !counted {
 		res.Reason = "this approval was already answered"
 		return res
 	}
 	res.Accepted = true
-	p.AnnounceAnswer(a.ToolCallID, a.Decision, fmt.Sprintf("watcher pid %d", a.PID))
-	if p.opts.OnRemoteAnswer != nil {
-		p.opts.OnRemoteAnswer(req, a)
-	}
 	return res
 }
 

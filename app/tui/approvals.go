@@ -203,15 +203,17 @@ func (a *approvals) swallows(ev *tcell.EventKey) bool {
 
 // answer answers req from this screen and tells the watchers.
 func (a *approvals) answer(req *soul.ApprovalRequest, d soul.ApprovalDecision, feedback string) {
-	if !req.Answer(d, feedback) {
-		return // a watcher answered first
-	}
-	if f := a.c.answered; f != nil {
-		f(req.ToolCallID, 0)
-	}
-	if o := a.c.cur(); o != nil && o.pub != nil {
-		o.pub.AnnounceAnswer(req.ToolCallID, d, "the writer")
-	}
+	o := a.c.cur()
+	// Watchers hear who answered before the call's run, as for a
+	// watcher's answer (live.Publisher).
+	req.AnswerAnnounced(d, feedback, func() { // false: a watcher answered first
+		if f := a.c.answered; f != nil {
+			f(req.ToolCallID, 0)
+		}
+		if o != nil && o.pub != nil {
+			o.pub.AnnounceAnswer(req.ToolCallID, d, "the writer")
+		}
+	})
 }
 
 // onUIRemoteAnswered closes or unqueues the request a watcher answered
