@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -799,4 +800,90 @@ func TestWatcherAnswerIsToldBeforeTheCallRuns(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("run: %v", err)
 	}
+}
+
+// TestLongReplayIsBoundedByProgress: the writer's deadline for a watcher
+// bounds each chunk of a long replay, not the whole of it, so a watcher
+// taking a step's megabytes steadily, if slowly, is not dropped. It was
+// one deadline for all that was queued: TestLongStepCostsItsLength's
+// watcher, taking 1 MB under -race at load 30, was dropped ("the writer
+// closed the connection") in 16 runs of 64.
+func TestLongReplayIsBoundedByProgress(t *testing.T) {
+	t.Parallel()
+	h := home(t)
+	var conns []*deadlineConn
+	var mu sync.Mutex
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "long"}, wrapListener: func(l net.Listener) net.Listener {
+		return acceptFunc{l, func(c net.Conn) net.Conn {
+			dc := &deadlineConn{Conn: c}
+			mu.Lock()
+			conns = append(conns, dc)
+			mu.Unlock()
+			return dc
+		}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	text := strings.Repeat("x", 1<<20)
+	p.Publish(soul.StepBegin{N: 1})
+	p.Publish(soul.ContentPart{Text: text})
+	c := dial(t, h, "long")
+	next(t, c) // StepBegin
+	if got := next(t, c); got != (soul.ContentPart{Text: text}) {
+		t.Fatalf("replayed answer: %T", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Fatalf("%d connections", len(conns))
+	}
+	if most := conns[0].mostUnderOneDeadline(); most > progressChunk {
+		t.Errorf("%d bytes written under one deadline, want at most %d", most, progressChunk)
+	}
+}
+
+// acceptFunc wraps each accepted connection.
+type acceptFunc struct {
+	net.Listener
+	wrap func(net.Conn) net.Conn
+}
+
+func (l acceptFunc) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return l.wrap(c), nil
+}
+
+// deadlineConn counts the bytes written under each write deadline set.
+type deadlineConn struct {
+	net.Conn
+	mu      sync.Mutex
+	written int // since the last SetWriteDeadline
+	most    int
+}
+
+func (c *deadlineConn) SetWriteDeadline(d time.Time) error {
+	c.mu.Lock()
+	c.written = 0
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(d)
+}
+
+func (c *deadlineConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.mu.Lock()
+	c.written += n
+	c.most = max(c.most, c.written)
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *deadlineConn) mostUnderOneDeadline() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.most
 }

@@ -22,7 +22,7 @@ import (
 var (
 	pingEvery    = 300 * time.Millisecond // a writer with nothing to say pings this often
 	readTimeout  = time.Second            // a watcher that hears nothing this long falls back
-	writeTimeout = 2 * time.Second        // a watcher that cannot take a line this long is dropped
+	writeTimeout = 2 * time.Second        // a watcher that takes nothing this long is dropped
 	// joinWait is how long a writer waits for a new connection's Join line
 	// before it takes it for a watcher older than Join (which sends
 	// nothing) and sends it the hello and the step in flight.
@@ -503,7 +503,8 @@ func (p *Publisher) write(w *peer) {
 	defer p.wg.Done()
 	defer p.drop(w)
 	ping := encode(Ping{})
-	bw := bufio.NewWriter(w.conn)
+	dw := &deadlineWriter{conn: w.conn, timeout: writeTimeout}
+	bw := bufio.NewWriter(dw)
 	t := time.NewTimer(pingEvery)
 	defer t.Stop()
 	for {
@@ -513,10 +514,9 @@ func (p *Publisher) write(w *peer) {
 		case <-t.C:
 			line = ping
 		case <-p.done:
-			p.flush(w, bw)
+			p.flush(w, bw, dw)
 			return
 		}
-		w.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
 		if _, err := bw.Write(line); err != nil {
 			return
 		}
@@ -541,8 +541,8 @@ func (p *Publisher) write(w *peer) {
 // flush sends what is queued for w when the writer closes: the last
 // events of a run that ends and closes at once reach its watchers. A
 // watcher that cannot take them within writeTimeout loses them.
-func (p *Publisher) flush(w *peer, bw *bufio.Writer) {
-	w.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+func (p *Publisher) flush(w *peer, bw *bufio.Writer, dw *deadlineWriter) {
+	dw.by = time.Now().Add(writeTimeout)
 	for {
 		select {
 		case l := <-w.out:
