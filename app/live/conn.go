@@ -2,12 +2,14 @@ package live
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rewind-agent/rewind/soul"
@@ -106,9 +108,40 @@ func dialPath(ctx context.Context, path, sessionID string, helloOnly bool) (*Con
 }
 
 // read delivers events until the writer goes away (or stays silent longer
-// than readTimeout: a live writer pings), then closes Events.
+// than readTimeout: a live writer pings), then closes Events. The socket is
+// read on while a line is decoded: a long line's decode (a step's replay
+// of a megabyte, seconds on a loaded machine) must not stop the writer's
+// stream, or the writer drops the watcher after writeTimeout.
 func (c *Conn) read(sc *bufio.Scanner) {
 	defer close(c.events)
+	lines := make(chan []byte, 16)
+	go c.scan(sc, lines) // owner: this connection; ends with it or at Close
+	for line := range lines {
+		if hold := lineRead.Load(); hold != nil {
+			(*hold)(line)
+		}
+		e, err := decode(line)
+		if err != nil {
+			continue // a newer writer's message we do not know
+		}
+		if _, ping := e.(Ping); ping {
+			continue
+		}
+		select {
+		case c.events <- e:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// lineRead, when set (tests), is called with each line before its decode:
+// it holds the decode.
+var lineRead atomic.Pointer[func(line []byte)]
+
+// scan reads the writer's lines into lines until the connection ends.
+func (c *Conn) scan(sc *bufio.Scanner, lines chan<- []byte) {
+	defer close(lines)
 	for {
 		c.conn.SetReadDeadline(time.Now().Add(readTimeout))
 		if !sc.Scan() {
@@ -120,15 +153,8 @@ func (c *Conn) read(sc *bufio.Scanner) {
 			c.conn.Close()
 			return
 		}
-		e, err := decode(sc.Bytes())
-		if err != nil {
-			continue // a newer writer's message we do not know
-		}
-		if _, ping := e.(Ping); ping {
-			continue
-		}
 		select {
-		case c.events <- e:
+		case lines <- bytes.Clone(sc.Bytes()):
 		case <-c.done:
 			return
 		}

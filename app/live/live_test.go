@@ -858,12 +858,14 @@ func (l acceptFunc) Accept() (net.Conn, error) {
 	return l.wrap(c), nil
 }
 
-// deadlineConn counts the bytes written under each write deadline set.
+// deadlineConn counts the bytes written under each write deadline set,
+// and in all.
 type deadlineConn struct {
 	net.Conn
 	mu      sync.Mutex
 	written int // since the last SetWriteDeadline
 	most    int
+	total   int
 }
 
 func (c *deadlineConn) SetWriteDeadline(d time.Time) error {
@@ -877,6 +879,7 @@ func (c *deadlineConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	c.mu.Lock()
 	c.written += n
+	c.total += n
 	c.most = max(c.most, c.written)
 	c.mu.Unlock()
 	return n, err
@@ -886,4 +889,80 @@ func (c *deadlineConn) mostUnderOneDeadline() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.most
+}
+
+func (c *deadlineConn) totalWritten() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// TestWatcherReadsOnWhileItDecodes: a watcher takes the writer's stream
+// while it decodes a long line, so a slow decode (a megabyte's, seconds
+// under -race on a loaded machine) does not stop the writer for longer
+// than writeTimeout, which drops the watcher: TestLongStepCostsItsLength's
+// watcher still was, in 1 run of 2 under -race at load 31, with the
+// writer's deadline per 16 KB. The decode of the first long line is held
+// until the writer wrote the whole replay, which does not fit in the
+// socket's buffer. Not parallel: it sets lineRead.
+func TestWatcherReadsOnWhileItDecodes(t *testing.T) {
+	h := home(t)
+	var conns []*deadlineConn
+	var mu sync.Mutex
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "decode"}, wrapListener: func(l net.Listener) net.Listener {
+		return acceptFunc{l, func(c net.Conn) net.Conn {
+			dc := &deadlineConn{Conn: c}
+			mu.Lock()
+			conns = append(conns, dc)
+			mu.Unlock()
+			return dc
+		}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	text := strings.Repeat("x", 1<<20)
+	p.Publish(soul.StepBegin{N: 1})
+	p.Publish(soul.ContentPart{Text: text})
+	p.Publish(soul.ToolCall{ID: "c1", Name: "Shell"})
+	p.Publish(soul.ToolOutput{ID: "c1", Text: text})
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	hold := func(line []byte) {
+		if len(line) < 1<<20 {
+			return
+		}
+		select {
+		case held <- struct{}{}: // the first long line only
+			<-release
+		default:
+		}
+	}
+	lineRead.Store(&hold)
+	t.Cleanup(func() { letGo(); lineRead.Store(nil) })
+	c := dial(t, h, "decode")
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second): // a timeout, not a bound
+		t.Fatal("the replay's first long line never came")
+	}
+	mu.Lock()
+	dc := conns[0]
+	mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for dc.totalWritten() < 2*len(text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer wrote %d bytes of the replay's %d while the watcher decoded a line", dc.totalWritten(), 2*len(text))
+		}
+		time.Sleep(5 * time.Millisecond) // poll: the bytes a socket took signal nothing
+	}
+	letGo()
+	want := []soul.Event{soul.StepBegin{N: 1}, soul.ContentPart{Text: text}, soul.ToolCall{ID: "c1", Name: "Shell"}, soul.ToolOutput{ID: "c1", Text: text}}
+	for i, w := range want {
+		if got := next(t, c); got != w {
+			t.Fatalf("event %d: %T, want %T", i, got, w)
+		}
+	}
 }
