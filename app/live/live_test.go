@@ -966,3 +966,53 @@ func TestWatcherReadsOnWhileItDecodes(t *testing.T) {
 		}
 	}
 }
+
+// TestWatcherOutlivesAStalledWriter: a writer that says nothing for two
+// seconds (stopped here; on a loaded machine its pings come late) is not
+// taken for gone: a watcher gave up after one second of silence, so under
+// load (-race, load 25–30) watchers fell back and reconnected
+// (TestWatchRefusedByAFullWriterSaysSo's first watcher left and the second
+// got its place; TestASecondWatchVisitIsNotLiveOnTheFirstVisitsConnection
+// saw the first visit's connection end). A writer that exits or is killed
+// is still seen gone at once: its socket closes.
+func TestWatcherOutlivesAStalledWriter(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("LIVE_TEST_WRITER") != "" {
+		return
+	}
+	h := home(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
+	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	var c *Conn
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) { // poll: another process signals nothing here
+		var err error
+		if c, err = Dial(context.Background(), h, "killed"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the helper writer never listened: %v", err)
+		}
+	}
+	defer c.Close()
+	next(t, c) // StepBegin
+	next(t, c) // the partial text
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // the stall itself: a duration, not a wait for something
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-c.Events():
+		if !ok {
+			t.Fatalf("the watcher took a writer silent for 2 s for gone: %v", c.Err())
+		}
+	default:
+	}
+}

@@ -20,9 +20,13 @@ import (
 
 // Timing of the channel; variables so tests can shorten them.
 var (
-	pingEvery    = 300 * time.Millisecond // a writer with nothing to say pings this often
-	readTimeout  = time.Second            // a watcher that hears nothing this long falls back
-	writeTimeout = 2 * time.Second        // a watcher that takes nothing this long is dropped
+	pingEvery = 300 * time.Millisecond // a writer with nothing to say pings this often
+	// readTimeout: a watcher that hears nothing this long falls back. A
+	// writer that exits or is killed is seen gone at once (its socket
+	// closes); this bound is for a frozen one, with the slack of a loaded
+	// machine, where pings came more than a second late.
+	readTimeout  = 5 * time.Second
+	writeTimeout = 2 * time.Second // a watcher that takes nothing this long is dropped
 	// joinWait is how long a writer waits for a new connection's Join line
 	// before it takes it for a watcher older than Join (which sends
 	// nothing) and sends it the hello and the step in flight.
