@@ -1016,3 +1016,42 @@ func TestWatcherOutlivesAStalledWriter(t *testing.T) {
 	default:
 	}
 }
+
+// TestHelloComesBeforeTheReplayIsEncoded: a watcher joining a long step
+// gets the hello at once; the replay is encoded after it, off the
+// Publisher's lock. The writer encoded the whole replay first, under the
+// lock: a megabyte under -race on a loaded machine took longer than the
+// watcher waits for a hello (TestLongStepCostsItsLength: "closed before
+// saying hello" in 2 runs of 31 at load 22), and Publish waited as long.
+// The replay's encoding is held here until the hello came and a Publish
+// returned. Not parallel: it sets replayEncoding.
+func TestHelloComesBeforeTheReplayIsEncoded(t *testing.T) {
+	h := home(t)
+	p := listen(t, h, "hello", false)
+	p.Publish(soul.StepBegin{N: 1})
+	p.Publish(soul.ContentPart{Text: "a long answer"})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	hold := func() { <-release }
+	replayEncoding.Store(&hold)
+	t.Cleanup(func() { letGo(); replayEncoding.Store(nil) })
+	c := dial(t, h, "hello") // fails after readTimeout without a hello
+	published := make(chan struct{})
+	go func() {
+		p.Publish(soul.ContentPart{Text: " and more"})
+		close(published)
+	}()
+	select {
+	case <-published:
+	case <-time.After(30 * time.Second): // a timeout, not a bound
+		t.Fatal("Publish waited for a watcher's replay")
+	}
+	letGo()
+	want := []soul.Event{soul.StepBegin{N: 1}, soul.ContentPart{Text: "a long answer"}, soul.ContentPart{Text: " and more"}}
+	for i, w := range want {
+		if got := next(t, c); got != w {
+			t.Fatalf("event %d: %#v, want %#v", i, got, w)
+		}
+	}
+}

@@ -88,6 +88,11 @@ type peer struct {
 	conn net.Conn
 	out  chan []byte
 	once sync.Once
+	// replay is the step in flight when it joined, sent after the hello
+	// (first in out) and before what out holds next: encoded by its
+	// writer, off the Publisher's lock, so that a step of megabytes keeps
+	// neither Publish nor the hello waiting.
+	replay []soul.Event
 }
 
 func (w *peer) close() { w.once.Do(func() { w.conn.Close() }) }
@@ -490,11 +495,8 @@ func (p *Publisher) join(conn net.Conn, sc *bufio.Scanner) {
 		return
 	}
 	step := p.step.snapshot()
-	w := &peer{conn: conn, out: make(chan []byte, watcherQueue+len(step)+1)}
+	w := &peer{conn: conn, out: make(chan []byte, watcherQueue+1), replay: step}
 	w.out <- encode(p.hello)
-	for _, e := range step {
-		w.out <- encode(e)
-	}
 	p.replayed.Add(int64(len(step)))
 	p.watchers[w] = struct{}{}
 	p.wg.Add(2)
@@ -509,6 +511,10 @@ func (p *Publisher) write(w *peer) {
 	ping := encode(Ping{})
 	dw := &deadlineWriter{conn: w.conn, timeout: writeTimeout}
 	bw := bufio.NewWriter(dw)
+	// The hello (queued first), then the replay, before anything else.
+	if _, err := bw.Write(<-w.out); err != nil || !p.sendReplay(w, bw) {
+		return
+	}
 	t := time.NewTimer(pingEvery)
 	defer t.Stop()
 	for {
@@ -541,6 +547,28 @@ func (p *Publisher) write(w *peer) {
 		t.Reset(pingEvery)
 	}
 }
+
+// sendReplay writes w's replay after its hello, the hello flushed first.
+func (p *Publisher) sendReplay(w *peer, bw *bufio.Writer) bool {
+	replay := w.replay
+	w.replay = nil
+	if bw.Flush() != nil {
+		return false
+	}
+	for _, e := range replay {
+		if hold := replayEncoding.Load(); hold != nil {
+			(*hold)()
+		}
+		if _, err := bw.Write(encode(e)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// replayEncoding, when set (tests), is called before each replayed event is
+// encoded: it holds the replay.
+var replayEncoding atomic.Pointer[func()]
 
 // flush sends what is queued for w when the writer closes: the last
 // events of a run that ends and closes at once reach its watchers. A
