@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -811,21 +812,7 @@ func TestWatcherAnswerIsToldBeforeTheCallRuns(t *testing.T) {
 func TestLongReplayIsBoundedByProgress(t *testing.T) {
 	t.Parallel()
 	h := home(t)
-	var conns []*deadlineConn
-	var mu sync.Mutex
-	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "long"}, wrapListener: func(l net.Listener) net.Listener {
-		return acceptFunc{l, func(c net.Conn) net.Conn {
-			dc := &deadlineConn{Conn: c}
-			mu.Lock()
-			conns = append(conns, dc)
-			mu.Unlock()
-			return dc
-		}}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p, conns := listenCounting(t, h, "long")
 	text := strings.Repeat("x", 1<<20)
 	p.Publish(soul.StepBegin{N: 1})
 	p.Publish(soul.ContentPart{Text: text})
@@ -834,13 +821,37 @@ func TestLongReplayIsBoundedByProgress(t *testing.T) {
 	if got := next(t, c); got != (soul.ContentPart{Text: text}) {
 		t.Fatalf("replayed answer: %T", got)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(conns) != 1 {
-		t.Fatalf("%d connections", len(conns))
+	cs := conns()
+	if len(cs) != 1 {
+		t.Fatalf("%d connections", len(cs))
 	}
-	if most := conns[0].mostUnderOneDeadline(); most > progressChunk {
+	if most := cs[0].mostUnderOneDeadline(); most > progressChunk {
 		t.Errorf("%d bytes written under one deadline, want at most %d", most, progressChunk)
+	}
+}
+
+// listenCounting listens for session id with each accepted connection a
+// deadlineConn; conns returns those accepted so far.
+func listenCounting(t *testing.T, h, id string) (p *Publisher, conns func() []*deadlineConn) {
+	var accepted []*deadlineConn
+	var mu sync.Mutex
+	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: id}, wrapListener: func(l net.Listener) net.Listener {
+		return acceptFunc{l, func(c net.Conn) net.Conn {
+			dc := &deadlineConn{Conn: c}
+			mu.Lock()
+			accepted = append(accepted, dc)
+			mu.Unlock()
+			return dc
+		}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, func() []*deadlineConn {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(accepted)
 	}
 }
 
@@ -907,21 +918,7 @@ func (c *deadlineConn) totalWritten() int {
 // socket's buffer. Not parallel: it sets lineRead.
 func TestWatcherReadsOnWhileItDecodes(t *testing.T) {
 	h := home(t)
-	var conns []*deadlineConn
-	var mu sync.Mutex
-	p, err := Listen(Options{Home: h, Hello: Hello{SessionID: "decode"}, wrapListener: func(l net.Listener) net.Listener {
-		return acceptFunc{l, func(c net.Conn) net.Conn {
-			dc := &deadlineConn{Conn: c}
-			mu.Lock()
-			conns = append(conns, dc)
-			mu.Unlock()
-			return dc
-		}}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p, conns := listenCounting(t, h, "decode")
 	text := strings.Repeat("x", 1<<20)
 	p.Publish(soul.StepBegin{N: 1})
 	p.Publish(soul.ContentPart{Text: text})
@@ -948,9 +945,7 @@ func TestWatcherReadsOnWhileItDecodes(t *testing.T) {
 	case <-time.After(30 * time.Second): // a timeout, not a bound
 		t.Fatal("the replay's first long line never came")
 	}
-	mu.Lock()
-	dc := conns[0]
-	mu.Unlock()
+	dc := conns()[0]
 	deadline := time.Now().Add(10 * time.Second)
 	for dc.totalWritten() < 2*len(text) {
 		if time.Now().After(deadline) {
