@@ -173,15 +173,28 @@ func (w *watcher) onWorkerReadWhole(f *followedView, o *openSession, cu catchUp,
 // with its conversation) shows, and posts ev when asked, so the next change
 // loads only what v gained (a worker, or New before the UI starts). It
 // reports whether o is still the open session (ev was posted if asked).
+//
+// A catch-up may have read the session after v was read (the version poll
+// follows a newly opened session at once, beside the switch's reload): v
+// then lacks what the catch-up read and showed, and the poll, which saw
+// that version already, would not read again. So after v, what the
+// session gained since v is read and posted as any catch-up's is.
 func (w *watcher) onWorkerAdopt(o *openSession, v store.View, ev evReload, post bool) bool {
 	w.viewMu.Lock()
-	defer w.viewMu.Unlock()
 	if w.c.cur() != o {
+		w.viewMu.Unlock()
 		return false // switched since the read: following it would follow the wrong session
 	}
-	w.view.reset(v, ev, o.soul == nil)
+	f := &w.view
+	newer := f.id == v.SessionID && (f.gen != v.Generation.Gen || f.cursor > v.Cursor())
+	f.reset(v, ev, o.soul == nil)
 	if post {
 		w.c.post(ev) // under the lock: no catch-up posts between the read and it
+	}
+	w.c.pollStats.adopts.Add(1)
+	w.viewMu.Unlock()
+	if newer {
+		w.onWorkerCatchUp(o, catchUp{conv: !w.inRun.Load()}, -1)
 	}
 	return true
 }

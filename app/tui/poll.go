@@ -48,6 +48,7 @@ type pollStats struct {
 	writerChecks                      atomic.Int64 // rounds of the writer check (follow.go)
 	previews                          atomic.Int64 // session-list previews handed to the UI (browser.go)
 	prependReread                     atomic.Int64 // records an earlier page made the timeline's turns read again (followview.go)
+	adopts                            atomic.Int64 // whole reads posted and followed from (onWorkerAdopt)
 }
 
 // changeGate remembers the last data version a poll acted on.

@@ -398,3 +398,50 @@ func landStep(h *harness, id, answer string, tokens int) error {
 	_, err := h.db.CommitStep(ctx, id, store.Step{Assistant: message.NewText("assistant", answer), TokenCount: tokens})
 	return err
 }
+
+// TestWatchedViewReadBeforeAStepDoesNotStayShown: opening a session
+// another process writes reads its view twice at once, the switch's
+// reload and the version poll's first catch-up. When a step landed
+// between the two, the reload's older view was adopted and shown after
+// the catch-up's, and the poll, which had seen the version with the step,
+// never read again: the step stayed off the screen, with the count before
+// it, for good (TestWatchedSessionShowsTheTokensOfItsView, 1 run in 4
+// under -race at load 25). The reload is held here between its read and
+// its post while the step lands and the catch-up shows it.
+func TestWatchedViewReadBeforeAStepDoesNotStayShown(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	gate := newHookGate(t)
+	h := newHarness(t, hopts{w: 160, h: 44,
+		before:    func(h *harness) { ids = browserSessions(t, h.db, h.work) },
+		mutate:    func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[2] },
+		beforeRun: func(h *harness) { h.c.reader.hold = gate.hold },
+	})
+	lease, err := h.db.AcquireLease(h.ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	h.openBrowser()
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	gate.arm()
+	h.key(tcell.KeyEnter)
+	gate.waitHeld(t, "the opened session's view was never read")
+	if err := landStep(h, ids[0], "the late answer", 1240); err != nil {
+		t.Fatal(err)
+	}
+	shows := func() bool {
+		for _, it := range convItems(h.c.conv, h.c.conv.Len()) {
+			if strings.Contains(it.Text, "the late answer") {
+				return h.c.SessionID() == ids[0] && h.c.statusM.Tokens == 1240
+			}
+		}
+		return false
+	}
+	h.waitUntil("the version poll's catch-up to show the step", shows)
+	adopted := h.c.pollStats.adopts.Load()
+	gate.open()
+	h.waitUntil("the held view adopted", func() bool { return h.c.pollStats.adopts.Load() > adopted })
+	h.waitUntil("the step and its count on screen after the older view", shows)
+}
