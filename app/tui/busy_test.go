@@ -26,9 +26,15 @@ var busyStore = store.Options{BusyTimeout: 20 * time.Millisecond, LeaseHeartbeat
 // IMMEDIATE, as a long import does) until the returned function is called.
 // promptBound is how long Esc or a quit may take while another process
 // holds the write lock: about 0.5 s on an idle machine (the old code took
-// the whole 5 s busy timeout, or 19 s to quit), with room for the race
-// detector on a loaded 2-core machine, where a CI run measured 2.3 s.
-const promptBound = 4 * time.Second
+// the whole busy timeout, or 19 s to quit), with room for the race
+// detector on a loaded 2-core machine: a CI run measured 2.3 s, and a quit
+// took 4.5 s under -race at load 25. The tests that hold it wait with
+// lockedStore's busy timeout, twice the bound, so that waiting it out
+// still fails them.
+const promptBound = 8 * time.Second
+
+// lockedStore is the store options of the tests bounded by promptBound.
+var lockedStore = store.Options{BusyTimeout: 2 * promptBound}
 
 // lockWhenAsked answers the next model request with reply, after another
 // process took the write lock: the answer then always streams with the
@@ -265,7 +271,7 @@ func TestLostLeaseIsTakenBackWhenFree(t *testing.T) {
 func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 	t.Parallel()
 	const answer = "an answer streamed whole before the lock ENDMARK"
-	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"))
+	h := newHarness(t, hopts{w: 160, h: 48, store: lockedStore}, llmtest.Text("first answer"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
@@ -322,7 +328,7 @@ func TestEscWhileTheCommitWaitsKeepsTheAnswer(t *testing.T) {
 func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
 	t.Parallel()
 	const answer = "an answer the quit must not lose ENDMARK"
-	h := newHarness(t, hopts{w: 160, h: 48}, llmtest.Text("first answer"))
+	h := newHarness(t, hopts{w: 160, h: 48, store: lockedStore}, llmtest.Text("first answer"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
@@ -356,7 +362,7 @@ func TestQuitWhileTheCommitWaitsIsPrompt(t *testing.T) {
 // machine.
 func TestQuitWhileAPromptWaitsForTheLockIsPrompt(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, hopts{w: 160, h: 48, store: store.Options{BusyTimeout: 2 * promptBound}}, llmtest.Text("first answer"))
+	h := newHarness(t, hopts{w: 160, h: 48, store: lockedStore}, llmtest.Text("first answer"))
 	h.submit("first question")
 	h.waitFor("first answer")
 	h.waitUntil("the run to end", h.idle)
