@@ -373,6 +373,17 @@ func TestRemoteApprovalNotAllowed(t *testing.T) {
 	}
 }
 
+// startHelperWriter starts TestHelperWriter in another process, writing
+// session "killed" in home h.
+func startHelperWriter(t *testing.T, h string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
+	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
 // TestWriterKilled: a writer killed with -9 closes every watcher's stream at
 // once (within readTimeout at worst); its socket is then found stale.
 func TestWriterKilled(t *testing.T) {
@@ -381,11 +392,7 @@ func TestWriterKilled(t *testing.T) {
 		return
 	}
 	h := home(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
-	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := startHelperWriter(t, h)
 	defer cmd.Wait()
 	var c *Conn
 	deadline := time.Now().Add(10 * time.Second)
@@ -976,11 +983,7 @@ func TestWatcherOutlivesAStalledWriter(t *testing.T) {
 		return
 	}
 	h := home(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
-	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := startHelperWriter(t, h)
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
 	var c *Conn

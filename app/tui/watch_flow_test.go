@@ -345,14 +345,7 @@ func TestWatchedSessionShowsTheTokensOfItsView(t *testing.T) {
 			}
 		},
 	})
-	lease, err := h.db.AcquireLease(h.ctx, ids[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lease.Release(context.Background())
-	h.openBrowser()
-	h.typeText("zebr", false)
-	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	findLeasedZebra(t, h, ids[0])
 	armed.Store(true)
 	h.key(tcell.KeyEnter)
 	select {
@@ -417,14 +410,7 @@ func TestWatchedViewReadBeforeAStepDoesNotStayShown(t *testing.T) {
 		mutate:    func(o *Options) { o.Mode, o.SessionID = ModeResume, ids[2] },
 		beforeRun: func(h *harness) { h.c.reader.hold = gate.hold },
 	})
-	lease, err := h.db.AcquireLease(h.ctx, ids[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lease.Release(context.Background())
-	h.openBrowser()
-	h.typeText("zebr", false)
-	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
+	findLeasedZebra(t, h, ids[0])
 	gate.arm()
 	h.key(tcell.KeyEnter)
 	gate.waitHeld(t, "the opened session's view was never read")
@@ -444,4 +430,19 @@ func TestWatchedViewReadBeforeAStepDoesNotStayShown(t *testing.T) {
 	gate.open()
 	h.waitUntil("the held view adopted", func() bool { return h.c.pollStats.adopts.Load() > adopted })
 	h.waitUntil("the step and its count on screen after the older view", shows)
+}
+
+// findLeasedZebra leases session id (browserSessions' "zebra notes") as
+// another process writing it would, and filters the browser down to it:
+// Enter opens it.
+func findLeasedZebra(t *testing.T, h *harness, id string) {
+	t.Helper()
+	lease, err := h.db.AcquireLease(h.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lease.Release(context.Background()) })
+	h.openBrowser()
+	h.typeText("zebr", false)
+	h.waitUntil("one match", func() bool { return len(h.c.br.list.Visible()) == 1 })
 }
