@@ -61,7 +61,11 @@ func TestToolPaneFollowsTheView(t *testing.T) {
 	h.waitFor("Reverted to checkpoint 0")
 	h.waitGone("alpha-contents")
 	h.waitFor("No tool call selected.")
-	h.key(tcell.KeyCtrlC) // the revert gave the prompt back to the input
+	// The revert gives the prompt back to the input after its banner shows
+	// (a Ctrl-C before it cleared an empty input, and the prompt came
+	// after: the next prompt was typed onto it).
+	h.waitUntil("the prompt given back", func() bool { return h.c.input.Text() == "read it again" })
+	h.key(tcell.KeyCtrlC)
 	h.waitUntil("an empty input", func() bool { return h.c.input.Text() == "" })
 
 	runRead("once more", "and once more")
