@@ -374,14 +374,24 @@ func TestRemoteApprovalNotAllowed(t *testing.T) {
 }
 
 // startHelperWriter starts TestHelperWriter in another process, writing
-// session "killed" in home h.
-func startHelperWriter(t *testing.T, h string) *exec.Cmd {
+// session "killed" in home h, and connects to it.
+func startHelperWriter(t *testing.T, h string) (*exec.Cmd, *Conn) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
 	cmd.Env = append(os.Environ(), "LIVE_TEST_WRITER="+h)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) { // poll: another process (its pid file, its exit) signals nothing here
+		c, err := Dial(context.Background(), h, "killed")
+		if err == nil {
+			return cmd, c
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the helper writer never listened: %v", err)
+		}
+	}
 }
 
 // TestWriterKilled: a writer killed with -9 closes every watcher's stream at
@@ -392,21 +402,8 @@ func TestWriterKilled(t *testing.T) {
 		return
 	}
 	h := home(t)
-	cmd := startHelperWriter(t, h)
+	cmd, c := startHelperWriter(t, h)
 	defer cmd.Wait()
-	var c *Conn
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if c, err = Dial(context.Background(), h, "killed"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the helper writer never listened: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond) // poll: another process (its pid file, its exit) signals nothing here
-	}
 	defer c.Close()
 	if got := next(t, c); got != (soul.StepBegin{N: 1}) {
 		t.Fatalf("%#v", got)
@@ -983,19 +980,9 @@ func TestWatcherOutlivesAStalledWriter(t *testing.T) {
 		return
 	}
 	h := home(t)
-	cmd := startHelperWriter(t, h)
+	cmd, c := startHelperWriter(t, h)
 	defer cmd.Wait()
 	defer cmd.Process.Kill()
-	var c *Conn
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) { // poll: another process signals nothing here
-		var err error
-		if c, err = Dial(context.Background(), h, "killed"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the helper writer never listened: %v", err)
-		}
-	}
 	defer c.Close()
 	next(t, c) // StepBegin
 	next(t, c) // the partial text
